@@ -1,0 +1,124 @@
+/* common.cl - helpers every kernel uses: quaternion rotation, cells, the contact law.
+ *
+ * Each function mirrors its twin in src/base/rb_math.h or src/sim/contact.h
+ * operation for operation, and FP_CONTRACT is off, so a device with IEEE
+ * single precision (PoCL) computes the same bits as the reference backend.
+ * Units: metres, kilograms, seconds. Quaternions are x, y, z, w. */
+#pragma OPENCL FP_CONTRACT OFF
+
+/* Contact rates and sizes for one step call (rb_step_params, plus what the host
+ * derives from it once). Passed as kernel arguments, not a struct, so no
+ * struct layout has to agree between host and device compilers. */
+#define RB_CONTACT_ARGS                                                                                                \
+    const float radius, const float stiffness, const float damping, const float tangential, const float friction
+
+/* Cross product as rb_v3_cross writes it (no built-in: its rounding is the device's). */
+static inline float3 rb_cross(const float3 a, const float3 b) {
+    return (float3)(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+
+/* q v q^-1, as rb_quat_rotate: v + 2 w (u x v) + 2 u x (u x v), u = q.xyz. */
+static inline float3 rb_rotate(const float4 q, const float3 v) {
+    const float3 u = q.xyz;
+    float3 t = rb_cross(u, v);
+    t = (float3)(t.x * 2.0f, t.y * 2.0f, t.z * 2.0f);
+    const float3 c = rb_cross(u, t);
+    return (float3)(v.x + q.w * t.x + c.x, v.y + q.w * t.y + c.y, v.z + q.w * t.z + c.z);
+}
+
+/* q^-1 v q */
+static inline float3 rb_rotate_inv(const float4 q, const float3 v) { return rb_rotate((float4)(-q.xyz, q.w), v); }
+
+/* a b (apply b, then a), as rb_quat_mul. */
+static inline float4 rb_quat_mul(const float4 a, const float4 b) {
+    return (float4)(a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                    a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
+}
+
+/* World position of a particle: body position + rotated rest offset (stage 1). */
+static inline float3 rb_particle_rel(const float4 q, const float4 offset) { return rb_rotate(q, offset.xyz); }
+
+/* Velocity of a point at rel from the centre of mass: V + omega x rel. */
+static inline float3 rb_point_velocity(const float4 v, const float4 w, const float3 rel) {
+    return (float3)(v.x + (w.y * rel.z - w.z * rel.y), v.y + (w.z * rel.x - w.x * rel.z),
+                    v.z + (w.x * rel.y - w.y * rel.x));
+}
+
+/* Cell coordinates, floor(x / cell) per axis, as rb_cell_coord. */
+static inline int3 rb_cell_of(const float3 p, const float inv_cell) {
+    return (int3)((int)floor(p.x * inv_cell), (int)floor(p.y * inv_cell), (int)floor(p.z * inv_cell));
+}
+
+/* Bucket of a cell in a table of mask + 1 (a power of two) buckets, as rb_cell_hash. */
+static inline uint rb_cell_hash(const int3 c, const uint mask) {
+    return ((uint)c.x * 73856093u ^ (uint)c.y * 19349663u ^ (uint)c.z * 83492791u) & mask;
+}
+
+/* A cell's coordinates modulo 1024, packed in 30 bits. Distinct cells
+ * among one particle's 27 neighbours always have distinct keys; two cells
+ * with one key are at least 1022 cells apart, so a particle wrongly taken
+ * for a neighbour by its key fails the distance test: comparing keys gives
+ * exactly the reference's contacts, for one integer compare. */
+static inline uint rb_cell_key(const int3 c) {
+    return ((uint)c.x & 1023u) | (((uint)c.y & 1023u) << 10) | (((uint)c.z & 1023u) << 20);
+}
+
+/* Offset from particle i to particle j, and its squared length, as
+ * rb_contact_particles forms them (the force pass tests overlap first). */
+static inline float3 rb_separation(const float3 pi, const float3 pj) {
+    return (float3)(pj.x - pi.x, pj.y - pi.y, pj.z - pi.z);
+}
+static inline float rb_length2(const float3 x) { return x.x * x.x + x.y * x.y + x.z * x.z; }
+
+/* Force on particle i from an overlapping particle j (rb_contact_particles,
+ * after its overlap test: x = pj - pi, 0 < dist2 < (2 radius)^2), added to
+ * *f, and its moment about i's centre, added to *t: spring and dashpot along
+ * the normal that never pull, tangential damping capped by Coulomb friction.
+ * The force acts at the midpoint of the centres, so only its tangential part
+ * has a moment, and a pair's moments cancel. */
+static inline void rb_contact_particles(const float3 x, const float dist2, const float3 vi, const float mi,
+                                        const float3 vj, const float mj, float3 *f, float3 *t, RB_CONTACT_ARGS) {
+    const float d = 2.0f * radius;
+    const float dist = sqrt(dist2);
+    const float3 n = (float3)(x.x / dist, x.y / dist, x.z / dist);
+    const float meff = mi * mj / (mi + mj);
+    const float3 v = (float3)(vj.x - vi.x, vj.y - vi.y, vj.z - vi.z);
+    const float vn = v.x * n.x + v.y * n.y + v.z * n.z;
+    const float fn = fmin(-meff * stiffness * (d - dist) + meff * damping * vn, 0.0f);
+    const float3 vt = (float3)(v.x - vn * n.x, v.y - vn * n.y, v.z - vn * n.z);
+    const float eta = meff * tangential;
+    const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
+    const float cap = friction * -fn;
+    const float scale = ft_len > cap ? cap / ft_len : 1.0f;
+    const float es = eta * scale;
+    const float3 ft = (float3)(es * vt.x, es * vt.y, es * vt.z);
+    *f = (float3)((*f).x + (fn * n.x + ft.x), (*f).y + (fn * n.y + ft.y), (*f).z + (fn * n.z + ft.z));
+    /* (x / 2) x ft */
+    *t = (float3)((*t).x + 0.5f * (x.y * ft.z - x.z * ft.y), (*t).y + 0.5f * (x.z * ft.x - x.x * ft.z),
+                  (*t).z + 0.5f * (x.x * ft.y - x.y * ft.x));
+}
+
+/* Force on particle i from a plane (xyz unit normal out of the solid, w
+ * offset), the plane an immovable partner (rb_contact_plane), added to *f;
+ * its moment about i's centre, acting at the plane point under the centre,
+ * added to *t. */
+static inline void rb_contact_plane(const float3 pi, const float3 vi, const float mi, const float4 plane, float3 *f,
+                                    float3 *t, RB_CONTACT_ARGS) {
+    const float3 n = plane.xyz;
+    const float height = n.x * pi.x + n.y * pi.y + n.z * pi.z - plane.w;
+    const float overlap = radius - height;
+    if (overlap <= 0.0f) return;
+    const float vn = n.x * vi.x + n.y * vi.y + n.z * vi.z;
+    const float fn = fmax(mi * stiffness * overlap - mi * damping * vn, 0.0f);
+    const float3 vt = (float3)(-(vi.x - vn * n.x), -(vi.y - vn * n.y), -(vi.z - vn * n.z));
+    const float eta = mi * tangential;
+    const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
+    const float cap = friction * fn;
+    const float scale = ft_len > cap ? cap / ft_len : 1.0f;
+    const float es = eta * scale;
+    const float3 ft = (float3)(es * vt.x, es * vt.y, es * vt.z);
+    *f = (float3)((*f).x + (fn * n.x + ft.x), (*f).y + (fn * n.y + ft.y), (*f).z + (fn * n.z + ft.z));
+    /* (-height n) x ft */
+    *t = (float3)((*t).x - height * (n.y * ft.z - n.z * ft.y), (*t).y - height * (n.z * ft.x - n.x * ft.z),
+                  (*t).z - height * (n.x * ft.y - n.y * ft.x));
+}

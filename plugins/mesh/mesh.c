@@ -1,0 +1,336 @@
+/* mesh.c - the mesh plugin: every triangle mesh in the host's "mesh_dir"
+ * folders becomes a shape, filled with particles by the voxelizer.
+ *
+ * A mesh "rock.obj" is offered as the shape "rock". Its settings come from a
+ * side file "rock.obj.json" beside it, or from the defaults below. A mesh that
+ * cannot be used is reported through host->log with its file and the reason,
+ * and the plugin goes on with the others. */
+#include <rubble_plugin.h>
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh_load.h"
+#include "voxelize.h"
+
+#define RB_MESH_DEFAULT_RESOLUTION 10u
+#define RB_MESH_MAX_RESOLUTION 1024u
+#define RB_MESH_NAME_SIZE 64
+#define RB_MESH_DESC_SIZE 160
+
+/* Per-mesh settings: the side file's keys. */
+typedef struct rb_mesh_settings {
+    uint32_t resolution;                 /* particles across the longest side */
+    bool surface;                        /* surface-only particles (Harada 29.2.9) */
+    bool smooth;                         /* smooth render normals where the file has none */
+    char name[RB_MESH_NAME_SIZE];        /* "" = the file stem */
+    char description[RB_MESH_DESC_SIZE]; /* "" = made up from the file */
+} rb_mesh_settings;
+
+typedef struct rb_mesh_shape {
+    rb_shape_desc desc;
+    char name[RB_MESH_NAME_SIZE];
+    char description[RB_MESH_DESC_SIZE];
+    float *particles, *vertices, *normals;
+    uint32_t *indices;
+} rb_mesh_shape;
+
+static const rb_host_api *host;
+static rb_mesh_shape **shapes;
+static uint32_t shape_count, shape_capacity;
+
+#define LOG(level, ...)                                                                                                \
+    do {                                                                                                               \
+        if (host && host->log) host->log(host->host_data, level, __VA_ARGS__);                                         \
+    } while (0)
+
+static const char *host_setting(const char *key, uint32_t index) {
+    if (!host || host->struct_size < offsetof(rb_host_api, setting) + sizeof host->setting || !host->setting)
+        return NULL;
+    return host->setting(host->host_data, key, index);
+}
+
+static void free_shape(rb_mesh_shape *s) {
+    if (!s) return;
+    free(s->particles);
+    free(s->vertices);
+    free(s->normals);
+    free(s->indices);
+    free(s);
+}
+
+static void free_all(void) {
+    for (uint32_t i = 0; i < shape_count; i++) free_shape(shapes[i]);
+    free(shapes);
+    shapes = NULL;
+    shape_count = shape_capacity = 0;
+}
+
+static bool file_exists(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+/* Reads a whole small file; NULL if it cannot. */
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        if (size >= 0 && size < (1 << 20) && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1))) {
+            size_t got = fread(text, 1, (size_t)size, f);
+            text[got] = '\0';
+        }
+    }
+    fclose(f);
+    return text;
+}
+
+/* Fills s from a JSON side file such as {"resolution": 8, "surface": true}.
+ * Returns false with the problem in err: a typo must not silently give a
+ * shape of another size. */
+static bool parse_side_file(const char *path, rb_mesh_settings *s, char *err, size_t err_size) {
+    char *text = read_text(path);
+    if (!text) {
+        snprintf(err, err_size, "cannot be read (%s)", strerror(errno));
+        return false;
+    }
+    cJSON *root = cJSON_Parse(text);
+    bool ok = true;
+    if (!root || !cJSON_IsObject(root)) {
+        const char *at = cJSON_GetErrorPtr();
+        snprintf(err, err_size, "is not a JSON object%s%.20s%s", at && *at ? " (near \"" : "", at ? at : "",
+                 at && *at ? "\")" : "");
+        ok = false;
+    }
+    for (const cJSON *item = root && ok ? root->child : NULL; item && ok; item = item->next) {
+        const char *key = item->string;
+        if (strcmp(key, "resolution") == 0) {
+            double v = cJSON_IsNumber(item) ? item->valuedouble : -1.0;
+            if (!(v >= 1.0 && v <= RB_MESH_MAX_RESOLUTION) || v != floor(v)) {
+                snprintf(err, err_size, "\"resolution\" must be a whole number from 1 to %u", RB_MESH_MAX_RESOLUTION);
+                ok = false;
+            } else
+                s->resolution = (uint32_t)v;
+        } else if (strcmp(key, "surface") == 0 || strcmp(key, "smooth") == 0) {
+            if (!cJSON_IsBool(item)) {
+                snprintf(err, err_size, "\"%s\" must be true or false", key);
+                ok = false;
+            } else
+                *(strcmp(key, "surface") == 0 ? &s->surface : &s->smooth) = cJSON_IsTrue(item);
+        } else if (strcmp(key, "name") == 0 || strcmp(key, "description") == 0) {
+            bool is_name = strcmp(key, "name") == 0;
+            size_t cap = is_name ? sizeof s->name : sizeof s->description;
+            const char *v = cJSON_GetStringValue(item);
+            if (!v || !*v || strlen(v) >= cap || (is_name && strpbrk(v, " \t\n"))) {
+                snprintf(err, err_size, "\"%s\" must be a string of 1 to %zu characters%s", key, cap - 1,
+                         is_name ? " without spaces" : "");
+                ok = false;
+            } else
+                snprintf(is_name ? s->name : s->description, cap, "%s", v);
+        } else {
+            snprintf(err, err_size, "has an unknown key \"%s\" (known: resolution, surface, smooth, name, description)",
+                     key);
+            ok = false;
+        }
+    }
+    cJSON_Delete(root);
+    free(text);
+    return ok;
+}
+
+/* The shape name from a file name: the stem, spaces made underscores. */
+static void stem_of(const char *file, char *name, size_t size) {
+    snprintf(name, size, "%s", file);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name) *dot = '\0';
+    for (char *c = name; *c; c++)
+        if (*c == ' ' || *c == '\t') *c = '_';
+}
+
+static bool name_taken(const char *name) {
+    for (uint32_t i = 0; i < shape_count; i++)
+        if (strcmp(shapes[i]->name, name) == 0) return true;
+    return false;
+}
+
+static bool push_shape(rb_mesh_shape *s) {
+    if (shape_count == shape_capacity) {
+        uint32_t cap = shape_capacity ? 2 * shape_capacity : 16;
+        rb_mesh_shape **grown = realloc(shapes, sizeof *grown * cap);
+        if (!grown) return false;
+        shapes = grown;
+        shape_capacity = cap;
+    }
+    shapes[shape_count++] = s;
+    return true;
+}
+
+/* Turns a voxelized mesh into a shape: particles as they come, the render
+ * mesh moved into the same diameter-unit frame ((v - centre) / cell). */
+static rb_mesh_shape *make_shape(const char *file, const rb_mesh_settings *set, rb_mesh_data *mesh, rb_voxels *vox) {
+    rb_mesh_shape *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    snprintf(s->name, sizeof s->name, "%s", set->name);
+    if (set->description[0])
+        snprintf(s->description, sizeof s->description, "%s", set->description);
+    else
+        snprintf(s->description, sizeof s->description, "mesh %s: %u particles, %u across, %s", file, vox->count,
+                 set->resolution, set->surface ? "surface" : "solid");
+    s->particles = vox->particles;
+    vox->particles = NULL;
+    s->vertices = malloc(sizeof(float) * 3 * mesh->vertex_count);
+    if (!s->vertices) {
+        free_shape(s);
+        return NULL;
+    }
+    for (uint32_t v = 0; v < mesh->vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            s->vertices[3 * v + k] = (float)((mesh->positions[3 * v + k] - vox->centre[k]) / vox->cell);
+    /* Normals are directions: a uniform scale and a shift leave them as they are. */
+    s->normals = mesh->normals;
+    s->indices = mesh->indices;
+    mesh->normals = NULL;
+    mesh->indices = NULL;
+    s->desc = (rb_shape_desc){
+        .struct_size = sizeof(rb_shape_desc),
+        .name = s->name,
+        .description = s->description,
+        .particle_count = vox->count,
+        .particles = s->particles,
+        .vertex_count = mesh->vertex_count,
+        .vertices = s->vertices,
+        .normals = s->normals,
+        .index_count = 3 * mesh->triangle_count,
+        .indices = s->indices,
+    };
+    return s;
+}
+
+/* Loads one mesh file as a shape, or says why not. */
+static void load_mesh(const char *dir, const char *file) {
+    char path[4096], side[4200], err[512];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    rb_mesh_settings set = {.resolution = RB_MESH_DEFAULT_RESOLUTION};
+    stem_of(file, set.name, sizeof set.name);
+    snprintf(side, sizeof side, "%s.json", path);
+    if (file_exists(side) && !parse_side_file(side, &set, err, sizeof err)) {
+        LOG(RB_LOG_ERROR, "mesh: %s: side file %s; mesh skipped", side, err);
+        return;
+    }
+    if (name_taken(set.name)) {
+        LOG(RB_LOG_WARN, "mesh: %s: a shape named \"%s\" was already loaded from another file; skipped", path,
+            set.name);
+        return;
+    }
+    rb_mesh_data mesh;
+    if (!rb_mesh_load(path, set.smooth, &mesh, err, sizeof err)) {
+        LOG(RB_LOG_ERROR, "mesh: %s %s; skipped", path, err);
+        return;
+    }
+    rb_vox_desc desc = {
+        .positions = mesh.positions,
+        .vertex_count = mesh.vertex_count,
+        .indices = mesh.indices,
+        .triangle_count = mesh.triangle_count,
+        .resolution = set.resolution,
+        .surface_only = set.surface,
+        .max_particles = RB_PLUGIN_MAX_PARTICLES,
+    };
+    rb_voxels vox;
+    rb_vox_result r = rb_voxelize(&desc, &vox);
+    if (r == RB_VOX_TOO_MANY) {
+        LOG(RB_LOG_ERROR,
+            "mesh: %s would need about %.0f particles at %u across, more than the limit of %u; lower "
+            "\"resolution\" in %s; skipped",
+            path, vox.estimate, set.resolution, RB_PLUGIN_MAX_PARTICLES, side);
+    } else if (r != RB_VOX_OK) {
+        LOG(RB_LOG_ERROR, "mesh: %s %s (%u across, %u triangles); skipped", path, rb_vox_result_text(r), set.resolution,
+            mesh.triangle_count);
+    } else {
+        if (vox.open_edges > 0)
+            LOG(RB_LOG_WARN, "mesh: %s is not closed (%u open edges); the winding number fills it as if closed", path,
+                vox.open_edges);
+        if (vox.flipped > 0)
+            LOG(RB_LOG_INFO, "mesh: %s: %u triangles faced the wrong way and were turned", path, vox.flipped);
+        rb_mesh_shape *s = make_shape(file, &set, &mesh, &vox);
+        if (!s || !push_shape(s)) {
+            LOG(RB_LOG_ERROR, "mesh: %s: out of memory; skipped", path);
+            free_shape(s);
+        }
+    }
+    rb_voxels_free(&vox);
+    rb_mesh_data_free(&mesh);
+}
+
+static int compare_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Loads every mesh file of one folder, in name order so shapes come out the
+ * same on every machine. */
+static void scan_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        LOG(RB_LOG_WARN, "mesh: cannot open mesh folder %s: %s", dir, strerror(errno));
+        return;
+    }
+    char **names = NULL;
+    size_t count = 0, cap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.' || !rb_mesh_is_mesh_file(e->d_name)) continue;
+        if (count == cap) {
+            cap = cap ? 2 * cap : 32;
+            char **grown = realloc(names, sizeof *grown * cap);
+            if (!grown) break;
+            names = grown;
+        }
+        if (!(names[count] = strdup(e->d_name))) break;
+        count++;
+    }
+    closedir(d);
+    if (count) qsort(names, count, sizeof *names, compare_names);
+    for (size_t i = 0; i < count; i++) {
+        load_mesh(dir, names[i]);
+        free(names[i]);
+    }
+    free(names);
+}
+
+static const rb_shape_desc *get_shape(uint32_t index) { return index < shape_count ? &shapes[index]->desc : NULL; }
+
+static void shutdown(void) {
+    free_all();
+    host = NULL;
+}
+
+static const rb_plugin plugin = {
+    .struct_size = sizeof(rb_plugin),
+    .abi_version = RB_PLUGIN_ABI_VERSION,
+    .name = "mesh",
+    .shape = get_shape,
+    .shutdown = shutdown,
+};
+
+RB_PLUGIN_EXPORT const rb_plugin *rb_plugin_entry(const rb_host_api *api) {
+    free_all(); /* a second entry (a rescan) starts over */
+    host = api;
+    if (!api || api->abi_version != RB_PLUGIN_ABI_VERSION) {
+        LOG(RB_LOG_ERROR, "mesh: host ABI version %u, plugin built for %u", api ? api->abi_version : 0,
+            RB_PLUGIN_ABI_VERSION);
+        return NULL;
+    }
+    const char *dir;
+    uint32_t folders = 0;
+    for (; (dir = host_setting("mesh_dir", folders)); folders++) scan_dir(dir);
+    if (folders == 0)
+        LOG(RB_LOG_INFO, "mesh: the host named no mesh folder (\"mesh_dir\"): no mesh shapes");
+    else if (shape_count == 0)
+        LOG(RB_LOG_INFO, "mesh: no usable mesh in the %u mesh folder(s)", folders);
+    return &plugin;
+}

@@ -1,0 +1,19 @@
+#version 330 core
+// One instance per body: the mesh is moved by the body's position and quaternion.
+#include "quat.glsl"
+layout(location = 0) in vec3 a_position; // m, body frame
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec4 i_position; // m, world; w unused
+layout(location = 3) in vec4 i_quat;     // x, y, z, w
+layout(location = 4) in vec4 i_color;    // sRGB, alpha
+uniform mat4 u_view_proj;
+out vec3 v_world;
+out vec3 v_normal;
+out vec4 v_color;
+void main() {
+    vec3 world = i_position.xyz + rb_rotate(i_quat, a_position);
+    v_world = world;
+    v_normal = rb_rotate(i_quat, a_normal);
+    v_color = i_color;
+    gl_Position = u_view_proj * vec4(world, 1.0);
+}

@@ -1,0 +1,127 @@
+#include "hud.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Pixels per stb_easy_font unit (its glyphs are about 7 units tall): 2 in a
+ * window of normal size, 1 in a small one so the HUD leaves room for the scene. */
+static float g_scale = 2.0f;
+#define RB_HUD_SCALE g_scale
+#define RB_HUD_LINE (11.0f * g_scale)
+
+const char *const rb_hud_help_lines[] = {
+    "W A S D        fly           Q / E or Ctrl   down / up",
+    "Shift          fly faster    right mouse     look around",
+    "wheel          flying speed (while grabbing: nearer / farther)",
+    "left mouse     use the tool (throw: hold longer to throw harder)",
+    "T  G  X  B     tool: throw, grab, delete, explode",
+    "Alt + left     grab, whatever the tool",
+    "Tab  [  ]      next / previous / next shape to throw",
+    "1 - 5          reset to a formation      R  reset",
+    "Space          pause                     N  one step while paused",
+    "P              particle view             V  vsync on / off",
+    "L              reload the plugin folders (new shapes join the cycle)",
+    "F5             reload the shaders        F12  screenshot",
+    "F1             this help                 H  hide the HUD",
+    "Esc            quit",
+    NULL,
+};
+
+static const float g_white[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+static const float g_dim[4] = {0.80f, 0.86f, 0.92f, 1.0f};
+static const float g_warn[4] = {1.0f, 0.78f, 0.30f, 1.0f};
+static const float g_error[4] = {1.0f, 0.42f, 0.36f, 1.0f};
+static const float g_panel[4] = {0.05f, 0.07f, 0.10f, 0.55f};
+
+/* A line of text over a dark strip, so it reads on sky and ground alike. */
+static float line(rb_renderer *r, float x, float y, const float color[4], const char *text) {
+    float w, h;
+    rb_renderer_text_size(text, RB_HUD_SCALE, &w, &h);
+    rb_renderer_rect(r, x - 3.0f * g_scale, y - 2.0f * g_scale, w + 6.0f * g_scale, RB_HUD_LINE, g_panel);
+    rb_renderer_text(r, x, y, RB_HUD_SCALE, color, text);
+    return y + RB_HUD_LINE;
+}
+
+/* Long messages (shader logs) are cut into lines that fit the window. */
+static float wrapped(rb_renderer *r, float x, float y, float max_w, const float color[4], const char *prefix,
+                     const char *text, int max_lines) {
+    char buf[160];
+    int lines = 0;
+    const char *p = text;
+    while (*p && lines < max_lines) {
+        size_t cols = (size_t)(max_w / (6.0f * RB_HUD_SCALE));
+        if (cols < 20) cols = 20;
+        if (cols > sizeof buf - 16) cols = sizeof buf - 16;
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n > cols) n = cols;
+        snprintf(buf, sizeof buf, "%s%.*s", lines == 0 ? prefix : "  ", (int)n, p);
+        y = line(r, x, y, color, buf);
+        p += n;
+        if (*p == '\n') p++;
+        lines++;
+    }
+    return y;
+}
+
+void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, bool help) {
+    g_scale = width >= 900 ? 2.0f : 1.0f;
+    char buf[256];
+    float x = 7.0f * g_scale, y = 6.0f * g_scale;
+    snprintf(buf, sizeof buf, "%.0f fps  %.1f ms   sim %.1f ms/frame, %u steps", in->fps, in->frame_ms, in->sim_ms,
+             in->steps);
+    y = line(r, x, y, g_white, buf);
+    /* Device names run long ("pthread-skylake-avx512-Intel(R) Xeon(R) ..."): the start says enough. */
+    snprintf(buf, sizeof buf, "%u bodies  %u particles   %s on %.40s", in->bodies, in->particles, in->backend,
+             in->device);
+    y = line(r, x, y, g_dim, buf);
+    snprintf(buf, sizeof buf, "tool %s   shape %s (%d/%d)   formation %d: %s", in->tool, in->shape, in->shape_index + 1,
+             in->shape_count, in->formation, in->formation_name);
+    y = line(r, x, y, g_dim, buf);
+    if (in->paused)
+        y = line(r, x, y, g_warn, "PAUSED   (Space resumes, N steps once)");
+    else if (in->slowed) {
+        snprintf(buf, sizeof buf, "SLOW MOTION: the simulation runs at %.0f%% of real time", 100.0 * in->sim_rate);
+        y = line(r, x, y, g_warn, buf);
+    }
+    if (in->particle_view) y = line(r, x, y, g_dim, "particle view (P)");
+    if (in->shader_error && *in->shader_error)
+        y = wrapped(r, x, y, (float)width - 40.0f, g_error, "shader: ", in->shader_error, 6);
+    else if (in->error && *in->error)
+        y = wrapped(r, x, y, (float)width - 40.0f, g_error, "error: ", in->error, 3);
+    if (in->message && *in->message) y = line(r, x, y, g_white, in->message);
+
+    /* The throw's charge: a bar that fills while the button is held. */
+    if (in->throw_charge >= 0.0f) {
+        float bw = 200.0f, bx = 0.5f * ((float)width - bw), by = (float)height - 60.0f;
+        rb_renderer_rect(r, bx - 2, by - 2, bw + 4, 14, g_panel);
+        const float fill[4] = {1.0f, 0.55f + 0.4f * (1.0f - in->throw_charge), 0.2f, 0.9f};
+        rb_renderer_rect(r, bx, by, bw * in->throw_charge, 10, fill);
+    }
+    if (in->grabbing) {
+        const float a[4] = {1.0f, 0.9f, 0.2f, 0.9f}, t[4] = {0.3f, 0.9f, 1.0f, 0.9f};
+        rb_renderer_rect(r, in->grab_anchor[0] - 4, in->grab_anchor[1] - 4, 8, 8, a);
+        rb_renderer_rect(r, in->grab_target[0] - 3, in->grab_target[1] - 3, 6, 6, t);
+    }
+
+    const char *hint = "F1 help";
+    float w, h;
+    rb_renderer_text_size(hint, RB_HUD_SCALE, &w, &h);
+    line(r, (float)width - w - 7.0f * g_scale, 6.0f * g_scale, g_dim, hint);
+
+    if (help) {
+        int n = 0;
+        float wmax = 0.0f;
+        for (; rb_hud_help_lines[n]; n++) {
+            rb_renderer_text_size(rb_hud_help_lines[n], RB_HUD_SCALE, &w, &h);
+            if (w > wmax) wmax = w;
+        }
+        float ph = (float)(n + 2) * RB_HUD_LINE + 10.0f;
+        float px = 0.5f * ((float)width - wmax), py = 0.5f * ((float)height - ph);
+        const float back[4] = {0.03f, 0.04f, 0.06f, 0.82f};
+        rb_renderer_rect(r, px - 20.0f, py - 16.0f, wmax + 40.0f, ph + 20.0f, back);
+        rb_renderer_text(r, px, py, RB_HUD_SCALE, g_warn, "Rubble controls");
+        for (int i = 0; i < n; i++)
+            rb_renderer_text(r, px, py + (float)(i + 2) * RB_HUD_LINE, RB_HUD_SCALE, g_white, rb_hud_help_lines[i]);
+    }
+}

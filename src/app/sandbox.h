@@ -1,0 +1,84 @@
+/* sandbox.h - the interactive sandbox: an SDL2 window with an OpenGL 3.3 core
+ * context, the world stepped at a fixed rate, the fly camera, the tools and
+ * the HUD. Its state is one struct, driven a frame at a time, so tests can run
+ * it headless (SDL_VIDEODRIVER=offscreen) and look inside. */
+#ifndef RB_SANDBOX_H
+#define RB_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "camera.h"
+#include "options.h"
+#include "sim/world.h"
+#include "tools.h"
+
+/* Runs the sandbox until the user quits (or --frames are done). Returns the
+ * process exit code. */
+int rb_sandbox_run(const rb_options *opts);
+
+typedef struct rb_sandbox rb_sandbox;
+
+/* Opens the window, loads shaders, plugins and the starting formation. NULL
+ * with the reason in err. The options are copied (their strings must outlive
+ * the sandbox). */
+rb_sandbox *rb_sandbox_create(const rb_options *opts, char *err, size_t err_size);
+void rb_sandbox_destroy(rb_sandbox *sb);
+
+/* One frame: script events, input, simulation steps, drawing, present.
+ * Returns false once the sandbox should quit. */
+bool rb_sandbox_frame(rb_sandbox *sb);
+
+/* Makes every frame advance the clock by dt seconds instead of the wall
+ * clock (0 = the wall clock). Scripts, --frames and --screenshot turn on
+ * 1/60 s, so a run gives the same result however fast the machine is. */
+void rb_sandbox_set_fixed_dt(rb_sandbox *sb, double dt);
+/* Replaces the script with one given as text; false with err on a bad line.
+ * Its clock starts at the next frame. */
+bool rb_sandbox_set_script(rb_sandbox *sb, const char *text, char *err, size_t err_size);
+
+/* Saves the last drawn frame as a PNG. */
+bool rb_sandbox_screenshot(rb_sandbox *sb, const char *path);
+/* The last drawn frame, RGBA rows from the top; *rgba is malloc'd, the caller frees it. */
+bool rb_sandbox_read_pixels(rb_sandbox *sb, int *width, int *height, uint8_t **rgba);
+
+/* Clears the world and builds formation k (1..5) of the --bodies count. */
+void rb_sandbox_reset(rb_sandbox *sb, int formation);
+
+/* What a test can see. */
+typedef struct rb_sandbox_stats {
+    uint64_t frame; /* frames drawn */
+    double time;    /* s, the sandbox clock */
+    uint64_t steps; /* simulation steps taken in all */
+    uint32_t bodies, particles;
+    rb_tool tool;
+    int shape; /* registry index of the selected shape */
+    int shape_count;
+    int formation;
+    bool paused, particle_view, help, quit;
+    bool grabbing;
+    rb_body_id grabbed;      /* the body held by the grab tool */
+    rb_body_id last_thrown;  /* the body the last throw added */
+    rb_body_id last_deleted; /* the body the delete tool last removed */
+    int last_exploded;       /* bodies the last explosion moved */
+    float grab_target[3];    /* m, where the grab pulls */
+    unsigned gl_errors;
+    bool shader_error;    /* the last F5 failed; the old shaders are in use */
+    int screenshots;      /* screenshots saved */
+    uint32_t frame_steps; /* simulation steps in the last frame */
+    bool slowed;          /* the simulation fell behind real time and was slowed down */
+    double sim_rate;      /* simulated seconds per second of the clock, smoothed */
+} rb_sandbox_stats;
+
+void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *out);
+rb_world *rb_sandbox_world(rb_sandbox *sb);
+rb_camera *rb_sandbox_camera(rb_sandbox *sb);
+
+/* The world's shape index of the registry shape of that name, or -1. */
+int rb_sandbox_world_shape(const rb_sandbox *sb, const char *name);
+
+/* The colour a body is drawn in (sRGB, 0..1): fixed by its id. */
+void rb_sandbox_body_color(rb_body_id id, float rgba[4]);
+
+#endif

@@ -1,0 +1,326 @@
+#include "script.h"
+
+#include "base/log.h"
+
+#include <SDL.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum rb_script_op {
+    OP_KEY_DOWN,
+    OP_KEY_UP,
+    OP_MOVE, /* absolute cursor position, relative motion from the last one */
+    OP_LOOK, /* relative motion only (mouse look) */
+    OP_BUTTON_DOWN,
+    OP_BUTTON_UP,
+    OP_WHEEL,
+    OP_SCREENSHOT,
+    OP_QUIT,
+} rb_script_op;
+
+typedef struct rb_script_event {
+    double time; /* s */
+    rb_script_op op;
+    SDL_Keycode key;
+    int button; /* SDL_BUTTON_LEFT ... */
+    float x, y; /* pixels, or wheel notches in y */
+    char *text; /* screenshot file */
+} rb_script_event;
+
+struct rb_script {
+    rb_script_event *events;
+    size_t count, capacity, next;
+    float mouse_x, mouse_y; /* the cursor as the script has moved it */
+    int buttons;            /* SDL_BUTTON_LMASK bits held */
+};
+
+static uint32_t g_screenshot_event;
+
+uint32_t rb_script_screenshot_event(void) { return g_screenshot_event; }
+
+static bool push_event(rb_script *s, const rb_script_event *e) {
+    if (s->count == s->capacity) {
+        size_t cap = s->capacity ? 2 * s->capacity : 32;
+        rb_script_event *p = realloc(s->events, cap * sizeof *p);
+        if (!p) return false;
+        s->events = p, s->capacity = cap;
+    }
+    s->events[s->count++] = *e;
+    return true;
+}
+
+static int parse_button(const char *w) {
+    if (!strcmp(w, "left")) return SDL_BUTTON_LEFT;
+    if (!strcmp(w, "right")) return SDL_BUTTON_RIGHT;
+    if (!strcmp(w, "middle")) return SDL_BUTTON_MIDDLE;
+    return 0;
+}
+
+/* Stable sort by time (insertion sort: scripts are short and mostly in order). */
+static void sort_events(rb_script *s) {
+    for (size_t i = 1; i < s->count; i++) {
+        rb_script_event e = s->events[i];
+        size_t j = i;
+        while (j > 0 && s->events[j - 1].time > e.time) {
+            s->events[j] = s->events[j - 1];
+            j--;
+        }
+        s->events[j] = e;
+    }
+}
+
+static char *trim(char *p) {
+    while (isspace((unsigned char)*p)) p++;
+    size_t n = strlen(p);
+    while (n > 0 && isspace((unsigned char)p[n - 1])) p[--n] = '\0';
+    return p;
+}
+
+rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t err_size) {
+    rb_script *s = calloc(1, sizeof *s);
+    char *copy = strdup(text);
+    if (!s || !copy) {
+        free(s), free(copy);
+        snprintf(err, err_size, "%s: out of memory", name);
+        return NULL;
+    }
+    double last_time = 0.0;
+    int line_no = 0;
+    char *save = NULL;
+    /* strtok_r would skip empty lines and lose the count; walk lines by hand. */
+    for (char *line = copy; line; line = save) {
+        line_no++;
+        char *nl = strchr(line, '\n');
+        save = nl ? nl + 1 : NULL;
+        if (nl) *nl = '\0';
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        line = trim(line);
+        if (!*line) continue;
+
+        rb_script_event e = {0};
+        char *end;
+        bool relative = line[0] == '+';
+        e.time = strtod(line + (relative ? 1 : 0), &end);
+        if (end == line + (relative ? 1 : 0) || !isfinite(e.time) || e.time < 0.0 || !isspace((unsigned char)*end)) {
+            snprintf(err, err_size, "%s:%d: a line starts with a time in seconds ('1.5', or '+0.2' after the last)",
+                     name, line_no);
+            goto fail;
+        }
+        if (relative) e.time += last_time;
+        last_time = e.time;
+        char *rest = trim(end);
+        char verb[32] = "", arg[32] = "";
+        int used = 0;
+        sscanf(rest, "%31s %n", verb, &used);
+        char *args = rest + used;
+        if (!strcmp(verb, "key")) {
+            /* key down NAME | key up NAME | key NAME (a tap: down and up) */
+            int n2 = 0;
+            sscanf(args, "%31s %n", arg, &n2);
+            bool down = !strcmp(arg, "down"), up = !strcmp(arg, "up");
+            const char *key_name = (down || up) ? trim(args + n2) : args;
+            e.key = SDL_GetKeyFromName(key_name);
+            if (e.key == SDLK_UNKNOWN) {
+                snprintf(err, err_size, "%s:%d: unknown key '%s' (SDL key names: W, Space, F5, Left Shift, Tab ...)",
+                         name, line_no, key_name);
+                goto fail;
+            }
+            e.op = up ? OP_KEY_UP : OP_KEY_DOWN;
+            if (!push_event(s, &e)) goto oom;
+            if (!down && !up) {
+                e.op = OP_KEY_UP;
+                if (!push_event(s, &e)) goto oom;
+            }
+        } else if (!strcmp(verb, "move") || !strcmp(verb, "look")) {
+            if (sscanf(args, "%f %f", &e.x, &e.y) != 2 || !isfinite(e.x) || !isfinite(e.y)) {
+                snprintf(err, err_size, "%s:%d: '%s' takes two numbers (pixels)", name, line_no, verb);
+                goto fail;
+            }
+            e.op = verb[0] == 'm' ? OP_MOVE : OP_LOOK;
+            if (!push_event(s, &e)) goto oom;
+        } else if (!strcmp(verb, "button") || !strcmp(verb, "click")) {
+            /* button down|up left|right|middle [X Y] | click left|right|middle [X Y] */
+            char which[32] = "";
+            int got;
+            bool click = verb[0] == 'c';
+            if (click)
+                got = sscanf(args, "%31s %f %f", which, &e.x, &e.y) + 1;
+            else
+                got = sscanf(args, "%31s %31s %f %f", arg, which, &e.x, &e.y);
+            e.button = parse_button(which);
+            bool down = click || !strcmp(arg, "down"), up = !strcmp(arg, "up");
+            if (got < 2 || e.button == 0 || (!click && !down && !up) || got == 3) {
+                snprintf(err, err_size, "%s:%d: write 'button down|up left|right|middle [X Y]' or 'click BUTTON [X Y]'",
+                         name, line_no);
+                goto fail;
+            }
+            if (got == 4) { /* a position first */
+                rb_script_event m = e;
+                m.op = OP_MOVE;
+                if (!push_event(s, &m)) goto oom;
+            }
+            e.op = up ? OP_BUTTON_UP : OP_BUTTON_DOWN;
+            if (!push_event(s, &e)) goto oom;
+            if (click) {
+                e.op = OP_BUTTON_UP;
+                if (!push_event(s, &e)) goto oom;
+            }
+        } else if (!strcmp(verb, "wheel")) {
+            if (sscanf(args, "%f", &e.y) != 1 || !isfinite(e.y)) {
+                snprintf(err, err_size, "%s:%d: 'wheel' takes a number of notches (+ away from you)", name, line_no);
+                goto fail;
+            }
+            e.op = OP_WHEEL;
+            if (!push_event(s, &e)) goto oom;
+        } else if (!strcmp(verb, "screenshot")) {
+            if (!*args) {
+                snprintf(err, err_size, "%s:%d: 'screenshot' takes a file name", name, line_no);
+                goto fail;
+            }
+            e.op = OP_SCREENSHOT;
+            e.text = strdup(args);
+            if (!e.text || !push_event(s, &e)) goto oom;
+        } else if (!strcmp(verb, "quit")) {
+            e.op = OP_QUIT;
+            if (!push_event(s, &e)) goto oom;
+        } else {
+            snprintf(err, err_size,
+                     "%s:%d: unknown event '%s' (key, move, look, button, click, wheel, screenshot, quit)", name,
+                     line_no, verb);
+            goto fail;
+        }
+    }
+    free(copy);
+    sort_events(s);
+    if (g_screenshot_event == 0) {
+        Uint32 t = SDL_RegisterEvents(1);
+        g_screenshot_event = t == (Uint32)-1 ? 0 : t;
+    }
+    return s;
+oom:
+    snprintf(err, err_size, "%s:%d: out of memory", name, line_no);
+fail:
+    free(copy);
+    rb_script_destroy(s);
+    return NULL;
+}
+
+rb_script *rb_script_load(const char *path, char *err, size_t err_size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_size, "%s: cannot open the script", path);
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            char *p = realloc(buf, cap * 2);
+            if (!p) free(buf);
+            buf = p, cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!buf) {
+        snprintf(err, err_size, "%s: out of memory", path);
+        return NULL;
+    }
+    buf[len] = '\0';
+    rb_script *s = rb_script_parse(buf, path, err, err_size);
+    free(buf);
+    return s;
+}
+
+void rb_script_destroy(rb_script *s) {
+    if (!s) return;
+    for (size_t i = 0; i < s->count; i++) free(s->events[i].text);
+    free(s->events);
+    free(s);
+}
+
+bool rb_script_done(const rb_script *s) { return s->next >= s->count; }
+double rb_script_length(const rb_script *s) { return s->count ? s->events[s->count - 1].time : 0.0; }
+
+static int button_mask(int button) { return 1 << (button - 1); }
+
+int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
+    int pushed = 0;
+    while (s->next < s->count && s->events[s->next].time <= t) {
+        const rb_script_event *e = &s->events[s->next++];
+        SDL_Event ev;
+        memset(&ev, 0, sizeof ev);
+        Uint32 now = SDL_GetTicks();
+        switch (e->op) {
+        case OP_KEY_DOWN:
+        case OP_KEY_UP:
+            ev.type = e->op == OP_KEY_DOWN ? SDL_KEYDOWN : SDL_KEYUP;
+            ev.key.timestamp = now;
+            ev.key.windowID = window_id;
+            ev.key.state = e->op == OP_KEY_DOWN ? SDL_PRESSED : SDL_RELEASED;
+            ev.key.keysym.sym = e->key;
+            ev.key.keysym.scancode = SDL_GetScancodeFromKey(e->key);
+            break;
+        case OP_MOVE:
+        case OP_LOOK:
+            ev.type = SDL_MOUSEMOTION;
+            ev.motion.timestamp = now;
+            ev.motion.windowID = window_id;
+            ev.motion.state = (Uint32)s->buttons;
+            if (e->op == OP_MOVE) {
+                ev.motion.xrel = (Sint32)lroundf(e->x - s->mouse_x);
+                ev.motion.yrel = (Sint32)lroundf(e->y - s->mouse_y);
+                s->mouse_x = e->x, s->mouse_y = e->y;
+            } else {
+                ev.motion.xrel = (Sint32)lroundf(e->x);
+                ev.motion.yrel = (Sint32)lroundf(e->y);
+            }
+            ev.motion.x = (Sint32)lroundf(s->mouse_x);
+            ev.motion.y = (Sint32)lroundf(s->mouse_y);
+            break;
+        case OP_BUTTON_DOWN:
+        case OP_BUTTON_UP:
+            ev.type = e->op == OP_BUTTON_DOWN ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP;
+            ev.button.timestamp = now;
+            ev.button.windowID = window_id;
+            ev.button.button = (Uint8)e->button;
+            ev.button.state = e->op == OP_BUTTON_DOWN ? SDL_PRESSED : SDL_RELEASED;
+            ev.button.clicks = 1;
+            ev.button.x = (Sint32)lroundf(s->mouse_x);
+            ev.button.y = (Sint32)lroundf(s->mouse_y);
+            if (e->op == OP_BUTTON_DOWN)
+                s->buttons |= button_mask(e->button);
+            else
+                s->buttons &= ~button_mask(e->button);
+            break;
+        case OP_WHEEL:
+            ev.type = SDL_MOUSEWHEEL;
+            ev.wheel.timestamp = now;
+            ev.wheel.windowID = window_id;
+            ev.wheel.y = (Sint32)lroundf(e->y);
+            ev.wheel.preciseY = e->y;
+            ev.wheel.direction = SDL_MOUSEWHEEL_NORMAL;
+            break;
+        case OP_SCREENSHOT:
+            if (g_screenshot_event == 0) continue;
+            ev.type = g_screenshot_event;
+            ev.user.windowID = window_id;
+            ev.user.data1 = e->text;
+            break;
+        case OP_QUIT:
+            ev.type = SDL_QUIT;
+            break;
+        }
+        if (SDL_PushEvent(&ev) < 0) {
+            rb_log(RB_LOG_ERROR, "script: SDL_PushEvent failed: %s", SDL_GetError());
+            return -1;
+        }
+        pushed++;
+    }
+    return pushed;
+}

@@ -1,0 +1,30 @@
+/* script.h - timed input events read from a text file and fed through SDL's
+ * event queue, so every control can be driven without a person (see
+ * docs/script-format.md for the format). */
+#ifndef RB_SCRIPT_H
+#define RB_SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rb_script rb_script;
+
+/* Parses a script; NULL with "file:line: what is wrong" in err. */
+rb_script *rb_script_load(const char *path, char *err, size_t err_size);
+rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t err_size);
+void rb_script_destroy(rb_script *s);
+
+/* Pushes every event due at or before t (seconds since the script started)
+ * onto SDL's queue, addressed to window_id. Returns how many were pushed, -1
+ * if SDL refused one (logged). */
+int rb_script_pump(rb_script *s, double t, uint32_t window_id);
+bool rb_script_done(const rb_script *s);
+/* Seconds at which the last event falls due. */
+double rb_script_length(const rb_script *s);
+
+/* The SDL user event type of "screenshot FILE" lines; data1 points at the
+ * file name, owned by the script. 0 until a script is loaded. */
+uint32_t rb_script_screenshot_event(void);
+
+#endif

@@ -1,0 +1,175 @@
+#include "tools.h"
+
+#include "base/rb_math.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Spring of the grab: natural frequency (Hz) and damping ratio. Scaled by the
+ * body's mass, so every body follows the cursor alike. */
+#define RB_GRAB_HZ 2.5f
+#define RB_GRAB_DAMPING 0.9f
+/* Spin damping while held (per call), so a dragged body does not twirl forever. */
+#define RB_GRAB_SPIN_KEEP 0.97f
+
+const char *rb_tool_name(rb_tool tool) {
+    static const char *const names[RB_TOOL_COUNT] = {"throw", "grab", "delete", "explode"};
+    return tool < RB_TOOL_COUNT ? names[tool] : "?";
+}
+
+rb_pick rb_pick_ray(rb_world *world, const float *particles, const float origin[3], const float dir[3]) {
+    rb_pick pick = {0};
+    pick.distance = INFINITY;
+    const float r = rb_world_get_desc(world)->particle_radius;
+    const uint32_t *first = rb_world_body_first_particle(world);
+    uint32_t bodies = rb_world_body_count(world);
+    int best_body = -1;
+    for (uint32_t b = 0; b < bodies; b++) {
+        for (uint32_t i = first[b]; i < first[b + 1]; i++) {
+            const float *p = &particles[3 * i];
+            float oc[3] = {origin[0] - p[0], origin[1] - p[1], origin[2] - p[2]};
+            float bq = rb_v3_dot(oc, dir);
+            float disc = bq * bq - (rb_v3_dot(oc, oc) - r * r);
+            if (disc < 0.0f) continue;
+            float t = -bq - sqrtf(disc);
+            if (t < 0.0f) t = -bq + sqrtf(disc); /* the eye is inside the particle */
+            if (t < 0.0f || t >= pick.distance) continue;
+            pick.distance = t;
+            best_body = (int)b;
+        }
+    }
+    if (best_body >= 0) {
+        rb_body_state s;
+        if (rb_world_get_body(world, (uint32_t)best_body, &s)) {
+            pick.hit = pick.body_hit = true;
+            pick.body = s.id;
+        }
+    }
+    /* A plane: the nearest one the ray enters from outside. */
+    const rb_world_desc *desc = rb_world_get_desc(world);
+    for (uint32_t k = 0; k < desc->plane_count; k++) {
+        const rb_plane *pl = &desc->planes[k];
+        float denom = rb_v3_dot(pl->normal, dir);
+        if (denom >= -1e-6f) continue;
+        float t = (pl->offset - rb_v3_dot(pl->normal, origin)) / denom;
+        if (t < 0.0f || t >= pick.distance) continue;
+        pick.distance = t;
+        pick.hit = true;
+        pick.body_hit = false;
+        pick.body = (rb_body_id){0};
+    }
+    if (pick.hit)
+        for (int k = 0; k < 3; k++) pick.point[k] = origin[k] + dir[k] * pick.distance;
+    return pick;
+}
+
+float rb_throw_speed(double held) {
+    double f = held / 1.5;
+    if (f > 1.0) f = 1.0;
+    if (f < 0.0) f = 0.0;
+    return (float)(8.0 + 32.0 * f);
+}
+
+/* A small hash for repeatable variety (spin axes, colours). */
+static uint32_t hash32(uint32_t x) {
+    x ^= x >> 16, x *= 0x7feb352du;
+    x ^= x >> 15, x *= 0x846ca68bu;
+    return x ^ (x >> 16);
+}
+
+rb_body_id rb_tool_throw(rb_world *world, uint32_t shape, const float eye[3], const float dir[3], float ahead,
+                         float speed, uint32_t seed) {
+    rb_body_desc d = {.shape = shape};
+    for (int k = 0; k < 3; k++) {
+        d.position[k] = eye[k] + dir[k] * ahead;
+        d.velocity[k] = dir[k] * speed;
+    }
+    /* A random tumble of a few rad/s and a random start orientation, so throws look alive. */
+    float axis[3];
+    for (int k = 0; k < 3; k++) axis[k] = (float)(hash32(seed * 3u + (uint32_t)k) & 0xffff) / 32768.0f - 1.0f;
+    float n = sqrtf(rb_v3_dot(axis, axis));
+    if (n < 1e-3f) axis[0] = 1.0f, n = 1.0f;
+    for (int k = 0; k < 3; k++) axis[k] /= n;
+    float angle = (float)(hash32(seed * 7u + 1u) & 0xffff) / 65536.0f * 6.2831853f;
+    rb_quat_from_axis_angle(axis, angle, d.orientation);
+    for (int k = 0; k < 3; k++) d.angular_velocity[k] = axis[(k + 1) % 3] * 3.0f;
+    return rb_world_add_body(world, &d);
+}
+
+int rb_tool_explode(rb_world *world, const float centre[3], float radius, float speed) {
+    int moved = 0;
+    uint32_t n = rb_world_body_count(world);
+    for (uint32_t b = 0; b < n; b++) {
+        rb_body_state s;
+        if (!rb_world_get_body(world, b, &s)) continue;
+        float d[3] = {s.position[0] - centre[0], s.position[1] - centre[1], s.position[2] - centre[2]};
+        float dist = sqrtf(rb_v3_dot(d, d));
+        if (dist >= radius) continue;
+        if (dist < 1e-4f) d[0] = 0.0f, d[1] = 1.0f, d[2] = 0.0f, dist = 1.0f;
+        /* Away from the centre and a little upward, as a blast off the ground throws debris up. */
+        float dv = speed * (1.0f - dist / radius);
+        float impulse[3];
+        for (int k = 0; k < 3; k++) impulse[k] = s.mass * dv * (d[k] / dist + (k == 1 ? 0.5f : 0.0f));
+        /* Applied off the centre of mass, at the side facing the blast, so bodies also spin. */
+        float point[3];
+        for (int k = 0; k < 3; k++) point[k] = s.position[k] - 0.3f * d[k] / dist;
+        if (rb_world_apply_impulse(world, s.id, impulse, point)) moved++;
+    }
+    return moved;
+}
+
+bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick, const float origin[3]) {
+    memset(g, 0, sizeof *g);
+    rb_body_state s;
+    if (!pick->body_hit || !rb_world_get_body_by_id(world, pick->body, &s)) return false;
+    float rel[3] = {pick->point[0] - s.position[0], pick->point[1] - s.position[1], pick->point[2] - s.position[2]};
+    rb_quat_rotate_inv(s.orientation, rel, g->local_anchor);
+    g->active = true;
+    g->body = pick->body;
+    g->depth = pick->distance;
+    memcpy(g->target, pick->point, sizeof g->target);
+    memcpy(g->anchor, pick->point, sizeof g->anchor);
+    (void)origin;
+    return true;
+}
+
+void rb_grab_aim(rb_grab *g, const float origin[3], const float dir[3]) {
+    if (!g->active) return;
+    for (int k = 0; k < 3; k++) g->target[k] = origin[k] + dir[k] * g->depth;
+}
+
+void rb_grab_wheel(rb_grab *g, float notches) {
+    g->depth *= powf(1.1f, notches);
+    if (g->depth < 0.5f) g->depth = 0.5f;
+    if (g->depth > 500.0f) g->depth = 500.0f;
+}
+
+void rb_grab_apply(rb_grab *g, rb_world *world) {
+    if (!g->active) return;
+    rb_body_state s;
+    if (!rb_world_get_body_by_id(world, g->body, &s)) {
+        rb_grab_end(g);
+        return;
+    }
+    float rel[3];
+    rb_quat_rotate(s.orientation, g->local_anchor, rel);
+    float vel[3];
+    rb_v3_cross(s.angular_velocity, rel, vel);
+    for (int k = 0; k < 3; k++) {
+        g->anchor[k] = s.position[k] + rel[k];
+        vel[k] += s.velocity[k];
+    }
+    const float w = 2.0f * 3.14159265f * RB_GRAB_HZ;
+    const float k_spring = s.mass * w * w, c_damp = 2.0f * RB_GRAB_DAMPING * s.mass * w;
+    const float *gravity = rb_world_get_desc(world)->gravity;
+    float force[3];
+    for (int k = 0; k < 3; k++)
+        /* The spring, its damper, and the body's weight held up so it hangs where the cursor is. */
+        force[k] = k_spring * (g->target[k] - g->anchor[k]) - c_damp * vel[k] - s.mass * gravity[k];
+    rb_world_apply_force(world, g->body, force, g->anchor);
+    float spin[3];
+    for (int k = 0; k < 3; k++) spin[k] = s.angular_velocity[k] * RB_GRAB_SPIN_KEEP;
+    rb_world_set_velocity(world, g->body, s.velocity, spin);
+}
+
+void rb_grab_end(rb_grab *g) { g->active = false; }

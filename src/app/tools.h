@@ -1,0 +1,71 @@
+/* tools.h - what the mouse does to the world: throw, grab, delete, explode.
+ *
+ * Picking casts a ray against every particle (a sphere of the world's
+ * particle radius), so it works for any shape; the planes are hit when no
+ * body is. Units: metres, seconds, kilograms. */
+#ifndef RB_TOOLS_H
+#define RB_TOOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/world.h"
+
+typedef enum rb_tool {
+    RB_TOOL_THROW = 0, /* left button throws the selected shape; hold longer to throw harder */
+    RB_TOOL_GRAB,      /* left button drags the body under the cursor on a spring */
+    RB_TOOL_DELETE,    /* left button removes the body under the cursor */
+    RB_TOOL_EXPLODE,   /* left button pushes bodies away from the point under the cursor */
+    RB_TOOL_COUNT
+} rb_tool;
+
+const char *rb_tool_name(rb_tool tool);
+
+/* What a ray hit. */
+typedef struct rb_pick {
+    bool hit;      /* a body or a plane */
+    bool body_hit; /* a body: body is valid */
+    rb_body_id body;
+    float point[3]; /* m, where the ray entered the particle or met the plane */
+    float distance; /* m along the ray */
+} rb_pick;
+
+/* Casts a ray (unit dir) against every particle; particles are the world's
+ * particle positions (xyz triples, as rb_world_read_particles gives them). */
+rb_pick rb_pick_ray(rb_world *world, const float *particles, const float origin[3], const float dir[3]);
+
+/* Throw speed (m/s) after holding the button for held seconds: 8 m/s at once,
+ * up to 40 m/s after 1.5 s. */
+float rb_throw_speed(double held);
+/* Adds a body of world shape `shape` at distance `ahead` (m) in front of the
+ * eye, moving along dir at speed, with a spin from seed. Null id on failure. */
+rb_body_id rb_tool_throw(rb_world *world, uint32_t shape, const float eye[3], const float dir[3], float ahead,
+                         float speed, uint32_t seed);
+
+/* Gives every body within radius (m) of centre a kick of up to speed (m/s) away
+ * from it, fading linearly to zero at the radius. Returns how many bodies moved. */
+int rb_tool_explode(rb_world *world, const float centre[3], float radius, float speed);
+
+/* The mouse spring: the picked point of the body is pulled toward the point
+ * on the cursor's ray at the depth it was picked at. */
+typedef struct rb_grab {
+    bool active;
+    rb_body_id body;
+    float local_anchor[3]; /* m, the picked point in the body frame */
+    float depth;           /* m along the cursor ray */
+    float target[3];       /* m, world: where the anchor is pulled */
+    float anchor[3];       /* m, world: where the anchor is now (for drawing) */
+} rb_grab;
+
+/* Starts a grab at a pick that hit a body; ray origin is the eye. */
+bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick, const float origin[3]);
+/* Moves the target to the cursor's current ray. */
+void rb_grab_aim(rb_grab *g, const float origin[3], const float dir[3]);
+/* Wheel notches move the target nearer (negative) or farther (positive). */
+void rb_grab_wheel(rb_grab *g, float notches);
+/* Applies the spring and damping forces for the next rb_world_step() call;
+ * ends the grab if the body is gone. */
+void rb_grab_apply(rb_grab *g, rb_world *world);
+void rb_grab_end(rb_grab *g);
+
+#endif

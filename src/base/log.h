@@ -1,0 +1,19 @@
+/* log.h - one logger for the whole program (Box2D's b2SetLogFcn, sokol's slog).
+ *
+ * Everything that goes wrong at run time is said through rb_log(); tests
+ * install their own sink to see the messages. */
+#ifndef RB_LOG_H
+#define RB_LOG_H
+
+#include "../../plugins/rubble_plugin.h" /* rb_log_level */
+
+typedef void (*rb_log_fn)(rb_log_level level, const char *message, void *user);
+
+/* Replaces the sink (NULL restores the default: stderr). */
+void rb_set_log_fn(rb_log_fn fn, void *user);
+void rb_log(rb_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The last warning or error said, "" if none. For the HUD. */
+const char *rb_log_last_error(void);
+void rb_log_clear_last_error(void);
+
+#endif

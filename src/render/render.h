@@ -1,0 +1,92 @@
+/* render.h - the OpenGL 3.3 core renderer.
+ *
+ * The renderer knows nothing of the simulation: each frame it is handed
+ * arrays of body transforms (position + quaternion, Harada 29.2.8) per mesh,
+ * and arrays of sphere centres for the particle view, and draws them lit by
+ * one directional light with a shadow map, over a ground grid and the
+ * scene's walls, under a sky. Text and panels for the HUD go on top.
+ *
+ * Needs a current OpenGL 3.3 core context (epoxy resolves the functions).
+ * Units: metres; matrices are column-major 4x4 (cglm's mat4). */
+#ifndef RB_RENDER_H
+#define RB_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RB_RENDER_MAX_PLANES 8
+
+typedef struct rb_renderer rb_renderer;
+
+/* Where the camera is. */
+typedef struct rb_render_view {
+    float view[16];    /* world -> eye */
+    float proj[16];    /* eye -> clip */
+    float eye[3];      /* m, world */
+    int width, height; /* framebuffer size, pixels */
+} rb_render_view;
+
+/* What the frame shows besides the bodies. */
+typedef struct rb_render_scene {
+    float light_dir[3];                    /* unit, from the scene toward the light; zero = a default sun */
+    float focus[3];                        /* m: centre of the sphere the shadow map covers */
+    float focus_radius;                    /* m: its radius; <= 0 = 20 */
+    uint32_t plane_count;                  /* the scene's planes: a normal with y > 0.7 is ground, others are walls */
+    float planes[RB_RENDER_MAX_PLANES][4]; /* unit normal xyz (out of the solid), offset (m) */
+} rb_render_scene;
+
+/* Bytes per instance handed to rb_renderer_add_instances: position xyz + pad, quaternion xyzw. */
+#define RB_RENDER_TRANSFORM_FLOATS 8
+
+/* Finds the shader folder: $RUBBLE_SHADER_DIR, then exe_dir/shaders (exe_dir
+ * may be NULL), then the source tree's shaders/, then the install folder.
+ * Writes the first that holds mesh.vert.glsl into out; false if none does. */
+bool rb_render_find_shader_dir(const char *exe_dir, char *out, size_t out_size);
+
+/* Builds every shader from shader_dir and the GL objects. NULL with the reason in err. */
+rb_renderer *rb_renderer_create(const char *shader_dir, char *err, size_t err_size);
+void rb_renderer_destroy(rb_renderer *r);
+
+/* Rebuilds every shader from the files. On any failure the old shaders stay
+ * in use and err holds "file:line:col: driver message" lines. */
+bool rb_renderer_reload(rb_renderer *r, char *err, size_t err_size);
+const char *rb_renderer_shader_dir(const rb_renderer *r);
+
+/* Adds a triangle mesh (m, in the frame the transforms refer to); normals may
+ * be NULL (then flat normals per triangle are computed). Returns its index or -1. */
+int rb_renderer_add_mesh(rb_renderer *r, const float *positions, const float *normals, uint32_t vertex_count,
+                         const uint32_t *indices, uint32_t index_count);
+uint32_t rb_renderer_mesh_count(const rb_renderer *r);
+
+/* One frame: begin, add what to draw, add overlay, end (which draws it all). */
+void rb_renderer_begin(rb_renderer *r, const rb_render_view *view, const rb_render_scene *scene);
+/* count instances of mesh: transforms are RB_RENDER_TRANSFORM_FLOATS floats
+ * each, colours rgba (0..1, sRGB) each. */
+void rb_renderer_add_instances(rb_renderer *r, int mesh, const float *transforms, const float *colors, uint32_t count);
+/* count spheres: centres xyz (m), colours rgba each, all of radius (m). */
+void rb_renderer_add_spheres(rb_renderer *r, const float *centers, const float *colors, uint32_t count, float radius);
+/* Overlay, in pixels from the top left. */
+void rb_renderer_text(rb_renderer *r, float x, float y, float scale, const float rgba[4], const char *text);
+void rb_renderer_rect(rb_renderer *r, float x, float y, float w, float h, const float rgba[4]);
+/* Size in pixels a text would take at scale. */
+void rb_renderer_text_size(const char *text, float scale, float *w, float *h);
+/* Draws the frame into the current framebuffer. False if a GL call failed (logged). */
+bool rb_renderer_end(rb_renderer *r);
+
+/* Reads the framebuffer (bottom row first, as GL stores it) as RGBA bytes. */
+bool rb_renderer_read_pixels(rb_renderer *r, int width, int height, uint8_t *rgba);
+
+/* Under AddressSanitizer only: keeps the loaded GL driver modules (Mesa's DRI
+ * driver, LLVM) from being unloaded at exit, so LeakSanitizer can name their
+ * leaks and tests/lsan.supp can suppress them (an unloaded module's frames are
+ * "<unknown module>"). Does nothing in other builds. Call with a context current. */
+void rb_render_pin_gl_driver(void);
+
+/* "OpenGL <version> on <renderer>" of the current context. */
+void rb_render_describe_gl(char *out, size_t out_size);
+
+/* GL errors seen so far (every GL call is checked). */
+unsigned rb_renderer_gl_errors(void);
+
+#endif

@@ -1,0 +1,79 @@
+#include "formations.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int rb_scene_add_shape(rb_world *world, const rb_shape *s) {
+    rb_shape_data data = {
+        .particle_count = s->particle_count,
+        .offsets = s->particles,
+        .mass = s->mass,
+        .inertia = {s->inertia[0], s->inertia[1], s->inertia[2]},
+    };
+    return rb_world_add_shape(world, &data);
+}
+
+void rb_shape_half_extents(const rb_shape *s, float half[3]) {
+    /* particles are in the principal frame, centre of mass at the origin */
+    float radius = 0.0f;
+    for (int k = 0; k < 3; k++) half[k] = 0.0f;
+    for (uint32_t i = 0; i < s->particle_count; i++)
+        for (int k = 0; k < 3; k++) half[k] = fmaxf(half[k], fabsf(s->particles[3 * i + k]));
+    /* the registry's bounding radius is the farthest centre plus the particle radius */
+    float far = 0.0f;
+    for (uint32_t i = 0; i < s->particle_count; i++) {
+        const float *p = &s->particles[3 * i];
+        far = fmaxf(far, sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]));
+    }
+    radius = s->bounding_radius - far;
+    for (int k = 0; k < 3; k++) half[k] += radius;
+}
+
+const char *rb_formation_name(int k) {
+    static const char *const names[RB_FORMATION_COUNT] = {
+        "staggered stacks (thesis 6.2.1)", "towers 5 high", "towers 10 high", "towers 20 high", "towers 40 high"};
+    return k >= 1 && k <= RB_FORMATION_COUNT ? names[k - 1] : "unknown";
+}
+
+static bool add_at(rb_world *w, uint32_t shape, float x, float y, float z) {
+    rb_body_desc d = {.shape = shape, .position = {x, y, z}, .orientation = {0, 0, 0, 1}};
+    return rb_world_add_body(w, &d).generation != 0;
+}
+
+/* Columns on a square grid centred on the origin, `per_column` bodies each. */
+static int columns_grid(int n, int per_column) { return (int)ceil(sqrt(ceil((double)n / per_column))); }
+
+int rb_formation_build(rb_world *w, int formation, int n, uint32_t shape, const rb_shape *s) {
+    if (formation < 1 || formation > RB_FORMATION_COUNT || n <= 0) return 0;
+    float h[3];
+    rb_shape_half_extents(s, h);
+    const float size = 2.0f * fmaxf(h[0], fmaxf(h[1], h[2]));
+    int added = 0;
+    if (formation == 1) {
+        /* Each step up moves to the next of four corners, so consecutive
+         * bodies never overlap and each one falls onto the one four below. */
+        const int per_column = 24;
+        const int grid = columns_grid(n, per_column);
+        const float spacing = 3.0f * size, step_up = 0.55f * size, corner = 0.6f * size;
+        static const float cx[4] = {1, -1, -1, 1}, cz[4] = {1, 1, -1, -1};
+        for (int i = 0; i < n; i++) {
+            int column = i / per_column, level = i % per_column;
+            float x0 = (column % grid - 0.5f * (grid - 1)) * spacing, z0 = (column / grid - 0.5f * (grid - 1)) * spacing;
+            float y = h[1] * 1.05f + level * step_up;
+            added += add_at(w, shape, x0 + cx[level % 4] * corner, y, z0 + cz[level % 4] * corner);
+        }
+        return added;
+    }
+    static const int heights[4] = {5, 10, 20, 40};
+    const int height = heights[formation - 2];
+    const int grid = columns_grid(n, height);
+    const float spacing = 3.0f * size;
+    /* a hair of space between layers, so a tower settles instead of starting squeezed */
+    const float layer = 2.0f * h[1] + 0.002f * size;
+    for (int i = 0; i < n; i++) {
+        int column = i / height, level = i % height;
+        float x = (column % grid - 0.5f * (grid - 1)) * spacing, z = (column / grid - 0.5f * (grid - 1)) * spacing;
+        added += add_at(w, shape, x, h[1] + 0.001f * size + level * layer, z);
+    }
+    return added;
+}

@@ -1,0 +1,453 @@
+/* registry.c - loads shape plugins with dlopen, checks what they offer, and
+ * keeps each shape with its mass properties in its principal frame.
+ *
+ * Everything a plugin hands over is copied, then the plugin is shut down and
+ * closed: a shape never points into a library that may be rebuilt or gone. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/log.h"
+#include "shapes.h"
+
+#define MAX_SHAPES_PER_PLUGIN 4096
+#define OVERLAP_TOLERANCE 1e-3f /* diameters: lattices built with float arithmetic may be a hair short */
+
+typedef struct loaded_file {
+    char *path;
+    long long mtime;
+} loaded_file;
+
+struct rb_registry {
+    rb_registry_desc desc;
+    char **mesh_dirs;
+    rb_shape *shapes;
+    uint32_t count, capacity;
+    char **dirs; /* folders scanned, for rescan */
+    uint32_t dir_count;
+    loaded_file *files; /* plugins loaded, for rescan */
+    uint32_t file_count;
+    const char *loading_path; /* the plugin being loaded, for log lines and "plugin_dir" */
+    char loading_dir[4096];
+};
+
+static const char *const result_names[RB_LOAD_RESULT_COUNT] = {
+    "ok", "cannot open", "no entry point", "entry point failed", "incompatible ABI", "no shapes",
+    "no particles", "non-finite coordinates", "overlapping particles", "too many particles", "bad mesh",
+    "duplicate name", "bad name",
+};
+
+const char *rb_load_result_name(rb_load_result r) {
+    return (unsigned)r < RB_LOAD_RESULT_COUNT ? result_names[r] : "unknown";
+}
+
+/* ---- the host API lent to plugins ---- */
+
+static void host_log(void *host_data, rb_log_level level, const char *fmt, ...) {
+    rb_registry *reg = host_data;
+    char message[900];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    rb_log(level, "plugin %s: %s", reg->loading_path ? reg->loading_path : "?", message);
+}
+
+static const char *host_setting(void *host_data, const char *key, uint32_t index) {
+    rb_registry *reg = host_data;
+    if (strcmp(key, "mesh_dir") == 0) return index < reg->desc.mesh_dir_count ? reg->mesh_dirs[index] : NULL;
+    if (strcmp(key, "plugin_dir") == 0) return index == 0 ? reg->loading_dir : NULL;
+    return NULL;
+}
+
+/* ---- creation ---- */
+
+static char *dup_string(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+rb_registry *rb_registry_create(const rb_registry_desc *desc) {
+    rb_registry *reg = calloc(1, sizeof *reg);
+    if (!reg) return NULL;
+    if (desc) reg->desc = *desc;
+    if (reg->desc.particle_radius <= 0.0f) reg->desc.particle_radius = 0.2f;
+    if (reg->desc.density <= 0.0f) reg->desc.density = 1000.0f;
+    reg->mesh_dirs = calloc(reg->desc.mesh_dir_count + 1, sizeof *reg->mesh_dirs);
+    for (uint32_t i = 0; i < reg->desc.mesh_dir_count; i++) reg->mesh_dirs[i] = dup_string(desc->mesh_dirs[i]);
+    reg->desc.mesh_dirs = NULL; /* the copies above are what count */
+    return reg;
+}
+
+static void free_shape(rb_shape *s) {
+    free(s->particles);
+    free(s->mesh.positions), free(s->mesh.normals), free(s->mesh.indices);
+}
+
+void rb_registry_destroy(rb_registry *reg) {
+    if (!reg) return;
+    for (uint32_t i = 0; i < reg->count; i++) free_shape(&reg->shapes[i]);
+    free(reg->shapes);
+    for (uint32_t i = 0; i < reg->desc.mesh_dir_count; i++) free(reg->mesh_dirs[i]);
+    free(reg->mesh_dirs);
+    for (uint32_t i = 0; i < reg->dir_count; i++) free(reg->dirs[i]);
+    free(reg->dirs);
+    for (uint32_t i = 0; i < reg->file_count; i++) free(reg->files[i].path);
+    free(reg->files);
+    free(reg);
+}
+
+/* ---- checks ---- */
+
+static bool finite_all(const float *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+/* True if two particles are closer than one diameter (less the tolerance).
+ * A hash grid of unit cells keeps this linear for large shapes. */
+static bool particles_overlap(const float *p, uint32_t n, uint32_t *first, uint32_t *second) {
+    uint32_t table = 64;
+    while (table < 2 * n) table *= 2;
+    uint32_t *head = malloc(table * sizeof *head), *next = malloc(n * sizeof *next);
+    int *cell = malloc(3 * (size_t)n * sizeof *cell);
+    bool found = false;
+    if (!head || !next || !cell) goto done;
+    memset(head, 0xff, table * sizeof *head);
+#define HASH(x, y, z) (((unsigned)(x) * 73856093u ^ (unsigned)(y) * 19349663u ^ (unsigned)(z) * 83492791u) & (table - 1))
+    for (uint32_t i = 0; i < n && !found; i++) {
+        int *c = &cell[3 * i];
+        for (int k = 0; k < 3; k++) c[k] = (int)floorf(p[3 * i + k]);
+        for (int dz = -1; dz <= 1 && !found; dz++)
+            for (int dy = -1; dy <= 1 && !found; dy++)
+                for (int dx = -1; dx <= 1 && !found; dx++) {
+                    for (uint32_t j = head[HASH(c[0] + dx, c[1] + dy, c[2] + dz)]; j != UINT32_MAX; j = next[j]) {
+                        float d2 = 0.0f;
+                        for (int k = 0; k < 3; k++) d2 += (p[3 * i + k] - p[3 * j + k]) * (p[3 * i + k] - p[3 * j + k]);
+                        if (d2 < (1.0f - OVERLAP_TOLERANCE) * (1.0f - OVERLAP_TOLERANCE)) {
+                            *first = j, *second = i, found = true;
+                            break;
+                        }
+                    }
+                }
+        uint32_t h = HASH(c[0], c[1], c[2]);
+        next[i] = head[h];
+        head[h] = i;
+    }
+#undef HASH
+done:
+    free(head), free(next), free(cell);
+    return found;
+}
+
+static bool good_name(const char *name) {
+    if (!name || !name[0] || strlen(name) > 63) return false;
+    for (const char *c = name; *c; c++)
+        if (*c <= ' ' || *c == '"' || *c == '\\') return false;
+    return true;
+}
+
+static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d, char *why, size_t why_size) {
+    if (d->struct_size < offsetof(rb_shape_desc, indices) + sizeof d->indices) {
+        snprintf(why, why_size, "shape struct_size %u is smaller than ABI %u's %zu", d->struct_size,
+                 RB_PLUGIN_ABI_VERSION, sizeof(rb_shape_desc));
+        return RB_LOAD_ABI_MISMATCH;
+    }
+    if (!good_name(d->name)) {
+        snprintf(why, why_size, "a shape needs a name of 1-63 characters without spaces or quotes");
+        return RB_LOAD_BAD_NAME;
+    }
+    if (rb_registry_find(reg, d->name) >= 0) {
+        snprintf(why, why_size, "a shape named '%s' is already loaded", d->name);
+        return RB_LOAD_DUPLICATE_NAME;
+    }
+    if (d->particle_count == 0 || !d->particles) {
+        snprintf(why, why_size, "shape '%s' has no particles", d->name);
+        return RB_LOAD_NO_PARTICLES;
+    }
+    if (d->particle_count > RB_PLUGIN_MAX_PARTICLES) {
+        snprintf(why, why_size, "shape '%s' has %u particles, more than the limit of %u", d->name, d->particle_count,
+                 RB_PLUGIN_MAX_PARTICLES);
+        return RB_LOAD_TOO_MANY;
+    }
+    if (!finite_all(d->particles, 3 * (size_t)d->particle_count)) {
+        snprintf(why, why_size, "shape '%s' has a particle coordinate that is NaN or infinite", d->name);
+        return RB_LOAD_NON_FINITE;
+    }
+    uint32_t a, b;
+    if (particles_overlap(d->particles, d->particle_count, &a, &b)) {
+        snprintf(why, why_size, "shape '%s': particles %u and %u are closer than one diameter", d->name, a, b);
+        return RB_LOAD_OVERLAP;
+    }
+    if (d->vertex_count > 0) {
+        if (!d->vertices || !d->indices || d->index_count == 0 || d->index_count % 3 != 0) {
+            snprintf(why, why_size, "shape '%s': the mesh needs vertices and a multiple of 3 indices", d->name);
+            return RB_LOAD_BAD_MESH;
+        }
+        for (uint32_t i = 0; i < d->index_count; i++)
+            if (d->indices[i] >= d->vertex_count) {
+                snprintf(why, why_size, "shape '%s': mesh index %u is %u, past the %u vertices", d->name, i,
+                         d->indices[i], d->vertex_count);
+                return RB_LOAD_BAD_MESH;
+            }
+        if (!finite_all(d->vertices, 3 * (size_t)d->vertex_count) ||
+            (d->normals && !finite_all(d->normals, 3 * (size_t)d->vertex_count))) {
+            snprintf(why, why_size, "shape '%s' has a mesh coordinate that is NaN or infinite", d->name);
+            return RB_LOAD_NON_FINITE;
+        }
+    }
+    return RB_LOAD_OK;
+}
+
+/* ---- adding a shape ---- */
+
+/* out = R^T (p - origin) * scale: into the principal frame (R's columns are the axes). */
+static void to_frame(const double rot[9], const double origin[3], double scale, const float *p, float *out) {
+    double v[3] = {p[0] * scale - origin[0], p[1] * scale - origin[1], p[2] * scale - origin[2]};
+    for (int k = 0; k < 3; k++) out[k] = (float)(rot[k] * v[0] + rot[3 + k] * v[1] + rot[6 + k] * v[2]);
+}
+
+static bool copy_mesh(rb_mesh *m, const rb_shape_desc *d, const double rot[9], const double com[3], double scale) {
+    const double zero[3] = {0, 0, 0};
+    if (d->normals) {
+        m->vertex_count = d->vertex_count;
+        m->index_count = d->index_count;
+        m->positions = malloc(3 * sizeof(float) * d->vertex_count);
+        m->normals = malloc(3 * sizeof(float) * d->vertex_count);
+        m->indices = malloc(sizeof(uint32_t) * d->index_count);
+        if (!m->positions || !m->normals || !m->indices) return false;
+        for (uint32_t v = 0; v < d->vertex_count; v++) {
+            to_frame(rot, com, scale, &d->vertices[3 * v], &m->positions[3 * v]);
+            to_frame(rot, zero, 1.0, &d->normals[3 * v], &m->normals[3 * v]);
+        }
+        memcpy(m->indices, d->indices, sizeof(uint32_t) * d->index_count);
+        return true;
+    }
+    /* No normals: one vertex per triangle corner, with the face's normal (flat shading). */
+    m->vertex_count = m->index_count = d->index_count;
+    m->positions = malloc(3 * sizeof(float) * d->index_count);
+    m->normals = malloc(3 * sizeof(float) * d->index_count);
+    m->indices = malloc(sizeof(uint32_t) * d->index_count);
+    if (!m->positions || !m->normals || !m->indices) return false;
+    for (uint32_t t = 0; t < d->index_count; t += 3) {
+        float *p = &m->positions[3 * t];
+        for (int c = 0; c < 3; c++) {
+            to_frame(rot, com, scale, &d->vertices[3 * d->indices[t + c]], &p[3 * c]);
+            m->indices[t + c] = t + c;
+        }
+        float e1[3], e2[3], n[3];
+        for (int k = 0; k < 3; k++) e1[k] = p[3 + k] - p[k], e2[k] = p[6 + k] - p[k];
+        n[0] = e1[1] * e2[2] - e1[2] * e2[1], n[1] = e1[2] * e2[0] - e1[0] * e2[2], n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int k = 0; k < 3; k++) n[k] = len > 0.0f ? n[k] / len : (k == 1 ? 1.0f : 0.0f);
+        for (int c = 0; c < 3; c++) memcpy(&m->normals[3 * (t + c)], n, sizeof n);
+    }
+    return true;
+}
+
+rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, const char *plugin_name,
+                                    const char *source) {
+    char why[300];
+    rb_load_result r = check_desc(reg, d, why, sizeof why);
+    if (r != RB_LOAD_OK) {
+        rb_log(r == RB_LOAD_DUPLICATE_NAME ? RB_LOG_WARN : RB_LOG_ERROR, "plugin %s: %s (%s); shape skipped",
+               source ? source : plugin_name, why, rb_load_result_name(r));
+        return r;
+    }
+    if (reg->count == reg->capacity) {
+        uint32_t cap = reg->capacity ? 2 * reg->capacity : 16;
+        rb_shape *s = realloc(reg->shapes, cap * sizeof *s);
+        if (!s) return RB_LOAD_NO_SHAPES;
+        reg->shapes = s, reg->capacity = cap;
+    }
+    rb_shape *s = &reg->shapes[reg->count];
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", d->name);
+    snprintf(s->plugin, sizeof s->plugin, "%s", plugin_name ? plugin_name : "");
+    snprintf(s->description, sizeof s->description, "%s", d->description ? d->description : "");
+
+    const double diameter = 2.0 * reg->desc.particle_radius;
+    const float particle_mass = reg->desc.density * (float)(diameter * diameter * diameter);
+    const uint32_t n = d->particle_count;
+    float *scaled = malloc(3 * sizeof(float) * n);
+    s->particles = malloc(3 * sizeof(float) * n);
+    if (!scaled || !s->particles) {
+        free(scaled), free_shape(s);
+        return RB_LOAD_NO_SHAPES;
+    }
+    for (uint32_t i = 0; i < 3 * n; i++) scaled[i] = (float)(d->particles[i] * diameter);
+    float comf[3];
+    double tensor[9], moments[3], rot[9];
+    rb_mass_properties(scaled, n, reg->desc.particle_radius, particle_mass, &s->mass, comf, tensor);
+    rb_sym3_eigen(tensor, moments, rot);
+    const double com[3] = {comf[0], comf[1], comf[2]};
+    float far = 0.0f;
+    for (uint32_t i = 0; i < n; i++) {
+        to_frame(rot, com, diameter, &d->particles[3 * i], &s->particles[3 * i]);
+        const float *q = &s->particles[3 * i];
+        far = fmaxf(far, sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]));
+    }
+    free(scaled);
+    s->particle_count = n;
+    for (int k = 0; k < 3; k++) s->inertia[k] = (float)moments[k];
+    s->bounding_radius = far + reg->desc.particle_radius;
+    if (d->vertex_count > 0 && !copy_mesh(&s->mesh, d, rot, com, diameter)) {
+        free_shape(s);
+        return RB_LOAD_NO_SHAPES;
+    }
+    reg->count++;
+    return RB_LOAD_OK;
+}
+
+/* ---- plugins ---- */
+
+static long long file_mtime(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_mtime : -1;
+}
+
+static void remember_file(rb_registry *reg, const char *path) {
+    for (uint32_t i = 0; i < reg->file_count; i++)
+        if (strcmp(reg->files[i].path, path) == 0) {
+            reg->files[i].mtime = file_mtime(path);
+            return;
+        }
+    loaded_file *f = realloc(reg->files, (reg->file_count + 1) * sizeof *f);
+    if (!f) return;
+    reg->files = f;
+    reg->files[reg->file_count++] = (loaded_file){dup_string(path), file_mtime(path)};
+}
+
+rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
+    remember_file(reg, path);
+    /* A path without a slash would make dlopen search the library path. */
+    char full[4096];
+    snprintf(full, sizeof full, "%s%s", strchr(path, '/') ? "" : "./", path);
+    void *lib = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        rb_log(RB_LOG_ERROR, "plugin %s: cannot open: %s", path, dlerror());
+        return RB_LOAD_CANNOT_OPEN;
+    }
+    rb_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(lib, RB_PLUGIN_ENTRY_NAME); /* POSIX's way from void * to a function pointer */
+    if (!entry) {
+        rb_log(RB_LOG_ERROR, "plugin %s: no entry point '%s': not a Rubble shape plugin", path, RB_PLUGIN_ENTRY_NAME);
+        dlclose(lib);
+        return RB_LOAD_NO_ENTRY;
+    }
+    const rb_host_api host = {
+        .struct_size = sizeof(rb_host_api),
+        .abi_version = RB_PLUGIN_ABI_VERSION,
+        .host_data = reg,
+        .log = host_log,
+        .setting = host_setting,
+    };
+    reg->loading_path = path;
+    snprintf(reg->loading_dir, sizeof reg->loading_dir, "%s", full);
+    char *slash = strrchr(reg->loading_dir, '/');
+    if (slash) *slash = '\0';
+
+    rb_load_result result = RB_LOAD_OK;
+    const rb_plugin *plugin = entry(&host);
+    if (!plugin) {
+        rb_log(RB_LOG_ERROR, "plugin %s: its entry point failed (returned no plugin)", path);
+        result = RB_LOAD_ENTRY_FAILED;
+    } else if (plugin->abi_version != RB_PLUGIN_ABI_VERSION ||
+               plugin->struct_size < offsetof(rb_plugin, shutdown) + sizeof plugin->shutdown || !plugin->shape) {
+        rb_log(RB_LOG_ERROR, "plugin %s: incompatible ABI: built for version %u (struct size %u), this host speaks %u",
+               path, plugin->abi_version, plugin->struct_size, RB_PLUGIN_ABI_VERSION);
+        result = RB_LOAD_ABI_MISMATCH;
+        plugin = NULL; /* its other fields cannot be trusted */
+    } else {
+        const char *plugin_name = good_name(plugin->name) ? plugin->name : "unnamed";
+        uint32_t offered = 0, added = 0;
+        for (uint32_t i = 0; i < MAX_SHAPES_PER_PLUGIN; i++) {
+            const rb_shape_desc *d = plugin->shape(i);
+            if (!d) break;
+            offered++;
+            rb_load_result r = rb_registry_add_desc(reg, d, plugin_name, path);
+            if (r == RB_LOAD_OK) added++;
+            else if (result == RB_LOAD_OK && r != RB_LOAD_DUPLICATE_NAME) result = r;
+        }
+        if (offered == 0) {
+            rb_log(RB_LOG_WARN, "plugin %s: offers no shapes", path);
+            result = RB_LOAD_NO_SHAPES;
+        } else if (added == 0 && result == RB_LOAD_OK) {
+            result = RB_LOAD_DUPLICATE_NAME; /* everything it offers is loaded already */
+        }
+        if (plugin->shutdown) plugin->shutdown();
+    }
+    reg->loading_path = NULL;
+    dlclose(lib);
+    return result;
+}
+
+static int compare_strings(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Loads the *.so files of dir; with only_new, only those not loaded before
+ * or changed since. Returns the number of plugins that loaded. */
+static int scan(rb_registry *reg, const char *dir, bool only_new) {
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        rb_log(RB_LOG_WARN, "plugin folder %s: cannot open it", dir);
+        return 0;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(dp));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0) continue;
+        char **grown = realloc(names, (n + 1) * sizeof *names);
+        if (!grown) break;
+        names = grown;
+        names[n++] = dup_string(e->d_name);
+    }
+    closedir(dp);
+    qsort(names, n, sizeof *names, compare_strings);
+    int loaded = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        bool seen = false;
+        for (uint32_t f = 0; f < reg->file_count; f++)
+            if (strcmp(reg->files[f].path, path) == 0 && reg->files[f].mtime == file_mtime(path)) seen = true;
+        if (!(only_new && seen) && rb_registry_load_plugin(reg, path) == RB_LOAD_OK) loaded++;
+        free(names[i]);
+    }
+    free(names);
+    return loaded;
+}
+
+int rb_registry_scan_dir(rb_registry *reg, const char *dir) {
+    bool known = false;
+    for (uint32_t i = 0; i < reg->dir_count; i++) known |= strcmp(reg->dirs[i], dir) == 0;
+    if (!known) {
+        char **d = realloc(reg->dirs, (reg->dir_count + 1) * sizeof *d);
+        if (d) reg->dirs = d, reg->dirs[reg->dir_count++] = dup_string(dir);
+    }
+    return scan(reg, dir, false);
+}
+
+int rb_registry_rescan(rb_registry *reg) {
+    uint32_t before = reg->count;
+    for (uint32_t i = 0; i < reg->dir_count; i++) scan(reg, reg->dirs[i], true);
+    return (int)(reg->count - before);
+}
+
+uint32_t rb_registry_count(const rb_registry *reg) { return reg->count; }
+const rb_shape *rb_registry_get(const rb_registry *reg, uint32_t i) { return i < reg->count ? &reg->shapes[i] : NULL; }
+float rb_registry_particle_radius(const rb_registry *reg) { return reg->desc.particle_radius; }
+
+int rb_registry_find(const rb_registry *reg, const char *name) {
+    for (uint32_t i = 0; i < reg->count; i++)
+        if (strcmp(reg->shapes[i].name, name) == 0) return (int)i;
+    return -1;
+}

@@ -1,0 +1,97 @@
+/* shapes.h - the shape registry: shapes from plugins, with mass properties.
+ *
+ * A plugin gives particle centres in diameter units. The registry scales them
+ * by the particle diameter, computes mass, centre of mass and inertia
+ * (each particle a solid sphere), and moves the particles and the render mesh
+ * into the principal frame: centre of mass at the origin, inertia diagonal. */
+#ifndef RB_SHAPES_H
+#define RB_SHAPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../plugins/rubble_plugin.h"
+
+/* Why a plugin or one of its shapes was refused. */
+typedef enum rb_load_result {
+    RB_LOAD_OK = 0,
+    RB_LOAD_CANNOT_OPEN,      /* dlopen failed: the dlerror() text is logged */
+    RB_LOAD_NO_ENTRY,         /* no rb_plugin_entry symbol */
+    RB_LOAD_ENTRY_FAILED,     /* rb_plugin_entry returned NULL */
+    RB_LOAD_ABI_MISMATCH,     /* abi_version or struct_size the host cannot read */
+    RB_LOAD_NO_SHAPES,        /* the plugin offered no (valid) shape */
+    RB_LOAD_NO_PARTICLES,     /* a shape with particle_count 0 or NULL particles */
+    RB_LOAD_NON_FINITE,       /* a particle or vertex coordinate is NaN or infinite */
+    RB_LOAD_OVERLAP,          /* two particles closer than one diameter */
+    RB_LOAD_TOO_MANY,         /* more than RB_PLUGIN_MAX_PARTICLES */
+    RB_LOAD_BAD_MESH,         /* indices out of range or not a multiple of 3 */
+    RB_LOAD_DUPLICATE_NAME,   /* a shape of that name is already registered */
+    RB_LOAD_BAD_NAME,         /* no name, or one with spaces or over 63 characters */
+    RB_LOAD_RESULT_COUNT
+} rb_load_result;
+
+const char *rb_load_result_name(rb_load_result r);
+
+/* A triangle mesh, in metres, in the shape's principal frame. */
+typedef struct rb_mesh {
+    uint32_t vertex_count;  /* 0: no mesh, draw the particles */
+    float *positions;       /* xyz triples */
+    float *normals;         /* xyz triples */
+    uint32_t index_count;
+    uint32_t *indices;
+} rb_mesh;
+
+typedef struct rb_shape {
+    char name[64];
+    char plugin[64];        /* the plugin's name */
+    char description[160];
+    uint32_t particle_count;
+    float *particles;       /* xyz triples, m, principal frame */
+    float mass;             /* kg */
+    float inertia[3];       /* principal moments, kg m^2 */
+    float bounding_radius;  /* m, farthest particle centre + radius */
+    rb_mesh mesh;
+} rb_shape;
+
+/* Mass properties of equal solid spheres of radius r and mass m at points p
+ * (xyz triples): total mass, centre of mass, and the inertia tensor about the
+ * centre of mass (row-major 3x3). */
+void rb_mass_properties(const float *p, uint32_t n, float radius, float particle_mass, float *mass, float com[3],
+                        double inertia[9]);
+/* Eigen-decomposition of a symmetric 3x3 matrix (Jacobi): a = R diag(values) R^T,
+ * eigenvectors are R's columns, values ascending, R a proper rotation. */
+void rb_sym3_eigen(const double a[9], double values[3], double rotation[9]);
+
+typedef struct rb_registry rb_registry;
+
+typedef struct rb_registry_desc {
+    float particle_radius;   /* m; 0 = 0.2 */
+    float density;           /* kg/m^3 of a particle's cubic cell (2r)^3; 0 = 1000 */
+    /* Host settings handed to plugins (see rubble_plugin.h). */
+    const char *const *mesh_dirs;
+    uint32_t mesh_dir_count;
+} rb_registry_desc;
+
+rb_registry *rb_registry_create(const rb_registry_desc *desc);
+void rb_registry_destroy(rb_registry *reg);
+
+/* Loads one plugin library. Its valid shapes are added; refused ones are
+ * logged with the file, the shape and the reason. Returns the first problem
+ * (or RB_LOAD_OK). Nothing already registered is lost. */
+rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path);
+/* Adds a shape from a descriptor (what load_plugin does for each shape). */
+rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *desc, const char *plugin_name,
+                                    const char *source);
+/* Loads every *.so in a folder, in name order. Returns how many plugins loaded. */
+int rb_registry_scan_dir(rb_registry *reg, const char *dir);
+/* Rescans every folder scanned so far; shapes not seen before are added,
+ * existing ones are kept as they are. Returns the number of new shapes. */
+int rb_registry_rescan(rb_registry *reg);
+
+uint32_t rb_registry_count(const rb_registry *reg);
+const rb_shape *rb_registry_get(const rb_registry *reg, uint32_t index);
+/* Index of the shape of that name, or -1. */
+int rb_registry_find(const rb_registry *reg, const char *name);
+float rb_registry_particle_radius(const rb_registry *reg);
+
+#endif

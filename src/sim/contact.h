@@ -1,0 +1,74 @@
+/* contact.h - the contact law, shared by the reference backend and mirrored
+ * line for line in kernels/ (DESIGN.md, "The contact model"). */
+#ifndef RB_CONTACT_H
+#define RB_CONTACT_H
+
+#include <math.h>
+
+#include "world_internal.h"
+
+/* Force on particle i (position pi, velocity vi, mass mi) from particle j,
+ * added to f, and its moment about i's centre, added to t. The force acts at
+ * the midpoint of the centres, so the pair's torques cancel and angular
+ * momentum is kept; only the tangential part has a moment. Nothing if the
+ * particles do not overlap. */
+static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, float mi, rb_float4 pj, rb_float4 vj, float mj,
+                                        const rb_step_params *p, float f[3], float t[3]) {
+    float d = 2.0f * p->radius;
+    float x[3] = {pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
+    float dist2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    if (dist2 >= d * d || dist2 == 0.0f) return; /* apart, or coincident with no normal */
+    float dist = sqrtf(dist2);
+    float n[3] = {x[0] / dist, x[1] / dist, x[2] / dist};
+    float meff = mi * mj / (mi + mj);
+    float v[3] = {vj.x - vi.x, vj.y - vi.y, vj.z - vi.z};
+    float vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+    /* Along n (towards j): spring pushes i away, dashpot resists approach; never pulls. */
+    float fn = fminf(-meff * p->stiffness * (d - dist) + meff * p->damping * vn, 0.0f);
+    float vt[3] = {v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2]};
+    float eta = meff * p->tangential;
+    float ft_len = eta * sqrtf(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
+    float cap = p->friction * -fn;
+    float scale = ft_len > cap ? cap / ft_len : 1.0f; /* Coulomb: |f_t| <= mu |f_n| */
+    float ft[3] = {eta * scale * vt[0], eta * scale * vt[1], eta * scale * vt[2]};
+    for (int k = 0; k < 3; k++) f[k] += fn * n[k] + ft[k];
+    /* (x / 2) x ft */
+    t[0] += 0.5f * (x[1] * ft[2] - x[2] * ft[1]);
+    t[1] += 0.5f * (x[2] * ft[0] - x[0] * ft[2]);
+    t[2] += 0.5f * (x[0] * ft[1] - x[1] * ft[0]);
+}
+
+/* Force on particle i from a plane (xyz normal out of the solid, w offset),
+ * added to f, with its moment about i's centre (acting at the point of the
+ * plane under the centre) added to t. */
+static inline void rb_contact_plane(rb_float4 pi, rb_float4 vi, float mi, rb_float4 plane, const rb_step_params *p,
+                                    float f[3], float t[3]) {
+    float n[3] = {plane.x, plane.y, plane.z};
+    float height = n[0] * pi.x + n[1] * pi.y + n[2] * pi.z - plane.w;
+    float overlap = p->radius - height;
+    if (overlap <= 0.0f) return;
+    float vn = n[0] * vi.x + n[1] * vi.y + n[2] * vi.z;
+    float fn = fmaxf(mi * p->stiffness * overlap - mi * p->damping * vn, 0.0f);
+    /* The plane is still: the relative tangential velocity is -v_t of i. */
+    float vt[3] = {-(vi.x - vn * n[0]), -(vi.y - vn * n[1]), -(vi.z - vn * n[2])};
+    float eta = mi * p->tangential;
+    float ft_len = eta * sqrtf(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
+    float cap = p->friction * fn;
+    float scale = ft_len > cap ? cap / ft_len : 1.0f;
+    float ft[3] = {eta * scale * vt[0], eta * scale * vt[1], eta * scale * vt[2]};
+    for (int k = 0; k < 3; k++) f[k] += fn * n[k] + ft[k];
+    /* (-height n) x ft */
+    t[0] -= height * (n[1] * ft[2] - n[2] * ft[1]);
+    t[1] -= height * (n[2] * ft[0] - n[0] * ft[2]);
+    t[2] -= height * (n[0] * ft[1] - n[1] * ft[0]);
+}
+
+/* Cell coordinate of a position along one axis: floor(x / cell). */
+static inline int rb_cell_coord(float x, float inv_cell) { return (int)floorf(x * inv_cell); }
+
+/* Hash of a cell into a table of mask + 1 (a power of two) buckets. */
+static inline unsigned rb_cell_hash(int cx, int cy, int cz, unsigned mask) {
+    return ((unsigned)cx * 73856093u ^ (unsigned)cy * 19349663u ^ (unsigned)cz * 83492791u) & mask;
+}
+
+#endif

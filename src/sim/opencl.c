@@ -1,0 +1,649 @@
+/* opencl.c - the OpenCL backend: the whole step of DESIGN.md in the .cl files in kernels/.
+ *
+ * The device holds the state between upload() and download(); a step call
+ * enqueues every step's kernels back to back and waits once at the end. Each
+ * kernel is timed with profiling events. Buffers grow with the world (never
+ * a fixed cap); the world compacts its arrays when a body goes and uploads
+ * them again, so the device never sees holes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl_internal.h"
+#include "opencl.h"
+#include "opencl_kernels.h"
+
+/* Work-items per body in rb_integrate, and the fewest particles one of them
+ * sums (bodies up to that size are summed in the reference's order). */
+#define RB_BODY_GROUP 32u
+#define RB_MIN_CHUNK 32u
+/* Work-group size for the per-particle kernels. */
+#define RB_PARTICLE_GROUP 64u
+/* Buckets per particle, at least: fewer collisions for the force pass to skip. */
+#define RB_TABLE_FACTOR 2u
+/* Profiling events kept before they are read and released. */
+#define RB_EVENT_BATCH 4096u
+
+/* Kernels, in the order of rb_opencl_kernel_names; FILL is clEnqueueFillBuffer. */
+enum {
+    K_FILL,
+    K_HASH,
+    K_SCAN_SUMS,
+    K_SCAN_OFFSETS,
+    K_SCAN_CHUNKS,
+    K_SCATTER,
+    K_REORDER,
+    K_FORCES,
+    K_INTEGRATE,
+    K_POSITIONS, /* read-back only, not timed */
+    K_COUNT
+};
+
+const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
+    "fill_table", "hash_particles", "scan_chunk_sums", "scan_chunk_offsets", "scan_chunks",
+    "scatter",    "reorder",        "forces",          "integrate"};
+
+static const char *const kernel_entry[K_COUNT] = {
+    NULL,       "rb_hash_particles", "rb_scan_chunk_sums", "rb_scan_chunk_offsets", "rb_scan_chunks", "rb_scatter",
+    "rb_reorder", "rb_forces",       "rb_integrate",       "rb_particle_positions"};
+
+/* Which stage of world.h each timed kernel counts towards: "particles" is
+ * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
+static const int kernel_stage[RB_OPENCL_KERNEL_COUNT] = {
+    RB_STAGE_GRID, RB_STAGE_GRID,      RB_STAGE_GRID,   RB_STAGE_GRID,     RB_STAGE_GRID,
+    RB_STAGE_GRID, RB_STAGE_PARTICLES, RB_STAGE_FORCES, RB_STAGE_INTEGRATE};
+
+typedef struct ocl_buffer {
+    cl_mem mem;
+    size_t bytes;
+} ocl_buffer;
+
+/* Device buffers. Body arrays: body_capacity entries; particle arrays:
+ * particle_capacity entries; sizes in bytes per entry are stated. */
+typedef struct ocl_buffers {
+    ocl_buffer body_pos, body_quat, body_vel, body_angmom, body_omega; /* 16 B each, state */
+    ocl_buffer body_inv_inertia, body_force, body_torque;              /* 16 B each, inputs */
+    ocl_buffer body_first_particle;                                    /* 4 B, capacity + 1 */
+    ocl_buffer transforms;                                             /* 32 B: what the renderer reads */
+    ocl_buffer particle_offset;                                        /* 16 B */
+    ocl_buffer particle_body, particle_hash, members;                  /* 4 B each */
+    ocl_buffer sorted_pos, sorted_vel;                                 /* 16 B each, bucket order */
+    ocl_buffer force, moment;                                          /* 16 B each, index order */
+    ocl_buffer table;                                                  /* 4 B x (table_size + 1) */
+    ocl_buffer chunk_sums;                                             /* 4 B x chunk_count */
+    ocl_buffer planes;                                                 /* RB_MAX_PLANES x 16 B */
+} ocl_buffers;
+
+typedef struct ocl {
+    rb_backend base;
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+    cl_program program;
+    cl_kernel kernels[K_COUNT];
+    char device_name[600];
+    bool gl_sharing;
+
+    ocl_buffers buf;
+    uint32_t body_capacity, particle_capacity, table_capacity, chunk_capacity;
+    uint32_t body_count, particle_count; /* as uploaded */
+    uint32_t table_size, chunk_size, chunk_count;
+
+    cl_event *events; /* pending profiling events and their kernels */
+    int *event_kernel;
+    uint32_t event_count;
+    double kernel_ms[RB_OPENCL_KERNEL_COUNT];
+
+    float *staging; /* host scratch: transforms on upload, forces on read-back */
+    size_t staging_bytes;
+} ocl;
+
+static const rb_backend_vtbl opencl_vtbl;
+
+/* The kernel times of the last step call of any backend (opencl.h). */
+static double last_kernel_ms[RB_OPENCL_KERNEL_COUNT];
+
+#define CHECK(call, expr) rb_cl_check((expr), call, NULL, 0)
+
+/* ---- buffers ---- */
+
+static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+static void release_buffer(ocl_buffer *b) {
+    if (b->mem) clReleaseMemObject(b->mem);
+    b->mem = NULL;
+    b->bytes = 0;
+}
+
+static bool make_buffer(ocl *o, ocl_buffer *b, size_t bytes, const char *what) {
+    release_buffer(b);
+    cl_int e;
+    b->mem = clCreateBuffer(o->context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &e);
+    if (e != CL_SUCCESS) {
+        rb_log(RB_LOG_ERROR, "OpenCL: clCreateBuffer(%s, %zu bytes) failed: %s (%d)", what, bytes,
+               rb_opencl_error_name(e), e);
+        b->mem = NULL;
+        return false;
+    }
+    b->bytes = bytes ? bytes : 16;
+    return true;
+}
+
+static uint32_t grown(uint32_t need, uint32_t cap) {
+    uint32_t next = cap + cap / 2; /* geometric growth when the world grows while running */
+    return need > next ? need : next;
+}
+
+static bool reserve_bodies(ocl *o, uint32_t n) {
+    if (n <= o->body_capacity && o->buf.body_pos.mem) return true;
+    uint32_t cap = grown(n < 16 ? 16 : n, o->body_capacity);
+    ocl_buffers *b = &o->buf;
+    bool ok = make_buffer(o, &b->body_pos, cap * 16u, "body_pos") && make_buffer(o, &b->body_quat, cap * 16u, "body_quat") &&
+              make_buffer(o, &b->body_vel, cap * 16u, "body_vel") &&
+              make_buffer(o, &b->body_angmom, cap * 16u, "body_angmom") &&
+              make_buffer(o, &b->body_omega, cap * 16u, "body_omega") &&
+              make_buffer(o, &b->body_inv_inertia, cap * 16u, "body_inv_inertia") &&
+              make_buffer(o, &b->body_force, cap * 16u, "body_force") &&
+              make_buffer(o, &b->body_torque, cap * 16u, "body_torque") &&
+              make_buffer(o, &b->body_first_particle, (cap + 1u) * 4u, "body_first_particle") &&
+              make_buffer(o, &b->transforms, cap * 32u, "transforms");
+    o->body_capacity = ok ? cap : 0;
+    return ok;
+}
+
+static bool reserve_particles(ocl *o, uint32_t n) {
+    ocl_buffers *b = &o->buf;
+    if (n > o->particle_capacity || !b->particle_offset.mem) {
+        uint32_t cap = grown(n < 64 ? 64 : n, o->particle_capacity);
+        bool ok = make_buffer(o, &b->particle_offset, cap * 16u, "particle_offset") &&
+                  make_buffer(o, &b->particle_body, cap * 4u, "particle_body") &&
+                  make_buffer(o, &b->particle_hash, cap * 4u, "particle_hash") &&
+                  make_buffer(o, &b->members, cap * 4u, "members") &&
+                  make_buffer(o, &b->sorted_pos, cap * 16u, "sorted_pos") &&
+                  make_buffer(o, &b->sorted_vel, cap * 16u, "sorted_vel") &&
+                  make_buffer(o, &b->force, cap * 16u, "force") && make_buffer(o, &b->moment, cap * 16u, "moment");
+        o->particle_capacity = ok ? cap : 0;
+        if (!ok) return false;
+    }
+    /* A power-of-two table of at least RB_TABLE_FACTOR buckets a particle,
+     * scanned in chunks of a few hundred buckets (about 1024 chunks). */
+    uint32_t table = 64;
+    while (table < RB_TABLE_FACTOR * n) table *= 2;
+    uint32_t chunk = table / 1024 < 16 ? 16 : table / 1024;
+    if (chunk > table) chunk = table;
+    o->table_size = table;
+    o->chunk_size = chunk;
+    o->chunk_count = table / chunk;
+    if (table > o->table_capacity || !b->table.mem) {
+        if (!make_buffer(o, &b->table, (table + 1u) * 4u, "table")) return o->table_capacity = 0, false;
+        o->table_capacity = table;
+    }
+    if (o->chunk_count > o->chunk_capacity || !b->chunk_sums.mem) {
+        if (!make_buffer(o, &b->chunk_sums, o->chunk_count * 4u, "chunk_sums")) return o->chunk_capacity = 0, false;
+        o->chunk_capacity = o->chunk_count;
+    }
+    return true;
+}
+
+static bool reserve_staging(ocl *o, size_t bytes) {
+    if (bytes <= o->staging_bytes) return true;
+    float *s = realloc(o->staging, bytes);
+    if (!s) {
+        rb_log(RB_LOG_ERROR, "OpenCL backend: out of host memory (%zu bytes)", bytes);
+        return false;
+    }
+    o->staging = s;
+    o->staging_bytes = bytes;
+    return true;
+}
+
+static bool write_buffer(ocl *o, ocl_buffer *b, const void *src, size_t bytes, const char *what) {
+    if (bytes == 0) return true;
+    cl_int e = clEnqueueWriteBuffer(o->queue, b->mem, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
+    if (e == CL_SUCCESS) return true;
+    rb_log(RB_LOG_ERROR, "OpenCL: clEnqueueWriteBuffer(%s) failed: %s (%d)", what, rb_opencl_error_name(e), e);
+    return false;
+}
+
+static bool read_buffer(ocl *o, ocl_buffer *b, void *dst, size_t bytes, const char *what) {
+    if (bytes == 0) return true;
+    cl_int e = clEnqueueReadBuffer(o->queue, b->mem, CL_FALSE, 0, bytes, dst, 0, NULL, NULL);
+    if (e == CL_SUCCESS) return true;
+    rb_log(RB_LOG_ERROR, "OpenCL: clEnqueueReadBuffer(%s) failed: %s (%d)", what, rb_opencl_error_name(e), e);
+    return false;
+}
+
+/* ---- kernel launches ---- */
+
+/* Reads and releases the pending profiling events into kernel_ms. */
+static bool harvest_events(ocl *o) {
+    bool ok = true;
+    for (uint32_t k = 0; k < o->event_count; k++) {
+        cl_ulong t0 = 0, t1 = 0;
+        cl_int e = clGetEventProfilingInfo(o->events[k], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+        if (e == CL_SUCCESS)
+            e = clGetEventProfilingInfo(o->events[k], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+        if (e == CL_SUCCESS) o->kernel_ms[o->event_kernel[k]] += (double)(t1 - t0) * 1e-6;
+        else ok = ok && CHECK("clGetEventProfilingInfo", e);
+        clReleaseEvent(o->events[k]);
+    }
+    o->event_count = 0;
+    return ok;
+}
+
+/* Keeps the event of kernel k for its time; every RB_EVENT_BATCH events the
+ * queue is drained and the batch read, so memory stays bounded on long runs. */
+static bool record_event(ocl *o, int k, cl_event ev) {
+    o->events[o->event_count] = ev;
+    o->event_kernel[o->event_count] = k;
+    if (++o->event_count < RB_EVENT_BATCH) return true;
+    return CHECK("clFinish", clFinish(o->queue)) && harvest_events(o);
+}
+
+static bool launch(ocl *o, int k, size_t global, size_t local, bool timed) {
+    if (global == 0) return true;
+    global = round_up(global, local);
+    cl_event ev = NULL;
+    cl_int e = clEnqueueNDRangeKernel(o->queue, o->kernels[k], 1, NULL, &global, &local, 0, NULL, timed ? &ev : NULL);
+    if (e != CL_SUCCESS) {
+        rb_log(RB_LOG_ERROR, "OpenCL: clEnqueueNDRangeKernel(%s, %zu x %zu) failed: %s (%d)", kernel_entry[k], global,
+               local, rb_opencl_error_name(e), e);
+        return false;
+    }
+    return !timed || record_event(o, k, ev);
+}
+
+static bool clear_table(ocl *o, bool timed) {
+    const cl_uint zero = 0;
+    cl_event ev = NULL;
+    cl_int e = clEnqueueFillBuffer(o->queue, o->buf.table.mem, &zero, sizeof zero, 0, (o->table_size + 1u) * 4u, 0,
+                                   NULL, timed ? &ev : NULL);
+    if (!CHECK("clEnqueueFillBuffer(table)", e)) return false;
+    return !timed || record_event(o, K_FILL, ev);
+}
+
+/* Sets one kernel argument; returns false (logged) with the kernel and index. */
+static bool arg(ocl *o, int k, cl_uint index, size_t size, const void *value) {
+    cl_int e = clSetKernelArg(o->kernels[k], index, size, value);
+    if (e == CL_SUCCESS) return true;
+    rb_log(RB_LOG_ERROR, "OpenCL: clSetKernelArg(%s, %u) failed: %s (%d)", kernel_entry[k], index,
+           rb_opencl_error_name(e), e);
+    return false;
+}
+
+#define ARG_MEM(k, i, b) arg(o, k, i, sizeof(cl_mem), &o->buf.b.mem)
+#define ARG_VAL(k, i, v) arg(o, k, i, sizeof(v), &(v))
+
+/* Sets every kernel's arguments for the current buffers and parameters. */
+static bool set_args(ocl *o, const rb_step_params *p) {
+    const cl_uint n = o->particle_count, bodies = o->body_count, mask = o->table_size - 1u;
+    const cl_uint table_size = o->table_size, chunk_size = o->chunk_size, chunk_count = o->chunk_count;
+    const cl_uint plane_count = p->plane_count;
+    const cl_float inv_cell = 1.0f / (2.0f * p->radius); /* as the reference computes it */
+    const cl_float radius = p->radius, stiffness = p->stiffness, damping = p->damping;
+    const cl_float tangential = p->tangential, friction = p->friction, dt = p->dt;
+    const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
+    bool ok = true;
+
+    ok = ok && ARG_VAL(K_HASH, 0, n) && ARG_MEM(K_HASH, 1, particle_offset) && ARG_MEM(K_HASH, 2, particle_body) &&
+         ARG_MEM(K_HASH, 3, body_pos) && ARG_MEM(K_HASH, 4, body_quat) && ARG_VAL(K_HASH, 5, inv_cell) &&
+         ARG_VAL(K_HASH, 6, mask) && ARG_MEM(K_HASH, 7, particle_hash) && ARG_MEM(K_HASH, 8, table);
+
+    ok = ok && ARG_MEM(K_SCAN_SUMS, 0, table) && ARG_VAL(K_SCAN_SUMS, 1, chunk_size) &&
+         ARG_VAL(K_SCAN_SUMS, 2, chunk_count) && ARG_MEM(K_SCAN_SUMS, 3, chunk_sums);
+    ok = ok && ARG_MEM(K_SCAN_OFFSETS, 0, chunk_sums) && ARG_VAL(K_SCAN_OFFSETS, 1, chunk_count) &&
+         ARG_MEM(K_SCAN_OFFSETS, 2, table) && ARG_VAL(K_SCAN_OFFSETS, 3, table_size);
+    ok = ok && ARG_MEM(K_SCAN_CHUNKS, 0, table) && ARG_VAL(K_SCAN_CHUNKS, 1, chunk_size) &&
+         ARG_VAL(K_SCAN_CHUNKS, 2, chunk_count) && ARG_MEM(K_SCAN_CHUNKS, 3, chunk_sums);
+
+    ok = ok && ARG_VAL(K_SCATTER, 0, n) && ARG_MEM(K_SCATTER, 1, particle_hash) && ARG_MEM(K_SCATTER, 2, table) &&
+         ARG_MEM(K_SCATTER, 3, members);
+
+    ok = ok && ARG_VAL(K_REORDER, 0, n) && ARG_MEM(K_REORDER, 1, particle_offset) &&
+         ARG_MEM(K_REORDER, 2, particle_body) && ARG_MEM(K_REORDER, 3, body_pos) && ARG_MEM(K_REORDER, 4, body_quat) &&
+         ARG_MEM(K_REORDER, 5, body_vel) && ARG_MEM(K_REORDER, 6, body_omega) &&
+         ARG_MEM(K_REORDER, 7, particle_hash) && ARG_MEM(K_REORDER, 8, table) && ARG_MEM(K_REORDER, 9, members) &&
+         ARG_VAL(K_REORDER, 10, inv_cell) && ARG_MEM(K_REORDER, 11, sorted_pos) && ARG_MEM(K_REORDER, 12, sorted_vel);
+
+    ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, particle_offset) && ARG_MEM(K_FORCES, 2, particle_body) &&
+         ARG_MEM(K_FORCES, 3, body_pos) && ARG_MEM(K_FORCES, 4, body_quat) && ARG_MEM(K_FORCES, 5, body_vel) &&
+         ARG_MEM(K_FORCES, 6, body_omega) && ARG_MEM(K_FORCES, 7, body_inv_inertia) && ARG_MEM(K_FORCES, 8, table) &&
+         ARG_VAL(K_FORCES, 9, mask) && ARG_MEM(K_FORCES, 10, sorted_pos) && ARG_MEM(K_FORCES, 11, sorted_vel) &&
+         ARG_MEM(K_FORCES, 12, planes) && ARG_VAL(K_FORCES, 13, plane_count) && ARG_VAL(K_FORCES, 14, inv_cell) &&
+         ARG_VAL(K_FORCES, 15, radius) && ARG_VAL(K_FORCES, 16, stiffness) && ARG_VAL(K_FORCES, 17, damping) &&
+         ARG_VAL(K_FORCES, 18, tangential) && ARG_VAL(K_FORCES, 19, friction) && ARG_MEM(K_FORCES, 20, force) &&
+         ARG_MEM(K_FORCES, 21, moment);
+
+    ok = ok && ARG_VAL(K_INTEGRATE, 0, bodies) && ARG_MEM(K_INTEGRATE, 1, body_first_particle) &&
+         ARG_MEM(K_INTEGRATE, 2, particle_offset) && ARG_MEM(K_INTEGRATE, 3, force) &&
+         ARG_MEM(K_INTEGRATE, 4, moment) && ARG_MEM(K_INTEGRATE, 5, body_pos) && ARG_MEM(K_INTEGRATE, 6, body_quat) &&
+         ARG_MEM(K_INTEGRATE, 7, body_vel) && ARG_MEM(K_INTEGRATE, 8, body_angmom) &&
+         ARG_MEM(K_INTEGRATE, 9, body_omega) && ARG_MEM(K_INTEGRATE, 10, body_inv_inertia) &&
+         ARG_MEM(K_INTEGRATE, 11, body_force) && ARG_MEM(K_INTEGRATE, 12, body_torque) &&
+         ARG_VAL(K_INTEGRATE, 13, gravity) && ARG_VAL(K_INTEGRATE, 14, dt) && ARG_MEM(K_INTEGRATE, 15, transforms);
+
+    ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
+         ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
+         ARG_MEM(K_POSITIONS, 4, body_quat) && ARG_MEM(K_POSITIONS, 5, force);
+
+    /* The planes, for this call's parameters (a small constant buffer). */
+    ok = ok && CHECK("clEnqueueWriteBuffer(planes)",
+                     clEnqueueWriteBuffer(o->queue, o->buf.planes.mem, CL_TRUE, 0, sizeof p->planes, p->planes, 0,
+                                          NULL, NULL));
+    return ok;
+}
+
+/* Stages 1-3: particle values into sorted order, the grid, the forces. */
+static bool enqueue_forces(ocl *o, bool timed) {
+    const size_t n = o->particle_count, g = getenv("RBX_G") ? (size_t)atoi(getenv("RBX_G")) : RB_PARTICLE_GROUP;
+    return clear_table(o, timed) && launch(o, K_HASH, n, g, timed) &&
+           launch(o, K_SCAN_SUMS, o->chunk_count, g, timed) && launch(o, K_SCAN_OFFSETS, 1, 1, timed) &&
+           launch(o, K_SCAN_CHUNKS, o->chunk_count, g, timed) && launch(o, K_SCATTER, n, g, timed) &&
+           launch(o, K_REORDER, n, g, timed) && launch(o, K_FORCES, n, g, timed);
+}
+
+/* ---- the backend interface ---- */
+
+static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_params *p) {
+    ocl *o = (ocl *)base;
+    const uint32_t nb = d->body_count, np = d->particle_count;
+    if (!reserve_bodies(o, nb) || !reserve_particles(o, np) || !reserve_staging(o, (size_t)nb * 32u)) return false;
+    /* The transforms as they are now, so a read before the first step sees them. */
+    for (uint32_t b = 0; b < nb; b++) {
+        float *t = &o->staging[8 * b];
+        t[0] = d->body_pos[b].x, t[1] = d->body_pos[b].y, t[2] = d->body_pos[b].z, t[3] = 0.0f;
+        t[4] = d->body_quat[b].x, t[5] = d->body_quat[b].y, t[6] = d->body_quat[b].z, t[7] = d->body_quat[b].w;
+    }
+    const size_t b16 = (size_t)nb * 16u;
+    ocl_buffers *B = &o->buf;
+    bool ok = write_buffer(o, &B->body_pos, d->body_pos, b16, "body_pos") &&
+              write_buffer(o, &B->body_quat, d->body_quat, b16, "body_quat") &&
+              write_buffer(o, &B->body_vel, d->body_vel, b16, "body_vel") &&
+              write_buffer(o, &B->body_angmom, d->body_angmom, b16, "body_angmom") &&
+              write_buffer(o, &B->body_omega, d->body_omega, b16, "body_omega") &&
+              write_buffer(o, &B->body_inv_inertia, d->body_inv_inertia, b16, "body_inv_inertia") &&
+              write_buffer(o, &B->body_force, d->body_force, b16, "body_force") &&
+              write_buffer(o, &B->body_torque, d->body_torque, b16, "body_torque") &&
+              write_buffer(o, &B->body_first_particle, d->body_first_particle, (nb + 1u) * 4u, "body_first_particle") &&
+              write_buffer(o, &B->transforms, o->staging, (size_t)nb * 32u, "transforms") &&
+              write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
+              write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body");
+    /* The host may change its arrays as soon as we return: wait for the copies. */
+    ok = CHECK("clFinish", clFinish(o->queue)) && ok;
+    o->body_count = ok ? nb : 0;
+    o->particle_count = ok ? np : 0;
+    (void)p;
+    return ok;
+}
+
+static bool same_counts(const ocl *o, const rb_world_data *d) {
+    if (d->body_count == o->body_count && d->particle_count == o->particle_count) return true;
+    rb_log(RB_LOG_ERROR, "OpenCL backend: the world has %u bodies, %u particles but %u, %u were uploaded",
+           d->body_count, d->particle_count, o->body_count, o->particle_count);
+    return false;
+}
+
+static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p, uint32_t steps) {
+    ocl *o = (ocl *)base;
+    memset(o->kernel_ms, 0, sizeof o->kernel_ms);
+    if (!same_counts(o, d)) return false;
+    if (o->body_count == 0) return true;
+    if (!set_args(o, p)) return false;
+    bool ok = true;
+    for (uint32_t s = 0; s < steps && ok; s++)
+        ok = enqueue_forces(o, true) && launch(o, K_INTEGRATE, (size_t)o->body_count * RB_BODY_GROUP, RB_BODY_GROUP, true);
+    ok = CHECK("clFinish", clFinish(o->queue)) && ok;
+    ok = harvest_events(o) && ok;
+    memcpy(last_kernel_ms, o->kernel_ms, sizeof last_kernel_ms);
+    return ok;
+}
+
+static bool ocl_download(rb_backend *base, rb_world_data *d) {
+    ocl *o = (ocl *)base;
+    if (!same_counts(o, d)) return false;
+    const size_t b16 = (size_t)o->body_count * 16u;
+    ocl_buffers *B = &o->buf;
+    bool ok = read_buffer(o, &B->body_pos, d->body_pos, b16, "body_pos") &&
+              read_buffer(o, &B->body_quat, d->body_quat, b16, "body_quat") &&
+              read_buffer(o, &B->body_vel, d->body_vel, b16, "body_vel") &&
+              read_buffer(o, &B->body_angmom, d->body_angmom, b16, "body_angmom") &&
+              read_buffer(o, &B->body_omega, d->body_omega, b16, "body_omega");
+    return CHECK("clFinish", clFinish(o->queue)) && ok;
+}
+
+/* Reads n float4 of a buffer into xyz triples. */
+static bool read_triples(ocl *o, ocl_buffer *b, uint32_t n, float *out) {
+    if (!reserve_staging(o, (size_t)n * 16u)) return false;
+    bool ok = read_buffer(o, b, o->staging, (size_t)n * 16u, "force");
+    ok = CHECK("clFinish", clFinish(o->queue)) && ok;
+    for (uint32_t i = 0; ok && i < n; i++)
+        out[3 * i] = o->staging[4 * i], out[3 * i + 1] = o->staging[4 * i + 1], out[3 * i + 2] = o->staging[4 * i + 2];
+    return ok;
+}
+
+static bool ocl_read_particles(rb_backend *base, const rb_world_data *d, const rb_step_params *p, float *out) {
+    ocl *o = (ocl *)base;
+    if (!same_counts(o, d)) return false;
+    if (o->particle_count == 0) return true;
+    /* The force buffer is scratch between steps: positions go there. */
+    return set_args(o, p) && launch(o, K_POSITIONS, o->particle_count, RB_PARTICLE_GROUP, false) &&
+           read_triples(o, &o->buf.force, o->particle_count, out);
+}
+
+static bool ocl_particle_forces(rb_backend *base, const rb_world_data *d, const rb_step_params *p, float *out) {
+    ocl *o = (ocl *)base;
+    if (!same_counts(o, d)) return false;
+    if (o->particle_count == 0) return true;
+    return set_args(o, p) && enqueue_forces(o, false) && read_triples(o, &o->buf.force, o->particle_count, out);
+}
+
+static const char *ocl_device_name(const rb_backend *base) { return ((const ocl *)base)->device_name; }
+
+static size_t ocl_device_bytes(const rb_backend *base) {
+    const ocl_buffers *b = &((const ocl *)base)->buf;
+    const ocl_buffer *all[] = {&b->body_pos,      &b->body_quat,       &b->body_vel,        &b->body_angmom,
+                               &b->body_omega,    &b->body_inv_inertia, &b->body_force,     &b->body_torque,
+                               &b->body_first_particle, &b->transforms, &b->particle_offset, &b->particle_body,
+                               &b->particle_hash, &b->members,         &b->sorted_pos,      &b->sorted_vel,
+                               &b->force,         &b->moment,          &b->table,           &b->chunk_sums,      &b->planes};
+    size_t total = 0;
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) total += all[i]->bytes;
+    return total;
+}
+
+static void ocl_stage_times(const rb_backend *base, double ms[RB_STAGE_COUNT]) {
+    const ocl *o = (const ocl *)base;
+    for (int s = 0; s < RB_STAGE_COUNT; s++) ms[s] = 0.0;
+    for (int k = 0; k < RB_OPENCL_KERNEL_COUNT; k++) ms[kernel_stage[k]] += o->kernel_ms[k];
+}
+
+static void ocl_destroy(rb_backend *base) {
+    ocl *o = (ocl *)base;
+    if (!o) return;
+    if (o->queue) clFinish(o->queue);
+    harvest_events(o);
+    ocl_buffer *all = (ocl_buffer *)&o->buf; /* ocl_buffers holds nothing but ocl_buffer fields */
+    for (size_t i = 0; i < sizeof o->buf / sizeof(ocl_buffer); i++) release_buffer(&all[i]);
+    for (int k = 0; k < K_COUNT; k++)
+        if (o->kernels[k]) clReleaseKernel(o->kernels[k]);
+    if (o->program) clReleaseProgram(o->program);
+    if (o->queue) clReleaseCommandQueue(o->queue);
+    if (o->context) clReleaseContext(o->context);
+    free(o->events);
+    free(o->event_kernel);
+    free(o->staging);
+    free(o);
+}
+
+static const rb_backend_vtbl opencl_vtbl = {
+    .name = "opencl",
+    .destroy = ocl_destroy,
+    .upload = ocl_upload,
+    .step = ocl_step,
+    .download = ocl_download,
+    .read_particles = ocl_read_particles,
+    .particle_forces = ocl_particle_forces,
+    .device_name = ocl_device_name,
+    .device_bytes = ocl_device_bytes,
+    .stage_times = ocl_stage_times,
+};
+
+/* ---- the extras of opencl.h ---- */
+
+bool rb_backend_is_opencl(const rb_backend *backend) { return backend && backend->vtbl == &opencl_vtbl; }
+
+void rb_opencl_last_kernel_times(double ms[RB_OPENCL_KERNEL_COUNT]) {
+    memcpy(ms, last_kernel_ms, sizeof last_kernel_ms);
+}
+
+bool rb_opencl_has_gl_sharing(const rb_backend *backend) {
+    return rb_backend_is_opencl(backend) && ((const ocl *)backend)->gl_sharing;
+}
+
+bool rb_opencl_read_transforms(rb_backend *backend, float *out, uint32_t count) {
+    if (!rb_backend_is_opencl(backend)) return false;
+    ocl *o = (ocl *)backend;
+    if (count != o->body_count) {
+        rb_log(RB_LOG_ERROR, "OpenCL backend: transforms of %u bodies asked, %u uploaded", count, o->body_count);
+        return false;
+    }
+    return CHECK("clEnqueueReadBuffer(transforms)", clEnqueueReadBuffer(o->queue, o->buf.transforms.mem, CL_TRUE, 0,
+                                                                         (size_t)count * 32u, out, 0, NULL, NULL));
+}
+
+/* ---- creation ---- */
+
+/* Builds the program from the embedded sources; each file is announced with
+ * #line so compiler messages name it. On failure the whole build log is
+ * logged and err gets its start. */
+static bool build_program(ocl *o, char *err, size_t err_size) {
+    const unsigned files = rb_kernel_source_count;
+    const char **texts = calloc(2u * files, sizeof *texts);
+    char(*lines)[160] = calloc(files, sizeof *lines);
+    if (!texts || !lines) {
+        free(texts), free(lines);
+        return snprintf(err, err_size, "out of memory"), false;
+    }
+    for (unsigned f = 0; f < files; f++) {
+        snprintf(lines[f], sizeof lines[f], "\n#line 1 \"%s\"\n", rb_kernel_sources[f].name);
+        texts[2 * f] = lines[f];
+        texts[2 * f + 1] = rb_kernel_sources[f].text;
+    }
+    cl_int e;
+    o->program = clCreateProgramWithSource(o->context, 2u * files, texts, NULL, &e);
+    free(texts), free(lines);
+    if (!rb_cl_check(e, "clCreateProgramWithSource", err, err_size)) return false;
+
+    /* Exact division and square root where the device offers them, so the
+     * contact law gives the reference's bits. */
+    cl_device_fp_config fp = 0;
+    clGetDeviceInfo(o->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+    char options[256];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu%s", RB_BODY_GROUP,
+             RB_MIN_CHUNK, (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+    e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        size_t size = 0;
+        clGetProgramBuildInfo(o->program, o->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
+        char *log = malloc(size + 1);
+        if (log) {
+            log[0] = 0;
+            clGetProgramBuildInfo(o->program, o->device, CL_PROGRAM_BUILD_LOG, size, log, NULL);
+            log[size] = 0;
+        }
+        rb_log(RB_LOG_ERROR, "OpenCL: building the kernels failed (%s); build log:\n%s", rb_opencl_error_name(e),
+               log ? log : "(no memory for the log)");
+        snprintf(err, err_size, "clBuildProgram failed: %s (%d); build log: %.300s", rb_opencl_error_name(e), e,
+                 log ? log : "");
+        free(log);
+        return false;
+    }
+    for (int k = 0; k < K_COUNT; k++) {
+        if (!kernel_entry[k]) continue;
+        o->kernels[k] = clCreateKernel(o->program, kernel_entry[k], &e);
+        if (e != CL_SUCCESS) {
+            snprintf(err, err_size, "clCreateKernel(%s) failed: %s (%d)", kernel_entry[k], rb_opencl_error_name(e), e);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The device asked for: an index across all platforms, or (index < 0) the
+ * first GPU, else the first device. */
+static bool pick_device(int index, rb_cl_device *out, char *err, size_t err_size) {
+    rb_cl_device *list;
+    uint32_t n;
+    if (!rb_cl_enumerate(&list, &n, err, err_size)) return false;
+    int pick = index;
+    if (index < 0) {
+        pick = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (list[i].is_gpu) {
+                pick = (int)i;
+                break;
+            }
+    } else if ((uint32_t)index >= n) {
+        snprintf(err, err_size, "no OpenCL device %d: there are %u (see --list-devices)", index, n);
+        free(list);
+        return false;
+    }
+    *out = list[pick];
+    free(list);
+    return true;
+}
+
+rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
+    char scratch[8];
+    if (!err) err = scratch, err_size = sizeof scratch;
+    rb_cl_device dev;
+    if (!pick_device(device_index, &dev, err, err_size)) return NULL;
+    ocl *o = calloc(1, sizeof *o);
+    if (!o) return snprintf(err, err_size, "out of memory"), NULL;
+    o->base.vtbl = &opencl_vtbl;
+    o->device = dev.device;
+    snprintf(o->device_name, sizeof o->device_name, "%s (%s)", dev.name, dev.platform_name);
+
+    cl_int e;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev.platform, 0};
+    o->context = clCreateContext(props, 1, &dev.device, NULL, NULL, &e);
+    if (!rb_cl_check(e, "clCreateContext", err, err_size)) goto fail;
+    o->queue = clCreateCommandQueue(o->context, dev.device, CL_QUEUE_PROFILING_ENABLE, &e);
+    if (!rb_cl_check(e, "clCreateCommandQueue", err, err_size)) goto fail;
+
+    /* Where the device has cl_khr_gl_sharing a renderer could draw from the
+     * transform buffer without a copy; that needs a context made with the GL
+     * context's properties, which the renderer would hand in. Until then we
+     * only say whether it is there; transforms are read back (32 B a body). */
+    size_t ext_size = 0;
+    clGetDeviceInfo(dev.device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size);
+    char *ext = malloc(ext_size + 1);
+    if (ext && clGetDeviceInfo(dev.device, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL) == CL_SUCCESS) {
+        ext[ext_size] = 0;
+        o->gl_sharing = strstr(ext, "cl_khr_gl_sharing") != NULL;
+    }
+    free(ext);
+
+    size_t max_group = 0;
+    clGetDeviceInfo(dev.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL);
+    if (max_group < RB_PARTICLE_GROUP || max_group < RB_BODY_GROUP) {
+        snprintf(err, err_size, "device %s allows work-groups of %zu; the kernels need %u", o->device_name, max_group,
+                 RB_PARTICLE_GROUP);
+        goto fail;
+    }
+    if (!build_program(o, err, err_size)) goto fail;
+
+    o->events = malloc(RB_EVENT_BATCH * sizeof *o->events);
+    o->event_kernel = malloc(RB_EVENT_BATCH * sizeof *o->event_kernel);
+    if (!o->events || !o->event_kernel || !make_buffer(o, &o->buf.planes, RB_MAX_PLANES * 16u, "planes") ||
+        !reserve_bodies(o, 0) || !reserve_particles(o, 0)) {
+        snprintf(err, err_size, "cannot allocate the first buffers (see the log)");
+        goto fail;
+    }
+    rb_log(RB_LOG_INFO, "OpenCL backend on %s%s", o->device_name,
+           o->gl_sharing ? " (cl_khr_gl_sharing available)" : " (no cl_khr_gl_sharing: transforms are read back)");
+    return &o->base;
+fail:
+    ocl_destroy(&o->base);
+    return NULL;
+}

@@ -1,0 +1,115 @@
+/* params.c - defaults, checks, and the contact rates derived from the material. */
+#include "world_internal.h"
+
+#include <math.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#include <stdio.h>
+
+/* The defaults every physics test passes with (tests/test_physics.c).
+ * contact_time 8 ms keeps a 20 m/s face-on impact under half a radius of
+ * overlap (about 11 t_c of overlap at 20 m/s; DESIGN.md), and dt = t_c / 8
+ * resolves a contact in 8 steps. */
+rb_material rb_default_material(void) { return (rb_material){.restitution = 0.5f, .friction = 0.5f, .contact_time = 0.008f}; }
+
+rb_world_desc rb_default_world_desc(void) {
+    rb_world_desc d = {
+        .particle_radius = 0.2f,
+        .gravity = {0.0f, -9.81f, 0.0f},
+        .dt = 0.001f,
+        .material = rb_default_material(),
+        .sleep_speed = 0.02f,
+        .sleep_time = 0.5f,
+        .plane_count = 1,
+        .planes = {{.normal = {0.0f, 1.0f, 0.0f}, .offset = 0.0f}},
+        .backend = RB_BACKEND_AUTO,
+        .device_index = -1,
+    };
+    return d;
+}
+
+#define FAIL(...) (snprintf(err, err_size, __VA_ARGS__), false)
+
+bool rb_world_desc_check(const rb_world_desc *d, char *err, size_t err_size) {
+    if (!(isfinite(d->particle_radius) && d->particle_radius > 0.0f))
+        return FAIL("particle_radius must be a positive number (got %g)", d->particle_radius);
+    for (int i = 0; i < 3; i++)
+        if (!isfinite(d->gravity[i])) return FAIL("gravity[%d] is not finite (got %g)", i, d->gravity[i]);
+    const rb_material *m = &d->material;
+    if (!(isfinite(m->restitution) && m->restitution > 0.0f && m->restitution <= 1.0f))
+        return FAIL("restitution must be in (0, 1] (got %g)", m->restitution);
+    if (!(isfinite(m->friction) && m->friction >= 0.0f))
+        return FAIL("friction must be a number >= 0 (got %g)", m->friction);
+    if (!(isfinite(m->contact_time) && m->contact_time > 0.0f))
+        return FAIL("contact_time must be a positive number of seconds (got %g)", m->contact_time);
+    if (!(isfinite(d->dt) && d->dt > 0.0f)) return FAIL("dt must be a positive number of seconds (got %g)", d->dt);
+    /* A contact resolved in fewer than ~3 steps is unstable for explicit integration. */
+    if (d->dt > m->contact_time / 3.0f)
+        return FAIL("dt %g s is too large for contact_time %g s: keep dt <= contact_time / 3 (about / 8 is accurate)",
+                    d->dt, m->contact_time);
+    if (!(isfinite(d->sleep_speed) && d->sleep_speed >= 0.0f && isfinite(d->sleep_time) && d->sleep_time >= 0.0f))
+        return FAIL("sleep_speed and sleep_time must be numbers >= 0 (got %g, %g)", d->sleep_speed, d->sleep_time);
+    if (d->plane_count > RB_MAX_PLANES) return FAIL("at most %d planes (got %u)", RB_MAX_PLANES, d->plane_count);
+    for (uint32_t i = 0; i < d->plane_count; i++) {
+        const rb_plane *p = &d->planes[i];
+        float n2 = p->normal[0] * p->normal[0] + p->normal[1] * p->normal[1] + p->normal[2] * p->normal[2];
+        if (!isfinite(n2) || !isfinite(p->offset) || fabsf(n2 - 1.0f) > 1e-3f)
+            return FAIL("plane %u needs a unit normal and a finite offset", i);
+    }
+    return true;
+}
+
+/* A spring-dashpot contact of unit mass, m x'' = -k x - c x', that starts at
+ * overlap 0 with speed v and ends when its force would turn into a pull (the
+ * normal force never pulls). With beta = c / 2, w_d = sqrt(k - beta^2), the
+ * overlap is x = v / w_d e^(-beta t) sin(w_d t); the force k x + c x' first
+ * vanishes after the turn at w_d t* = theta with
+ * tan(theta) = -2 beta w_d / (k - 2 beta^2), theta in (0, pi). Returns theta and the
+ * restitution -x'(t*) / v = e^(-beta t*) (beta / w_d sin(theta) - cos(theta)). */
+double rb_clamped_restitution(double stiffness, double damping, double *theta_out) {
+    double beta = 0.5 * damping, wd = sqrt(stiffness - beta * beta);
+    /* the root in (0, pi): sin(theta) > 0 while the particles overlap */
+    double theta = atan2(2.0 * beta * wd, 2.0 * beta * beta - stiffness);
+    if (theta_out) *theta_out = theta;
+    return exp(-beta * theta / wd) * (beta / wd * sin(theta) - cos(theta));
+}
+
+rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
+    /* The textbook k = m (pi^2 + ln^2 e) / t_c^2, c = -2 m ln(e) / t_c give e
+     * only if the dashpot may pull at the end of the contact. It may not, so
+     * the contact ends early and bounces higher (0.60 for e = 0.5). Instead
+     * find the damping ratio zeta whose clamped contact gives e (bisection;
+     * e falls as zeta grows), then scale time so the contact lasts t_c. */
+    const double e = d->material.restitution, tc = d->material.contact_time;
+    double lo = 0.0, hi = 0.999, theta = M_PI;
+    for (int i = 0; i < 60 && e < 1.0; i++) {
+        double zeta = 0.5 * (lo + hi);
+        if (rb_clamped_restitution(1.0, 2.0 * zeta, NULL) > e) lo = zeta;
+        else hi = zeta;
+    }
+    const double zeta = e < 1.0 ? 0.5 * (lo + hi) : 0.0;
+    rb_clamped_restitution(1.0, 2.0 * zeta, &theta); /* w0 = 1: w_d t* = theta */
+    const double wd = theta / tc, w0 = wd / sqrt(1.0 - zeta * zeta);
+    rb_step_params p = {
+        .radius = d->particle_radius,
+        .dt = d->dt,
+        .gravity = {d->gravity[0], d->gravity[1], d->gravity[2]},
+        .stiffness = (float)(w0 * w0),
+        .damping = (float)(2.0 * zeta * w0),
+        /* Tangential damping as fast as the normal spring's frequency: sliding
+         * contacts reach the Coulomb cap after a few mm/s of slip, and
+         * eta_t dt / m stays below 1 (stable) for dt <= t_c / 4. */
+        .tangential = (float)(M_PI / tc),
+        .friction = d->material.friction,
+        .sleep_speed = d->sleep_speed,
+        .sleep_time = d->sleep_time,
+        .wake_accel = 1.0f,
+        .plane_count = d->plane_count,
+    };
+    for (uint32_t i = 0; i < d->plane_count; i++)
+        p.planes[i] = (rb_float4){d->planes[i].normal[0], d->planes[i].normal[1], d->planes[i].normal[2],
+                                  d->planes[i].offset};
+    return p;
+}

@@ -1,0 +1,331 @@
+/* reference.c - the sequential C reference backend: the oracle the OpenCL
+ * backend is checked against. Plain on purpose: one loop per stage of the
+ * step in DESIGN.md, in a fixed order, so its sums are reproducible. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "base/rb_math.h"
+#include "contact.h"
+#include "world_internal.h"
+
+typedef struct reference {
+    rb_backend base;
+    uint32_t capacity;        /* particles the arrays below hold */
+    rb_float4 *pos, *vel;     /* stage 1: world position (w = mass), velocity */
+    float *force;             /* stage 3: xyz per particle */
+    float *moment;            /* stage 3: xyz per particle, contact moments about the particle's centre */
+    int *cell;                /* 3 per particle: cell coordinates */
+    uint32_t *hash;           /* bucket of each particle */
+    uint32_t table_size;      /* power of two, about 2x the particles */
+    uint32_t *bucket_start;   /* table_size + 1 */
+    uint32_t *sorted;         /* particle indices by bucket, index order within a bucket */
+    uint32_t *cursor;         /* table_size: scatter positions while sorting */
+    uint8_t *wake;            /* per body: touched by a moving body this step */
+    uint32_t body_capacity;
+    double stage_ms[RB_STAGE_COUNT];
+} reference;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static bool reserve(reference *r, uint32_t n) {
+    uint32_t table = 64;
+    while (table < 2 * n) table *= 2;
+    if (n <= r->capacity && table <= r->table_size) return true;
+    uint32_t cap = n > r->capacity ? n + n / 2 + 16 : r->capacity;
+    r->pos = realloc(r->pos, cap * sizeof *r->pos);
+    r->vel = realloc(r->vel, cap * sizeof *r->vel);
+    r->force = realloc(r->force, cap * 3 * sizeof *r->force);
+    r->moment = realloc(r->moment, cap * 3 * sizeof *r->moment);
+    r->cell = realloc(r->cell, cap * 3 * sizeof *r->cell);
+    r->hash = realloc(r->hash, cap * sizeof *r->hash);
+    r->sorted = realloc(r->sorted, cap * sizeof *r->sorted);
+    r->bucket_start = realloc(r->bucket_start, (table + 1) * sizeof *r->bucket_start);
+    r->cursor = realloc(r->cursor, table * sizeof *r->cursor);
+    if (!r->pos || !r->vel || !r->force || !r->moment || !r->cell || !r->hash || !r->sorted || !r->bucket_start || !r->cursor) {
+        rb_log(RB_LOG_ERROR, "reference backend: out of memory for %u particles", n);
+        return false;
+    }
+    r->capacity = cap;
+    r->table_size = table;
+    return true;
+}
+
+static bool reserve_bodies(reference *r, uint32_t n) {
+    if (n <= r->body_capacity) return true;
+    uint8_t *wake = realloc(r->wake, n);
+    if (!wake) return false;
+    r->wake = wake, r->body_capacity = n;
+    return true;
+}
+
+/* Stage 1: world position and velocity of every particle. */
+static void particle_values(reference *r, const rb_world_data *d) {
+    for (uint32_t i = 0; i < d->particle_count; i++) {
+        uint32_t b = d->particle_body[i];
+        const rb_float4 x = d->body_pos[b], q = d->body_quat[b], v = d->body_vel[b], w = d->body_omega[b];
+        const rb_float4 o = d->particle_offset[i];
+        float rel[3];
+        rb_quat_rotate((const float[4]){q.x, q.y, q.z, q.w}, (const float[3]){o.x, o.y, o.z}, rel);
+        r->pos[i] = (rb_float4){x.x + rel[0], x.y + rel[1], x.z + rel[2], d->body_inv_inertia[b].w};
+        r->vel[i] = (rb_float4){v.x + (w.y * rel[2] - w.z * rel[1]), v.y + (w.z * rel[0] - w.x * rel[2]),
+                                v.z + (w.x * rel[1] - w.y * rel[0]), 0.0f};
+    }
+}
+
+/* Stage 2: counting sort of particles by hashed cell. Scattering in index
+ * order keeps particles sorted by index within each bucket. */
+static void build_grid(reference *r, const rb_world_data *d, const rb_step_params *p) {
+    const uint32_t n = d->particle_count, mask = r->table_size - 1;
+    const float inv_cell = 1.0f / (2.0f * p->radius);
+    memset(r->bucket_start, 0, (r->table_size + 1) * sizeof *r->bucket_start);
+    for (uint32_t i = 0; i < n; i++) {
+        int *c = &r->cell[3 * i];
+        c[0] = rb_cell_coord(r->pos[i].x, inv_cell);
+        c[1] = rb_cell_coord(r->pos[i].y, inv_cell);
+        c[2] = rb_cell_coord(r->pos[i].z, inv_cell);
+        r->hash[i] = rb_cell_hash(c[0], c[1], c[2], mask);
+        r->bucket_start[r->hash[i] + 1]++;
+    }
+    for (uint32_t h = 0; h < r->table_size; h++) r->bucket_start[h + 1] += r->bucket_start[h];
+    memcpy(r->cursor, r->bucket_start, r->table_size * sizeof *r->cursor);
+    for (uint32_t i = 0; i < n; i++) r->sorted[r->cursor[r->hash[i]]++] = i;
+}
+
+static bool asleep(const rb_world_data *d, const rb_step_params *p, uint32_t body) {
+    return p->sleep_time > 0.0f && d->body_pos[body].w >= p->sleep_time;
+}
+
+/* Stage 3 for one particle: the 27 neighbour cells (z, then y, then x from
+ * -1 to 1), each bucket in index order, then the planes in order. A sleeping
+ * body touched by a particle of an awake body moving faster than sleep_speed
+ * is marked to wake. */
+static void particle_force(reference *r, const rb_world_data *d, const rb_step_params *p, uint32_t i, float f[3],
+                           float t[3]) {
+    const uint32_t mask = r->table_size - 1, body = d->particle_body[i];
+    const bool sleeping = asleep(d, p, body);
+    const float d2 = 4.0f * p->radius * p->radius, wake2 = p->sleep_speed * p->sleep_speed;
+    const int *c = &r->cell[3 * i];
+    f[0] = f[1] = f[2] = 0.0f;
+    t[0] = t[1] = t[2] = 0.0f;
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int nx = c[0] + dx, ny = c[1] + dy, nz = c[2] + dz;
+                uint32_t h = rb_cell_hash(nx, ny, nz, mask);
+                for (uint32_t s = r->bucket_start[h]; s < r->bucket_start[h + 1]; s++) {
+                    uint32_t j = r->sorted[s];
+                    const int *cj = &r->cell[3 * j];
+                    /* another cell sharing the bucket, or our own body */
+                    if (cj[0] != nx || cj[1] != ny || cj[2] != nz || d->particle_body[j] == body) continue;
+                    if (sleeping && !asleep(d, p, d->particle_body[j])) {
+                        float x = r->pos[j].x - r->pos[i].x, y = r->pos[j].y - r->pos[i].y, z = r->pos[j].z - r->pos[i].z;
+                        rb_float4 v = r->vel[j];
+                        if (x * x + y * y + z * z < d2 && v.x * v.x + v.y * v.y + v.z * v.z > wake2) r->wake[body] = 1;
+                    }
+                    rb_contact_particles(r->pos[i], r->vel[i], r->pos[i].w, r->pos[j], r->vel[j], r->pos[j].w, p,
+                                         f, t);
+                }
+            }
+    for (uint32_t k = 0; k < p->plane_count; k++) rb_contact_plane(r->pos[i], r->vel[i], r->pos[i].w, p->planes[k], p, f, t);
+}
+
+static void forces(reference *r, const rb_world_data *d, const rb_step_params *p) {
+    if (d->body_count) memset(r->wake, 0, d->body_count);
+    for (uint32_t i = 0; i < d->particle_count; i++) particle_force(r, d, p, i, &r->force[3 * i], &r->moment[3 * i]);
+}
+
+/* omega = R diag(inv_inertia) R^T L */
+static rb_float4 angular_velocity(rb_float4 q4, rb_float4 inv_inertia, rb_float4 angmom) {
+    const float q[4] = {q4.x, q4.y, q4.z, q4.w};
+    float l_body[3], w_body[3], w[3];
+    rb_quat_rotate_inv(q, (const float[3]){angmom.x, angmom.y, angmom.z}, l_body);
+    w_body[0] = l_body[0] * inv_inertia.x, w_body[1] = l_body[1] * inv_inertia.y, w_body[2] = l_body[2] * inv_inertia.z;
+    rb_quat_rotate(q, w_body, w);
+    return (rb_float4){w[0], w[1], w[2], 0.0f};
+}
+
+/* Stage 4: sum each body's particle forces and torques (r_i x f_i plus the
+ * contact moments about the particle centres), add gravity and the external
+ * load, and integrate with semi-implicit Euler; the orientation turns by the
+ * exact rotation of omega dt (Fossum 5.12-5.13). */
+static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
+    const float dt = p->dt;
+    for (uint32_t b = 0; b < d->body_count; b++) {
+        rb_float4 x = d->body_pos[b], v = d->body_vel[b], L = d->body_angmom[b];
+        float inv_mass = v.w, mass = 1.0f / inv_mass;
+        float F[3] = {d->body_force[b].x + mass * p->gravity[0], d->body_force[b].y + mass * p->gravity[1],
+                      d->body_force[b].z + mass * p->gravity[2]};
+        float T[3] = {d->body_torque[b].x, d->body_torque[b].y, d->body_torque[b].z};
+        for (uint32_t i = d->body_first_particle[b]; i < d->body_first_particle[b + 1]; i++) {
+            const float *f = &r->force[3 * i];
+            float rel[3] = {r->pos[i].x - x.x, r->pos[i].y - x.y, r->pos[i].z - x.z}, t[3];
+            rb_v3_cross(rel, f, t);
+            for (int k = 0; k < 3; k++) F[k] += f[k], T[k] += t[k] + r->moment[3 * i + k];
+        }
+        rb_float4 q4 = d->body_quat[b];
+        /* sleeping: still until touched by a mover or loaded (support gone, a push) */
+        rb_float4 alpha = angular_velocity(q4, d->body_inv_inertia[b], (rb_float4){T[0], T[1], T[2], 0.0f});
+        float accel2 = (F[0] * F[0] + F[1] * F[1] + F[2] * F[2]) * inv_mass * inv_mass;
+        float alpha2 = alpha.x * alpha.x + alpha.y * alpha.y + alpha.z * alpha.z;
+        float wake2 = p->wake_accel * p->wake_accel;
+        bool loaded = accel2 > wake2 || alpha2 > wake2;
+        if (asleep(d, p, b)) {
+            if (!r->wake[b] && !loaded) continue; /* stays as it is: v, L and omega are zero */
+            x.w = 0.0f;
+        }
+
+        v.x += F[0] * inv_mass * dt, v.y += F[1] * inv_mass * dt, v.z += F[2] * inv_mass * dt;
+        x.x += v.x * dt, x.y += v.y * dt, x.z += v.z * dt;
+        L.x += T[0] * dt, L.y += T[1] * dt, L.z += T[2] * dt;
+
+        rb_float4 w = angular_velocity(q4, d->body_inv_inertia[b], L);
+        float speed = sqrtf(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * dt;
+        if (angle > 0.0f) {
+            float axis[3] = {w.x / speed, w.y / speed, w.z / speed}, dq[4], q[4] = {q4.x, q4.y, q4.z, q4.w};
+            rb_quat_from_axis_angle(axis, angle, dq);
+            rb_quat_mul(dq, q, q);
+            rb_quat_normalize(q);
+            q4 = (rb_float4){q[0], q[1], q[2], q[3]};
+        }
+        rb_float4 omega = angular_velocity(q4, d->body_inv_inertia[b], L);
+        float speed2 = p->sleep_speed * p->sleep_speed;
+        bool slow = v.x * v.x + v.y * v.y + v.z * v.z < speed2 &&
+                    omega.x * omega.x + omega.y * omega.y + omega.z * omega.z < speed2 && !loaded;
+        x.w = p->sleep_time > 0.0f && slow ? x.w + dt : 0.0f;
+        if (p->sleep_time > 0.0f && x.w >= p->sleep_time) { /* falls asleep */
+            v.x = v.y = v.z = 0.0f;
+            L = omega = (rb_float4){0.0f, 0.0f, 0.0f, 0.0f};
+        }
+        d->body_pos[b] = x;
+        d->body_vel[b] = v;
+        d->body_angmom[b] = L;
+        d->body_quat[b] = q4;
+        d->body_omega[b] = omega;
+    }
+}
+
+static bool ref_step(rb_backend *base, rb_world_data *d, const rb_step_params *p, uint32_t steps) {
+    reference *r = (reference *)base;
+    if (!reserve(r, d->particle_count) || !reserve_bodies(r, d->body_count)) return false;
+    memset(r->stage_ms, 0, sizeof r->stage_ms);
+    for (uint32_t s = 0; s < steps; s++) {
+        double t0 = now_ms();
+        particle_values(r, d);
+        double t1 = now_ms();
+        build_grid(r, d, p);
+        double t2 = now_ms();
+        forces(r, d, p);
+        double t3 = now_ms();
+        integrate(r, d, p);
+        double t4 = now_ms();
+        r->stage_ms[RB_STAGE_PARTICLES] += t1 - t0;
+        r->stage_ms[RB_STAGE_GRID] += t2 - t1;
+        r->stage_ms[RB_STAGE_FORCES] += t3 - t2;
+        r->stage_ms[RB_STAGE_INTEGRATE] += t4 - t3;
+    }
+    return true;
+}
+
+static bool ref_read_particles(rb_backend *base, const rb_world_data *d, const rb_step_params *p, float *out) {
+    reference *r = (reference *)base;
+    if (!reserve(r, d->particle_count)) return false;
+    particle_values(r, d);
+    for (uint32_t i = 0; i < d->particle_count; i++)
+        out[3 * i] = r->pos[i].x, out[3 * i + 1] = r->pos[i].y, out[3 * i + 2] = r->pos[i].z;
+    return true;
+}
+
+static bool ref_particle_forces(rb_backend *base, const rb_world_data *d, const rb_step_params *p, float *out) {
+    reference *r = (reference *)base;
+    if (!reserve(r, d->particle_count) || !reserve_bodies(r, d->body_count)) return false;
+    particle_values(r, d);
+    build_grid(r, d, p);
+    forces(r, d, p);
+    memcpy(out, r->force, d->particle_count * 3 * sizeof *out);
+    return true;
+}
+
+/* The host arrays are the reference's own state: nothing to copy. */
+static bool ref_upload(rb_backend *b, const rb_world_data *d, const rb_step_params *p) { return true; }
+static bool ref_download(rb_backend *b, rb_world_data *d) { return true; }
+static const char *ref_device_name(const rb_backend *b) { return "CPU (sequential C)"; }
+
+static size_t ref_device_bytes(const rb_backend *base) {
+    const reference *r = (const reference *)base;
+    return (size_t)r->capacity * (2 * sizeof(rb_float4) + 6 * sizeof(float) + 3 * sizeof(int) + 2 * sizeof(uint32_t)) +
+           (size_t)(r->table_size + 1) * sizeof(uint32_t);
+}
+
+static void ref_stage_times(const rb_backend *base, double ms[RB_STAGE_COUNT]) {
+    memcpy(ms, ((const reference *)base)->stage_ms, sizeof(double) * RB_STAGE_COUNT);
+}
+
+static void ref_destroy(rb_backend *base) {
+    reference *r = (reference *)base;
+    free(r->pos), free(r->vel), free(r->force), free(r->moment), free(r->cell), free(r->hash), free(r->sorted);
+    free(r->bucket_start), free(r->cursor), free(r->wake);
+    free(r);
+}
+
+uint32_t rb_reference_contact_pairs(rb_backend *base, const rb_world_data *d, const rb_step_params *p,
+                                    uint32_t *pairs, uint32_t max_pairs) {
+    reference *r = (reference *)base;
+    if (!reserve(r, d->particle_count)) return 0;
+    particle_values(r, d);
+    build_grid(r, d, p);
+    const uint32_t mask = r->table_size - 1;
+    const float d2 = 4.0f * p->radius * p->radius;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < d->particle_count; i++) {
+        const int *c = &r->cell[3 * i];
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int nx = c[0] + dx, ny = c[1] + dy, nz = c[2] + dz;
+                    uint32_t h = rb_cell_hash(nx, ny, nz, mask);
+                    for (uint32_t s = r->bucket_start[h]; s < r->bucket_start[h + 1]; s++) {
+                        uint32_t j = r->sorted[s];
+                        const int *cj = &r->cell[3 * j];
+                        if (j <= i || cj[0] != nx || cj[1] != ny || cj[2] != nz ||
+                            d->particle_body[j] == d->particle_body[i])
+                            continue;
+                        float x = r->pos[j].x - r->pos[i].x, y = r->pos[j].y - r->pos[i].y, z = r->pos[j].z - r->pos[i].z;
+                        float dist2 = x * x + y * y + z * z;
+                        if (dist2 >= d2 || dist2 == 0.0f) continue;
+                        if (count < max_pairs) pairs[2 * count] = i, pairs[2 * count + 1] = j;
+                        count++;
+                    }
+                }
+    }
+    return count;
+}
+
+static const rb_backend_vtbl reference_vtbl = {
+    .name = "reference",
+    .destroy = ref_destroy,
+    .upload = ref_upload,
+    .step = ref_step,
+    .download = ref_download,
+    .read_particles = ref_read_particles,
+    .particle_forces = ref_particle_forces,
+    .device_name = ref_device_name,
+    .device_bytes = ref_device_bytes,
+    .stage_times = ref_stage_times,
+};
+
+rb_backend *rb_reference_create(char *err, size_t err_size) {
+    reference *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    r->base.vtbl = &reference_vtbl;
+    return &r->base;
+}

@@ -1,0 +1,515 @@
+/* world.c - bodies, ids and the host copy of the state; the backend steps it.
+ *
+ * The host arrays are the truth between steps. A backend with a device copy
+ * gets upload() after the host changed them and download() before the host
+ * reads them after steps, so callers never see which backend runs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/rb_math.h"
+#include "world_internal.h"
+
+const char *const rb_stage_names[RB_STAGE_COUNT] = {"particles", "grid", "forces", "integrate"};
+
+typedef struct world_shape {
+    uint32_t particle_count;
+    rb_float4 *offsets;
+    float mass;
+    float inertia[3];
+} world_shape;
+
+struct rb_world {
+    rb_world_desc desc;
+    rb_step_params params;
+    rb_world_data d;
+    rb_backend *backend;
+    bool host_dirty;     /* host changed: the backend needs upload() */
+    bool device_ahead;   /* the backend stepped: the host needs download() */
+    bool loads_applied;  /* body_force/body_torque hold something to clear after the step */
+    bool failed;         /* a backend call failed: the state may be stale */
+
+    world_shape *shapes;
+    uint32_t shape_count;
+
+    /* body ids: slot -> body index, generation (0 = never used) */
+    uint32_t *slot_index, *slot_generation, slot_count, slot_capacity;
+    uint32_t *free_slots, free_count;
+};
+
+/* ---- growing arrays ---- */
+
+static bool grow(void **p, size_t elem, uint32_t *cap, uint32_t need) {
+    if (need <= *cap) return true;
+    uint32_t n = *cap ? *cap : 16;
+    while (n < need) n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q) return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+static bool reserve_bodies(rb_world *w, uint32_t need) {
+    rb_world_data *d = &w->d;
+    if (need + 1 <= d->body_capacity) return true;
+    uint32_t cap = d->body_capacity ? d->body_capacity : 16;
+    while (cap < need + 1) cap *= 2;
+    rb_float4 **f4[] = {&d->body_pos,   &d->body_quat,        &d->body_vel,   &d->body_angmom,
+                        &d->body_omega, &d->body_inv_inertia, &d->body_force, &d->body_torque};
+    for (size_t i = 0; i < sizeof f4 / sizeof *f4; i++) {
+        void *q = realloc(*f4[i], cap * sizeof(rb_float4));
+        if (!q) return false;
+        *f4[i] = q;
+    }
+    uint32_t **u[] = {&d->body_first_particle, &d->body_shape, &d->body_slot};
+    for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
+        void *q = realloc(*u[i], cap * sizeof(uint32_t));
+        if (!q) return false;
+        *u[i] = q;
+    }
+    d->body_capacity = cap;
+    return true;
+}
+
+static bool reserve_particles(rb_world *w, uint32_t need) {
+    rb_world_data *d = &w->d;
+    uint32_t cap = d->particle_capacity;
+    if (need <= cap) return true;
+    uint32_t c1 = cap, c2 = cap;
+    if (!grow((void **)&d->particle_offset, sizeof(rb_float4), &c1, need)) return false;
+    if (!grow((void **)&d->particle_body, sizeof(uint32_t), &c2, need)) return false;
+    d->particle_capacity = c1;
+    return true;
+}
+
+/* ---- host/backend synchronisation ---- */
+
+static bool host_current(rb_world *w) {
+    if (w->device_ahead) {
+        if (!w->backend->vtbl->download(w->backend, &w->d)) {
+            rb_log(RB_LOG_ERROR, "%s backend: reading the state back failed", w->backend->vtbl->name);
+            w->failed = true;
+            return false;
+        }
+        w->device_ahead = false;
+    }
+    return true;
+}
+
+static bool backend_current(rb_world *w) {
+    if (w->host_dirty) {
+        if (!w->backend->vtbl->upload(w->backend, &w->d, &w->params)) {
+            rb_log(RB_LOG_ERROR, "%s backend: uploading the state failed", w->backend->vtbl->name);
+            w->failed = true;
+            return false;
+        }
+        w->host_dirty = false;
+    }
+    return true;
+}
+
+/* ---- creation ---- */
+
+static rb_backend *make_backend(const rb_world_desc *desc, char *err, size_t err_size) {
+    char why[512] = "";
+    if (desc->backend == RB_BACKEND_REFERENCE) return rb_reference_create(err, err_size);
+#ifdef RB_HAVE_OPENCL_BACKEND
+    rb_backend *b = rb_opencl_create(desc->device_index, why, sizeof why);
+    if (b) return b;
+#else
+    snprintf(why, sizeof why, "this build has no OpenCL backend");
+#endif
+    if (desc->backend == RB_BACKEND_OPENCL) {
+        snprintf(err, err_size, "OpenCL backend: %s", why);
+        return NULL;
+    }
+    rb_log(RB_LOG_WARN, "OpenCL backend unavailable (%s); running the sequential reference instead", why);
+    return rb_reference_create(err, err_size);
+}
+
+rb_world *rb_world_create(const rb_world_desc *desc, char *err, size_t err_size) {
+    char scratch[8];
+    if (!err) err = scratch, err_size = sizeof scratch;
+    rb_world_desc dd = desc ? *desc : rb_default_world_desc();
+    if (!rb_world_desc_check(&dd, err, err_size)) return NULL;
+    rb_world *w = calloc(1, sizeof *w);
+    if (!w) return snprintf(err, err_size, "out of memory"), NULL;
+    w->desc = dd;
+    w->params = rb_step_params_from_desc(&dd);
+    w->backend = make_backend(&dd, err, err_size);
+    if (!w->backend || !reserve_bodies(w, 0)) {
+        rb_world_destroy(w);
+        return NULL;
+    }
+    w->d.body_first_particle[0] = 0;
+    w->host_dirty = true;
+    return w;
+}
+
+void rb_world_destroy(rb_world *w) {
+    if (!w) return;
+    if (w->backend) w->backend->vtbl->destroy(w->backend);
+    rb_world_data *d = &w->d;
+    free(d->body_pos), free(d->body_quat), free(d->body_vel), free(d->body_angmom), free(d->body_omega);
+    free(d->body_inv_inertia), free(d->body_force), free(d->body_torque);
+    free(d->body_first_particle), free(d->body_shape), free(d->body_slot);
+    free(d->particle_offset), free(d->particle_body);
+    for (uint32_t s = 0; s < w->shape_count; s++) free(w->shapes[s].offsets);
+    free(w->shapes);
+    free(w->slot_index), free(w->slot_generation), free(w->free_slots);
+    free(w);
+}
+
+/* ---- shapes ---- */
+
+static bool all_finite(const float *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+int rb_world_add_shape(rb_world *w, const rb_shape_data *s) {
+    if (!s || s->particle_count == 0 || !s->offsets) {
+        rb_log(RB_LOG_ERROR, "world: a shape needs at least one particle");
+        return -1;
+    }
+    if (!all_finite(s->offsets, 3 * (size_t)s->particle_count) || !(isfinite(s->mass) && s->mass > 0.0f) ||
+        !all_finite(s->inertia, 3) || !(s->inertia[0] > 0.0f && s->inertia[1] > 0.0f && s->inertia[2] > 0.0f)) {
+        rb_log(RB_LOG_ERROR, "world: a shape needs finite offsets, a positive mass and positive principal moments");
+        return -1;
+    }
+    world_shape *shapes = realloc(w->shapes, (w->shape_count + 1) * sizeof *shapes);
+    if (!shapes) return -1;
+    w->shapes = shapes;
+    world_shape *ws = &w->shapes[w->shape_count];
+    ws->offsets = malloc(s->particle_count * sizeof *ws->offsets);
+    if (!ws->offsets) return -1;
+    for (uint32_t i = 0; i < s->particle_count; i++)
+        ws->offsets[i] = (rb_float4){s->offsets[3 * i], s->offsets[3 * i + 1], s->offsets[3 * i + 2], 0.0f};
+    ws->particle_count = s->particle_count;
+    ws->mass = s->mass;
+    memcpy(ws->inertia, s->inertia, sizeof ws->inertia);
+    return (int)w->shape_count++;
+}
+
+uint32_t rb_world_shape_count(const rb_world *w) { return w->shape_count; }
+
+/* ---- bodies ---- */
+
+static bool index_of(const rb_world *w, rb_body_id id, uint32_t *index) {
+    if (id.generation == 0 || id.slot >= w->slot_count || w->slot_generation[id.slot] != id.generation) return false;
+    *index = w->slot_index[id.slot];
+    return true;
+}
+
+bool rb_world_body_valid(const rb_world *w, rb_body_id id) {
+    uint32_t i;
+    return index_of(w, id, &i);
+}
+
+static rb_float4 omega_from_angmom(rb_float4 q4, rb_float4 inv_inertia, rb_float4 L) {
+    const float q[4] = {q4.x, q4.y, q4.z, q4.w};
+    float lb[3], wb[3], wv[3];
+    rb_quat_rotate_inv(q, (const float[3]){L.x, L.y, L.z}, lb);
+    wb[0] = lb[0] * inv_inertia.x, wb[1] = lb[1] * inv_inertia.y, wb[2] = lb[2] * inv_inertia.z;
+    rb_quat_rotate(q, wb, wv);
+    return (rb_float4){wv[0], wv[1], wv[2], 0.0f};
+}
+
+/* L = R I R^T omega */
+static rb_float4 angmom_from_omega(rb_float4 q4, rb_float4 inv_inertia, const float omega[3]) {
+    const float q[4] = {q4.x, q4.y, q4.z, q4.w};
+    float wb[3], lb[3], L[3];
+    rb_quat_rotate_inv(q, omega, wb);
+    lb[0] = wb[0] / inv_inertia.x, lb[1] = wb[1] / inv_inertia.y, lb[2] = wb[2] / inv_inertia.z;
+    rb_quat_rotate(q, lb, L);
+    return (rb_float4){L[0], L[1], L[2], 0.0f};
+}
+
+static uint32_t take_slot(rb_world *w) {
+    if (w->free_count) return w->free_slots[--w->free_count];
+    uint32_t slot = w->slot_count;
+    if (slot == w->slot_capacity) {
+        uint32_t c1 = w->slot_capacity, c2 = c1, c3 = c1;
+        if (!grow((void **)&w->slot_index, sizeof(uint32_t), &c1, slot + 1) ||
+            !grow((void **)&w->slot_generation, sizeof(uint32_t), &c2, slot + 1) ||
+            !grow((void **)&w->free_slots, sizeof(uint32_t), &c3, slot + 1))
+            return UINT32_MAX;
+        w->slot_capacity = c1;
+    }
+    w->slot_generation[slot] = 0;
+    w->slot_count = slot + 1;
+    return slot;
+}
+
+rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
+    const rb_body_id null_id = {0, 0};
+    if (!bd || bd->shape >= w->shape_count) {
+        rb_log(RB_LOG_ERROR, "world: add_body with unknown shape %u (%u shapes)", bd ? bd->shape : 0, w->shape_count);
+        return null_id;
+    }
+    if (!all_finite(bd->position, 3) || !all_finite(bd->orientation, 4) || !all_finite(bd->velocity, 3) ||
+        !all_finite(bd->angular_velocity, 3)) {
+        rb_log(RB_LOG_ERROR, "world: add_body with a non-finite position, orientation or velocity");
+        return null_id;
+    }
+    const world_shape *s = &w->shapes[bd->shape];
+    rb_world_data *d = &w->d;
+    if (!host_current(w) || !reserve_bodies(w, d->body_count + 1) ||
+        !reserve_particles(w, d->particle_count + s->particle_count)) {
+        rb_log(RB_LOG_ERROR, "world: cannot add a body (out of memory or backend failure)");
+        return null_id;
+    }
+    uint32_t slot = take_slot(w);
+    if (slot == UINT32_MAX) return null_id;
+
+    float q[4] = {bd->orientation[0], bd->orientation[1], bd->orientation[2], bd->orientation[3]};
+    if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) q[3] = 1.0f;
+    rb_quat_normalize(q);
+
+    uint32_t b = d->body_count, first = d->particle_count;
+    rb_float4 inv_inertia = {1.0f / s->inertia[0], 1.0f / s->inertia[1], 1.0f / s->inertia[2],
+                             s->mass / (float)s->particle_count};
+    d->body_pos[b] = (rb_float4){bd->position[0], bd->position[1], bd->position[2], 0.0f};
+    d->body_quat[b] = (rb_float4){q[0], q[1], q[2], q[3]};
+    d->body_vel[b] = (rb_float4){bd->velocity[0], bd->velocity[1], bd->velocity[2], 1.0f / s->mass};
+    d->body_inv_inertia[b] = inv_inertia;
+    d->body_angmom[b] = angmom_from_omega(d->body_quat[b], inv_inertia, bd->angular_velocity);
+    d->body_omega[b] = omega_from_angmom(d->body_quat[b], inv_inertia, d->body_angmom[b]);
+    d->body_force[b] = d->body_torque[b] = (rb_float4){0};
+    d->body_shape[b] = bd->shape;
+    d->body_slot[b] = slot;
+    d->body_first_particle[b] = first;
+    d->body_first_particle[b + 1] = first + s->particle_count;
+    for (uint32_t i = 0; i < s->particle_count; i++) {
+        d->particle_offset[first + i] = s->offsets[i];
+        d->particle_body[first + i] = b;
+    }
+    d->body_count++;
+    d->particle_count += s->particle_count;
+
+    w->slot_index[slot] = b;
+    w->slot_generation[slot]++;
+    if (w->slot_generation[slot] == 0) w->slot_generation[slot] = 1; /* 0 means null */
+    w->host_dirty = true;
+    return (rb_body_id){slot, w->slot_generation[slot]};
+}
+
+bool rb_world_remove_body(rb_world *w, rb_body_id id) {
+    uint32_t b;
+    if (!index_of(w, id, &b) || !host_current(w)) return false;
+    rb_world_data *d = &w->d;
+    uint32_t first = d->body_first_particle[b], count = d->body_first_particle[b + 1] - first;
+    uint32_t later_bodies = d->body_count - b - 1, later_particles = d->particle_count - first - count;
+    /* Compact: every later body and particle moves down, keeping its order. */
+    rb_float4 *f4[] = {d->body_pos,   d->body_quat,        d->body_vel,   d->body_angmom,
+                       d->body_omega, d->body_inv_inertia, d->body_force, d->body_torque};
+    for (size_t i = 0; i < sizeof f4 / sizeof *f4; i++) memmove(&f4[i][b], &f4[i][b + 1], later_bodies * sizeof(rb_float4));
+    memmove(&d->body_shape[b], &d->body_shape[b + 1], later_bodies * sizeof(uint32_t));
+    memmove(&d->body_slot[b], &d->body_slot[b + 1], later_bodies * sizeof(uint32_t));
+    for (uint32_t k = b; k < b + later_bodies; k++) d->body_first_particle[k] = d->body_first_particle[k + 1] - count;
+    d->body_first_particle[b + later_bodies] = first + later_particles;
+    memmove(&d->particle_offset[first], &d->particle_offset[first + count], later_particles * sizeof(rb_float4));
+    memmove(&d->particle_body[first], &d->particle_body[first + count], later_particles * sizeof(uint32_t));
+    for (uint32_t i = first; i < first + later_particles; i++) d->particle_body[i]--;
+    d->body_count--;
+    d->particle_count -= count;
+    for (uint32_t k = b; k < d->body_count; k++) w->slot_index[d->body_slot[k]] = k;
+    w->slot_generation[id.slot]++;
+    if (w->slot_generation[id.slot] == 0) w->slot_generation[id.slot] = 1;
+    w->free_slots[w->free_count++] = id.slot;
+    w->host_dirty = true;
+    return true;
+}
+
+void rb_world_clear(rb_world *w) {
+    while (w->d.body_count > 0) {
+        uint32_t slot = w->d.body_slot[w->d.body_count - 1];
+        rb_world_remove_body(w, (rb_body_id){slot, w->slot_generation[slot]});
+    }
+}
+
+/* ---- loads ---- */
+
+static bool body_for_edit(rb_world *w, rb_body_id id, uint32_t *b, const float *v1, const float *v2) {
+    if (!index_of(w, id, b)) return false;
+    if ((v1 && !all_finite(v1, 3)) || (v2 && !all_finite(v2, 3))) {
+        rb_log(RB_LOG_ERROR, "world: non-finite impulse, force, point or velocity ignored");
+        return false;
+    }
+    if (!host_current(w)) return false;
+    w->d.body_pos[*b].w = 0.0f; /* any edit wakes the body */
+    w->host_dirty = true;
+    return true;
+}
+
+bool rb_world_apply_impulse(rb_world *w, rb_body_id id, const float impulse[3], const float point[3]) {
+    uint32_t b;
+    if (!body_for_edit(w, id, &b, impulse, point)) return false;
+    rb_world_data *d = &w->d;
+    float inv_mass = d->body_vel[b].w, r[3], t[3];
+    d->body_vel[b].x += impulse[0] * inv_mass, d->body_vel[b].y += impulse[1] * inv_mass;
+    d->body_vel[b].z += impulse[2] * inv_mass;
+    r[0] = point[0] - d->body_pos[b].x, r[1] = point[1] - d->body_pos[b].y, r[2] = point[2] - d->body_pos[b].z;
+    rb_v3_cross(r, impulse, t);
+    d->body_angmom[b].x += t[0], d->body_angmom[b].y += t[1], d->body_angmom[b].z += t[2];
+    d->body_omega[b] = omega_from_angmom(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
+    return true;
+}
+
+bool rb_world_apply_force(rb_world *w, rb_body_id id, const float force[3], const float point[3]) {
+    uint32_t b;
+    if (!body_for_edit(w, id, &b, force, point)) return false;
+    rb_world_data *d = &w->d;
+    float r[3], t[3];
+    r[0] = point[0] - d->body_pos[b].x, r[1] = point[1] - d->body_pos[b].y, r[2] = point[2] - d->body_pos[b].z;
+    rb_v3_cross(r, force, t);
+    d->body_force[b].x += force[0], d->body_force[b].y += force[1], d->body_force[b].z += force[2];
+    d->body_torque[b].x += t[0], d->body_torque[b].y += t[1], d->body_torque[b].z += t[2];
+    w->loads_applied = true;
+    return true;
+}
+
+bool rb_world_set_velocity(rb_world *w, rb_body_id id, const float velocity[3], const float angular_velocity[3]) {
+    uint32_t b;
+    if (!body_for_edit(w, id, &b, velocity, angular_velocity)) return false;
+    rb_world_data *d = &w->d;
+    d->body_vel[b].x = velocity[0], d->body_vel[b].y = velocity[1], d->body_vel[b].z = velocity[2];
+    d->body_angmom[b] = angmom_from_omega(d->body_quat[b], d->body_inv_inertia[b], angular_velocity);
+    d->body_omega[b] = omega_from_angmom(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
+    return true;
+}
+
+/* ---- stepping ---- */
+
+bool rb_world_step(rb_world *w, uint32_t steps) {
+    if (steps == 0) return true;
+    if (!backend_current(w)) return false;
+    if (!w->backend->vtbl->step(w->backend, &w->d, &w->params, steps)) {
+        rb_log(RB_LOG_ERROR, "%s backend: step failed", w->backend->vtbl->name);
+        w->failed = true;
+        return false;
+    }
+    w->device_ahead = true;
+    if (w->loads_applied) { /* external loads last one step call */
+        if (!host_current(w)) return false;
+        memset(w->d.body_force, 0, w->d.body_count * sizeof(rb_float4));
+        memset(w->d.body_torque, 0, w->d.body_count * sizeof(rb_float4));
+        w->loads_applied = false;
+        w->host_dirty = true;
+    }
+    return true;
+}
+
+/* ---- reading ---- */
+
+uint32_t rb_world_body_count(const rb_world *w) { return w->d.body_count; }
+uint32_t rb_world_particle_count(const rb_world *w) { return w->d.particle_count; }
+const uint32_t *rb_world_body_first_particle(const rb_world *w) { return w->d.body_first_particle; }
+
+bool rb_world_get_body(rb_world *w, uint32_t b, rb_body_state *out) {
+    if (b >= w->d.body_count || !host_current(w)) return false;
+    const rb_world_data *d = &w->d;
+    uint32_t slot = d->body_slot[b];
+    *out = (rb_body_state){
+        .id = {slot, w->slot_generation[slot]},
+        .shape = d->body_shape[b],
+        .position = {d->body_pos[b].x, d->body_pos[b].y, d->body_pos[b].z},
+        .orientation = {d->body_quat[b].x, d->body_quat[b].y, d->body_quat[b].z, d->body_quat[b].w},
+        .velocity = {d->body_vel[b].x, d->body_vel[b].y, d->body_vel[b].z},
+        .angular_velocity = {d->body_omega[b].x, d->body_omega[b].y, d->body_omega[b].z},
+        .angular_momentum = {d->body_angmom[b].x, d->body_angmom[b].y, d->body_angmom[b].z},
+        .mass = 1.0f / d->body_vel[b].w,
+        .asleep = w->params.sleep_time > 0.0f && d->body_pos[b].w >= w->params.sleep_time,
+    };
+    return true;
+}
+
+bool rb_world_get_body_by_id(rb_world *w, rb_body_id id, rb_body_state *out) {
+    uint32_t b;
+    return index_of(w, id, &b) && rb_world_get_body(w, b, out);
+}
+
+bool rb_world_read_transforms(rb_world *w, float *out) {
+    if (!host_current(w)) return false;
+    const rb_world_data *d = &w->d;
+    for (uint32_t b = 0; b < d->body_count; b++) {
+        float *o = &out[8 * b];
+        o[0] = d->body_pos[b].x, o[1] = d->body_pos[b].y, o[2] = d->body_pos[b].z, o[3] = 0.0f;
+        o[4] = d->body_quat[b].x, o[5] = d->body_quat[b].y, o[6] = d->body_quat[b].z, o[7] = d->body_quat[b].w;
+    }
+    return true;
+}
+
+bool rb_world_read_particles(rb_world *w, float *out) {
+    return host_current(w) && backend_current(w) && w->backend->vtbl->read_particles(w->backend, &w->d, &w->params, out);
+}
+
+bool rb_world_particle_forces(rb_world *w, float *out) {
+    return host_current(w) && backend_current(w) &&
+           w->backend->vtbl->particle_forces(w->backend, &w->d, &w->params, out);
+}
+
+uint32_t rb_world_contact_pairs(rb_world *w, uint32_t *pairs, uint32_t max_pairs) {
+    if (!host_current(w)) return 0;
+    if (strcmp(w->backend->vtbl->name, "reference") == 0)
+        return rb_reference_contact_pairs(w->backend, &w->d, &w->params, pairs, max_pairs);
+    char err[64];
+    rb_backend *ref = rb_reference_create(err, sizeof err);
+    if (!ref) return 0;
+    uint32_t n = rb_reference_contact_pairs(ref, &w->d, &w->params, pairs, max_pairs);
+    ref->vtbl->destroy(ref);
+    return n;
+}
+
+/* FNV-1a over the bit patterns of every body's state, in body order. */
+uint64_t rb_world_digest(rb_world *w) {
+    uint64_t h = 1469598103934665603ull;
+    if (!host_current(w)) return 0;
+    const rb_world_data *d = &w->d;
+    const rb_float4 *arrays[] = {d->body_pos, d->body_quat, d->body_vel, d->body_angmom};
+    for (uint32_t b = 0; b < d->body_count; b++)
+        for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++) {
+            const unsigned char *bytes = (const unsigned char *)&arrays[a][b];
+            for (size_t k = 0; k < 3 * sizeof(float) + (a == 1 ? sizeof(float) : 0); k++)
+                h = (h ^ bytes[k]) * 1099511628211ull;
+        }
+    return h;
+}
+
+const rb_world_desc *rb_world_get_desc(const rb_world *w) { return &w->desc; }
+
+static bool set_desc(rb_world *w, rb_world_desc nd) {
+    char err[256];
+    if (!rb_world_desc_check(&nd, err, sizeof err)) {
+        rb_log(RB_LOG_ERROR, "world: %s (kept the old settings)", err);
+        return false;
+    }
+    if (!host_current(w)) return false;
+    w->desc = nd;
+    w->params = rb_step_params_from_desc(&nd);
+    w->host_dirty = true;
+    return true;
+}
+
+bool rb_world_set_material(rb_world *w, rb_material m, float dt) {
+    rb_world_desc nd = w->desc;
+    nd.material = m;
+    nd.dt = dt;
+    return set_desc(w, nd);
+}
+
+bool rb_world_set_gravity(rb_world *w, const float g[3]) {
+    rb_world_desc nd = w->desc;
+    memcpy(nd.gravity, g, sizeof nd.gravity);
+    return set_desc(w, nd);
+}
+
+const char *rb_world_backend_name(const rb_world *w) { return w->backend->vtbl->name; }
+const char *rb_world_device_name(const rb_world *w) { return w->backend->vtbl->device_name(w->backend); }
+
+void rb_world_stage_times(const rb_world *w, double ms[RB_STAGE_COUNT]) { w->backend->vtbl->stage_times(w->backend, ms); }
+size_t rb_world_device_bytes(const rb_world *w) { return w->backend->vtbl->device_bytes(w->backend); }

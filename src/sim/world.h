@@ -1,0 +1,174 @@
+/* world.h - the simulation's public API.
+ *
+ * A world owns bodies made of particles (rigid sets of equal spheres), the
+ * planes they stand on, and a backend that steps them: the sequential C
+ * reference or the OpenCL kernels. Shapes come in as plain data (particle
+ * offsets, mass, principal inertia): the world knows nothing of plugins.
+ *
+ * Units: metres, kilograms, seconds, radians. y is up. */
+#ifndef RB_WORLD_H
+#define RB_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RB_MAX_PLANES 8
+
+typedef enum rb_backend_kind {
+    RB_BACKEND_AUTO = 0,   /* OpenCL if a device exists, else the reference */
+    RB_BACKEND_REFERENCE,  /* sequential C, the oracle */
+    RB_BACKEND_OPENCL,
+} rb_backend_kind;
+
+/* Contact material. Physical, not spring constants: see DESIGN.md. */
+typedef struct rb_material {
+    float restitution;   /* e in (0, 1]: normal speed after / before one contact */
+    float friction;      /* Coulomb mu: |f_t| <= mu |f_n| */
+    float contact_time;  /* t_c, s: how long one particle-particle contact lasts */
+} rb_material;
+
+/* A solid half-space: points x with dot(normal, x) < offset are inside. */
+typedef struct rb_plane {
+    float normal[3];  /* unit, pointing out of the solid */
+    float offset;     /* m */
+} rb_plane;
+
+typedef struct rb_world_desc {
+    float particle_radius;  /* m; every particle of the world has this radius */
+    float gravity[3];       /* m/s^2 */
+    float dt;               /* s, the fixed step */
+    rb_material material;
+    /* Sleeping: a body slower than sleep_speed (m/s, and rad/s) with no load
+     * left over (net acceleration under 1 m/s^2) for sleep_time seconds stops
+     * moving until something wakes it: a moving body's touch, a change of its
+     * load, or any edit through this API. It keeps resting stacks still, which
+     * particle stacks without static friction are not (README, "Limits").
+     * sleep_time 0 turns sleeping off. */
+    float sleep_speed;
+    float sleep_time;
+    uint32_t plane_count;
+    rb_plane planes[RB_MAX_PLANES];
+    rb_backend_kind backend;
+    int device_index;       /* OpenCL device among all platforms' devices; -1 = first GPU, else first */
+} rb_world_desc;
+
+/* The defaults every test passes with: radius 0.2, gravity -9.81 y, the
+ * default material and step, sleeping after 0.5 s under 2 cm/s, a ground
+ * plane y = 0, backend AUTO. */
+rb_world_desc rb_default_world_desc(void);
+rb_material rb_default_material(void);
+
+/* A shape as the world needs it: particle offsets in the body's principal
+ * frame (centre of mass at the origin), the total mass and the principal
+ * moments of inertia. */
+typedef struct rb_shape_data {
+    uint32_t particle_count;
+    const float *offsets;  /* particle_count xyz triples, m */
+    float mass;            /* kg */
+    float inertia[3];      /* kg m^2, principal moments */
+} rb_shape_data;
+
+/* A body's handle. A zeroed id is null; a removed body's id goes stale and
+ * is caught by the generation. */
+typedef struct rb_body_id {
+    uint32_t slot;
+    uint32_t generation;
+} rb_body_id;
+
+/* Where a new body starts. Zero fields mean: at rest, unrotated. */
+typedef struct rb_body_desc {
+    uint32_t shape;             /* from rb_world_add_shape() */
+    float position[3];          /* m, centre of mass */
+    float orientation[4];       /* quaternion x, y, z, w; all zero = identity */
+    float velocity[3];          /* m/s */
+    float angular_velocity[3];  /* rad/s, world frame */
+} rb_body_desc;
+
+/* A body's state as read back. */
+typedef struct rb_body_state {
+    rb_body_id id;
+    uint32_t shape;
+    float position[3];
+    float orientation[4];       /* x, y, z, w */
+    float velocity[3];
+    float angular_velocity[3];  /* world frame */
+    float angular_momentum[3];  /* world frame, about the centre of mass */
+    float mass;
+    bool asleep;
+} rb_body_state;
+
+typedef struct rb_world rb_world;
+
+/* Creates a world, or NULL with the reason in err (which may be NULL). An
+ * OpenCL backend that cannot start falls back to the reference when the
+ * backend asked for is AUTO, and fails when it is OPENCL. */
+rb_world *rb_world_create(const rb_world_desc *desc, char *err, size_t err_size);
+void rb_world_destroy(rb_world *world);
+
+/* Checks a description: finite, positive, in range. Returns false with a
+ * message naming the field. */
+bool rb_world_desc_check(const rb_world_desc *desc, char *err, size_t err_size);
+
+/* Registers a shape; returns its index, or -1 (bad data: logged). The data is copied. */
+int rb_world_add_shape(rb_world *world, const rb_shape_data *shape);
+uint32_t rb_world_shape_count(const rb_world *world);
+
+/* Adds a body; returns a null id on bad input (unknown shape, non-finite values). */
+rb_body_id rb_world_add_body(rb_world *world, const rb_body_desc *desc);
+/* Removes a body; every other body keeps its state. False if the id is stale. */
+bool rb_world_remove_body(rb_world *world, rb_body_id id);
+void rb_world_clear(rb_world *world);
+bool rb_world_body_valid(const rb_world *world, rb_body_id id);
+
+/* An instant change of momentum: impulse (N s) at a world point (m). */
+bool rb_world_apply_impulse(rb_world *world, rb_body_id id, const float impulse[3], const float point[3]);
+/* A force (N) at a world point held during the next rb_world_step() call, then cleared. */
+bool rb_world_apply_force(rb_world *world, rb_body_id id, const float force[3], const float point[3]);
+/* Sets a body's linear and angular velocity (rad/s, world frame). */
+bool rb_world_set_velocity(rb_world *world, rb_body_id id, const float velocity[3], const float angular_velocity[3]);
+
+/* Advances the world by steps fixed steps. False on a backend failure (logged). */
+bool rb_world_step(rb_world *world, uint32_t steps);
+
+uint32_t rb_world_body_count(const rb_world *world);
+uint32_t rb_world_particle_count(const rb_world *world);
+/* The index-th body (0 <= index < body count; bodies keep their insertion order). */
+bool rb_world_get_body(rb_world *world, uint32_t index, rb_body_state *out);
+bool rb_world_get_body_by_id(rb_world *world, rb_body_id id, rb_body_state *out);
+/* The CSR index: body b owns particles [first[b], first[b + 1]). */
+const uint32_t *rb_world_body_first_particle(const rb_world *world);
+
+/* Reads every particle's world position into out (xyz triples). */
+bool rb_world_read_particles(rb_world *world, float *out);
+/* Body transforms for the renderer: n_bodies x (position xyz + pad, quaternion xyzw), 32 bytes a body. */
+bool rb_world_read_transforms(rb_world *world, float *out);
+/* The contact force on each particle (xyz triples, N) for the current state,
+ * stages 1-3 of the step without integrating. For checking backends. */
+bool rb_world_particle_forces(rb_world *world, float *out);
+
+/* The overlapping particle pairs (i < j, of different bodies) that the
+ * reference grid finds for the current state, as index pairs in pairs[2 * k];
+ * returns how many there are (only the first max_pairs are written). For
+ * tests and debugging; any backend. */
+uint32_t rb_world_contact_pairs(rb_world *world, uint32_t *pairs, uint32_t max_pairs);
+
+/* A hash of every body's state (bit patterns), for determinism checks. */
+uint64_t rb_world_digest(rb_world *world);
+
+const rb_world_desc *rb_world_get_desc(const rb_world *world);
+/* Changes the material and step. False if out of range (nothing changed). */
+bool rb_world_set_material(rb_world *world, rb_material material, float dt);
+bool rb_world_set_gravity(rb_world *world, const float gravity[3]);
+
+const char *rb_world_backend_name(const rb_world *world);  /* "reference", "opencl" */
+const char *rb_world_device_name(const rb_world *world);
+
+/* Stage timings of the last step call, ms summed over its steps. */
+enum { RB_STAGE_PARTICLES, RB_STAGE_GRID, RB_STAGE_FORCES, RB_STAGE_INTEGRATE, RB_STAGE_COUNT };
+extern const char *const rb_stage_names[RB_STAGE_COUNT];
+void rb_world_stage_times(const rb_world *world, double ms[RB_STAGE_COUNT]);
+/* Bytes of backend (device) memory held, all buffers counted. */
+size_t rb_world_device_bytes(const rb_world *world);
+
+#endif /* RB_WORLD_H */

@@ -1,0 +1,91 @@
+/* world_internal.h - the world's arrays and the backend interface.
+ *
+ * Bodies and particles are stored structure-of-arrays. Every array of float4
+ * has the layout of cl_float4 (16 bytes), so backends copy them as they are.
+ * No code assumes a number of particles per body: body b owns particles
+ * [body_first_particle[b], body_first_particle[b + 1]). */
+#ifndef RB_WORLD_INTERNAL_H
+#define RB_WORLD_INTERNAL_H
+
+#include "world.h"
+
+typedef struct rb_float4 {
+    float x, y, z, w;
+} rb_float4;
+
+/* Per-pair contact coefficients are these rates times the pair's effective
+ * mass m_eff = m_i m_j / (m_i + m_j) (m_i for a plane):
+ * k = m_eff * stiffness, c = m_eff * damping, eta_t = m_eff * tangential. */
+typedef struct rb_step_params {
+    float radius;       /* m */
+    float dt;           /* s */
+    float gravity[3];   /* m/s^2 */
+    float stiffness;    /* w0^2, 1/s^2: with damping, a contact lasting t_c with restitution e (params.c) */
+    float damping;      /* 2 zeta w0, 1/s */
+    float tangential;   /* tangential damping rate, 1/s */
+    float friction;     /* mu */
+    float sleep_speed;  /* m/s and rad/s */
+    float sleep_time;   /* s; 0: never sleep */
+    float wake_accel;   /* m/s^2 and rad/s^2: a larger net load wakes a sleeping body */
+    uint32_t plane_count;
+    rb_float4 planes[RB_MAX_PLANES]; /* xyz normal, w offset */
+} rb_step_params;
+
+rb_step_params rb_step_params_from_desc(const rb_world_desc *desc);
+
+/* Restitution of a unit-mass contact with spring rate k (1/s^2) and dashpot
+ * rate c (1/s) whose force never pulls; theta (may be NULL) gets w_d t_end. */
+double rb_clamped_restitution(double stiffness, double damping, double *theta);
+
+typedef struct rb_world_data {
+    uint32_t body_count, body_capacity;
+    rb_float4 *body_pos;          /* 16 B: centre of mass, m; w = seconds spent slow (asleep when >= sleep_time) */
+    rb_float4 *body_quat;         /* 16 B: orientation x, y, z, w */
+    rb_float4 *body_vel;          /* 16 B: linear velocity; w = 1 / mass */
+    rb_float4 *body_angmom;       /* 16 B: angular momentum, world; w unused */
+    rb_float4 *body_omega;        /* 16 B: angular velocity, world (derived from angmom and quat, cached) */
+    rb_float4 *body_inv_inertia;  /* 16 B: body-frame inverse principal moments; w = particle mass */
+    rb_float4 *body_force;        /* 16 B: external force for the next step call; w unused */
+    rb_float4 *body_torque;       /* 16 B: external torque for the next step call */
+    uint32_t *body_first_particle;/* body_count + 1 entries */
+    uint32_t *body_shape;         /* 4 B */
+    uint32_t *body_slot;          /* 4 B: slot of the body's id */
+
+    uint32_t particle_count, particle_capacity;
+    rb_float4 *particle_offset;   /* 16 B: rest offset in the body frame, m; w unused */
+    uint32_t *particle_body;      /* 4 B */
+} rb_world_data;
+
+
+typedef struct rb_backend rb_backend;
+
+/* A backend owns a copy of the state where it needs one (a device). The
+ * world calls upload() after it changed the host arrays, and download()
+ * before it reads them after steps. */
+typedef struct rb_backend_vtbl {
+    const char *name;
+    void (*destroy)(rb_backend *b);
+    bool (*upload)(rb_backend *b, const rb_world_data *d, const rb_step_params *p);
+    bool (*step)(rb_backend *b, rb_world_data *d, const rb_step_params *p, uint32_t steps);
+    bool (*download)(rb_backend *b, rb_world_data *d);
+    /* particle world positions, xyz triples */
+    bool (*read_particles)(rb_backend *b, const rb_world_data *d, const rb_step_params *p, float *out);
+    /* contact forces per particle, xyz triples (stages 1-3) */
+    bool (*particle_forces)(rb_backend *b, const rb_world_data *d, const rb_step_params *p, float *out);
+    const char *(*device_name)(const rb_backend *b);
+    size_t (*device_bytes)(const rb_backend *b);
+    void (*stage_times)(const rb_backend *b, double ms[RB_STAGE_COUNT]);
+} rb_backend_vtbl;
+
+struct rb_backend {
+    const rb_backend_vtbl *vtbl;
+};
+
+rb_backend *rb_reference_create(char *err, size_t err_size);
+/* The reference grid's overlapping pairs (see rb_world_contact_pairs). */
+uint32_t rb_reference_contact_pairs(rb_backend *reference, const rb_world_data *d, const rb_step_params *p,
+                                    uint32_t *pairs, uint32_t max_pairs);
+/* NULL with a reason when no OpenCL device can be used. */
+rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size);
+
+#endif /* RB_WORLD_INTERNAL_H */

@@ -1,0 +1,27 @@
+# Runs rubble as a user would: a script of input events, then --screenshot.
+# cmake -DRUBBLE=... -DSCRIPT=... -DOUT=folder -P sandbox_cli.cmake
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+execute_process(COMMAND ${RUBBLE} --script ${SCRIPT} --frames 100 --screenshot ${OUT}/last.png --width 320 --height 240
+                        --bodies 20 --backend reference
+                WORKING_DIRECTORY ${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "rubble exited with ${rc}")
+endif()
+foreach(png last.png tour-particles.png)
+  if(NOT EXISTS ${OUT}/${png})
+    message(FATAL_ERROR "no ${png}")
+  endif()
+  file(SIZE ${OUT}/${png} size)
+  if(size LESS 2000)
+    message(FATAL_ERROR "${png} is only ${size} bytes")
+  endif()
+  file(READ ${OUT}/${png} magic LIMIT 4 HEX)
+  if(NOT magic STREQUAL "89504e47")
+    message(FATAL_ERROR "${png} is not a PNG")
+  endif()
+endforeach()
+if(err MATCHES "OpenGL GL_")
+  message(FATAL_ERROR "an OpenGL call failed")
+endif()

@@ -1,0 +1,111 @@
+/* rb_test.h - what the tests share: cmocka, worlds on the backend under
+ * test, shapes from the real plugins. */
+#ifndef RB_TEST_H
+#define RB_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/rb_math.h"
+#include "shapes/shapes.h"
+#include "sim/world.h"
+
+/* Asserts |a - b| <= tol, printing both. */
+#define assert_near(a, b, tol)                                                                                         \
+    do {                                                                                                               \
+        double a_ = (a), b_ = (b), t_ = (tol);                                                                         \
+        if (!(fabs(a_ - b_) <= t_)) fail_msg("%s = %.9g, expected %s = %.9g within %.3g", #a, a_, #b, b_, t_);         \
+    } while (0)
+
+/* The backend under test: RUBBLE_TEST_BACKEND=opencl|reference (default reference). */
+static inline rb_backend_kind rb_test_backend(void) {
+    const char *b = getenv("RUBBLE_TEST_BACKEND");
+    return b && strcmp(b, "opencl") == 0 ? RB_BACKEND_OPENCL : RB_BACKEND_REFERENCE;
+}
+
+static inline rb_world *rb_test_world(rb_world_desc desc) {
+    desc.backend = rb_test_backend();
+    char err[512];
+    rb_world *w = rb_world_create(&desc, err, sizeof err);
+    if (!w) fail_msg("cannot create a %s world: %s", desc.backend == RB_BACKEND_OPENCL ? "opencl" : "reference", err);
+    return w;
+}
+
+/* The registry with the build's plugins (cube, cube2, ...). */
+static inline rb_registry *rb_test_registry(void) {
+    rb_registry *reg = rb_registry_create(&(rb_registry_desc){.particle_radius = 0.2f});
+    rb_registry_scan_dir(reg, RB_TEST_PLUGIN_DIR);
+    return reg;
+}
+
+/* Adds the registry shape of that name to the world; returns its world index. */
+static inline uint32_t rb_test_add_shape(rb_world *w, rb_registry *reg, const char *name) {
+    int i = rb_registry_find(reg, name);
+    if (i < 0) fail_msg("shape '%s' not loaded from %s", name, RB_TEST_PLUGIN_DIR);
+    const rb_shape *s = rb_registry_get(reg, (uint32_t)i);
+    rb_shape_data d = {s->particle_count, s->particles, s->mass, {s->inertia[0], s->inertia[1], s->inertia[2]}};
+    int ws = rb_world_add_shape(w, &d);
+    assert_true(ws >= 0);
+    return (uint32_t)ws;
+}
+
+/* A lattice cube of n^3 particles (spacing one diameter), built here so a
+ * body of hundreds of particles needs no plugin. */
+static inline uint32_t rb_test_add_lattice(rb_world *w, int n, float radius, float particle_mass) {
+    float *p = malloc(sizeof(float) * 3 * n * n * n);
+    int k = 0;
+    double sum = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            for (int l = 0; l < n; l++) {
+                p[k++] = 2.0f * radius * (i - 0.5f * (n - 1));
+                p[k++] = 2.0f * radius * (j - 0.5f * (n - 1));
+                p[k++] = 2.0f * radius * (l - 0.5f * (n - 1));
+            }
+    for (int i = 0; i < n * n * n; i++) sum += p[3 * i] * p[3 * i] + p[3 * i + 1] * p[3 * i + 1];
+    float count = (float)(n * n * n);
+    float inertia = (float)(particle_mass * sum) + count * 0.4f * particle_mass * radius * radius;
+    rb_shape_data d = {(uint32_t)(n * n * n), p, particle_mass * count, {inertia, inertia, inertia}};
+    int s = rb_world_add_shape(w, &d);
+    free(p);
+    assert_true(s >= 0);
+    return (uint32_t)s;
+}
+
+static inline rb_body_id rb_test_add_body(rb_world *w, uint32_t shape, float x, float y, float z) {
+    rb_body_desc d = {.shape = shape, .position = {x, y, z}};
+    rb_body_id id = rb_world_add_body(w, &d);
+    assert_true(id.generation != 0);
+    return id;
+}
+
+static inline float rb_test_len(const float v[3]) { return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+/* The largest overlap (m) between particles of different bodies now. */
+static inline float rb_test_max_overlap(rb_world *w) {
+    uint32_t np = rb_world_particle_count(w);
+    float *p = malloc(sizeof(float) * 3 * (np ? np : 1));
+    uint32_t cap = 8 * np + 16, *pairs = malloc(sizeof(uint32_t) * 2 * cap);
+    assert_true(rb_world_read_particles(w, p));
+    uint32_t n = rb_world_contact_pairs(w, pairs, cap);
+    if (n > cap) n = cap;
+    float d = 2.0f * rb_world_get_desc(w)->particle_radius, worst = 0.0f;
+    for (uint32_t k = 0; k < n; k++) {
+        const float *a = &p[3 * pairs[2 * k]], *b = &p[3 * pairs[2 * k + 1]];
+        float x[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        worst = fmaxf(worst, d - rb_test_len(x));
+    }
+    free(p), free(pairs);
+    return worst;
+}
+
+#endif

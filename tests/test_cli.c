@@ -1,0 +1,141 @@
+/* rubble --headless as a user runs it: the JSON summary, determinism across
+ * runs, --list-shapes, and clear refusals of bad command lines. */
+#include <cjson/cJSON.h>
+#include <sys/wait.h>
+
+#include "rb_test.h"
+
+/* Runs rubble with args; returns its exit code, stdout in out, stderr in err. */
+static int run(const char *args, char *out, size_t out_size, char *err, size_t err_size) {
+    char cmd[2048], err_path[256];
+    snprintf(err_path, sizeof err_path, "%s/tests/cli_stderr.txt", RB_TEST_BUILD_DIR);
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", RB_TEST_RUBBLE, args, err_path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, out_size - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    FILE *e = fopen(err_path, "r");
+    n = e ? fread(err, 1, err_size - 1, e) : 0;
+    err[n] = '\0';
+    if (e) fclose(e);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char out[1 << 16], err[1 << 16];
+
+static cJSON *headless_json(const char *extra) {
+    char args[512];
+    snprintf(args, sizeof args, "--headless --json --backend reference --formation 1 --bodies 20 --steps 300 %s", extra);
+    int code = run(args, out, sizeof out, err, sizeof err);
+    if (code != 0) fail_msg("exit %d: %s", code, err);
+    int lines = 0;
+    for (const char *c = out; *c; c++) lines += *c == '\n';
+    assert_int_equal(lines, 1); /* one JSON object on one line */
+    cJSON *j = cJSON_Parse(out);
+    if (!j) fail_msg("not JSON: %s", out);
+    return j;
+}
+
+static void test_json_summary(void **state) {
+    cJSON *j = headless_json("");
+    static const char *const numbers[] = {"bodies", "particles", "steps", "dt", "wall_seconds", "steps_per_second",
+                                          "particle_steps_per_second", "max_speed", "min_y"};
+    for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++)
+        if (!cJSON_IsNumber(cJSON_GetObjectItem(j, numbers[i]))) fail_msg("no number '%s' in %s", numbers[i], out);
+    assert_int_equal(cJSON_GetObjectItem(j, "bodies")->valueint, 20);
+    assert_int_equal(cJSON_GetObjectItem(j, "particles")->valueint, 20 * 27);
+    assert_int_equal(cJSON_GetObjectItem(j, "steps")->valueint, 300);
+    assert_near(cJSON_GetObjectItem(j, "dt")->valuedouble, 0.001, 1e-9);
+    assert_string_equal(cJSON_GetObjectItem(j, "backend")->valuestring, "reference");
+    assert_true(cJSON_IsString(cJSON_GetObjectItem(j, "device")));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "nan")));
+    const char *digest = cJSON_GetObjectItem(j, "digest")->valuestring;
+    assert_int_equal(strlen(digest), 16);
+    /* 0.3 s of free fall from rest: at most g t = 2.94 m/s; nothing below the ground by more than a few mm */
+    double speed = cJSON_GetObjectItem(j, "max_speed")->valuedouble;
+    assert_true(speed > 2.0 && speed < 2.95);
+    assert_true(cJSON_GetObjectItem(j, "min_y")->valuedouble > -0.01);
+    cJSON_Delete(j);
+}
+
+static void test_same_run_same_digest(void **state) {
+    cJSON *a = headless_json(""), *b = headless_json(""), *c = headless_json("--dt 0.0009");
+    assert_string_equal(cJSON_GetObjectItem(a, "digest")->valuestring, cJSON_GetObjectItem(b, "digest")->valuestring);
+    assert_string_not_equal(cJSON_GetObjectItem(a, "digest")->valuestring, cJSON_GetObjectItem(c, "digest")->valuestring);
+    cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(c);
+}
+
+static void test_list_shapes_json(void **state) {
+    assert_int_equal(run("--list-shapes --json", out, sizeof out, err, sizeof err), 0);
+    bool cube = false, cube2 = false;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        cJSON *j = cJSON_Parse(line);
+        if (!j) fail_msg("not a JSON line: %s", line);
+        const char *name = cJSON_GetObjectItem(j, "name")->valuestring;
+        assert_true(cJSON_IsString(cJSON_GetObjectItem(j, "plugin")));
+        assert_true(cJSON_GetObjectItem(j, "particles")->valueint > 0);
+        assert_true(cJSON_GetObjectItem(j, "mass")->valuedouble > 0);
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "principal_moments")), 3);
+        if (!strcmp(name, "cube")) {
+            cube = true;
+            assert_int_equal(cJSON_GetObjectItem(j, "particles")->valueint, 27);
+            assert_near(cJSON_GetObjectItem(j, "mass")->valuedouble, 1728.0, 1e-3);
+        }
+        cube2 |= !strcmp(name, "cube2");
+        cJSON_Delete(j);
+    }
+    assert_true(cube && cube2);
+}
+
+/* Each bad command line: a non-zero exit and a message saying what is wrong. */
+static void test_bad_command_lines(void **state) {
+    static const struct {
+        const char *args, *says;
+    } cases[] = {
+        {"--headless --frobnicate", "unknown option '--frobnicate'"},
+        {"--headless --bodies lots", "--bodies takes"},
+        {"--headless --bodies 0", "--bodies takes"},
+        {"--headless --formation 9", "--formation takes 1 to 5"},
+        {"--headless --dt nan", "--dt takes"},
+        {"--headless --dt -1", "--dt takes"},
+        {"--headless --backend gpu", "--backend takes reference or opencl"},
+        {"--headless --steps", "needs a value"},
+        {"--headless --shape nosuchshape --steps 1", "no shape named 'nosuchshape'"},
+        {"--headless --dt 0.01 --steps 1", "too large for contact_time"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int code = run(cases[i].args, out, sizeof out, err, sizeof err);
+        if (code == 0 || !strstr(err, cases[i].says))
+            fail_msg("'%s': exit %d, stderr '%s' should say '%s'", cases[i].args, code, err, cases[i].says);
+    }
+    /* the usage screen comes with an unknown option */
+    run("--frobnicate", out, sizeof out, err, sizeof err);
+    assert_non_null(strstr(err, "usage: rubble"));
+    assert_int_equal(run("--help", out, sizeof out, err, sizeof err), 0);
+    assert_non_null(strstr(out, "--headless"));
+}
+
+/* A folder of broken plugins is reported and the run goes on with the good shapes. */
+static void test_bad_plugin_folder_goes_on(void **state) {
+    char args[512];
+    snprintf(args, sizeof args, "--headless --json --backend reference --bodies 3 --steps 10 --plugins '%s'", RB_BAD_PLUGIN_DIR);
+    assert_int_equal(run(args, out, sizeof out, err, sizeof err), 0);
+    assert_non_null(strstr(err, "no entry point"));
+    assert_non_null(strstr(err, "incompatible ABI"));
+    cJSON *j = cJSON_Parse(out);
+    assert_non_null(j);
+    assert_int_equal(cJSON_GetObjectItem(j, "bodies")->valueint, 3);
+    cJSON_Delete(j);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_summary),
+        cmocka_unit_test(test_same_run_same_digest),
+        cmocka_unit_test(test_list_shapes_json),
+        cmocka_unit_test(test_bad_command_lines),
+        cmocka_unit_test(test_bad_plugin_folder_goes_on),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,120 @@
+/* The hashed grid finds exactly the pairs an all-pairs check finds: on
+ * random clouds near the origin, far from it, and sparse clouds whose cells
+ * collide in the hash table. */
+#include "rb_test.h"
+#include "sim/contact.h"
+
+typedef struct pair {
+    uint32_t a, b;
+} pair;
+
+static int compare_pairs(const void *x, const void *y) {
+    const pair *p = x, *q = y;
+    return p->a != q->a ? (p->a < q->a ? -1 : 1) : (p->b < q->b ? -1 : p->b > q->b);
+}
+
+/* n one-particle bodies uniformly in a cube of side `side` around `centre`;
+ * bodies grouped in pairs of particles share a body so "same body never
+ * collides" is exercised too. Returns how many pairs matched. */
+static uint32_t check_cloud(uint32_t n, float side, const float centre[3], unsigned seed, uint32_t *hash_collisions) {
+    rb_world_desc desc = rb_default_world_desc();
+    desc.backend = RB_BACKEND_REFERENCE;
+    desc.plane_count = 0;
+    rb_world *w = rb_world_create(&desc, NULL, 0);
+    const float r = desc.particle_radius;
+    /* a two-particle "dumbbell" shape (one diameter apart) and a sphere */
+    const float dumbbell[6] = {-r, 0, 0, r, 0, 0}, origin[3] = {0, 0, 0};
+    rb_shape_data two = {2, dumbbell, 128.0f, {2.048f, 7.168f, 7.168f}}, one = {1, origin, 64.0f, {1.024f, 1.024f, 1.024f}};
+    uint32_t s2 = (uint32_t)rb_world_add_shape(w, &two), s1 = (uint32_t)rb_world_add_shape(w, &one);
+    srand(seed);
+    for (uint32_t i = 0; i < n; i++) {
+        rb_body_desc b = {.shape = i % 3 == 0 ? s2 : s1};
+        for (int k = 0; k < 3; k++) b.position[k] = centre[k] + side * (rand() / (float)RAND_MAX - 0.5f);
+        float axis[3] = {rand() / (float)RAND_MAX - 0.5f, rand() / (float)RAND_MAX - 0.5f, 0.3f};
+        float len = rb_test_len(axis);
+        for (int k = 0; k < 3; k++) axis[k] /= len;
+        rb_quat_from_axis_angle(axis, 6.2831853f * rand() / (float)RAND_MAX, b.orientation);
+        assert_true(rb_world_add_body(w, &b).generation != 0);
+    }
+    uint32_t np = rb_world_particle_count(w);
+    float *p = malloc(sizeof(float) * 3 * np);
+    assert_true(rb_world_read_particles(w, p));
+    const uint32_t *first = rb_world_body_first_particle(w);
+    uint32_t *owner = malloc(sizeof(uint32_t) * np);
+    for (uint32_t b = 0; b < rb_world_body_count(w); b++)
+        for (uint32_t i = first[b]; i < first[b + 1]; i++) owner[i] = b;
+
+    /* all pairs, with the same float test the grid uses */
+    uint32_t cap = 16 * np + 16, n_brute = 0;
+    pair *brute = malloc(sizeof(pair) * cap);
+    const float d2 = 4.0f * r * r;
+    for (uint32_t i = 0; i < np; i++)
+        for (uint32_t j = i + 1; j < np; j++) {
+            if (owner[i] == owner[j]) continue;
+            float x = p[3 * j] - p[3 * i], y = p[3 * j + 1] - p[3 * i + 1], z = p[3 * j + 2] - p[3 * i + 2];
+            float dd = x * x + y * y + z * z;
+            if (dd < d2 && dd > 0.0f) brute[n_brute++] = (pair){i, j};
+        }
+    uint32_t *raw = malloc(sizeof(uint32_t) * 2 * cap);
+    uint32_t n_grid = rb_world_contact_pairs(w, raw, cap);
+    assert_true(n_grid <= cap);
+    pair *grid = malloc(sizeof(pair) * (n_grid + 1));
+    for (uint32_t k = 0; k < n_grid; k++) grid[k] = (pair){raw[2 * k], raw[2 * k + 1]};
+    qsort(grid, n_grid, sizeof *grid, compare_pairs);
+    qsort(brute, n_brute, sizeof *brute, compare_pairs);
+    if (n_grid != n_brute) fail_msg("grid found %u pairs, all-pairs %u", n_grid, n_brute);
+    for (uint32_t k = 0; k < n_grid; k++)
+        if (grid[k].a != brute[k].a || grid[k].b != brute[k].b)
+            fail_msg("pair %u differs: grid (%u, %u), all-pairs (%u, %u)", k, grid[k].a, grid[k].b, brute[k].a, brute[k].b);
+
+    /* count neighbouring cells that share a bucket with another occupied cell
+     * (table of 2 np rounded up to a power of two, as the grid sizes it) */
+    uint32_t table = 64;
+    while (table < 2 * np) table *= 2;
+    const float inv = 1.0f / (2.0f * r);
+    *hash_collisions = 0;
+    for (uint32_t i = 0; i < np; i++)
+        for (uint32_t j = i + 1; j < np && j < i + 200; j++) {
+            int ci[3], cj[3];
+            for (int k = 0; k < 3; k++) ci[k] = rb_cell_coord(p[3 * i + k], inv), cj[k] = rb_cell_coord(p[3 * j + k], inv);
+            bool same = ci[0] == cj[0] && ci[1] == cj[1] && ci[2] == cj[2];
+            if (!same && rb_cell_hash(ci[0], ci[1], ci[2], table - 1) == rb_cell_hash(cj[0], cj[1], cj[2], table - 1))
+                (*hash_collisions)++;
+        }
+    free(p), free(owner), free(brute), free(raw), free(grid);
+    rb_world_destroy(w);
+    return n_grid;
+}
+
+static void test_dense_cloud_at_origin(void **state) {
+    uint32_t collisions;
+    uint32_t pairs = check_cloud(1500, 6.0f, (const float[3]){0, 0, 0}, 1, &collisions);
+    print_message("dense cloud: %u pairs\n", pairs);
+    assert_true(pairs > 500); /* dense enough that the check means something */
+}
+
+static void test_cloud_far_from_origin(void **state) {
+    uint32_t collisions;
+    /* negative and positive coordinates in the thousands: floor() and the hash of negative cells */
+    assert_true(check_cloud(800, 5.0f, (const float[3]){-3000.0f, 1234.5f, 2000.0f}, 2, &collisions) > 100);
+    assert_true(check_cloud(800, 5.0f, (const float[3]){4096.0f, -777.0f, -4096.0f}, 3, &collisions) > 100);
+}
+
+static void test_sparse_cloud_with_hash_collisions(void **state) {
+    uint32_t collisions;
+    /* 3000 bodies over a 25 m cube: about 4000 occupied cells of 244,000 share
+     * 8192 buckets, so distinct cells meet in one bucket all the time */
+    uint32_t pairs = check_cloud(3000, 25.0f, (const float[3]){0, 0, 0}, 4, &collisions);
+    print_message("sparse cloud: %u pairs, %u distinct cells sharing buckets among near indices\n", pairs, collisions);
+    assert_true(collisions > 10);
+    assert_true(pairs > 50);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dense_cloud_at_origin),
+        cmocka_unit_test(test_cloud_far_from_origin),
+        cmocka_unit_test(test_sparse_cloud_with_hash_collisions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

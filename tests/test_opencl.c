@@ -1,0 +1,394 @@
+/* test_opencl.c - the OpenCL backend checked against the sequential reference.
+ *
+ * Shapes come from the build's plugins (cube, cube2) and from descriptors
+ * made here (a 300-particle slab, a bent rod, a single particle), through the
+ * registry, so mass properties are the ones the program uses. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "scenes/formations.h"
+#include "scenes/pile.h"
+#include "shapes/shapes.h"
+#include "sim/opencl.h"
+#include "sim/world.h"
+
+/* ---- scenes ---- */
+
+enum { SHAPE_CUBE, SHAPE_CUBE2, SHAPE_SLAB, SHAPE_ROD, SHAPE_ONE, SHAPE_COUNT };
+
+typedef struct fixture {
+    rb_registry *reg;
+    int shape[SHAPE_COUNT]; /* registry index of each */
+} fixture;
+
+static float slab_particles[300 * 3];
+static const float rod_particles[] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 3, 1, 0, 3, 2, 0, 3, 2, 1};
+static const float one_particle[] = {0, 0, 0};
+
+static int add_desc(rb_registry *reg, const char *name, const float *p, uint32_t n) {
+    rb_shape_desc d = {.struct_size = sizeof d, .name = name, .description = "test shape", .particle_count = n,
+                       .particles = p};
+    assert_int_equal(rb_registry_add_desc(reg, &d, "test", "test_opencl.c"), RB_LOAD_OK);
+    return rb_registry_find(reg, name);
+}
+
+static int setup(void **state) {
+    fixture *f = calloc(1, sizeof *f);
+    f->reg = rb_registry_create(&(rb_registry_desc){0});
+    assert_true(rb_registry_scan_dir(f->reg, "plugins") > 0); /* tests run in the build folder */
+    f->shape[SHAPE_CUBE] = rb_registry_find(f->reg, "cube");
+    f->shape[SHAPE_CUBE2] = rb_registry_find(f->reg, "cube2");
+    assert_true(f->shape[SHAPE_CUBE] >= 0 && f->shape[SHAPE_CUBE2] >= 0);
+    /* 10 x 6 x 5 particles: a body of a few hundred */
+    uint32_t k = 0;
+    for (int z = 0; z < 5; z++)
+        for (int y = 0; y < 6; y++)
+            for (int x = 0; x < 10; x++)
+                slab_particles[k++] = (float)x, slab_particles[k++] = (float)y, slab_particles[k++] = (float)z;
+    f->shape[SHAPE_SLAB] = add_desc(f->reg, "slab", slab_particles, 300);
+    f->shape[SHAPE_ROD] = add_desc(f->reg, "rod", rod_particles, 7);
+    f->shape[SHAPE_ONE] = add_desc(f->reg, "one", one_particle, 1);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture *f = *state;
+    rb_registry_destroy(f->reg);
+    free(f);
+    return 0;
+}
+
+static rb_world *make_world(rb_backend_kind backend, const rb_world_desc *base) {
+    rb_world_desc d = base ? *base : rb_default_world_desc();
+    d.backend = backend;
+    char err[512] = "";
+    rb_world *w = rb_world_create(&d, err, sizeof err);
+    if (!w) fprintf(stderr, "world: %s\n", err);
+    assert_non_null(w);
+    assert_string_equal(rb_world_backend_name(w), backend == RB_BACKEND_OPENCL ? "opencl" : "reference");
+    return w;
+}
+
+/* Registers every fixture shape with the world, in fixture order. */
+static void add_shapes(const fixture *f, rb_world *w, uint32_t out[SHAPE_COUNT]) {
+    for (int s = 0; s < SHAPE_COUNT; s++) {
+        int idx = rb_scene_add_shape(w, rb_registry_get(f->reg, (uint32_t)f->shape[s]));
+        assert_true(idx >= 0);
+        out[s] = (uint32_t)idx;
+    }
+}
+
+/* A small deterministic generator (xorshift), so both worlds get the same scene. */
+static uint32_t rng_state;
+static float frand(float lo, float hi) {
+    rng_state ^= rng_state << 13, rng_state ^= rng_state >> 17, rng_state ^= rng_state << 5;
+    return lo + (hi - lo) * (float)(rng_state >> 8) / 16777216.0f;
+}
+
+static void random_body(rb_body_desc *d, uint32_t shape, float half, float top) {
+    *d = (rb_body_desc){.shape = shape};
+    d->position[0] = frand(-half, half), d->position[1] = frand(0.0f, top), d->position[2] = frand(-half, half);
+    float q[4] = {frand(-1, 1), frand(-1, 1), frand(-1, 1), frand(-1, 1)};
+    float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++) d->orientation[k] = q[k] / n;
+    for (int k = 0; k < 3; k++) d->velocity[k] = frand(-3, 3), d->angular_velocity[k] = frand(-4, 4);
+}
+
+/* A box of planes around [-half, half] x [0, inf) x [-half, half], and a tilted one. */
+static rb_world_desc boxed_desc(float half) {
+    rb_world_desc d = rb_default_world_desc();
+    d.plane_count = 6;
+    d.planes[1] = (rb_plane){{1, 0, 0}, -half};
+    d.planes[2] = (rb_plane){{-1, 0, 0}, -half};
+    d.planes[3] = (rb_plane){{0, 0, 1}, -half};
+    d.planes[4] = (rb_plane){{0, 0, -1}, -half};
+    d.planes[5] = (rb_plane){{0.6f, 0.8f, 0.0f}, -0.5f * half};
+    return d;
+}
+
+/* Both worlds get n random bodies of the listed shapes, crowded in a box of half-width half. */
+static void random_scene(const fixture *f, rb_world *w[2], uint32_t seed, uint32_t n, float half, float top) {
+    uint32_t shapes[2][SHAPE_COUNT];
+    for (int k = 0; k < 2; k++) add_shapes(f, w[k], shapes[k]);
+    rng_state = seed;
+    for (uint32_t b = 0; b < n; b++) {
+        rb_body_desc d;
+        /* mostly cubes, some of everything else; the slab only now and then */
+        uint32_t r = (uint32_t)frand(0, 20), s = r < 9 ? SHAPE_CUBE : r < 15 ? SHAPE_CUBE2 : r < 17 ? SHAPE_ROD
+                                                        : r < 19                ? SHAPE_ONE
+                                                                                : SHAPE_SLAB;
+        random_body(&d, 0, half, top);
+        for (int k = 0; k < 2; k++) {
+            d.shape = shapes[k][s];
+            assert_true(rb_world_add_body(w[k], &d).generation != 0);
+        }
+    }
+}
+
+/* ---- forces ---- */
+
+/* Per-particle forces agree within 1e-5 of the particle's force magnitude,
+ * component by component: a component near zero is judged against the
+ * vector it belongs to (its own size says nothing), and a particle with no
+ * contact must get exactly zero. Returns how many particles matched bit for bit. */
+static uint32_t compare_forces(const float *a, const float *ref, uint32_t n, uint32_t *touching) {
+    uint32_t exact = 0;
+    *touching = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const float *x = &a[3 * i], *y = &ref[3 * i];
+        double mag = sqrt((double)y[0] * y[0] + (double)y[1] * y[1] + (double)y[2] * y[2]);
+        if (mag > 0.0) (*touching)++;
+        for (int k = 0; k < 3; k++) {
+            double err = fabs((double)x[k] - (double)y[k]);
+            if (err > 1e-5 * mag) {
+                fprintf(stderr, "particle %u component %d: opencl %.9g reference %.9g (|f| %.9g)\n", i, k, x[k], y[k],
+                        mag);
+                fail();
+            }
+        }
+        exact += memcmp(x, y, 3 * sizeof(float)) == 0;
+    }
+    return exact;
+}
+
+static void check_forces(const fixture *f, uint32_t seed, uint32_t bodies, float half) {
+    rb_world_desc desc = boxed_desc(half);
+    rb_world *w[2] = {make_world(RB_BACKEND_OPENCL, &desc), make_world(RB_BACKEND_REFERENCE, &desc)};
+    random_scene(f, w, seed, bodies, half, 2.0f * half);
+    uint32_t n = rb_world_particle_count(w[0]);
+    assert_int_equal(n, rb_world_particle_count(w[1]));
+    float *fa = malloc(n * 3 * sizeof *fa), *fb = malloc(n * 3 * sizeof *fb);
+    assert_true(rb_world_particle_forces(w[0], fa));
+    assert_true(rb_world_particle_forces(w[1], fb));
+    uint32_t touching, exact = compare_forces(fa, fb, n, &touching);
+    printf("    seed %u: %u bodies, %u particles, %u touching, %u bit-equal\n", seed, bodies, n, touching, exact);
+    assert_true(touching > n / 4); /* the scene really is crowded */
+    free(fa), free(fb);
+    rb_world_destroy(w[0]), rb_world_destroy(w[1]);
+}
+
+static void test_forces_random(void **state) {
+    const fixture *f = *state;
+    check_forces(f, 1, 60, 3.0f);
+    check_forces(f, 2, 400, 6.0f);
+    check_forces(f, 3, 1500, 9.0f); /* table collisions and many buckets */
+}
+
+/* ---- trajectories ---- */
+
+typedef struct pose {
+    float p[3], q[4];
+} pose;
+
+static void poses(rb_world *w, pose *out) {
+    uint32_t n = rb_world_body_count(w);
+    for (uint32_t b = 0; b < n; b++) {
+        rb_body_state s;
+        assert_true(rb_world_get_body(w, b, &s));
+        memcpy(out[b].p, s.position, sizeof out[b].p);
+        memcpy(out[b].q, s.orientation, sizeof out[b].q);
+    }
+}
+
+/* Largest position difference (m) and rotation difference (rad) between two pose lists. */
+static void pose_distance(const pose *a, const pose *b, uint32_t n, double *dp, double *dq) {
+    *dp = *dq = 0.0;
+    for (uint32_t i = 0; i < n; i++) {
+        double d2 = 0.0, minus = 0.0, plus = 0.0;
+        for (int k = 0; k < 3; k++) d2 += ((double)a[i].p[k] - b[i].p[k]) * ((double)a[i].p[k] - b[i].p[k]);
+        /* 2 |qa - qb| (q and -q are one rotation) is the angle between them to
+         * second order; acos of their dot product loses it in rounding near 1. */
+        for (int k = 0; k < 4; k++) {
+            minus += ((double)a[i].q[k] - b[i].q[k]) * ((double)a[i].q[k] - b[i].q[k]);
+            plus += ((double)a[i].q[k] + b[i].q[k]) * ((double)a[i].q[k] + b[i].q[k]);
+        }
+        double angle = 2.0 * sqrt(fmin(minus, plus));
+        *dp = fmax(*dp, sqrt(d2));
+        *dq = fmax(*dq, angle);
+    }
+}
+
+/* A few bodies dropped spinning onto the ground and onto each other. */
+static void small_scene(const fixture *f, rb_world *w, uint32_t variant, bool nudge) {
+    uint32_t s[SHAPE_COUNT];
+    add_shapes(f, w, s);
+    const uint32_t shapes[5] = {s[SHAPE_CUBE], s[SHAPE_CUBE2], variant ? s[SHAPE_SLAB] : s[SHAPE_ROD], s[SHAPE_CUBE],
+                                s[SHAPE_ROD]};
+    for (uint32_t b = 0; b < 5; b++) {
+        rb_body_desc d = {.shape = shapes[b]};
+        d.position[0] = 0.45f * (float)b - 0.9f, d.position[1] = 1.0f + 1.3f * (float)b;
+        d.position[2] = 0.2f * (float)(b % 2);
+        float axis[3] = {0.3f, 1.0f, 0.2f * (float)b}, n = sqrtf(1.09f + 0.04f * (float)(b * b));
+        for (int k = 0; k < 3; k++) d.orientation[k] = axis[k] / n * sinf(0.3f * (float)b);
+        d.orientation[3] = cosf(0.3f * (float)b);
+        d.angular_velocity[0] = 1.5f, d.angular_velocity[2] = -0.7f * (float)b;
+        d.velocity[0] = b == 4 ? 1.0f : 0.0f;
+        /* One ulp on one coordinate: how far rounding alone carries the scene. */
+        if (nudge && b == 0) d.position[0] = nextafterf(d.position[0], 1.0f);
+        assert_true(rb_world_add_body(w, &d).generation != 0);
+    }
+}
+
+/* The OpenCL trajectory is compared with the reference's over 1000 steps.
+ * The contact forces are bit-equal (test_forces_random) and bodies of at most
+ * 32 particles are summed in the reference's order, so without the slab the
+ * two must stay bit-equal as long as the device's sin and cos round as the C
+ * library's do (they do on PoCL); a device whose sin/cos differ by an ulp
+ * falls under the tolerance below instead. The slab's 300 particles are
+ * summed in ten partial sums: a rounding difference in every step, which
+ * contacts then amplify. How much they amplify is measured on the reference
+ * itself, restarted one ulp away: the tolerance is 10x that spread, and at
+ * least 1 mm / 1 mrad, far below what shows on 0.4 m particles. */
+static void check_trajectory(const fixture *f, uint32_t variant) {
+    rb_world *cl = make_world(RB_BACKEND_OPENCL, NULL), *ref = make_world(RB_BACKEND_REFERENCE, NULL),
+             *ref2 = make_world(RB_BACKEND_REFERENCE, NULL);
+    small_scene(f, cl, variant, false);
+    small_scene(f, ref, variant, false);
+    small_scene(f, ref2, variant, true);
+    pose a[5], b[5], c[5];
+    double worst_p = 0, worst_q = 0, spread_p = 0, spread_q = 0;
+    bool bit_equal = true;
+    for (int chunk = 0; chunk < 10; chunk++) {
+        assert_true(rb_world_step(cl, 100) && rb_world_step(ref, 100) && rb_world_step(ref2, 100));
+        poses(cl, a), poses(ref, b), poses(ref2, c);
+        double dp, dq;
+        pose_distance(a, b, 5, &dp, &dq);
+        worst_p = fmax(worst_p, dp), worst_q = fmax(worst_q, dq);
+        bit_equal = bit_equal && memcmp(a, b, sizeof a) == 0;
+        pose_distance(b, c, 5, &dp, &dq);
+        spread_p = fmax(spread_p, dp), spread_q = fmax(spread_q, dq);
+    }
+    double tol_p = fmax(1e-3, 10.0 * spread_p), tol_q = fmax(1e-3, 10.0 * spread_q);
+    printf("    variant %u: opencl-reference %.3g m %.3g rad%s; reference 1-ulp spread %.3g m %.3g rad\n", variant,
+           worst_p, worst_q, bit_equal ? " (bit-equal)" : "", spread_p, spread_q);
+    assert_true(worst_p <= tol_p);
+    assert_true(worst_q <= tol_q);
+    /* and the bodies did move: they fell and came to the ground */
+    assert_true(a[4].p[1] < 2.0f);
+    rb_world_destroy(cl), rb_world_destroy(ref), rb_world_destroy(ref2);
+}
+
+static void test_trajectory_small(void **state) {
+    check_trajectory(*state, 0);
+    check_trajectory(*state, 1); /* with the 300-particle slab: the work-group reduction */
+}
+
+/* ---- determinism ---- */
+
+static uint64_t pile_digest(const fixture *f, uint32_t bodies, uint32_t steps) {
+    rb_world_desc d = rb_default_world_desc();
+    rb_pile_planes(&d);
+    rb_world *w = make_world(RB_BACKEND_OPENCL, &d);
+    int s = rb_scene_add_shape(w, rb_registry_get(f->reg, (uint32_t)f->shape[SHAPE_CUBE]));
+    assert_int_equal(rb_pile_build(w, bodies, (uint32_t)s), bodies);
+    assert_true(rb_world_step(w, steps));
+    uint64_t h = rb_world_digest(w);
+    rb_world_destroy(w);
+    return h;
+}
+
+static void test_determinism(void **state) {
+    /* 600 cubes land on each other within 700 steps: many buckets filled by racing atomics */
+    uint64_t a = pile_digest(*state, 600, 700), b = pile_digest(*state, 600, 700);
+    printf("    digests %016llx %016llx\n", (unsigned long long)a, (unsigned long long)b);
+    assert_true(a == b);
+}
+
+/* ---- growth and removal ---- */
+
+static void test_grow_and_remove(void **state) {
+    const fixture *f = *state;
+    rb_world_desc desc = boxed_desc(4.0f);
+    rb_world *w[2] = {make_world(RB_BACKEND_OPENCL, &desc), make_world(RB_BACKEND_REFERENCE, &desc)};
+    uint32_t s[2][SHAPE_COUNT];
+    add_shapes(f, w[0], s[0]), add_shapes(f, w[1], s[1]);
+    assert_true(rb_world_step(w[0], 5)); /* an empty world steps */
+    rb_body_id ids[2][200];
+    rng_state = 99;
+    for (uint32_t round = 0; round < 4; round++) {
+        for (uint32_t b = 50 * round; b < 50 * (round + 1); b++) { /* buffers grow between steps */
+            rb_body_desc d;
+            random_body(&d, 0, 3.5f, 8.0f);
+            uint32_t shape = b % 7 == 3 ? SHAPE_SLAB : b % 2 ? SHAPE_CUBE2 : SHAPE_CUBE;
+            for (int k = 0; k < 2; k++) {
+                d.shape = s[k][shape];
+                ids[k][b] = rb_world_add_body(w[k], &d);
+            }
+        }
+        for (int k = 0; k < 2; k++) assert_true(rb_world_step(w[k], 20));
+    }
+    for (uint32_t b = 0; b < 200; b += 3) /* every third body goes: the arrays compact */
+        for (int k = 0; k < 2; k++) assert_true(rb_world_remove_body(w[k], ids[k][b]));
+    uint32_t n = rb_world_particle_count(w[0]);
+    assert_int_equal(n, rb_world_particle_count(w[1]));
+    /* Same bodies in the same order on both sides: after 80 steps the
+     * states differ by rounding only. */
+    float *pa = malloc(n * 3 * sizeof *pa), *pb = malloc(n * 3 * sizeof *pb);
+    assert_true(rb_world_read_particles(w[0], pa));
+    assert_true(rb_world_read_particles(w[1], pb));
+    double worst = 0.0;
+    for (uint32_t i = 0; i < 3 * n; i++) worst = fmax(worst, fabs((double)pa[i] - pb[i]));
+    printf("    %u particles after growth and removal; largest position difference %.3g m\n", n, worst);
+    assert_true(worst < 0.05);
+    assert_true(rb_world_step(w[0], 20));
+    free(pa), free(pb);
+    rb_world_destroy(w[0]), rb_world_destroy(w[1]);
+}
+
+/* Positions read back agree with the reference's for the same state, and
+ * device memory stays within 128 bytes a particle on a cube pile. */
+static void test_read_back_and_memory(void **state) {
+    const fixture *f = *state;
+    rb_world_desc d = rb_default_world_desc();
+    rb_pile_planes(&d);
+    rb_world *w[2] = {make_world(RB_BACKEND_OPENCL, &d), make_world(RB_BACKEND_REFERENCE, &d)};
+    for (int k = 0; k < 2; k++) {
+        int s = rb_scene_add_shape(w[k], rb_registry_get(f->reg, (uint32_t)f->shape[SHAPE_CUBE]));
+        assert_int_equal(rb_pile_build(w[k], 1000, (uint32_t)s), 1000);
+    }
+    uint32_t n = rb_world_particle_count(w[0]);
+    float *pa = malloc(n * 3 * sizeof *pa), *pb = malloc(n * 3 * sizeof *pb);
+    assert_true(rb_world_read_particles(w[0], pa));
+    assert_true(rb_world_read_particles(w[1], pb));
+    assert_memory_equal(pa, pb, n * 3 * sizeof *pa);
+    assert_true(rb_world_step(w[0], 2));
+    double per_particle = (double)rb_world_device_bytes(w[0]) / n;
+    printf("    %u particles: %.1f device bytes a particle\n", n, per_particle);
+    assert_true(per_particle <= 128.0);
+    free(pa), free(pb);
+    rb_world_destroy(w[0]), rb_world_destroy(w[1]);
+}
+
+static void test_devices(void **state) {
+    FILE *out = tmpfile();
+    assert_true(rb_opencl_list_devices(out) >= 1);
+    fclose(out);
+    rb_world_desc d = rb_default_world_desc();
+    d.backend = RB_BACKEND_OPENCL;
+    d.device_index = 999;
+    char err[512] = "";
+    assert_null(rb_world_create(&d, err, sizeof err));
+    assert_non_null(strstr(err, "--list-devices"));
+    assert_string_equal(rb_opencl_error_name(-5), "CL_OUT_OF_RESOURCES");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_forces_random),
+        cmocka_unit_test(test_read_back_and_memory),
+        cmocka_unit_test(test_trajectory_small),
+        cmocka_unit_test(test_grow_and_remove),
+        cmocka_unit_test(test_determinism),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,266 @@
+/* test_render.c - the renderer alone, in an offscreen OpenGL 3.3 core context
+ * (SDL_VIDEODRIVER=offscreen: Mesa llvmpipe through EGL, no X server). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "render/render.h"
+
+#include <SDL.h>
+#include <cglm/cglm.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 320
+#define H 240
+
+typedef struct fixture {
+    SDL_Window *window;
+    SDL_GLContext context;
+    rb_renderer *renderer;
+    int cube;
+    char shader_dir[512];
+} fixture;
+
+static const float g_red[4] = {0.85f, 0.12f, 0.10f, 1.0f};
+
+/* A 1 m cube centred on the origin, with face normals. */
+static int add_cube(rb_renderer *r) {
+    float pos[24 * 3], nrm[24 * 3];
+    uint32_t idx[36];
+    for (int face = 0; face < 6; face++) {
+        int a = face / 2, u = (a + 1) % 3, v = (a + 2) % 3;
+        float s = (face % 2) ? -1.0f : 1.0f;
+        static const float cu[4] = {-1, 1, 1, -1}, cv[4] = {-1, -1, 1, 1};
+        for (int c = 0; c < 4; c++) {
+            float *p = &pos[(face * 4 + c) * 3], *n = &nrm[(face * 4 + c) * 3];
+            p[a] = s * 0.5f, p[u] = cu[c] * 0.5f, p[v] = s * cv[c] * 0.5f;
+            n[0] = n[1] = n[2] = 0.0f, n[a] = s;
+        }
+        static const uint32_t q[6] = {0, 1, 2, 0, 2, 3};
+        for (int k = 0; k < 6; k++) idx[face * 6 + k] = (uint32_t)face * 4 + q[k];
+    }
+    return rb_renderer_add_mesh(r, pos, nrm, 24, idx, 36);
+}
+
+static int setup(void **state) {
+    fixture *f = calloc(1, sizeof *f);
+    setenv("SDL_VIDEODRIVER", "offscreen", 0);
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        fprintf(stderr, "SDL_Init: %s\n", SDL_GetError());
+        return -1;
+    }
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+    SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
+    f->window = SDL_CreateWindow("test_render", 0, 0, W, H, SDL_WINDOW_OPENGL);
+    if (!f->window) return -1;
+    f->context = SDL_GL_CreateContext(f->window);
+    if (!f->context) return -1;
+    rb_render_pin_gl_driver();
+    if (!rb_render_find_shader_dir(NULL, f->shader_dir, sizeof f->shader_dir)) return -1;
+    char err[4096];
+    f->renderer = rb_renderer_create(f->shader_dir, err, sizeof err);
+    if (!f->renderer) {
+        fprintf(stderr, "renderer: %s\n", err);
+        return -1;
+    }
+    f->cube = add_cube(f->renderer);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture *f = *state;
+    rb_renderer_destroy(f->renderer);
+    SDL_GL_DeleteContext(f->context);
+    SDL_DestroyWindow(f->window);
+    SDL_Quit();
+    free(f);
+    return 0;
+}
+
+/* The camera of every test: 5 m back, 2 m up, looking at (0, 0.5, 0). */
+static void make_view(rb_render_view *v, mat4 view_proj) {
+    vec3 eye = {0.0f, 2.0f, 5.0f}, target = {0.0f, 0.5f, 0.0f}, up = {0.0f, 1.0f, 0.0f};
+    mat4 view, proj;
+    glm_lookat(eye, target, up, view);
+    glm_perspective(glm_rad(60.0f), (float)W / H, 0.05f, 1000.0f, proj);
+    memcpy(v->view, view, sizeof view);
+    memcpy(v->proj, proj, sizeof proj);
+    memcpy(v->eye, eye, sizeof eye);
+    v->width = W, v->height = H;
+    glm_mat4_mul(proj, view, view_proj);
+}
+
+static rb_render_scene ground_scene(void) {
+    rb_render_scene s = {.focus = {0, 0.5f, 0}, .focus_radius = 6.0f, .plane_count = 1};
+    s.planes[0][1] = 1.0f; /* y = 0 */
+    return s;
+}
+
+/* Pixel (x, y from the top) of a frame read bottom row first. */
+static const uint8_t *pixel(const uint8_t *img, int x, int y) { return &img[((H - 1 - y) * W + x) * 4]; }
+
+static void project(mat4 vp, const float p[3], int *x, int *y) {
+    vec4 c = {p[0], p[1], p[2], 1.0f}, o;
+    glm_mat4_mulv(vp, c, o);
+    *x = (int)((o[0] / o[3] * 0.5f + 0.5f) * W);
+    *y = (int)((0.5f - o[1] / o[3] * 0.5f) * H);
+}
+
+/* Renders the cube (mesh view) or its 27 particles (particle view) at y = 0.5. */
+static void render(fixture *f, bool particles, uint8_t *img, mat4 vp) {
+    rb_render_view v;
+    make_view(&v, vp);
+    rb_render_scene s = ground_scene();
+    rb_renderer_begin(f->renderer, &v, &s);
+    if (particles) {
+        float c[27 * 3], col[27 * 4];
+        int n = 0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++, n++) {
+                    c[n * 3] = (i - 1) / 3.0f, c[n * 3 + 1] = 0.5f + (j - 1) / 3.0f, c[n * 3 + 2] = (k - 1) / 3.0f;
+                    memcpy(&col[n * 4], g_red, sizeof g_red);
+                }
+        rb_renderer_add_spheres(f->renderer, c, col, 27, 1.0f / 6.0f);
+    } else {
+        const float t[8] = {0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
+        rb_renderer_add_instances(f->renderer, f->cube, t, g_red, 1);
+    }
+    const float white[4] = {1, 1, 1, 1};
+    rb_renderer_text(f->renderer, 4, 4, 1.0f, white, "test");
+    assert_true(rb_renderer_end(f->renderer));
+    assert_true(rb_renderer_read_pixels(f->renderer, W, H, img));
+}
+
+static bool is_body_red(const uint8_t *p) { return p[0] > 90 && p[0] > 2 * p[1] && p[0] > 2 * p[2]; }
+static bool is_ground_grey(const uint8_t *p) {
+    return abs(p[0] - p[1]) < 30 && abs(p[1] - p[2]) < 30 && p[0] > 40 && p[0] < 230;
+}
+
+static void test_body_colour_where_it_projects(void **state) {
+    fixture *f = *state;
+    static uint8_t img[W * H * 4];
+    mat4 vp;
+    render(f, false, img, vp);
+    int x, y;
+    project(vp, (float[3]){0.0f, 0.5f, 0.0f}, &x, &y);
+    assert_true(is_body_red(pixel(img, x, y)));
+    /* The ground well beside the cube, in front of the camera. */
+    project(vp, (float[3]){-2.5f, 0.0f, 1.5f}, &x, &y);
+    const uint8_t *g = pixel(img, x, y);
+    if (!is_ground_grey(g)) fprintf(stderr, "ground pixel %d %d %d\n", g[0], g[1], g[2]);
+    assert_true(is_ground_grey(g));
+    /* Sky at the top: bluer than red. */
+    const uint8_t *s = pixel(img, W / 2, 2);
+    assert_true(s[2] > s[0]);
+    assert_int_equal(rb_renderer_gl_errors(), 0);
+}
+
+static void test_particle_view_differs(void **state) {
+    fixture *f = *state;
+    static uint8_t mesh[W * H * 4], spheres[W * H * 4];
+    mat4 vp;
+    render(f, false, mesh, vp);
+    render(f, true, spheres, vp);
+    int differ = 0;
+    for (int i = 0; i < W * H; i++)
+        if (abs(mesh[i * 4] - spheres[i * 4]) + abs(mesh[i * 4 + 1] - spheres[i * 4 + 1]) > 40) differ++;
+    assert_true(differ > 200);
+    /* The spheres are still the body's colour at its centre column. */
+    int x, y;
+    project(vp, (float[3]){0.0f, 0.5f + 1.0f / 3.0f, 1.0f / 3.0f}, &x, &y);
+    assert_true(is_body_red(pixel(spheres, x, y)));
+    assert_int_equal(rb_renderer_gl_errors(), 0);
+}
+
+static void copy_file(const char *from, const char *to) {
+    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+    assert_non_null(a);
+    assert_non_null(b);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, a)) > 0) fwrite(buf, 1, n, b);
+    fclose(a), fclose(b);
+}
+
+static void test_broken_shader_keeps_the_old_one(void **state) {
+    fixture *f = *state;
+    /* A private copy of the shaders, so breaking one harms nothing else. */
+    char dir[] = "/tmp/rubble-shaders-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const char *const files[] = {
+        "quat.glsl",       "lighting.glsl",    "sphere_common.glsl", "mesh.vert.glsl",         "mesh.frag.glsl",
+        "depth.frag.glsl", "sphere.vert.glsl", "sphere.frag.glsl",   "sphere_depth.frag.glsl", "plane.vert.glsl",
+        "plane.frag.glsl", "sky.vert.glsl",    "sky.frag.glsl",      "overlay.vert.glsl",      "overlay.frag.glsl"};
+    char a[700], b[700];
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(a, sizeof a, "%s/%s", f->shader_dir, files[i]);
+        snprintf(b, sizeof b, "%s/%s", dir, files[i]);
+        copy_file(a, b);
+    }
+    char err[4096];
+    rb_renderer *r = rb_renderer_create(dir, err, sizeof err);
+    assert_non_null(r);
+    rb_renderer *saved = f->renderer;
+    f->renderer = r;
+    f->cube = add_cube(r);
+
+    /* Break line 3 of mesh.frag.glsl. */
+    snprintf(b, sizeof b, "%s/mesh.frag.glsl", dir);
+    FILE *out = fopen(b, "w");
+    fputs("#version 330 core\nout vec4 o_color;\nvoid main() { o_color = vec4(1.0) + undefined_thing; }\n", out);
+    fclose(out);
+    assert_false(rb_renderer_reload(r, err, sizeof err));
+    fprintf(stderr, "expected error:\n%s\n", err);
+    assert_non_null(strstr(err, "mesh.frag.glsl:3:"));
+    assert_non_null(strstr(err, "undefined_thing"));
+
+    /* The old shaders still draw the red cube. */
+    static uint8_t img[W * H * 4];
+    mat4 vp;
+    render(f, false, img, vp);
+    int x, y;
+    project(vp, (float[3]){0.0f, 0.5f, 0.0f}, &x, &y);
+    assert_true(is_body_red(pixel(img, x, y)));
+
+    /* An error in an included file names that file. */
+    snprintf(a, sizeof a, "%s/mesh.frag.glsl", f->shader_dir);
+    copy_file(a, b);
+    snprintf(b, sizeof b, "%s/lighting.glsl", dir);
+    out = fopen(b, "a");
+    fputs("\nfloat broken( {\n", out);
+    fclose(out);
+    assert_false(rb_renderer_reload(r, err, sizeof err));
+    fprintf(stderr, "expected error:\n%s\n", err);
+    assert_non_null(strstr(err, "lighting.glsl:"));
+
+    /* Fixed again: reload succeeds. */
+    snprintf(a, sizeof a, "%s/lighting.glsl", f->shader_dir);
+    copy_file(a, b);
+    assert_true(rb_renderer_reload(r, err, sizeof err));
+
+    f->renderer = saved;
+    rb_renderer_destroy(r);
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(b, sizeof b, "%s/%s", dir, files[i]);
+        remove(b);
+    }
+    remove(dir);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_body_colour_where_it_projects),
+        cmocka_unit_test(test_particle_view_differs),
+        cmocka_unit_test(test_broken_shader_keeps_the_old_one),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

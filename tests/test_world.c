@@ -1,0 +1,168 @@
+/* The world API: ids, adding and removing bodies while running, impulses,
+ * bad input refused with nothing lost, the first-particle index. */
+#include "rb_test.h"
+
+static rb_world *world_with_shapes(uint32_t shapes[3], rb_registry **reg) {
+    rb_world *w = rb_test_world(rb_default_world_desc());
+    *reg = rb_test_registry();
+    shapes[0] = rb_test_add_shape(w, *reg, "cube");
+    shapes[1] = rb_test_add_shape(w, *reg, "cube2");
+    shapes[2] = rb_test_add_lattice(w, 6, 0.2f, 64.0f);
+    return w;
+}
+
+static bool same_state(const rb_body_state *a, const rb_body_state *b) {
+    return memcmp(a->position, b->position, sizeof a->position) == 0 &&
+           memcmp(a->orientation, b->orientation, sizeof a->orientation) == 0 &&
+           memcmp(a->velocity, b->velocity, sizeof a->velocity) == 0 &&
+           memcmp(a->angular_momentum, b->angular_momentum, sizeof a->angular_momentum) == 0;
+}
+
+/* The CSR index matches each body's shape through adds and removes. */
+static void check_index(rb_world *w, const uint32_t counts[3]) {
+    const uint32_t *first = rb_world_body_first_particle(w);
+    assert_int_equal(first[0], 0);
+    for (uint32_t b = 0; b < rb_world_body_count(w); b++) {
+        rb_body_state s;
+        assert_true(rb_world_get_body(w, b, &s));
+        assert_int_equal(first[b + 1] - first[b], counts[s.shape]);
+    }
+    assert_int_equal(first[rb_world_body_count(w)], rb_world_particle_count(w));
+}
+
+/* Removing a body and adding another while the world runs leaves every other
+ * body's state bit for bit as it was; ids stay valid, the removed id is stale. */
+static void test_add_remove_keeps_states(void **state) {
+    uint32_t shapes[3];
+    const uint32_t counts[3] = {27, 8, 216};
+    rb_registry *reg;
+    rb_world *w = world_with_shapes(shapes, &reg);
+    rb_body_id ids[12];
+    for (int i = 0; i < 12; i++) ids[i] = rb_test_add_body(w, shapes[i % 3], (i % 4) * 3.0f, 1.5f + (i / 4) * 3.0f, 0.0f);
+    check_index(w, counts);
+    assert_true(rb_world_step(w, 300));
+    rb_body_state before[12], after;
+    for (int i = 0; i < 12; i++) assert_true(rb_world_get_body_by_id(w, ids[i], &before[i]));
+
+    assert_true(rb_world_remove_body(w, ids[4]));
+    rb_body_id added = rb_test_add_body(w, shapes[2], 50.0f, 5.0f, 50.0f);
+    assert_int_equal(rb_world_body_count(w), 12);
+    check_index(w, counts);
+    for (int i = 0; i < 12; i++) {
+        if (i == 4) continue;
+        assert_true(rb_world_get_body_by_id(w, ids[i], &after));
+        assert_true(same_state(&before[i], &after));
+    }
+    /* the stale id is refused everywhere */
+    rb_body_state s;
+    const float zero[3] = {0, 0, 0}, up[3] = {0, 1, 0};
+    assert_false(rb_world_body_valid(w, ids[4]));
+    assert_false(rb_world_get_body_by_id(w, ids[4], &s));
+    assert_false(rb_world_remove_body(w, ids[4]));
+    assert_false(rb_world_apply_impulse(w, ids[4], up, zero));
+    /* a new body may reuse the slot, never the generation */
+    assert_true(added.slot != ids[4].slot || added.generation != ids[4].generation);
+    assert_true(rb_world_step(w, 100));
+    assert_true(rb_world_body_valid(w, added));
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
+/* An impulse J at the centre adds J / m; at an offset point it adds r x J to L. */
+static void test_impulse(void **state) {
+    rb_world_desc desc = rb_default_world_desc();
+    desc.gravity[1] = 0.0f;
+    desc.plane_count = 0;
+    rb_world *w = rb_test_world(desc);
+    rb_registry *reg = rb_test_registry();
+    uint32_t cube = rb_test_add_shape(w, reg, "cube");
+    rb_body_id id = rb_test_add_body(w, cube, 1.0f, 2.0f, 3.0f);
+    rb_body_state s;
+    assert_true(rb_world_apply_impulse(w, id, (const float[3]){1728.0f, 0, 0}, (const float[3]){1, 2, 3}));
+    assert_true(rb_world_get_body_by_id(w, id, &s));
+    assert_near(s.velocity[0], 1.0, 1e-6);
+    assert_near(rb_test_len(s.angular_momentum), 0.0, 1e-6);
+    /* 0.5 m above the centre, along +z: L = (0, 0.5, 0) x (0, 0, 100) = (50, 0, 0) */
+    assert_true(rb_world_apply_impulse(w, id, (const float[3]){0, 0, 100.0f}, (const float[3]){1, 2.5f, 3}));
+    assert_true(rb_world_get_body_by_id(w, id, &s));
+    assert_near(s.angular_momentum[0], 50.0, 1e-4);
+    assert_near(s.angular_velocity[0], 50.0 / 396.288, 1e-5);
+    assert_near(s.velocity[2], 100.0 / 1728.0, 1e-6);
+    /* a force lasts one step call: F dt / m per step for 10 steps, then nothing */
+    assert_true(rb_world_apply_force(w, id, (const float[3]){0, 1728.0f, 0}, s.position));
+    assert_true(rb_world_step(w, 10));
+    assert_true(rb_world_get_body_by_id(w, id, &s));
+    assert_near(s.velocity[1], 10 * desc.dt, 1e-6);
+    assert_true(rb_world_step(w, 10));
+    assert_true(rb_world_get_body_by_id(w, id, &s));
+    assert_near(s.velocity[1], 10 * desc.dt, 1e-6);
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
+/* Bad input gets a message naming the problem, and nothing changes. */
+static void test_bad_input(void **state) {
+    char err[256];
+    rb_world_desc desc = rb_default_world_desc();
+    desc.gravity[1] = NAN;
+    assert_null(rb_world_create(&desc, err, sizeof err));
+    assert_non_null(strstr(err, "gravity"));
+    desc = rb_default_world_desc();
+    desc.dt = 0.01f;
+    assert_null(rb_world_create(&desc, err, sizeof err));
+    assert_non_null(strstr(err, "dt"));
+    desc = rb_default_world_desc();
+    desc.material.restitution = 0.0f;
+    assert_null(rb_world_create(&desc, err, sizeof err));
+    assert_non_null(strstr(err, "restitution"));
+
+    rb_world *w = rb_test_world(rb_default_world_desc());
+    rb_registry *reg = rb_test_registry();
+    uint32_t cube = rb_test_add_shape(w, reg, "cube");
+    rb_test_add_body(w, cube, 0, 1, 0);
+    uint64_t digest = rb_world_digest(w);
+    rb_body_desc bad = {.shape = cube, .position = {0, NAN, 0}};
+    assert_int_equal(rb_world_add_body(w, &bad).generation, 0);
+    bad = (rb_body_desc){.shape = 99};
+    assert_int_equal(rb_world_add_body(w, &bad).generation, 0);
+    rb_body_state s;
+    rb_world_get_body(w, 0, &s);
+    assert_false(rb_world_apply_impulse(w, s.id, (const float[3]){INFINITY, 0, 0}, s.position));
+    assert_false(rb_world_set_material(w, (rb_material){.restitution = 0.5f, .friction = NAN, .contact_time = 0.008f}, 0.001f));
+    const float origin[3] = {0, 0, 0};
+    rb_shape_data no_mass = {1, origin, 0.0f, {1, 1, 1}};
+    assert_int_equal(rb_world_add_shape(w, &no_mass), -1);
+    assert_int_equal(rb_world_body_count(w), 1);
+    assert_true(rb_world_digest(w) == digest);
+    assert_true(rb_world_step(w, 10)); /* and it still runs */
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
+/* Many adds grow every array; clearing empties the world. */
+static void test_growth_and_clear(void **state) {
+    uint32_t shapes[3];
+    const uint32_t counts[3] = {27, 8, 216};
+    rb_registry *reg;
+    rb_world *w = world_with_shapes(shapes, &reg);
+    for (int i = 0; i < 500; i++) rb_test_add_body(w, shapes[i % 2], (i % 20) * 2.0f, 1.0f + (i / 20) * 2.0f, 0.0f);
+    check_index(w, counts);
+    assert_int_equal(rb_world_particle_count(w), 250 * 27 + 250 * 8);
+    assert_true(rb_world_step(w, 5));
+    rb_world_clear(w);
+    assert_int_equal(rb_world_body_count(w), 0);
+    assert_int_equal(rb_world_particle_count(w), 0);
+    assert_true(rb_world_step(w, 5));
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_remove_keeps_states),
+        cmocka_unit_test(test_impulse),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_growth_and_clear),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
