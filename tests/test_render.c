@@ -10,6 +10,7 @@
 
 #include <SDL.h>
 #include <cglm/cglm.h>
+#include <stb_image_write.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,11 +257,52 @@ static void test_broken_shader_keeps_the_old_one(void **state) {
     remove(dir);
 }
 
+/* Writes img as a PNG into $RB_TEST_DUMP_DIR when that is set, to look at by eye. */
+static void dump(const char *name, const uint8_t *img) {
+    const char *dir = getenv("RB_TEST_DUMP_DIR");
+    if (!dir) return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    stbi_flip_vertically_on_write(1);
+    stbi_write_png(path, W, H, 4, img, W * 4);
+}
+
+static void test_walls_are_drawn_see_through(void **state) {
+    fixture *f = *state;
+    static uint8_t plain[W * H * 4], walled[W * H * 4];
+    mat4 vp;
+    render(f, false, plain, vp);
+    dump("plain.png", plain);
+    /* The scene with a wall at x = 1.5 (solid beyond it) and one at z = -2. */
+    rb_render_view v;
+    make_view(&v, vp);
+    rb_render_scene s = ground_scene();
+    s.plane_count = 3;
+    s.planes[1][0] = -1.0f, s.planes[1][3] = -1.5f;
+    s.planes[2][2] = 1.0f, s.planes[2][3] = -2.0f;
+    rb_renderer_begin(f->renderer, &v, &s);
+    const float t[8] = {0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
+    rb_renderer_add_instances(f->renderer, f->cube, t, g_red, 1);
+    assert_true(rb_renderer_end(f->renderer));
+    assert_true(rb_renderer_read_pixels(f->renderer, W, H, walled));
+    dump("walled.png", walled);
+    int x, y;
+    /* A point on the wall x = 1.5, behind it the ground: changed, but still seen through. */
+    project(vp, (float[3]){1.5f, 0.3f, 0.5f}, &x, &y);
+    const uint8_t *a = pixel(plain, x, y), *b = pixel(walled, x, y);
+    assert_true(abs(a[0] - b[0]) + abs(a[1] - b[1]) + abs(a[2] - b[2]) > 6);
+    /* The cube in front of the back wall keeps its colour. */
+    project(vp, (float[3]){0.0f, 0.5f, 0.0f}, &x, &y);
+    assert_true(is_body_red(pixel(walled, x, y)));
+    assert_int_equal(rb_renderer_gl_errors(), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_body_colour_where_it_projects),
         cmocka_unit_test(test_particle_view_differs),
         cmocka_unit_test(test_broken_shader_keeps_the_old_one),
+        cmocka_unit_test(test_walls_are_drawn_see_through),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

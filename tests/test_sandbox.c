@@ -26,7 +26,7 @@
 static const char *g_plugin_dirs[1] = {RB_TEST_PLUGIN_DIR};
 
 /* A sandbox with an empty world (the reference backend: quick to start), 320x240. */
-static rb_sandbox *make_sandbox(int bodies) {
+static rb_sandbox *make_sandbox_with_shaders(int bodies, const char *shader_dir) {
     setenv("SDL_VIDEODRIVER", "offscreen", 0);
     rb_options o;
     rb_options_defaults(&o);
@@ -36,12 +36,15 @@ static rb_sandbox *make_sandbox(int bodies) {
     o.backend = RB_BACKEND_REFERENCE;
     o.plugin_dirs[0] = g_plugin_dirs[0];
     o.plugin_dir_count = 1;
+    o.shader_dir = shader_dir;
     char err[4096];
     rb_sandbox *sb = rb_sandbox_create(&o, err, sizeof err);
     if (!sb) fail_msg("rb_sandbox_create: %s", err);
     rb_sandbox_set_fixed_dt(sb, 1.0 / 60.0);
     return sb;
 }
+
+static rb_sandbox *make_sandbox(int bodies) { return make_sandbox_with_shaders(bodies, NULL); }
 
 static void look(rb_sandbox *sb, const float eye[3], const float target[3]) {
     rb_camera *c = rb_sandbox_camera(sb);
@@ -369,9 +372,7 @@ static void test_f5_with_a_broken_shader_keeps_running(void **state) {
     char dir[] = "/tmp/rubble-broken-shaders-XXXXXX";
     assert_non_null(mkdtemp(dir));
     copy_dir_files(RB_TEST_SOURCE_SHADERS, dir);
-    setenv("RUBBLE_SHADER_DIR", dir, 1);
-    rb_sandbox *sb = make_sandbox(0);
-    unsetenv("RUBBLE_SHADER_DIR");
+    rb_sandbox *sb = make_sandbox_with_shaders(0, dir); /* --shaders DIR */
     rb_body_id id = known_scene(sb);
 
     char path[1100];

@@ -9,22 +9,30 @@ static float g_scale = 2.0f;
 #define RB_HUD_SCALE g_scale
 #define RB_HUD_LINE (11.0f * g_scale)
 
-const char *const rb_hud_help_lines[] = {
-    "W A S D        fly           Q / E or Ctrl   down / up",
-    "Shift          fly faster    right mouse     look around",
-    "wheel          flying speed (while grabbing: nearer / farther)",
-    "left mouse     use the tool (throw: hold longer to throw harder)",
-    "T  G  X  B     tool: throw, grab, delete, explode",
-    "Alt + left     grab, whatever the tool",
-    "Tab  [  ]      next / previous / next shape to throw",
-    "1 - 5          reset to a formation      R  reset",
-    "Space          pause                     N  one step while paused",
-    "P              particle view             V  vsync on / off",
-    "L              reload the plugin folders (new shapes join the cycle)",
-    "F5             reload the shaders        F12  screenshot",
-    "F1             this help                 H  hide the HUD",
-    "Esc            quit",
-    NULL,
+/* Key, what it does: drawn in two columns (stb_easy_font is not monospaced). */
+const char *const rb_hud_help_lines[][2] = {
+    {"W A S D", "fly"},
+    {"Q / E, Ctrl", "down / up, down"},
+    {"Shift", "fly faster"},
+    {"right mouse", "look around (hold)"},
+    {"wheel", "flying speed; while grabbing: nearer / farther"},
+    {"left mouse", "use the tool (throw: hold longer to throw harder)"},
+    {"T  G  X  B", "tool: throw, grab, delete, explode"},
+    {"Alt + left", "grab, whatever the tool"},
+    {"Tab  [  ]", "next / previous / next shape to throw"},
+    {"1 - 5", "reset to a formation"},
+    {"R", "reset"},
+    {"Space", "pause"},
+    {"N", "one step while paused"},
+    {"P", "particle view"},
+    {"L", "reload the plugin folders (new shapes join the cycle)"},
+    {"F5", "reload the shaders"},
+    {"F12", "screenshot (rubble-DATE-TIME.png)"},
+    {"V", "vsync on / off"},
+    {"H", "hide the HUD"},
+    {"F1", "this help"},
+    {"Esc", "quit"},
+    {NULL, NULL},
 };
 
 static const float g_white[4] = {1.0f, 1.0f, 1.0f, 1.0f};
@@ -111,17 +119,24 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
 
     if (help) {
         int n = 0;
-        float wmax = 0.0f;
-        for (; rb_hud_help_lines[n]; n++) {
-            rb_renderer_text_size(rb_hud_help_lines[n], RB_HUD_SCALE, &w, &h);
-            if (w > wmax) wmax = w;
+        float key_w = 0.0f, what_w = 0.0f;
+        for (; rb_hud_help_lines[n][0]; n++) {
+            rb_renderer_text_size(rb_hud_help_lines[n][0], RB_HUD_SCALE, &w, &h);
+            if (w > key_w) key_w = w;
+            rb_renderer_text_size(rb_hud_help_lines[n][1], RB_HUD_SCALE, &w, &h);
+            if (w > what_w) what_w = w;
         }
-        float ph = (float)(n + 2) * RB_HUD_LINE + 10.0f;
+        const float gap = 16.0f * g_scale, wmax = key_w + gap + what_w;
+        float ph = (float)(n + 2) * RB_HUD_LINE;
         float px = 0.5f * ((float)width - wmax), py = 0.5f * ((float)height - ph);
         const float back[4] = {0.03f, 0.04f, 0.06f, 0.82f};
-        rb_renderer_rect(r, px - 20.0f, py - 16.0f, wmax + 40.0f, ph + 20.0f, back);
+        rb_renderer_rect(r, px - 10.0f * g_scale, py - 8.0f * g_scale, wmax + 20.0f * g_scale, ph + 10.0f * g_scale,
+                         back);
         rb_renderer_text(r, px, py, RB_HUD_SCALE, g_warn, "Rubble controls");
-        for (int i = 0; i < n; i++)
-            rb_renderer_text(r, px, py + (float)(i + 2) * RB_HUD_LINE, RB_HUD_SCALE, g_white, rb_hud_help_lines[i]);
+        for (int i = 0; i < n; i++) {
+            float ly = py + (float)(i + 2) * RB_HUD_LINE;
+            rb_renderer_text(r, px, ly, RB_HUD_SCALE, g_warn, rb_hud_help_lines[i][0]);
+            rb_renderer_text(r, px + key_w + gap, ly, RB_HUD_SCALE, g_white, rb_hud_help_lines[i][1]);
+        }
     }
 }

@@ -34,7 +34,7 @@ typedef struct rb_hud_info {
 
 void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *info, bool help);
 
-/* The help text: one control per line. */
-extern const char *const rb_hud_help_lines[];
+/* The help text: {keys, what they do} per line, ending with {NULL, NULL}. */
+extern const char *const rb_hud_help_lines[][2];
 
 #endif

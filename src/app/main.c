@@ -34,6 +34,16 @@ static int list_shapes(const rb_registry *reg, bool json) {
     return rb_registry_count(reg) > 0 ? 0 : 1;
 }
 
+/* A float as the shortest decimal that reads back as it (0.001, not 0.0010000000474974513). */
+static double decimal(float f) {
+    char text[32];
+    for (int digits = 1; digits <= 9; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, f);
+        if (strtof(text, NULL) == f) break;
+    }
+    return strtod(text, NULL);
+}
+
 static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -109,8 +119,8 @@ int rb_headless_run(const rb_options *o) {
         cJSON_AddNumberToObject(j, "bodies", nb);
         cJSON_AddNumberToObject(j, "particles", np);
         cJSON_AddNumberToObject(j, "steps", (double)o->steps);
-        cJSON_AddNumberToObject(j, "dt", desc.dt);
-        cJSON_AddNumberToObject(j, "simulated_seconds", o->steps * (double)desc.dt);
+        cJSON_AddNumberToObject(j, "dt", decimal(desc.dt));
+        cJSON_AddNumberToObject(j, "simulated_seconds", o->steps * decimal(desc.dt));
         cJSON_AddNumberToObject(j, "wall_seconds", wall);
         cJSON_AddNumberToObject(j, "steps_per_second", sps);
         cJSON_AddNumberToObject(j, "particle_steps_per_second", sps * np);
@@ -118,8 +128,8 @@ int rb_headless_run(const rb_options *o) {
         cJSON_AddStringToObject(j, "device", rb_world_device_name(w));
         cJSON_AddStringToObject(j, "shape", shape->name);
         cJSON_AddNumberToObject(j, "formation", o->formation);
-        cJSON_AddNumberToObject(j, "max_speed", max_speed);
-        cJSON_AddNumberToObject(j, "min_y", nb ? min_y : 0.0);
+        cJSON_AddNumberToObject(j, "max_speed", decimal(max_speed));
+        cJSON_AddNumberToObject(j, "min_y", nb ? decimal(min_y) : 0.0);
         cJSON_AddBoolToObject(j, "nan", nan);
         cJSON_AddStringToObject(j, "digest", digest);
         cJSON_AddBoolToObject(j, "ok", ok);

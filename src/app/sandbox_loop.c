@@ -268,9 +268,9 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, char *err, size_t err_size
     if (!open_window(sb, err, err_size)) goto fail;
 
     char shader_dir[1024];
-    const char *env = getenv("RUBBLE_SHADER_DIR");
-    if (env && *env)
-        snprintf(shader_dir, sizeof shader_dir, "%s", env);
+    /* --shaders first; else $RUBBLE_SHADER_DIR, beside the program, the source tree, the install folder. */
+    if (opts->shader_dir && *opts->shader_dir)
+        snprintf(shader_dir, sizeof shader_dir, "%s", opts->shader_dir);
     else if (!rb_render_find_shader_dir(rb_exe_dir(), shader_dir, sizeof shader_dir)) {
         snprintf(err, err_size, "no shaders/ folder beside %s, in the source tree or the install folder", rb_exe_dir());
         goto fail;

@@ -575,7 +575,7 @@ static void draw_planes(rb_renderer *r, bool ground) {
         /* The ground reaches to the horizon around the eye; walls span the scene. */
         set_vec3(p, "u_center", ground ? r->view.eye : r->scene.focus);
         set_float(p, "u_extent", ground ? 600.0f : 2.5f * r->scene.focus_radius);
-        set_float(p, "u_alpha", ground ? 1.0f : 0.22f);
+        set_float(p, "u_alpha", ground ? 1.0f : 0.3f);
         RB_GL(glDrawArrays(GL_TRIANGLE_STRIP, 0, 4));
     }
 }

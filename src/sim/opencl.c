@@ -20,7 +20,7 @@
 /* Work-group size for the per-particle kernels. */
 #define RB_PARTICLE_GROUP 64u
 /* Buckets per particle, at least: fewer collisions for the force pass to skip. */
-#define RB_TABLE_FACTOR 2u
+#define RB_TABLE_FACTOR (getenv("RBX_T") ? (uint32_t)atoi(getenv("RBX_T")) : 2u)
 /* Profiling events kept before they are read and released. */
 #define RB_EVENT_BATCH 4096u
 

@@ -102,18 +102,13 @@ static bool asleep(const rb_world_data *d, const rb_step_params *p, uint32_t bod
     return p->sleep_time > 0.0f && d->body_pos[body].w >= p->sleep_time;
 }
 
-/* Stage 3 for one particle: the 27 neighbour cells (z, then y, then x from
- * -1 to 1), each bucket in index order, then the planes in order. A sleeping
- * body touched by a particle of an awake body moving faster than sleep_speed
- * is marked to wake. */
-static void particle_force(reference *r, const rb_world_data *d, const rb_step_params *p, uint32_t i, float f[3],
-                           float t[3]) {
+/* Calls visit(ctx, j) for every particle j of another body in the 27 cells
+ * around particle i: z, then y, then x from -1 to 1, each bucket in index
+ * order. Particles of other cells that share a bucket are skipped. */
+static inline void for_each_neighbour(const reference *r, const rb_world_data *d, uint32_t i,
+                                      void (*visit)(void *ctx, uint32_t j), void *ctx) {
     const uint32_t mask = r->table_size - 1, body = d->particle_body[i];
-    const bool sleeping = asleep(d, p, body);
-    const float d2 = 4.0f * p->radius * p->radius, wake2 = p->sleep_speed * p->sleep_speed;
     const int *c = &r->cell[3 * i];
-    f[0] = f[1] = f[2] = 0.0f;
-    t[0] = t[1] = t[2] = 0.0f;
     for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
@@ -122,33 +117,53 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
                 for (uint32_t s = r->bucket_start[h]; s < r->bucket_start[h + 1]; s++) {
                     uint32_t j = r->sorted[s];
                     const int *cj = &r->cell[3 * j];
-                    /* another cell sharing the bucket, or our own body */
-                    if (cj[0] != nx || cj[1] != ny || cj[2] != nz || d->particle_body[j] == body) continue;
-                    if (sleeping && !asleep(d, p, d->particle_body[j])) {
-                        float x = r->pos[j].x - r->pos[i].x, y = r->pos[j].y - r->pos[i].y, z = r->pos[j].z - r->pos[i].z;
-                        rb_float4 v = r->vel[j];
-                        if (x * x + y * y + z * z < d2 && v.x * v.x + v.y * v.y + v.z * v.z > wake2) r->wake[body] = 1;
-                    }
-                    rb_contact_particles(r->pos[i], r->vel[i], r->pos[i].w, r->pos[j], r->vel[j], r->pos[j].w, p,
-                                         f, t);
+                    if (cj[0] == nx && cj[1] == ny && cj[2] == nz && d->particle_body[j] != body) visit(ctx, j);
                 }
             }
+}
+
+static bool overlapping(const reference *r, const rb_step_params *p, uint32_t i, uint32_t j) {
+    float x = r->pos[j].x - r->pos[i].x, y = r->pos[j].y - r->pos[i].y, z = r->pos[j].z - r->pos[i].z;
+    float dist2 = x * x + y * y + z * z;
+    return dist2 < 4.0f * p->radius * p->radius && dist2 > 0.0f;
+}
+
+typedef struct force_visit {
+    reference *r;
+    const rb_world_data *d;
+    const rb_step_params *p;
+    uint32_t i;
+    bool sleeping;
+    float *f, *t;
+} force_visit;
+
+/* A sleeping body touched by a particle of an awake body moving faster than
+ * sleep_speed is marked to wake. */
+static void visit_force(void *ctx, uint32_t j) {
+    force_visit *v = ctx;
+    reference *r = v->r;
+    const uint32_t i = v->i;
+    if (v->sleeping && !asleep(v->d, v->p, v->d->particle_body[j]) && overlapping(r, v->p, i, j)) {
+        rb_float4 vj = r->vel[j];
+        if (vj.x * vj.x + vj.y * vj.y + vj.z * vj.z > v->p->sleep_speed * v->p->sleep_speed)
+            r->wake[v->d->particle_body[i]] = 1;
+    }
+    rb_contact_particles(r->pos[i], r->vel[i], r->pos[i].w, r->pos[j], r->vel[j], r->pos[j].w, v->p, v->f, v->t);
+}
+
+/* Stage 3 for one particle: its neighbours, then the planes in order. */
+static void particle_force(reference *r, const rb_world_data *d, const rb_step_params *p, uint32_t i, float f[3],
+                           float t[3]) {
+    f[0] = f[1] = f[2] = 0.0f;
+    t[0] = t[1] = t[2] = 0.0f;
+    force_visit v = {r, d, p, i, asleep(d, p, d->particle_body[i]), f, t};
+    for_each_neighbour(r, d, i, visit_force, &v);
     for (uint32_t k = 0; k < p->plane_count; k++) rb_contact_plane(r->pos[i], r->vel[i], r->pos[i].w, p->planes[k], p, f, t);
 }
 
 static void forces(reference *r, const rb_world_data *d, const rb_step_params *p) {
     if (d->body_count) memset(r->wake, 0, d->body_count);
     for (uint32_t i = 0; i < d->particle_count; i++) particle_force(r, d, p, i, &r->force[3 * i], &r->moment[3 * i]);
-}
-
-/* omega = R diag(inv_inertia) R^T L */
-static rb_float4 angular_velocity(rb_float4 q4, rb_float4 inv_inertia, rb_float4 angmom) {
-    const float q[4] = {q4.x, q4.y, q4.z, q4.w};
-    float l_body[3], w_body[3], w[3];
-    rb_quat_rotate_inv(q, (const float[3]){angmom.x, angmom.y, angmom.z}, l_body);
-    w_body[0] = l_body[0] * inv_inertia.x, w_body[1] = l_body[1] * inv_inertia.y, w_body[2] = l_body[2] * inv_inertia.z;
-    rb_quat_rotate(q, w_body, w);
-    return (rb_float4){w[0], w[1], w[2], 0.0f};
 }
 
 /* Stage 4: sum each body's particle forces and torques (r_i x f_i plus the
@@ -171,7 +186,7 @@ static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
         }
         rb_float4 q4 = d->body_quat[b];
         /* sleeping: still until touched by a mover or loaded (support gone, a push) */
-        rb_float4 alpha = angular_velocity(q4, d->body_inv_inertia[b], (rb_float4){T[0], T[1], T[2], 0.0f});
+        rb_float4 alpha = rb_apply_inv_inertia(q4, d->body_inv_inertia[b], (rb_float4){T[0], T[1], T[2], 0.0f});
         float accel2 = (F[0] * F[0] + F[1] * F[1] + F[2] * F[2]) * inv_mass * inv_mass;
         float alpha2 = alpha.x * alpha.x + alpha.y * alpha.y + alpha.z * alpha.z;
         float wake2 = p->wake_accel * p->wake_accel;
@@ -185,7 +200,7 @@ static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
         x.x += v.x * dt, x.y += v.y * dt, x.z += v.z * dt;
         L.x += T[0] * dt, L.y += T[1] * dt, L.z += T[2] * dt;
 
-        rb_float4 w = angular_velocity(q4, d->body_inv_inertia[b], L);
+        rb_float4 w = rb_apply_inv_inertia(q4, d->body_inv_inertia[b], L);
         float speed = sqrtf(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * dt;
         if (angle > 0.0f) {
             float axis[3] = {w.x / speed, w.y / speed, w.z / speed}, dq[4], q[4] = {q4.x, q4.y, q4.z, q4.w};
@@ -194,7 +209,7 @@ static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
             rb_quat_normalize(q);
             q4 = (rb_float4){q[0], q[1], q[2], q[3]};
         }
-        rb_float4 omega = angular_velocity(q4, d->body_inv_inertia[b], L);
+        rb_float4 omega = rb_apply_inv_inertia(q4, d->body_inv_inertia[b], L);
         float speed2 = p->sleep_speed * p->sleep_speed;
         bool slow = v.x * v.x + v.y * v.y + v.z * v.z < speed2 &&
                     omega.x * omega.x + omega.y * omega.y + omega.z * omega.z < speed2 && !loaded;
@@ -274,37 +289,29 @@ static void ref_destroy(rb_backend *base) {
     free(r);
 }
 
+typedef struct pair_visit {
+    const reference *r;
+    const rb_step_params *p;
+    uint32_t i, count, max_pairs;
+    uint32_t *pairs;
+} pair_visit;
+
+static void visit_pair(void *ctx, uint32_t j) {
+    pair_visit *v = ctx;
+    if (j <= v->i || !overlapping(v->r, v->p, v->i, j)) return;
+    if (v->count < v->max_pairs) v->pairs[2 * v->count] = v->i, v->pairs[2 * v->count + 1] = j;
+    v->count++;
+}
+
 uint32_t rb_reference_contact_pairs(rb_backend *base, const rb_world_data *d, const rb_step_params *p,
                                     uint32_t *pairs, uint32_t max_pairs) {
     reference *r = (reference *)base;
     if (!reserve(r, d->particle_count)) return 0;
     particle_values(r, d);
     build_grid(r, d, p);
-    const uint32_t mask = r->table_size - 1;
-    const float d2 = 4.0f * p->radius * p->radius;
-    uint32_t count = 0;
-    for (uint32_t i = 0; i < d->particle_count; i++) {
-        const int *c = &r->cell[3 * i];
-        for (int dz = -1; dz <= 1; dz++)
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    int nx = c[0] + dx, ny = c[1] + dy, nz = c[2] + dz;
-                    uint32_t h = rb_cell_hash(nx, ny, nz, mask);
-                    for (uint32_t s = r->bucket_start[h]; s < r->bucket_start[h + 1]; s++) {
-                        uint32_t j = r->sorted[s];
-                        const int *cj = &r->cell[3 * j];
-                        if (j <= i || cj[0] != nx || cj[1] != ny || cj[2] != nz ||
-                            d->particle_body[j] == d->particle_body[i])
-                            continue;
-                        float x = r->pos[j].x - r->pos[i].x, y = r->pos[j].y - r->pos[i].y, z = r->pos[j].z - r->pos[i].z;
-                        float dist2 = x * x + y * y + z * z;
-                        if (dist2 >= d2 || dist2 == 0.0f) continue;
-                        if (count < max_pairs) pairs[2 * count] = i, pairs[2 * count + 1] = j;
-                        count++;
-                    }
-                }
-    }
-    return count;
+    pair_visit v = {r, p, 0, 0, max_pairs, pairs};
+    for (v.i = 0; v.i < d->particle_count; v.i++) for_each_neighbour(r, d, v.i, visit_pair, &v);
+    return v.count;
 }
 
 static const rb_backend_vtbl reference_vtbl = {

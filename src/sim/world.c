@@ -210,15 +210,6 @@ bool rb_world_body_valid(const rb_world *w, rb_body_id id) {
     return index_of(w, id, &i);
 }
 
-static rb_float4 omega_from_angmom(rb_float4 q4, rb_float4 inv_inertia, rb_float4 L) {
-    const float q[4] = {q4.x, q4.y, q4.z, q4.w};
-    float lb[3], wb[3], wv[3];
-    rb_quat_rotate_inv(q, (const float[3]){L.x, L.y, L.z}, lb);
-    wb[0] = lb[0] * inv_inertia.x, wb[1] = lb[1] * inv_inertia.y, wb[2] = lb[2] * inv_inertia.z;
-    rb_quat_rotate(q, wb, wv);
-    return (rb_float4){wv[0], wv[1], wv[2], 0.0f};
-}
-
 /* L = R I R^T omega */
 static rb_float4 angmom_from_omega(rb_float4 q4, rb_float4 inv_inertia, const float omega[3]) {
     const float q[4] = {q4.x, q4.y, q4.z, q4.w};
@@ -278,7 +269,7 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     d->body_vel[b] = (rb_float4){bd->velocity[0], bd->velocity[1], bd->velocity[2], 1.0f / s->mass};
     d->body_inv_inertia[b] = inv_inertia;
     d->body_angmom[b] = angmom_from_omega(d->body_quat[b], inv_inertia, bd->angular_velocity);
-    d->body_omega[b] = omega_from_angmom(d->body_quat[b], inv_inertia, d->body_angmom[b]);
+    d->body_omega[b] = rb_apply_inv_inertia(d->body_quat[b], inv_inertia, d->body_angmom[b]);
     d->body_force[b] = d->body_torque[b] = (rb_float4){0};
     d->body_shape[b] = bd->shape;
     d->body_slot[b] = slot;
@@ -356,7 +347,7 @@ bool rb_world_apply_impulse(rb_world *w, rb_body_id id, const float impulse[3], 
     r[0] = point[0] - d->body_pos[b].x, r[1] = point[1] - d->body_pos[b].y, r[2] = point[2] - d->body_pos[b].z;
     rb_v3_cross(r, impulse, t);
     d->body_angmom[b].x += t[0], d->body_angmom[b].y += t[1], d->body_angmom[b].z += t[2];
-    d->body_omega[b] = omega_from_angmom(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
+    d->body_omega[b] = rb_apply_inv_inertia(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
     return true;
 }
 
@@ -379,7 +370,7 @@ bool rb_world_set_velocity(rb_world *w, rb_body_id id, const float velocity[3], 
     rb_world_data *d = &w->d;
     d->body_vel[b].x = velocity[0], d->body_vel[b].y = velocity[1], d->body_vel[b].z = velocity[2];
     d->body_angmom[b] = angmom_from_omega(d->body_quat[b], d->body_inv_inertia[b], angular_velocity);
-    d->body_omega[b] = omega_from_angmom(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
+    d->body_omega[b] = rb_apply_inv_inertia(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
     return true;
 }
 

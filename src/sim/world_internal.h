@@ -7,6 +7,7 @@
 #ifndef RB_WORLD_INTERNAL_H
 #define RB_WORLD_INTERNAL_H
 
+#include "base/rb_math.h"
 #include "world.h"
 
 typedef struct rb_float4 {
@@ -56,6 +57,17 @@ typedef struct rb_world_data {
     uint32_t *particle_body;      /* 4 B */
 } rb_world_data;
 
+
+/* R diag(inv_inertia) R^T a, R the rotation of q: the world-frame inverse
+ * inertia applied to a (omega from L, angular acceleration from torque). */
+static inline rb_float4 rb_apply_inv_inertia(rb_float4 q4, rb_float4 inv_inertia, rb_float4 a) {
+    const float q[4] = {q4.x, q4.y, q4.z, q4.w};
+    float body[3], world[3];
+    rb_quat_rotate_inv(q, (const float[3]){a.x, a.y, a.z}, body);
+    body[0] *= inv_inertia.x, body[1] *= inv_inertia.y, body[2] *= inv_inertia.z;
+    rb_quat_rotate(q, body, world);
+    return (rb_float4){world[0], world[1], world[2], 0.0f};
+}
 
 typedef struct rb_backend rb_backend;
 
