@@ -35,6 +35,19 @@ static inline float4 rb_quat_mul(const float4 a, const float4 b) {
                     a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
 }
 
+/* True if a body sleeps: it has been slow for sleep_time seconds (body_pos.w
+ * counts them); sleep_time 0 turns sleeping off. */
+static inline bool rb_asleep(const float slow_seconds, const float sleep_time) {
+    return sleep_time > 0.0f && slow_seconds >= sleep_time;
+}
+
+/* R diag(inv_inertia) R^T a: inverse world inertia applied to a vector, as
+ * rb_apply_inv_inertia (angular velocity from momentum, acceleration from torque). */
+static inline float3 rb_apply_inv_inertia(const float4 q, const float4 inv_inertia, const float3 a) {
+    const float3 lb = rb_rotate_inv(q, a);
+    return rb_rotate(q, (float3)(lb.x * inv_inertia.x, lb.y * inv_inertia.y, lb.z * inv_inertia.z));
+}
+
 /* World position of a particle: body position + rotated rest offset (stage 1). */
 static inline float3 rb_particle_rel(const float4 q, const float4 offset) { return rb_rotate(q, offset.xyz); }
 
@@ -44,9 +57,17 @@ static inline float3 rb_point_velocity(const float4 v, const float4 w, const flo
                     v.z + (w.x * rel.y - w.y * rel.x));
 }
 
+/* floor(x) as an int, as (int)floorf(x) gives it for every x in int range:
+ * truncate, then step down where truncation went up (negative fractions).
+ * Written out because some devices' floor() is a branchy library routine. */
+static inline int rb_floor_int(const float x) {
+    const int i = (int)x;
+    return x < (float)i ? i - 1 : i;
+}
+
 /* Cell coordinates, floor(x / cell) per axis, as rb_cell_coord. */
 static inline int3 rb_cell_of(const float3 p, const float inv_cell) {
-    return (int3)((int)floor(p.x * inv_cell), (int)floor(p.y * inv_cell), (int)floor(p.z * inv_cell));
+    return (int3)(rb_floor_int(p.x * inv_cell), rb_floor_int(p.y * inv_cell), rb_floor_int(p.z * inv_cell));
 }
 
 /* Bucket of a cell in a table of mask + 1 (a power of two) buckets, as rb_cell_hash. */

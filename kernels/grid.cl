@@ -8,14 +8,16 @@
  * whatever order the atomics handed out, and writes the particle values
  * (stage 1) into the sorted copies the force pass reads. */
 
-/* Cell and bucket of every particle; counts per bucket. */
+/* Cell and bucket of every particle; counts per bucket. A body's first
+ * particle also clears the body's wake flag for this step's force pass. */
 __kernel void rb_hash_particles(const uint n, __global const float4 *particle_offset,
                                 __global const uint *particle_body, __global const float4 *body_pos,
                                 __global const float4 *body_quat, const float inv_cell, const uint mask,
-                                __global uint *particle_hash, volatile __global uint *table) {
+                                __global uint *particle_hash, volatile __global uint *table, __global uint *wake) {
     const uint i = get_global_id(0);
     if (i >= n) return;
     const uint b = particle_body[i];
+    if (i == 0 || particle_body[i - 1] != b) wake[b] = 0u;
     const float4 x = body_pos[b];
     const float3 rel = rb_particle_rel(body_quat[b], particle_offset[i]);
     const float3 p = (float3)(x.x + rel.x, x.y + rel.y, x.z + rel.z);
@@ -81,9 +83,8 @@ __kernel void rb_scatter(const uint n, __global const uint *particle_hash, volat
 __kernel void rb_reorder(const uint n, __global const float4 *particle_offset, __global const uint *particle_body,
                          __global const float4 *body_pos, __global const float4 *body_quat,
                          __global const float4 *body_vel, __global const float4 *body_omega,
-                         __global const uint *particle_hash, __global const uint *table,
-                         __global const uint *members, const float inv_cell, __global float4 *sorted_pos,
-                         __global float4 *sorted_vel) {
+                         __global const uint *particle_hash, __global const uint *table, __global const uint *members,
+                         const float inv_cell, __global float4 *sorted_pos, __global float4 *sorted_vel) {
     const uint i = get_global_id(0);
     if (i >= n) return;
     const uint h = particle_hash[i], start = table[h], end = table[h + 1];
@@ -101,11 +102,11 @@ __kernel void rb_reorder(const uint n, __global const float4 *particle_offset, _
 /* Particle world positions in index order, for read-back (not part of a step). */
 __kernel void rb_particle_positions(const uint n, __global const float4 *particle_offset,
                                     __global const uint *particle_body, __global const float4 *body_pos,
-                                    __global const float4 *body_quat, __global float4 *out) {
+                                    __global const float4 *body_quat, __global float *out) {
     const uint i = get_global_id(0);
     if (i >= n) return;
     const uint b = particle_body[i];
     const float4 x = body_pos[b];
     const float3 rel = rb_particle_rel(body_quat[b], particle_offset[i]);
-    out[i] = (float4)(x.x + rel.x, x.y + rel.y, x.z + rel.z, 0.0f);
+    vstore3((float3)(x.x + rel.x, x.y + rel.y, x.z + rel.z), i, out);
 }

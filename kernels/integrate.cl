@@ -9,7 +9,8 @@
  * order. The order is fixed, so results are deterministic; a body of at most
  * RB_MIN_CHUNK particles is summed in particle order from the external load
  * and gravity, exactly as the reference does, and a body of hundreds of
- * particles is spread over the whole group. */
+ * particles is spread over the whole group. Sleeping follows the reference:
+ * a sleeping body is left untouched unless woken (forces.cl) or loaded. */
 #ifndef RB_BODY_GROUP
 #define RB_BODY_GROUP 32
 #endif
@@ -17,64 +18,44 @@
 #define RB_MIN_CHUNK 32
 #endif
 
-/* omega = R diag(inv_inertia) R^T L (world frame). */
-static inline float3 rb_angular_velocity(const float4 q, const float4 inv_inertia, const float3 L) {
-    const float3 lb = rb_rotate_inv(q, L);
-    return rb_rotate(q, (float3)(lb.x * inv_inertia.x, lb.y * inv_inertia.y, lb.z * inv_inertia.z));
-}
-
-__kernel __attribute__((reqd_work_group_size(RB_BODY_GROUP, 1, 1))) void
-rb_integrate(const uint body_count, __global const uint *body_first_particle, __global const float4 *particle_offset,
-             __global const float4 *force, __global const float4 *moment, __global float4 *body_pos, __global float4 *body_quat,
-             __global float4 *body_vel, __global float4 *body_angmom, __global float4 *body_omega,
-             __global const float4 *body_inv_inertia, __global const float4 *body_force,
-             __global const float4 *body_torque, const float4 gravity, const float dt, __global float4 *transforms) {
-    __local float3 part_f[RB_BODY_GROUP], part_t[RB_BODY_GROUP];
-    const uint b = get_group_id(0), l = get_local_id(0);
-    if (b >= body_count) return; /* whole group: no barrier is skipped by part of it */
-    const uint first = body_first_particle[b], last = body_first_particle[b + 1];
-    const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_BODY_GROUP - 1) / RB_BODY_GROUP);
+/* Work-item 0's part: the partial sums in order, then the integration of body b. */
+static void rb_integrate_body(const uint b, __local const float4 *part_f, __local const float4 *part_t,
+                              __global float4 *body_pos, __global float4 *body_quat, __global float4 *body_vel,
+                              __global float4 *body_angmom, __global float4 *body_omega,
+                              __global const float4 *body_inv_inertia, __global const uint *wake, const float dt,
+                              const float sleep_speed, const float sleep_time, const float wake_accel,
+                              __global float4 *transforms) {
     const float4 x = body_pos[b], q = body_quat[b];
-    const float inv_mass = body_vel[b].w, mass = 1.0f / inv_mass;
-
-    float3 F, T;
-    if (l == 0) {
-        const float4 ef = body_force[b];
-        F = (float3)(ef.x + mass * gravity.x, ef.y + mass * gravity.y, ef.z + mass * gravity.z);
-        T = body_torque[b].xyz;
-    } else {
-        F = T = (float3)(0.0f, 0.0f, 0.0f);
-    }
-    const uint lo = min(last, first + l * chunk), hi = min(last, lo + chunk);
-    for (uint i = lo; i < hi; i++) {
-        const float3 rel0 = rb_particle_rel(q, particle_offset[i]);
-        /* (x + r) - x, as the reference forms the lever from the particle position */
-        const float3 rel = (float3)((x.x + rel0.x) - x.x, (x.y + rel0.y) - x.y, (x.z + rel0.z) - x.z);
-        const float3 f = force[i].xyz;
-        const float3 t = rb_cross(rel, f), m = moment[i].xyz;
-        F = (float3)(F.x + f.x, F.y + f.y, F.z + f.z);
-        /* r x f plus the contacts' moment about the particle's centre */
-        T = (float3)(T.x + (t.x + m.x), T.y + (t.y + m.y), T.z + (t.z + m.z));
-    }
-    part_f[l] = F;
-    part_t[l] = T;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (l != 0) return;
+    const float inv_mass = body_vel[b].w;
+    float3 F = part_f[0].xyz, T = part_t[0].xyz;
     for (uint k = 1; k < RB_BODY_GROUP; k++) {
         F = (float3)(F.x + part_f[k].x, F.y + part_f[k].y, F.z + part_f[k].z);
         T = (float3)(T.x + part_t[k].x, T.y + part_t[k].y, T.z + part_t[k].z);
     }
 
+    /* Sleeping: a sleeping body stays as it is until a mover touches it or a
+     * load (support gone, a push) accelerates it. */
+    const float4 inv_inertia = body_inv_inertia[b];
+    const float3 alpha = rb_apply_inv_inertia(q, inv_inertia, T);
+    const float accel2 = (F.x * F.x + F.y * F.y + F.z * F.z) * inv_mass * inv_mass;
+    const float alpha2 = alpha.x * alpha.x + alpha.y * alpha.y + alpha.z * alpha.z;
+    const float wake2 = wake_accel * wake_accel;
+    const bool loaded = accel2 > wake2 || alpha2 > wake2;
+    float4 xn = x;
+    if (rb_asleep(x.w, sleep_time)) {
+        if (wake[b] == 0u && !loaded) return; /* stays: v, L and omega are zero */
+        xn.w = 0.0f;
+    }
+
     /* Semi-implicit Euler: velocity first, then position with the new velocity. */
-    float4 v = body_vel[b], L = body_angmom[b], xn = x;
+    float4 v = body_vel[b], L = body_angmom[b];
     v.x += F.x * inv_mass * dt, v.y += F.y * inv_mass * dt, v.z += F.z * inv_mass * dt;
     xn.x += v.x * dt, xn.y += v.y * dt, xn.z += v.z * dt;
     L.x += T.x * dt, L.y += T.y * dt, L.z += T.z * dt;
 
     /* Turn by the exact rotation of omega dt (Fossum 5.12-5.13), then normalise. */
-    const float4 inv_inertia = body_inv_inertia[b];
     float4 qn = q;
-    const float3 w = rb_angular_velocity(q, inv_inertia, L.xyz);
+    const float3 w = rb_apply_inv_inertia(q, inv_inertia, L.xyz);
     const float speed = sqrt(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * dt;
     if (angle > 0.0f) {
         const float s = sin(0.5f * angle);
@@ -83,12 +64,67 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
         const float len = sqrt(qn.x * qn.x + qn.y * qn.y + qn.z * qn.z + qn.w * qn.w);
         if (len > 0.0f) qn = (float4)(qn.x / len, qn.y / len, qn.z / len, qn.w / len);
     }
+    float3 omega = rb_apply_inv_inertia(qn, inv_inertia, L.xyz);
+
+    /* Count the time spent slow; a body slow for sleep_time falls asleep, still. */
+    const float speed2 = sleep_speed * sleep_speed;
+    const bool slow = v.x * v.x + v.y * v.y + v.z * v.z < speed2 &&
+                      omega.x * omega.x + omega.y * omega.y + omega.z * omega.z < speed2 && !loaded;
+    xn.w = sleep_time > 0.0f && slow ? xn.w + dt : 0.0f;
+    if (sleep_time > 0.0f && xn.w >= sleep_time) {
+        v.x = v.y = v.z = 0.0f;
+        L = (float4)(0.0f, 0.0f, 0.0f, 0.0f);
+        omega = (float3)(0.0f, 0.0f, 0.0f);
+    }
     body_pos[b] = xn;
     body_vel[b] = v;
     body_angmom[b] = L;
     body_quat[b] = qn;
-    body_omega[b] = (float4)(rb_angular_velocity(qn, inv_inertia, L.xyz), 0.0f);
+    body_omega[b] = (float4)(omega, 0.0f);
     /* Stage 5: what the renderer reads, 32 bytes a body. */
     transforms[2 * b] = (float4)(xn.xyz, 0.0f);
     transforms[2 * b + 1] = qn;
+}
+
+__kernel __attribute__((reqd_work_group_size(RB_BODY_GROUP, 1, 1))) void
+rb_integrate(const uint body_count, __global const uint *body_first_particle, __global const float4 *particle_offset,
+             __global const float *force, __global const float *moment, __global float4 *body_pos,
+             __global float4 *body_quat, __global float4 *body_vel, __global float4 *body_angmom,
+             __global float4 *body_omega, __global const float4 *body_inv_inertia, __global const float4 *body_force,
+             __global const float4 *body_torque, __global const uint *wake, const float4 gravity, const float dt,
+             const float sleep_speed, const float sleep_time, const float wake_accel, __global float4 *transforms) {
+    /* float4, not float3: one layout on every compiler */
+    __local float4 part_f[RB_BODY_GROUP], part_t[RB_BODY_GROUP];
+    const uint b = get_group_id(0), l = get_local_id(0);
+    /* No work-item leaves before the barrier, and nothing computed before it
+     * is used after it (work-item 0 reads its body again): PoCL 3.1 was seen
+     * to miscompile values live across this barrier. */
+    const uint first = body_first_particle[b], last = body_first_particle[b + 1];
+    const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_BODY_GROUP - 1) / RB_BODY_GROUP);
+    const float4 x = body_pos[b], q = body_quat[b];
+    const float inv_mass = body_vel[b].w, mass = 1.0f / inv_mass;
+
+    float3 F = (float3)(0.0f, 0.0f, 0.0f), T = F;
+    if (l == 0) {
+        const float4 ef = body_force[b];
+        F = (float3)(ef.x + mass * gravity.x, ef.y + mass * gravity.y, ef.z + mass * gravity.z);
+        T = body_torque[b].xyz;
+    }
+    const uint lo = min(last, first + l * chunk), hi = min(last, lo + chunk);
+    for (uint i = lo; i < hi; i++) {
+        const float3 rel0 = rb_particle_rel(q, particle_offset[i]);
+        /* (x + r) - x, as the reference forms the lever from the particle position */
+        const float3 rel = (float3)((x.x + rel0.x) - x.x, (x.y + rel0.y) - x.y, (x.z + rel0.z) - x.z);
+        const float3 f = vload3(i, force);
+        const float3 t = rb_cross(rel, f), m = vload3(i, moment);
+        F = (float3)(F.x + f.x, F.y + f.y, F.z + f.z);
+        /* r x f plus the contacts' moment about the particle's centre */
+        T = (float3)(T.x + (t.x + m.x), T.y + (t.y + m.y), T.z + (t.z + m.z));
+    }
+    part_f[l] = (float4)(F, 0.0f);
+    part_t[l] = (float4)(T, 0.0f);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0)
+        rb_integrate_body(b, part_f, part_t, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia,
+                          wake, dt, sleep_speed, sleep_time, wake_accel, transforms);
 }

@@ -8,11 +8,13 @@ layout(location = 3) in vec4 i_quat;     // x, y, z, w
 layout(location = 4) in vec4 i_color;    // sRGB, alpha
 uniform mat4 u_view_proj;
 out vec3 v_world;
+out vec3 v_local; // m, body frame: for the edges of box meshes
 out vec3 v_normal;
 out vec4 v_color;
 void main() {
     vec3 world = i_position.xyz + rb_rotate(i_quat, a_position);
     v_world = world;
+    v_local = a_position;
     v_normal = rb_rotate(i_quat, a_normal);
     v_color = i_color;
     gl_Position = u_view_proj * vec4(world, 1.0);

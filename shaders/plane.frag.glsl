@@ -18,7 +18,8 @@ void main() {
     vec2 p = vec2(dot(v_world, t), dot(v_world, b));
     float fine = rb_grid(p, 1.0, 1.0);
     float coarse = rb_grid(p, 5.0, 1.6);
-    vec3 albedo = rb_linear(vec3(0.62, 0.60, 0.56));
+    // The ground is warm grey; walls (drawn see-through) a pale glassy blue.
+    vec3 albedo = rb_linear(u_alpha < 1.0 ? vec3(0.72, 0.80, 0.90) : vec3(0.62, 0.60, 0.56));
     albedo = mix(albedo, rb_linear(vec3(0.40, 0.40, 0.40)), max(fine * 0.55, coarse * 0.85));
     vec3 c = rb_shade(albedo, v_world, n, 8.0);
     o_color = rb_output(rb_fog(c, v_world), u_alpha);

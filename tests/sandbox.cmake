@@ -14,11 +14,23 @@ set_tests_properties(test_render PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}"
 if(NOT TARGET rubble_sandbox)
   return()
 endif()
+# The tools, camera and script parser alone (no window).
+rb_add_test(test_tools SOURCES test_tools.c LIBS rubble_sandbox TIMEOUT 300)
+set_tests_properties(test_tools PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
+
+# A plugin whose shape has no mesh, in a folder of its own (given with --plugins).
+set(RB_MESHLESS_DIR ${CMAKE_BINARY_DIR}/tests/meshless-plugin)
+add_library(test_meshless_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/meshless.c)
+target_include_directories(test_meshless_plugin PRIVATE ${PROJECT_SOURCE_DIR}/plugins)
+set_target_properties(test_meshless_plugin PROPERTIES PREFIX "" OUTPUT_NAME meshless LIBRARY_OUTPUT_DIRECTORY ${RB_MESHLESS_DIR}
+                                                      C_VISIBILITY_PRESET hidden)
+
 rb_add_test(test_sandbox SOURCES test_sandbox.c LIBS rubble_sandbox TIMEOUT 600)
 target_compile_definitions(test_sandbox PRIVATE RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}"
                                                 RB_TEST_SOURCE_SHADERS="${PROJECT_SOURCE_DIR}/shaders"
-                                                RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
-add_dependencies(test_sandbox cube cube2)
+                                                RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
+                                                RB_TEST_MESHLESS_DIR="${RB_MESHLESS_DIR}")
+add_dependencies(test_sandbox cube cube2 test_meshless_plugin)
 set_tests_properties(test_sandbox PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
 
 # The program as a user runs it: a script throws, grabs, deletes and explodes,

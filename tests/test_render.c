@@ -297,12 +297,40 @@ static void test_walls_are_drawn_see_through(void **state) {
     assert_int_equal(rb_renderer_gl_errors(), 0);
 }
 
+/* A body between the sun and another casts its shadow on it. */
+static void test_bodies_shadow_each_other(void **state) {
+    fixture *f = *state;
+    static uint8_t lit[W * H * 4], shaded[W * H * 4];
+    rb_render_view v;
+    mat4 vp;
+    make_view(&v, vp);
+    rb_render_scene s = ground_scene();
+    s.light_dir[1] = 1.0f; /* the sun straight above */
+    const float below[8] = {0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
+    const float both[16] = {0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f,
+                            0.0f, 2.6f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
+    const float colours[8] = {0.85f, 0.12f, 0.10f, 1.0f, 0.85f, 0.12f, 0.10f, 1.0f};
+    for (int pass = 0; pass < 2; pass++) {
+        rb_renderer_begin(f->renderer, &v, &s);
+        rb_renderer_add_instances(f->renderer, f->cube, pass ? both : below, colours, pass ? 2 : 1);
+        assert_true(rb_renderer_end(f->renderer));
+        assert_true(rb_renderer_read_pixels(f->renderer, W, H, pass ? shaded : lit));
+    }
+    dump("shadow.png", shaded);
+    int x, y;
+    project(vp, (float[3]){0.0f, 1.0f, 0.1f}, &x, &y); /* the lower cube's top face */
+    const uint8_t *a = pixel(lit, x, y), *b = pixel(shaded, x, y);
+    fprintf(stderr, "top face lit %d %d %d, under the other cube %d %d %d\n", a[0], a[1], a[2], b[0], b[1], b[2]);
+    assert_true(is_body_red(a));
+    assert_true(b[0] < a[0] * 0.7);
+    assert_int_equal(rb_renderer_gl_errors(), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_body_colour_where_it_projects),
-        cmocka_unit_test(test_particle_view_differs),
-        cmocka_unit_test(test_broken_shader_keeps_the_old_one),
-        cmocka_unit_test(test_walls_are_drawn_see_through),
+        cmocka_unit_test(test_body_colour_where_it_projects),   cmocka_unit_test(test_particle_view_differs),
+        cmocka_unit_test(test_broken_shader_keeps_the_old_one), cmocka_unit_test(test_walls_are_drawn_see_through),
+        cmocka_unit_test(test_bodies_shadow_each_other),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -23,10 +23,10 @@
 #define W 320
 #define H 240
 
-static const char *g_plugin_dirs[1] = {RB_TEST_PLUGIN_DIR};
+static const char *g_plugin_dirs[2] = {RB_TEST_PLUGIN_DIR, RB_TEST_MESHLESS_DIR};
 
 /* A sandbox with an empty world (the reference backend: quick to start), 320x240. */
-static rb_sandbox *make_sandbox_with_shaders(int bodies, const char *shader_dir) {
+static rb_sandbox *make_sandbox_full(int bodies, const char *shader_dir, const char *extra_plugin_dir) {
     setenv("SDL_VIDEODRIVER", "offscreen", 0);
     rb_options o;
     rb_options_defaults(&o);
@@ -35,7 +35,8 @@ static rb_sandbox *make_sandbox_with_shaders(int bodies, const char *shader_dir)
     o.vsync = false;
     o.backend = RB_BACKEND_REFERENCE;
     o.plugin_dirs[0] = g_plugin_dirs[0];
-    o.plugin_dir_count = 1;
+    o.plugin_dirs[1] = extra_plugin_dir ? extra_plugin_dir : g_plugin_dirs[1];
+    o.plugin_dir_count = 2;
     o.shader_dir = shader_dir;
     char err[4096];
     rb_sandbox *sb = rb_sandbox_create(&o, err, sizeof err);
@@ -44,7 +45,10 @@ static rb_sandbox *make_sandbox_with_shaders(int bodies, const char *shader_dir)
     return sb;
 }
 
-static rb_sandbox *make_sandbox(int bodies) { return make_sandbox_with_shaders(bodies, NULL); }
+static rb_sandbox *make_sandbox_with_shaders(int bodies, const char *shader_dir) {
+    return make_sandbox_full(bodies, shader_dir, NULL);
+}
+static rb_sandbox *make_sandbox(int bodies) { return make_sandbox_full(bodies, NULL, NULL); }
 
 static void look(rb_sandbox *sb, const float eye[3], const float target[3]) {
     rb_camera *c = rb_sandbox_camera(sb);
@@ -144,12 +148,15 @@ static void test_known_scene_has_body_colour_and_ground(void **state) {
             top[0], top[1], top[2], front[0], front[1], front[2]);
     assert_true(colour_match(top, colour) > 0.97);
     assert_true(colour_match(front, colour) > 0.97);
-    /* The ground beside it (away from the shadow, which falls to +x, -z) is grey. */
-    project(sb, (float[3]){-2.5f, 0.0f, 2.0f}, &x, &y);
-    const uint8_t *g = pixel_at(img, x, y);
-    fprintf(stderr, "ground %d %d %d\n", g[0], g[1], g[2]);
-    assert_true(is_grey(g));
-    assert_false(colour_match(g, colour) > 0.97 && !is_grey(g));
+    /* The ground around it (away from its shadow, which falls toward +x, -z) is grey. */
+    static const float ground[][3] = {
+        {-2.5f, 0.0f, 2.0f}, {2.5f, 0.0f, 2.5f}, {-3.0f, 0.0f, -1.0f}, {0.0f, 0.0f, 3.0f}};
+    for (size_t i = 0; i < sizeof ground / sizeof *ground; i++) {
+        project(sb, ground[i], &x, &y);
+        const uint8_t *g = pixel_at(img, x, y);
+        if (!is_grey(g)) fprintf(stderr, "ground at %zu: %d %d %d\n", i, g[0], g[1], g[2]);
+        assert_true(is_grey(g));
+    }
     free(img);
     assert_int_equal(stats(sb).gl_errors, 0);
     rb_sandbox_destroy(sb);
@@ -180,6 +187,35 @@ static void test_particle_view_differs_from_mesh_view(void **state) {
     project(sb, (float[3]){0.0f, 1.0f, 0.4f}, &x, &y);
     assert_true(colour_match(pixel_at(spheres, x, y), colour) > 0.97);
     free(mesh), free(spheres);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+}
+
+/* A shape whose plugin gives no mesh is drawn as its particles in the mesh view. */
+static void test_shape_without_mesh_is_drawn_as_particles(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    int shape = rb_sandbox_world_shape(sb, "meshless_slab");
+    assert_true(shape >= 0);
+    rb_body_desc d = {.shape = (uint32_t)shape, .position = {0.0f, 0.2f, 0.0f}, .orientation = {0, 0, 0, 1}};
+    rb_body_id id = rb_world_add_body(rb_sandbox_world(sb), &d);
+    assert_true(id.generation != 0);
+    look(sb, (float[3]){0.0f, 2.5f, 4.0f}, (float[3]){0.0f, 0.2f, 0.0f});
+    script(sb, "0 key Space\n");
+    run_frames(sb, 2);
+    assert_false(stats(sb).particle_view);
+    int w, h;
+    uint8_t *img;
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    float colour[4], x, y;
+    rb_sandbox_body_color(id, colour);
+    rb_body_state b = body(sb, id);
+    /* The top of the middle particle, and of a corner one (particles 0.4 m apart). */
+    project(sb, (float[3]){b.position[0], b.position[1] + 0.15f, b.position[2]}, &x, &y);
+    assert_true(colour_match(pixel_at(img, x, y), colour) > 0.97);
+    project(sb, (float[3]){b.position[0] + 0.4f, b.position[1] + 0.15f, b.position[2] + 0.4f}, &x, &y);
+    assert_true(colour_match(pixel_at(img, x, y), colour) > 0.97);
+    free(img);
     assert_int_equal(stats(sb).gl_errors, 0);
     rb_sandbox_destroy(sb);
 }
@@ -341,6 +377,15 @@ static void test_keys_reach_every_control(void **state) {
     assert_true(rb_sandbox_camera(sb)->speed > speed0 * 1.5f);
     /* W flew forward (the default camera looks toward -z). */
     assert_true(rb_sandbox_camera(sb)->position[2] < z0 - 1.0f);
+    /* Mouse look: with the right button held, motion turns the camera (right and up). */
+    float yaw = rb_sandbox_camera(sb)->yaw, pitch = rb_sandbox_camera(sb)->pitch;
+    script(sb, "0 button down right\n0 look 100 -50\n0.05 button up right\n0.1 look 300 0\n");
+    while (stats(sb).time < 1.7) run_frames(sb, 1);
+    assert_true(rb_sandbox_camera(sb)->yaw < yaw - 0.2f);     /* turned right */
+    assert_true(rb_sandbox_camera(sb)->pitch > pitch + 0.1f); /* looked up */
+    float yaw_after = rb_sandbox_camera(sb)->yaw;
+    run_frames(sb, 5); /* motion without the button does not turn */
+    assert_true(fabsf(rb_sandbox_camera(sb)->yaw - yaw_after) < 1e-6f);
     /* R resets; F12 saves a screenshot in the current folder; Esc quits. */
     char dir[] = "/tmp/rubble-f12-XXXXXX", cwd[1024];
     assert_non_null(mkdtemp(dir));
@@ -433,6 +478,36 @@ static void test_slow_simulation_slows_down_instead_of_spiralling(void **state) 
     rb_sandbox_destroy(sb);
 }
 
+/* A plugin dropped into a plugin folder while the sandbox runs: L loads it,
+ * its shape joins the Tab cycle and can be thrown. */
+static void test_l_loads_a_new_plugin(void **state) {
+    (void)state;
+    char dir[] = "/tmp/rubble-new-plugin-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    rb_sandbox *sb = make_sandbox_full(0, NULL, dir);
+    int before = stats(sb).shape_count;
+    assert_true(rb_sandbox_world_shape(sb, "meshless_slab") < 0);
+    char cmd[2200];
+    snprintf(cmd, sizeof cmd, "cp '%s/meshless.so' '%s/'", RB_TEST_MESHLESS_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    script(sb, "0 key L\n");
+    run_frames(sb, 1);
+    assert_int_equal(stats(sb).shape_count, before + 1);
+    int ws = rb_sandbox_world_shape(sb, "meshless_slab");
+    assert_true(ws >= 0);
+    /* The new shape is the last in the cycle: [ from the first reaches it. */
+    look(sb, (float[3]){0.0f, 3.0f, 10.0f}, (float[3]){0.0f, 2.0f, 0.0f});
+    script(sb, "0 key [\n0 click left 160 120\n");
+    run_frames(sb, 2);
+    rb_sandbox_stats st = stats(sb);
+    assert_int_equal(st.shape, before);
+    assert_int_equal(st.bodies, 1);
+    assert_int_equal(body(sb, st.last_thrown).shape, (uint32_t)ws);
+    rb_sandbox_destroy(sb);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_bad_script_lines_are_named(void **state) {
     (void)state;
     rb_sandbox *sb = make_sandbox(0);
@@ -452,6 +527,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_scene_has_body_colour_and_ground),
         cmocka_unit_test(test_particle_view_differs_from_mesh_view),
+        cmocka_unit_test(test_shape_without_mesh_is_drawn_as_particles),
         cmocka_unit_test(test_scripted_throw_moves_along_the_view),
         cmocka_unit_test(test_scripted_grab_drags_toward_the_cursor),
         cmocka_unit_test(test_scripted_delete_removes_the_body),
@@ -459,6 +535,7 @@ int main(void) {
         cmocka_unit_test(test_keys_reach_every_control),
         cmocka_unit_test(test_f5_with_a_broken_shader_keeps_running),
         cmocka_unit_test(test_slow_simulation_slows_down_instead_of_spiralling),
+        cmocka_unit_test(test_l_loads_a_new_plugin),
         cmocka_unit_test(test_bad_script_lines_are_named),
     };
     /* RB_TEST_SKIP="pattern" leaves out matching tests (cmocka globs), for runs by hand. */

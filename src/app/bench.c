@@ -16,8 +16,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "app.h"
 #include "base/log.h"
-#include "paths.h"
 #include "scenes/formations.h"
 #include "scenes/pile.h"
 #include "shapes/shapes.h"
@@ -47,22 +47,21 @@ typedef struct bench_options {
 } bench_options;
 
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: rubble-bench [options] SCENE...\n"
-            "scenes:\n"
-            "  pile N           N bodies in the benchmark pile (issue 3): layers of 16 x 16 in walls at +-15 m\n"
-            "  formationK [N]   the thesis's formation K (1..5) of N bodies (default 1000)\n"
-            "options:\n"
-            "  --backend B      opencl (default), reference, or both\n"
-            "  --device I       OpenCL device index (see rubble --list-devices)\n"
-            "  --shape NAME     body shape (default cube; e.g. cube2)\n"
-            "  --plugins DIR    shape plugin folder (default: found beside the program)\n"
-            "  --warmup S       simulated seconds before timing (default 2)\n"
-            "  --time S         simulated seconds timed (default 1)\n"
-            "  --dt S           step (default: the world's default)\n"
-            "  --json           one JSON object per run on stdout\n"
-            "  --quiet          no progress on stderr\n"
-            "example: rubble-bench pile 3000 pile 1000 formation1 --backend both\n");
+    fprintf(out, "usage: rubble-bench [options] SCENE...\n"
+                 "scenes:\n"
+                 "  pile N           N bodies in the benchmark pile (issue 3): layers of 16 x 16 in walls at +-15 m\n"
+                 "  formationK [N]   the thesis's formation K (1..5) of N bodies (default 1000)\n"
+                 "options:\n"
+                 "  --backend B      opencl (default), reference, or both\n"
+                 "  --device I       OpenCL device index (see rubble --list-devices)\n"
+                 "  --shape NAME     body shape (default cube; e.g. cube2)\n"
+                 "  --plugins DIR    another shape plugin folder (the one beside the program is always read)\n"
+                 "  --warmup S       simulated seconds before timing (default 2)\n"
+                 "  --time S         simulated seconds timed (default 1)\n"
+                 "  --dt S           step (default: the world's default)\n"
+                 "  --json           one JSON object per run on stdout\n"
+                 "  --quiet          no progress on stderr\n"
+                 "example: rubble-bench pile 3000 pile 1000 formation1 --backend both\n");
 }
 
 static bool parse_number(const char *s, double lo, double hi, double *out) {
@@ -74,37 +73,50 @@ static bool parse_number(const char *s, double lo, double hi, double *out) {
 }
 
 static bool parse(bench_options *o, int argc, char **argv) {
-    *o = (bench_options){.shape = "cube", .device = -1, .warmup = 2.0, .time = 1.0, .backend_count = 1,
-                         .backends = {RB_BACKEND_OPENCL}};
+    *o = (bench_options){
+        .shape = "cube", .device = -1, .warmup = 2.0, .time = 1.0, .backend_count = 1, .backends = {RB_BACKEND_OPENCL}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         double x;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
-        } else if (!strcmp(a, "--json")) o->json = true;
-        else if (!strcmp(a, "--quiet")) o->quiet = true;
-        else if (!strcmp(a, "--shape") && v) o->shape = v, i++;
-        else if (!strcmp(a, "--plugins") && v) o->plugin_dir = v, i++;
-        else if (!strcmp(a, "--device") && v && parse_number(v, 0, 1e6, &x)) o->device = (int)x, i++;
-        else if (!strcmp(a, "--warmup") && v && parse_number(v, 0, 1e6, &x)) o->warmup = x, i++;
-        else if (!strcmp(a, "--time") && v && parse_number(v, 1e-9, 1e6, &x)) o->time = x, i++;
-        else if (!strcmp(a, "--dt") && v && parse_number(v, 1e-9, 1, &x)) o->dt = (float)x, i++;
+        } else if (!strcmp(a, "--json"))
+            o->json = true;
+        else if (!strcmp(a, "--quiet"))
+            o->quiet = true;
+        else if (!strcmp(a, "--shape") && v)
+            o->shape = v, i++;
+        else if (!strcmp(a, "--plugins") && v)
+            o->plugin_dir = v, i++;
+        else if (!strcmp(a, "--device") && v && parse_number(v, 0, 1e6, &x))
+            o->device = (int)x, i++;
+        else if (!strcmp(a, "--warmup") && v && parse_number(v, 0, 1e6, &x))
+            o->warmup = x, i++;
+        else if (!strcmp(a, "--time") && v && parse_number(v, 1e-9, 1e6, &x))
+            o->time = x, i++;
+        else if (!strcmp(a, "--dt") && v && parse_number(v, 1e-9, 1, &x))
+            o->dt = (float)x, i++;
         else if (!strcmp(a, "--backend") && v) {
             i++;
-            if (!strcmp(v, "opencl")) o->backends[0] = RB_BACKEND_OPENCL, o->backend_count = 1;
-            else if (!strcmp(v, "reference")) o->backends[0] = RB_BACKEND_REFERENCE, o->backend_count = 1;
+            if (!strcmp(v, "opencl"))
+                o->backends[0] = RB_BACKEND_OPENCL, o->backend_count = 1;
+            else if (!strcmp(v, "reference"))
+                o->backends[0] = RB_BACKEND_REFERENCE, o->backend_count = 1;
             else if (!strcmp(v, "both"))
                 o->backends[0] = RB_BACKEND_OPENCL, o->backends[1] = RB_BACKEND_REFERENCE, o->backend_count = 2;
-            else return fprintf(stderr, "rubble-bench: --backend takes opencl, reference or both, not '%s'\n", v), false;
+            else
+                return fprintf(stderr, "rubble-bench: --backend takes opencl, reference or both, not '%s'\n", v), false;
         } else if ((!strcmp(a, "pile") || !strncmp(a, "formation", 9)) && o->scene_count < MAX_SCENES) {
             scene s = {.formation = 0, .bodies = 1000};
             if (a[0] == 'f' && !(parse_number(a + 9, 1, RB_FORMATION_COUNT, &x) && (s.formation = (int)x)))
                 return fprintf(stderr, "rubble-bench: unknown scene '%s' (formation1 .. formation%d)\n", a,
                                RB_FORMATION_COUNT),
                        false;
-            if (v && parse_number(v, 1, 1e7, &x)) s.bodies = (int)x, i++;
-            else if (s.formation == 0) return fprintf(stderr, "rubble-bench: 'pile' needs a body count\n"), false;
+            if (v && parse_number(v, 1, 1e7, &x))
+                s.bodies = (int)x, i++;
+            else if (s.formation == 0)
+                return fprintf(stderr, "rubble-bench: 'pile' needs a body count\n"), false;
             o->scenes[o->scene_count++] = s;
         } else {
             fprintf(stderr, "rubble-bench: unknown or incomplete argument '%s'\n", a);
@@ -161,8 +173,10 @@ static bool run_steps(rb_world *w, long steps, const char *what, bool quiet, run
 }
 
 static const char *scene_name(const scene *s, char *buf, size_t size) {
-    if (s->formation) snprintf(buf, size, "formation%d %d", s->formation, s->bodies);
-    else snprintf(buf, size, "pile %d", s->bodies);
+    if (s->formation)
+        snprintf(buf, size, "formation%d %d", s->formation, s->bodies);
+    else
+        snprintf(buf, size, "pile %d", s->bodies);
     return buf;
 }
 
@@ -173,8 +187,8 @@ static void print_text(const char *name, const rb_shape *shape, rb_world *w, con
     printf("%s (%s) on %s [%s]\n", name, shape->name, rb_world_backend_name(w), rb_world_device_name(w));
     printf("  bodies %u, particles %u, dt %g s, timed t = %g .. %g s (%ld steps)\n", nb, np, d->dt, t_start,
            t_start + r->steps * d->dt, r->steps);
-    printf("  %.2f s wall: %.1f steps/s, real-time factor %.3f, %.2f M particle-steps/s\n", r->wall_s, sps,
-           sps * d->dt, sps * np * 1e-6);
+    printf("  %.2f s wall: %.1f steps/s, real-time factor %.3f, %.2f M particle-steps/s\n", r->wall_s, sps, sps * d->dt,
+           sps * np * 1e-6);
     printf("  stages, ms/step:");
     for (int s = 0; s < RB_STAGE_COUNT; s++) printf(" %s %.3f", rb_stage_names[s], r->stage_ms[s] / r->steps);
     printf("\n");
@@ -211,7 +225,8 @@ static void print_json(const char *name, const rb_shape *shape, rb_world *w, con
     cJSON_AddNumberToObject(j, "real_time_factor", sps * d->dt);
     cJSON_AddNumberToObject(j, "particle_steps_per_s", sps * np);
     cJSON *stages = cJSON_AddObjectToObject(j, "stage_ms_per_step");
-    for (int s = 0; s < RB_STAGE_COUNT; s++) cJSON_AddNumberToObject(stages, rb_stage_names[s], r->stage_ms[s] / r->steps);
+    for (int s = 0; s < RB_STAGE_COUNT; s++)
+        cJSON_AddNumberToObject(stages, rb_stage_names[s], r->stage_ms[s] / r->steps);
 #ifdef RB_HAVE_OPENCL_BACKEND
     if (!strcmp(rb_world_backend_name(w), "opencl")) {
         cJSON *kernels = cJSON_AddObjectToObject(j, "kernel_ms_per_step");
@@ -240,7 +255,7 @@ static bool run_scene(const bench_options *o, const scene *sc, rb_backend_kind b
     rb_world *w = rb_world_create(&desc, err, sizeof err);
     if (!w) return fprintf(stderr, "rubble-bench: %s: %s\n", name, err), false;
     int ws = rb_scene_add_shape(w, shape);
-    int added = ws < 0                ? 0
+    int added = ws < 0               ? 0
                 : sc->formation == 0 ? (int)rb_pile_build(w, (uint32_t)sc->bodies, (uint32_t)ws)
                                      : rb_formation_build(w, sc->formation, sc->bodies, (uint32_t)ws, shape);
     if (added != sc->bodies) {
@@ -256,8 +271,10 @@ static bool run_scene(const bench_options *o, const scene *sc, rb_backend_kind b
     bool ok = run_steps(w, warm_steps, what, o->quiet, &r);
     snprintf(what, sizeof what, "%s %s timed", name, rb_world_backend_name(w));
     ok = ok && run_steps(w, timed_steps > 0 ? timed_steps : 1, what, o->quiet, &r);
-    if (ok) (o->json ? print_json : print_text)(name, shape, w, &r, warm_steps * dt);
-    else fprintf(stderr, "rubble-bench: %s: stepping failed\n", name);
+    if (ok)
+        (o->json ? print_json : print_text)(name, shape, w, &r, warm_steps * dt);
+    else
+        fprintf(stderr, "rubble-bench: %s: stepping failed\n", name);
     rb_world_destroy(w);
     return ok;
 }
@@ -265,11 +282,12 @@ static bool run_scene(const bench_options *o, const scene *sc, rb_backend_kind b
 int main(int argc, char **argv) {
     bench_options o;
     if (!parse(&o, argc, argv)) return 2;
-    rb_world_desc wd = rb_default_world_desc();
-    rb_registry *reg = rb_registry_create(&(rb_registry_desc){.particle_radius = wd.particle_radius});
-    char dir[4096];
-    if (o.plugin_dir) rb_registry_scan_dir(reg, o.plugin_dir);
-    else if (rb_find_data_dir("plugins", dir, sizeof dir)) rb_registry_scan_dir(reg, dir);
+    /* The program's own plugin folders (and mesh folders), plus --plugins DIR */
+    rb_options ro;
+    rb_options_defaults(&ro);
+    if (o.plugin_dir) ro.plugin_dirs[ro.plugin_dir_count++] = o.plugin_dir;
+    rb_registry *reg = rb_app_registry(&ro);
+    if (!reg) return fprintf(stderr, "rubble-bench: cannot create the shape registry\n"), 2;
     int si = rb_registry_find(reg, o.shape);
     if (si < 0) {
         fprintf(stderr, "rubble-bench: no shape '%s' (is the plugin folder found? try --plugins DIR)\n", o.shape);

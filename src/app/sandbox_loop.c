@@ -1,4 +1,4 @@
-/* sandbox.c - the sandbox loop: events, a fixed simulation step, drawing. */
+/* sandbox_loop.c - the sandbox loop: events, a fixed simulation step, drawing. */
 #include "sandbox.h"
 
 #include "app.h"
@@ -78,6 +78,7 @@ struct rb_sandbox {
 
     /* Per-frame arrays, grown as needed. */
     float *transforms, *colors, *particles, *particle_colors, *sorted;
+    uint32_t *body_shape; /* world shape of each body, this frame */
     uint32_t body_cap, particle_cap;
 
     int width, height; /* drawable, pixels */
@@ -188,8 +189,8 @@ static void place_camera_for_scene(rb_sandbox *sb) {
     }
     radius = sqrtf(radius);
     /* The stacks fall and spread: aim a little below their middle. */
-    target[1] *= 0.7f;
-    float dist = 0.9f * radius / sinf(0.5f * glm_rad(60.0f));
+    target[1] *= 0.9f;
+    float dist = 1.1f * radius / sinf(0.5f * glm_rad(60.0f));
     float dir[3] = {0.42f, 0.38f, 1.0f};
     float len = sqrtf(rb_v3_dot(dir, dir));
     float eye[3];
@@ -268,10 +269,15 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, char *err, size_t err_size
     if (!open_window(sb, err, err_size)) goto fail;
 
     char shader_dir[1024];
-    /* --shaders first; else $RUBBLE_SHADER_DIR, beside the program, the source tree, the install folder. */
+    /* --shaders first; else $RUBBLE_SHADER_DIR; else where the program finds its
+     * other data (beside it, ../share/rubble, the install folder, the source tree). */
+    const char *env = getenv("RUBBLE_SHADER_DIR");
     if (opts->shader_dir && *opts->shader_dir)
         snprintf(shader_dir, sizeof shader_dir, "%s", opts->shader_dir);
-    else if (!rb_render_find_shader_dir(rb_exe_dir(), shader_dir, sizeof shader_dir)) {
+    else if (env && *env)
+        snprintf(shader_dir, sizeof shader_dir, "%s", env);
+    else if (!rb_find_data_dir("shaders", shader_dir, sizeof shader_dir) &&
+             !rb_render_find_shader_dir(rb_exe_dir(), shader_dir, sizeof shader_dir)) {
         snprintf(err, err_size, "no shaders/ folder beside %s, in the source tree or the install folder", rb_exe_dir());
         goto fail;
     }
@@ -323,7 +329,8 @@ void rb_sandbox_destroy(rb_sandbox *sb) {
     if (sb->window) SDL_DestroyWindow(sb->window);
     SDL_Quit();
     free(sb->shape_world), free(sb->shape_mesh), free(sb->world_shape_registry);
-    free(sb->transforms), free(sb->colors), free(sb->particles), free(sb->particle_colors), free(sb->sorted);
+    free(sb->transforms), free(sb->colors), free(sb->particles), free(sb->particle_colors), free(sb->sorted),
+        free(sb->body_shape);
     free(sb);
 }
 
@@ -387,7 +394,9 @@ static bool reserve(rb_sandbox *sb, uint32_t bodies, uint32_t particles) {
         if (c) sb->colors = c;
         float *s = realloc(sb->sorted, (size_t)cap * 12 * sizeof(float));
         if (s) sb->sorted = s;
-        if (!t || !c || !s) return false;
+        uint32_t *bs = realloc(sb->body_shape, (size_t)cap * sizeof(uint32_t));
+        if (bs) sb->body_shape = bs;
+        if (!t || !c || !s || !bs) return false;
         sb->body_cap = cap;
     }
     if (particles > sb->particle_cap) {
@@ -412,7 +421,11 @@ static bool read_particles(rb_sandbox *sb) {
 /* ---- tools ---- */
 
 static void cursor_ray(const rb_sandbox *sb, float origin[3], float dir[3]) {
-    rb_camera_ray(&sb->camera, sb->width, sb->height, sb->mouse_x, sb->mouse_y, origin, dir);
+    /* Mouse events are in window units; on a high-DPI screen the drawable has more pixels. */
+    int ww = 0, wh = 0;
+    SDL_GetWindowSize(sb->window, &ww, &wh);
+    float sx = ww > 0 ? (float)sb->width / (float)ww : 1.0f, sy = wh > 0 ? (float)sb->height / (float)wh : 1.0f;
+    rb_camera_ray(&sb->camera, sb->width, sb->height, sb->mouse_x * sx, sb->mouse_y * sy, origin, dir);
 }
 
 static rb_pick pick_under_cursor(rb_sandbox *sb) {
@@ -446,10 +459,8 @@ static void tool_press(rb_sandbox *sb) {
         sb->throw_start = sb->clock;
         break;
     case RB_TOOL_GRAB: {
-        float o[3], d[3];
-        cursor_ray(sb, o, d);
         rb_pick p = pick_under_cursor(sb);
-        if (p.body_hit) rb_grab_begin(&sb->grab, sb->world, &p, o);
+        if (p.body_hit) rb_grab_begin(&sb->grab, sb->world, &p);
         break;
     }
     case RB_TOOL_DELETE: {
@@ -581,6 +592,10 @@ static void handle_event(rb_sandbox *sb, const SDL_Event *e) {
     switch (e->type) {
     case SDL_QUIT:
         sb->quit = true;
+        break;
+    case SDL_WINDOWEVENT:
+        /* Keys released while another window had the focus never arrive: forget them all. */
+        if (e->window.event == SDL_WINDOWEVENT_FOCUS_LOST) memset(sb->keys, 0, sizeof sb->keys);
         break;
     case SDL_KEYDOWN:
         key_down(sb, &e->key);
@@ -728,6 +743,7 @@ static void draw(rb_sandbox *sb) {
         sb->error_since = sb->clock;
     }
     SDL_GL_GetDrawableSize(sb->window, &sb->width, &sb->height);
+    if (sb->width <= 0 || sb->height <= 0) return; /* minimized: nothing to draw into */
     rb_world *w = sb->world;
     uint32_t nb = rb_world_body_count(w), np = rb_world_particle_count(w);
     if (!reserve(sb, nb, np)) return;
@@ -752,6 +768,7 @@ static void draw(rb_sandbox *sb) {
         rb_body_state s;
         rb_world_get_body(w, b, &s);
         rb_sandbox_body_color(s.id, &sb->colors[b * 4]);
+        sb->body_shape[b] = s.shape;
         if (sb->grab.active && s.id.slot == sb->grab.body.slot && s.id.generation == sb->grab.body.generation)
             for (int k = 0; k < 3; k++) sb->colors[b * 4 + k] = 0.5f + 0.5f * sb->colors[b * 4 + k];
         int reg = s.shape < sb->world_shape_count ? sb->world_shape_registry[s.shape] : -1;
@@ -765,31 +782,40 @@ static void draw(rb_sandbox *sb) {
                 memcpy(&sb->particle_colors[i * 4], &sb->colors[b * 4], 4 * sizeof(float));
         rb_renderer_add_spheres(sb->renderer, sb->particles, sb->particle_colors, np, desc->particle_radius);
     } else {
-        /* Instances grouped by shape: one instanced draw per mesh. */
-        for (uint32_t reg = 0; reg < sb->shape_count; reg++) {
-            int ws = sb->shape_world[reg], mesh = sb->shape_mesh[reg];
-            if (ws < 0) continue;
-            uint32_t count = 0;
+        /* Instances grouped by shape (a counting sort by world shape), then one
+         * instanced draw per mesh; bodies of a shape without a mesh as their particles. */
+        uint32_t ns = sb->world_shape_count;
+        uint32_t *start = calloc((size_t)ns + 1, sizeof *start), *fill = calloc((size_t)ns + 1, sizeof *fill);
+        uint32_t *order = malloc(((size_t)nb + 1) * sizeof *order);
+        if (start && fill && order) {
+            for (uint32_t b = 0; b < nb; b++)
+                if (sb->body_shape[b] < ns) start[sb->body_shape[b] + 1]++;
+            for (uint32_t k = 0; k < ns; k++) start[k + 1] += start[k];
+            for (uint32_t b = 0; b < nb; b++)
+                if (sb->body_shape[b] < ns) order[start[sb->body_shape[b]] + fill[sb->body_shape[b]]++] = b;
             float *tr = sb->sorted, *co = sb->sorted + (size_t)nb * 8;
-            for (uint32_t b = 0; b < nb; b++) {
-                rb_body_state s;
-                rb_world_get_body(w, b, &s);
-                if (s.shape != (uint32_t)ws) continue;
-                if (mesh >= 0) {
-                    memcpy(&tr[count * 8], &sb->transforms[b * 8], 8 * sizeof(float));
-                    memcpy(&co[count * 4], &sb->colors[b * 4], 4 * sizeof(float));
-                    count++;
-                } else if (need_particles) {
-                    /* A shape without a mesh is drawn as its particles. */
-                    for (uint32_t i = first[b]; i < first[b + 1]; i++)
-                        memcpy(&sb->particle_colors[i * 4], &sb->colors[b * 4], 4 * sizeof(float));
-                    rb_renderer_add_spheres(sb->renderer, &sb->particles[first[b] * 3],
-                                            &sb->particle_colors[first[b] * 4], first[b + 1] - first[b],
-                                            desc->particle_radius);
+            for (uint32_t ws = 0; ws < ns; ws++) {
+                int reg = sb->world_shape_registry[ws];
+                int mesh = reg >= 0 ? sb->shape_mesh[reg] : -1;
+                uint32_t count = 0;
+                for (uint32_t j = start[ws]; j < start[ws + 1]; j++) {
+                    uint32_t b = order[j];
+                    if (mesh >= 0) {
+                        memcpy(&tr[count * 8], &sb->transforms[b * 8], 8 * sizeof(float));
+                        memcpy(&co[count * 4], &sb->colors[b * 4], 4 * sizeof(float));
+                        count++;
+                    } else if (need_particles) {
+                        for (uint32_t i = first[b]; i < first[b + 1]; i++)
+                            memcpy(&sb->particle_colors[i * 4], &sb->colors[b * 4], 4 * sizeof(float));
+                        rb_renderer_add_spheres(sb->renderer, &sb->particles[first[b] * 3],
+                                                &sb->particle_colors[first[b] * 4], first[b + 1] - first[b],
+                                                desc->particle_radius);
+                    }
                 }
+                if (mesh >= 0 && count) rb_renderer_add_instances(sb->renderer, mesh, tr, co, count);
             }
-            if (mesh >= 0 && count) rb_renderer_add_instances(sb->renderer, mesh, tr, co, count);
         }
+        free(start), free(fill), free(order);
     }
 
     rb_hud_info hud = {
@@ -860,6 +886,8 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
         rb_grab_aim(&sb->grab, o, d);
     }
     simulate(sb, dt, wall_dt);
+    /* A minimized window is not drawn; without vsync the loop would spin a core for nothing. */
+    if (SDL_GetWindowFlags(sb->window) & SDL_WINDOW_MINIMIZED) SDL_Delay(10);
     draw(sb);
     if (sb->pending_shot[0]) {
         if (save_capture(sb, sb->pending_shot)) {
@@ -887,6 +915,7 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
  * buffer is undefined, and an offscreen pbuffer has no front one). Rows top down. */
 static bool capture(rb_sandbox *sb, int *width, int *height, uint8_t **rgba) {
     int w = sb->width, h = sb->height;
+    if (w <= 0 || h <= 0) return false;
     uint8_t *img = malloc((size_t)w * (size_t)h * 4);
     if (!img) return false;
     if (!rb_renderer_read_pixels(sb->renderer, w, h, img)) {

@@ -9,7 +9,7 @@
  * body's mass, so every body follows the cursor alike. */
 #define RB_GRAB_HZ 2.5f
 #define RB_GRAB_DAMPING 0.9f
-/* Spin damping while held (per call), so a dragged body does not twirl forever. */
+/* Spin kept per call (4 steps) while held, so a dragged body neither twirls nor swings forever. */
 #define RB_GRAB_SPIN_KEEP 0.97f
 
 const char *rb_tool_name(rb_tool tool) {
@@ -118,7 +118,7 @@ int rb_tool_explode(rb_world *world, const float centre[3], float radius, float 
     return moved;
 }
 
-bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick, const float origin[3]) {
+bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick) {
     memset(g, 0, sizeof *g);
     rb_body_state s;
     if (!pick->body_hit || !rb_world_get_body_by_id(world, pick->body, &s)) return false;
@@ -129,7 +129,6 @@ bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick, const float
     g->depth = pick->distance;
     memcpy(g->target, pick->point, sizeof g->target);
     memcpy(g->anchor, pick->point, sizeof g->anchor);
-    (void)origin;
     return true;
 }
 
@@ -167,9 +166,14 @@ void rb_grab_apply(rb_grab *g, rb_world *world) {
         /* The spring, its damper, and the body's weight held up so it hangs where the cursor is. */
         force[k] = k_spring * (g->target[k] - g->anchor[k]) - c_damp * vel[k] - s.mass * gravity[k];
     rb_world_apply_force(world, g->body, force, g->anchor);
-    float spin[3];
+    /* Damp the spin about the held point, keeping that point's own velocity (the
+     * spring's business): damping the spin alone would leave a swing about the
+     * point in the body's linear velocity, and it would swing on. */
+    float spin[3], swing[3], linear[3];
     for (int k = 0; k < 3; k++) spin[k] = s.angular_velocity[k] * RB_GRAB_SPIN_KEEP;
-    rb_world_set_velocity(world, g->body, s.velocity, spin);
+    rb_v3_cross(spin, rel, swing);
+    for (int k = 0; k < 3; k++) linear[k] = vel[k] - swing[k];
+    rb_world_set_velocity(world, g->body, linear, spin);
 }
 
 void rb_grab_end(rb_grab *g) { g->active = false; }

@@ -57,8 +57,8 @@ typedef struct rb_grab {
     float anchor[3];       /* m, world: where the anchor is now (for drawing) */
 } rb_grab;
 
-/* Starts a grab at a pick that hit a body; ray origin is the eye. */
-bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick, const float origin[3]);
+/* Starts a grab at a pick that hit a body: its point and depth along the ray are kept. */
+bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick);
 /* Moves the target to the cursor's current ray. */
 void rb_grab_aim(rb_grab *g, const float origin[3], const float dir[3]);
 /* Wheel notches move the target nearer (negative) or farther (positive). */

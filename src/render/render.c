@@ -64,6 +64,7 @@ typedef struct rb_gpu_mesh {
     GLuint vao, vertex_buffer, index_buffer;
     uint32_t index_count;
     rb_stream instances;
+    float box_center[3], box_half[3]; /* m; box_half zero unless every vertex is a corner of the bounding box */
 } rb_gpu_mesh;
 
 /* Overlay vertex: x, y in pixels, colour as 4 bytes: 12 bytes. */
@@ -269,9 +270,6 @@ rb_renderer *rb_renderer_create(const char *shader_dir, char *err, size_t err_si
         rb_renderer_destroy(r);
         return NULL;
     }
-    if (rb_gl_error_count() > 0 && !RB_GL_CHECK("rb_renderer_create")) {
-        /* Errors were logged call by call; the renderer may still draw. */
-    }
     return r;
 }
 
@@ -294,6 +292,22 @@ void rb_renderer_destroy(rb_renderer *r) {
     if (r->shadow_fbo) RB_GL(glDeleteFramebuffers(1, &r->shadow_fbo));
     if (r->shadow_texture) RB_GL(glDeleteTextures(1, &r->shadow_texture));
     free(r);
+}
+
+/* A box mesh (every vertex at a corner of its bounding box) gets its edges drawn;
+ * center and half are its bounding box, half zero when the mesh is not a box. */
+static void find_box(const float *p, uint32_t n, float center[3], float half[3]) {
+    float lo[3], hi[3];
+    for (int k = 0; k < 3; k++) lo[k] = hi[k] = p[k];
+    for (uint32_t v = 1; v < n; v++)
+        for (int k = 0; k < 3; k++) lo[k] = fminf(lo[k], p[v * 3 + k]), hi[k] = fmaxf(hi[k], p[v * 3 + k]);
+    for (int k = 0; k < 3; k++) center[k] = 0.5f * (lo[k] + hi[k]), half[k] = 0.5f * (hi[k] - lo[k]);
+    for (uint32_t v = 0; v < n; v++)
+        for (int k = 0; k < 3; k++)
+            if (!(half[k] > 0.0f) || fabsf(fabsf(p[v * 3 + k] - center[k]) - half[k]) > 1e-3f * half[k]) {
+                half[0] = half[1] = half[2] = 0.0f;
+                return;
+            }
 }
 
 int rb_renderer_add_mesh(rb_renderer *r, const float *positions, const float *normals, uint32_t vertex_count,
@@ -344,6 +358,7 @@ int rb_renderer_add_mesh(rb_renderer *r, const float *positions, const float *no
     rb_gpu_mesh *m = &r->meshes[r->mesh_count];
     memset(m, 0, sizeof *m);
     m->index_count = index_count;
+    find_box(positions, vertex_count, m->box_center, m->box_half);
     RB_GL(glGenVertexArrays(1, &m->vao));
     RB_GL(glGenBuffers(1, &m->vertex_buffer));
     RB_GL(glGenBuffers(1, &m->index_buffer));
@@ -526,11 +541,13 @@ static void fit_light(rb_renderer *r) {
 }
 
 static void draw_meshes(rb_renderer *r, GLuint prog) {
-    (void)prog;
+    GLint box_half = uloc(prog, "u_box_half"), box_center = uloc(prog, "u_box_center");
     for (uint32_t i = 0; i < r->mesh_count; i++) {
         rb_gpu_mesh *m = &r->meshes[i];
         GLsizei n = (GLsizei)(m->instances.count / MESH_INSTANCE_FLOATS);
         if (n == 0) continue;
+        if (box_half >= 0) RB_GL(glUniform3fv(box_half, 1, m->box_half));
+        if (box_center >= 0) RB_GL(glUniform3fv(box_center, 1, m->box_center));
         RB_GL(glBindVertexArray(m->vao));
         RB_GL(glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)m->index_count, GL_UNSIGNED_INT, (void *)0, n));
     }
@@ -611,17 +628,7 @@ bool rb_renderer_end(rb_renderer *r) {
     RB_GL(glActiveTexture(GL_TEXTURE0));
     RB_GL(glBindTexture(GL_TEXTURE_2D, r->shadow_texture));
 
-    /* Sky first, without depth. */
-    RB_GL(glDisable(GL_DEPTH_TEST));
-    GLuint p = r->programs[PROG_SKY];
-    set_common(r, p, r->view.view, r->view.proj);
-    mat4 vp, inv_vp;
-    glm_mat4_mul((vec4 *)r->view.proj, (vec4 *)r->view.view, vp);
-    glm_mat4_inv(vp, inv_vp);
-    set_mat4(p, "u_inv_view_proj", (float *)inv_vp);
-    RB_GL(glBindVertexArray(r->empty_vao));
-    RB_GL(glDrawArrays(GL_TRIANGLES, 0, 3));
-
+    GLuint p;
     RB_GL(glEnable(GL_DEPTH_TEST));
     RB_GL(glDepthFunc(GL_LESS));
     /* Meshes from plugins are closed and wound counter-clockwise; back faces are never seen. */
@@ -636,6 +643,21 @@ bool rb_renderer_end(rb_renderer *r) {
     set_float(p, "u_ortho", 0.0f);
     draw_spheres(r);
     draw_planes(r, true);
+
+    /* Sky last among the opaque things, at the far plane with depth test on:
+     * only pixels nothing else covered pay for it. */
+    RB_GL(glDepthFunc(GL_LEQUAL));
+    RB_GL(glDepthMask(GL_FALSE));
+    p = r->programs[PROG_SKY];
+    set_common(r, p, r->view.view, r->view.proj);
+    mat4 vp, inv_vp;
+    glm_mat4_mul((vec4 *)r->view.proj, (vec4 *)r->view.view, vp);
+    glm_mat4_inv(vp, inv_vp);
+    set_mat4(p, "u_inv_view_proj", (float *)inv_vp);
+    RB_GL(glBindVertexArray(r->empty_vao));
+    RB_GL(glDrawArrays(GL_TRIANGLES, 0, 3));
+    RB_GL(glDepthMask(GL_TRUE));
+    RB_GL(glDepthFunc(GL_LESS));
 
     /* Walls: see-through, after everything opaque, not hiding what is behind. */
     RB_GL(glEnable(GL_BLEND));
@@ -683,5 +705,8 @@ void rb_render_describe_gl(char *out, size_t out_size) {
     RB_GL_CHECK("glGetString(GL_VERSION)");
     const char *renderer = (const char *)glGetString(GL_RENDERER);
     RB_GL_CHECK("glGetString(GL_RENDERER)");
-    snprintf(out, out_size, "OpenGL %s on %s", version ? version : "?", renderer ? renderer : "?");
+    GLint samples = 0;
+    RB_GL(glGetIntegerv(GL_SAMPLES, &samples));
+    snprintf(out, out_size, "OpenGL %s on %s, %dx multisampling", version ? version : "?", renderer ? renderer : "?",
+             samples > 1 ? samples : 1);
 }

@@ -411,7 +411,7 @@ static int scan(rb_registry *reg, const char *dir, bool only_new) {
         names[n++] = dup_string(e->d_name);
     }
     closedir(dp);
-    qsort(names, n, sizeof *names, compare_strings);
+    if (n > 1) qsort(names, n, sizeof *names, compare_strings);
     int loaded = 0;
     for (size_t i = 0; i < n; i++) {
         char path[4096];

@@ -13,14 +13,17 @@
 #include "opencl.h"
 #include "opencl_kernels.h"
 
-/* Work-items per body in rb_integrate, and the fewest particles one of them
- * sums (bodies up to that size are summed in the reference's order). */
-#define RB_BODY_GROUP 32u
+/* Work-items per body in rb_integrate (8 cost a third fewer instructions
+ * than 32 on PoCL), and the fewest particles one of them sums (bodies up to
+ * that size are summed in the reference's order). */
+#define RB_BODY_GROUP 8u
 #define RB_MIN_CHUNK 32u
 /* Work-group size for the per-particle kernels. */
 #define RB_PARTICLE_GROUP 64u
-/* Buckets per particle, at least: fewer collisions for the force pass to skip. */
-#define RB_TABLE_FACTOR (getenv("RBX_T") ? (uint32_t)atoi(getenv("RBX_T")) : 2u)
+/* Buckets per particle, at least: at 4, particles of other cells sharing a
+ * bucket cost the force pass about half what they cost at 2 (7% of its
+ * instructions), for 8-16 bytes a particle more. */
+#define RB_TABLE_FACTOR 4u
 /* Profiling events kept before they are read and released. */
 #define RB_EVENT_BATCH 4096u
 
@@ -44,14 +47,14 @@ const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "scatter",    "reorder",        "forces",          "integrate"};
 
 static const char *const kernel_entry[K_COUNT] = {
-    NULL,       "rb_hash_particles", "rb_scan_chunk_sums", "rb_scan_chunk_offsets", "rb_scan_chunks", "rb_scatter",
-    "rb_reorder", "rb_forces",       "rb_integrate",       "rb_particle_positions"};
+    NULL,         "rb_hash_particles", "rb_scan_chunk_sums", "rb_scan_chunk_offsets", "rb_scan_chunks",
+    "rb_scatter", "rb_reorder",        "rb_forces",          "rb_integrate",          "rb_particle_positions"};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
-static const int kernel_stage[RB_OPENCL_KERNEL_COUNT] = {
-    RB_STAGE_GRID, RB_STAGE_GRID,      RB_STAGE_GRID,   RB_STAGE_GRID,     RB_STAGE_GRID,
-    RB_STAGE_GRID, RB_STAGE_PARTICLES, RB_STAGE_FORCES, RB_STAGE_INTEGRATE};
+static const int kernel_stage[RB_OPENCL_KERNEL_COUNT] = {RB_STAGE_GRID,      RB_STAGE_GRID,   RB_STAGE_GRID,
+                                                         RB_STAGE_GRID,      RB_STAGE_GRID,   RB_STAGE_GRID,
+                                                         RB_STAGE_PARTICLES, RB_STAGE_FORCES, RB_STAGE_INTEGRATE};
 
 typedef struct ocl_buffer {
     cl_mem mem;
@@ -64,15 +67,21 @@ typedef struct ocl_buffers {
     ocl_buffer body_pos, body_quat, body_vel, body_angmom, body_omega; /* 16 B each, state */
     ocl_buffer body_inv_inertia, body_force, body_torque;              /* 16 B each, inputs */
     ocl_buffer body_first_particle;                                    /* 4 B, capacity + 1 */
+    ocl_buffer wake;                                                   /* 4 B: touched by a mover this step */
     ocl_buffer transforms;                                             /* 32 B: what the renderer reads */
     ocl_buffer particle_offset;                                        /* 16 B */
     ocl_buffer particle_body, particle_hash, members;                  /* 4 B each */
     ocl_buffer sorted_pos, sorted_vel;                                 /* 16 B each, bucket order */
-    ocl_buffer force, moment;                                          /* 16 B each, index order */
+    ocl_buffer force, moment;                                          /* 12 B each (xyz), index order */
     ocl_buffer table;                                                  /* 4 B x (table_size + 1) */
     ocl_buffer chunk_sums;                                             /* 4 B x chunk_count */
     ocl_buffer planes;                                                 /* RB_MAX_PLANES x 16 B */
 } ocl_buffers;
+
+/* ocl_buffers holds nothing but ocl_buffer fields: it is walked as an array
+ * to release and to count them all. */
+#define RB_BUFFER_COUNT (sizeof(ocl_buffers) / sizeof(ocl_buffer))
+_Static_assert(sizeof(ocl_buffers) % sizeof(ocl_buffer) == 0, "ocl_buffers must hold only ocl_buffer fields");
 
 typedef struct ocl {
     rb_backend base;
@@ -94,7 +103,7 @@ typedef struct ocl {
     uint32_t event_count;
     double kernel_ms[RB_OPENCL_KERNEL_COUNT];
 
-    float *staging; /* host scratch: transforms on upload, forces on read-back */
+    float *staging; /* host scratch: transforms on upload */
     size_t staging_bytes;
 } ocl;
 
@@ -136,9 +145,10 @@ static uint32_t grown(uint32_t need, uint32_t cap) {
 
 static bool reserve_bodies(ocl *o, uint32_t n) {
     if (n <= o->body_capacity && o->buf.body_pos.mem) return true;
-    uint32_t cap = grown(n < 16 ? 16 : n, o->body_capacity);
+    const size_t cap = grown(n < 16 ? 16 : n, o->body_capacity);
     ocl_buffers *b = &o->buf;
-    bool ok = make_buffer(o, &b->body_pos, cap * 16u, "body_pos") && make_buffer(o, &b->body_quat, cap * 16u, "body_quat") &&
+    bool ok = make_buffer(o, &b->body_pos, cap * 16u, "body_pos") &&
+              make_buffer(o, &b->body_quat, cap * 16u, "body_quat") &&
               make_buffer(o, &b->body_vel, cap * 16u, "body_vel") &&
               make_buffer(o, &b->body_angmom, cap * 16u, "body_angmom") &&
               make_buffer(o, &b->body_omega, cap * 16u, "body_omega") &&
@@ -146,23 +156,31 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
               make_buffer(o, &b->body_force, cap * 16u, "body_force") &&
               make_buffer(o, &b->body_torque, cap * 16u, "body_torque") &&
               make_buffer(o, &b->body_first_particle, (cap + 1u) * 4u, "body_first_particle") &&
-              make_buffer(o, &b->transforms, cap * 32u, "transforms");
-    o->body_capacity = ok ? cap : 0;
+              make_buffer(o, &b->wake, cap * 4u, "wake") && make_buffer(o, &b->transforms, cap * 32u, "transforms");
+    o->body_capacity = ok ? (uint32_t)cap : 0;
     return ok;
 }
 
+/* Most particles one device table can index: the table of RB_TABLE_FACTOR
+ * buckets a particle must stay a 32-bit power of two. */
+#define RB_MAX_PARTICLES (1u << 29)
+
 static bool reserve_particles(ocl *o, uint32_t n) {
     ocl_buffers *b = &o->buf;
+    if (n > RB_MAX_PARTICLES) {
+        rb_log(RB_LOG_ERROR, "OpenCL backend: %u particles; at most %u fit one grid table", n, RB_MAX_PARTICLES);
+        return false;
+    }
     if (n > o->particle_capacity || !b->particle_offset.mem) {
-        uint32_t cap = grown(n < 64 ? 64 : n, o->particle_capacity);
+        const size_t cap = grown(n < 64 ? 64 : n, o->particle_capacity);
         bool ok = make_buffer(o, &b->particle_offset, cap * 16u, "particle_offset") &&
                   make_buffer(o, &b->particle_body, cap * 4u, "particle_body") &&
                   make_buffer(o, &b->particle_hash, cap * 4u, "particle_hash") &&
                   make_buffer(o, &b->members, cap * 4u, "members") &&
                   make_buffer(o, &b->sorted_pos, cap * 16u, "sorted_pos") &&
                   make_buffer(o, &b->sorted_vel, cap * 16u, "sorted_vel") &&
-                  make_buffer(o, &b->force, cap * 16u, "force") && make_buffer(o, &b->moment, cap * 16u, "moment");
-        o->particle_capacity = ok ? cap : 0;
+                  make_buffer(o, &b->force, cap * 12u, "force") && make_buffer(o, &b->moment, cap * 12u, "moment");
+        o->particle_capacity = ok ? (uint32_t)cap : 0;
         if (!ok) return false;
     }
     /* A power-of-two table of at least RB_TABLE_FACTOR buckets a particle,
@@ -175,11 +193,12 @@ static bool reserve_particles(ocl *o, uint32_t n) {
     o->chunk_size = chunk;
     o->chunk_count = table / chunk;
     if (table > o->table_capacity || !b->table.mem) {
-        if (!make_buffer(o, &b->table, (table + 1u) * 4u, "table")) return o->table_capacity = 0, false;
+        if (!make_buffer(o, &b->table, ((size_t)table + 1u) * 4u, "table")) return o->table_capacity = 0, false;
         o->table_capacity = table;
     }
     if (o->chunk_count > o->chunk_capacity || !b->chunk_sums.mem) {
-        if (!make_buffer(o, &b->chunk_sums, o->chunk_count * 4u, "chunk_sums")) return o->chunk_capacity = 0, false;
+        if (!make_buffer(o, &b->chunk_sums, (size_t)o->chunk_count * 4u, "chunk_sums"))
+            return o->chunk_capacity = 0, false;
         o->chunk_capacity = o->chunk_count;
     }
     return true;
@@ -221,10 +240,11 @@ static bool harvest_events(ocl *o) {
     for (uint32_t k = 0; k < o->event_count; k++) {
         cl_ulong t0 = 0, t1 = 0;
         cl_int e = clGetEventProfilingInfo(o->events[k], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+        if (e == CL_SUCCESS) e = clGetEventProfilingInfo(o->events[k], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
         if (e == CL_SUCCESS)
-            e = clGetEventProfilingInfo(o->events[k], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-        if (e == CL_SUCCESS) o->kernel_ms[o->event_kernel[k]] += (double)(t1 - t0) * 1e-6;
-        else ok = ok && CHECK("clGetEventProfilingInfo", e);
+            o->kernel_ms[o->event_kernel[k]] += (double)(t1 - t0) * 1e-6;
+        else
+            ok = ok && CHECK("clGetEventProfilingInfo", e);
         clReleaseEvent(o->events[k]);
     }
     o->event_count = 0;
@@ -256,8 +276,8 @@ static bool launch(ocl *o, int k, size_t global, size_t local, bool timed) {
 static bool clear_table(ocl *o, bool timed) {
     const cl_uint zero = 0;
     cl_event ev = NULL;
-    cl_int e = clEnqueueFillBuffer(o->queue, o->buf.table.mem, &zero, sizeof zero, 0, (o->table_size + 1u) * 4u, 0,
-                                   NULL, timed ? &ev : NULL);
+    cl_int e = clEnqueueFillBuffer(o->queue, o->buf.table.mem, &zero, sizeof zero, 0, ((size_t)o->table_size + 1u) * 4u,
+                                   0, NULL, timed ? &ev : NULL);
     if (!CHECK("clEnqueueFillBuffer(table)", e)) return false;
     return !timed || record_event(o, K_FILL, ev);
 }
@@ -282,12 +302,14 @@ static bool set_args(ocl *o, const rb_step_params *p) {
     const cl_float inv_cell = 1.0f / (2.0f * p->radius); /* as the reference computes it */
     const cl_float radius = p->radius, stiffness = p->stiffness, damping = p->damping;
     const cl_float tangential = p->tangential, friction = p->friction, dt = p->dt;
+    const cl_float sleep_speed = p->sleep_speed, sleep_time = p->sleep_time, wake_accel = p->wake_accel;
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
 
     ok = ok && ARG_VAL(K_HASH, 0, n) && ARG_MEM(K_HASH, 1, particle_offset) && ARG_MEM(K_HASH, 2, particle_body) &&
          ARG_MEM(K_HASH, 3, body_pos) && ARG_MEM(K_HASH, 4, body_quat) && ARG_VAL(K_HASH, 5, inv_cell) &&
-         ARG_VAL(K_HASH, 6, mask) && ARG_MEM(K_HASH, 7, particle_hash) && ARG_MEM(K_HASH, 8, table);
+         ARG_VAL(K_HASH, 6, mask) && ARG_MEM(K_HASH, 7, particle_hash) && ARG_MEM(K_HASH, 8, table) &&
+         ARG_MEM(K_HASH, 9, wake);
 
     ok = ok && ARG_MEM(K_SCAN_SUMS, 0, table) && ARG_VAL(K_SCAN_SUMS, 1, chunk_size) &&
          ARG_VAL(K_SCAN_SUMS, 2, chunk_count) && ARG_MEM(K_SCAN_SUMS, 3, chunk_sums);
@@ -301,18 +323,19 @@ static bool set_args(ocl *o, const rb_step_params *p) {
 
     ok = ok && ARG_VAL(K_REORDER, 0, n) && ARG_MEM(K_REORDER, 1, particle_offset) &&
          ARG_MEM(K_REORDER, 2, particle_body) && ARG_MEM(K_REORDER, 3, body_pos) && ARG_MEM(K_REORDER, 4, body_quat) &&
-         ARG_MEM(K_REORDER, 5, body_vel) && ARG_MEM(K_REORDER, 6, body_omega) &&
-         ARG_MEM(K_REORDER, 7, particle_hash) && ARG_MEM(K_REORDER, 8, table) && ARG_MEM(K_REORDER, 9, members) &&
-         ARG_VAL(K_REORDER, 10, inv_cell) && ARG_MEM(K_REORDER, 11, sorted_pos) && ARG_MEM(K_REORDER, 12, sorted_vel);
+         ARG_MEM(K_REORDER, 5, body_vel) && ARG_MEM(K_REORDER, 6, body_omega) && ARG_MEM(K_REORDER, 7, particle_hash) &&
+         ARG_MEM(K_REORDER, 8, table) && ARG_MEM(K_REORDER, 9, members) && ARG_VAL(K_REORDER, 10, inv_cell) &&
+         ARG_MEM(K_REORDER, 11, sorted_pos) && ARG_MEM(K_REORDER, 12, sorted_vel);
 
-    ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, particle_offset) && ARG_MEM(K_FORCES, 2, particle_body) &&
-         ARG_MEM(K_FORCES, 3, body_pos) && ARG_MEM(K_FORCES, 4, body_quat) && ARG_MEM(K_FORCES, 5, body_vel) &&
-         ARG_MEM(K_FORCES, 6, body_omega) && ARG_MEM(K_FORCES, 7, body_inv_inertia) && ARG_MEM(K_FORCES, 8, table) &&
-         ARG_VAL(K_FORCES, 9, mask) && ARG_MEM(K_FORCES, 10, sorted_pos) && ARG_MEM(K_FORCES, 11, sorted_vel) &&
-         ARG_MEM(K_FORCES, 12, planes) && ARG_VAL(K_FORCES, 13, plane_count) && ARG_VAL(K_FORCES, 14, inv_cell) &&
-         ARG_VAL(K_FORCES, 15, radius) && ARG_VAL(K_FORCES, 16, stiffness) && ARG_VAL(K_FORCES, 17, damping) &&
-         ARG_VAL(K_FORCES, 18, tangential) && ARG_VAL(K_FORCES, 19, friction) && ARG_MEM(K_FORCES, 20, force) &&
-         ARG_MEM(K_FORCES, 21, moment);
+    ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, particle_offset) &&
+         ARG_MEM(K_FORCES, 2, particle_body) && ARG_MEM(K_FORCES, 3, body_pos) && ARG_MEM(K_FORCES, 4, body_quat) &&
+         ARG_MEM(K_FORCES, 5, body_vel) && ARG_MEM(K_FORCES, 6, body_omega) && ARG_MEM(K_FORCES, 7, body_inv_inertia) &&
+         ARG_MEM(K_FORCES, 8, table) && ARG_VAL(K_FORCES, 9, mask) && ARG_MEM(K_FORCES, 10, sorted_pos) &&
+         ARG_MEM(K_FORCES, 11, sorted_vel) && ARG_MEM(K_FORCES, 12, planes) && ARG_VAL(K_FORCES, 13, plane_count) &&
+         ARG_VAL(K_FORCES, 14, inv_cell) && ARG_VAL(K_FORCES, 15, radius) && ARG_VAL(K_FORCES, 16, stiffness) &&
+         ARG_VAL(K_FORCES, 17, damping) && ARG_VAL(K_FORCES, 18, tangential) && ARG_VAL(K_FORCES, 19, friction) &&
+         ARG_VAL(K_FORCES, 20, sleep_speed) && ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) &&
+         ARG_MEM(K_FORCES, 23, moment) && ARG_MEM(K_FORCES, 24, wake);
 
     ok = ok && ARG_VAL(K_INTEGRATE, 0, bodies) && ARG_MEM(K_INTEGRATE, 1, body_first_particle) &&
          ARG_MEM(K_INTEGRATE, 2, particle_offset) && ARG_MEM(K_INTEGRATE, 3, force) &&
@@ -320,22 +343,23 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_MEM(K_INTEGRATE, 7, body_vel) && ARG_MEM(K_INTEGRATE, 8, body_angmom) &&
          ARG_MEM(K_INTEGRATE, 9, body_omega) && ARG_MEM(K_INTEGRATE, 10, body_inv_inertia) &&
          ARG_MEM(K_INTEGRATE, 11, body_force) && ARG_MEM(K_INTEGRATE, 12, body_torque) &&
-         ARG_VAL(K_INTEGRATE, 13, gravity) && ARG_VAL(K_INTEGRATE, 14, dt) && ARG_MEM(K_INTEGRATE, 15, transforms);
+         ARG_MEM(K_INTEGRATE, 13, wake) && ARG_VAL(K_INTEGRATE, 14, gravity) && ARG_VAL(K_INTEGRATE, 15, dt) &&
+         ARG_VAL(K_INTEGRATE, 16, sleep_speed) && ARG_VAL(K_INTEGRATE, 17, sleep_time) &&
+         ARG_VAL(K_INTEGRATE, 18, wake_accel) && ARG_MEM(K_INTEGRATE, 19, transforms);
 
     ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
          ARG_MEM(K_POSITIONS, 4, body_quat) && ARG_MEM(K_POSITIONS, 5, force);
 
     /* The planes, for this call's parameters (a small constant buffer). */
-    ok = ok && CHECK("clEnqueueWriteBuffer(planes)",
-                     clEnqueueWriteBuffer(o->queue, o->buf.planes.mem, CL_TRUE, 0, sizeof p->planes, p->planes, 0,
-                                          NULL, NULL));
+    ok = ok && CHECK("clEnqueueWriteBuffer(planes)", clEnqueueWriteBuffer(o->queue, o->buf.planes.mem, CL_TRUE, 0,
+                                                                          sizeof p->planes, p->planes, 0, NULL, NULL));
     return ok;
 }
 
 /* Stages 1-3: particle values into sorted order, the grid, the forces. */
 static bool enqueue_forces(ocl *o, bool timed) {
-    const size_t n = o->particle_count, g = getenv("RBX_G") ? (size_t)atoi(getenv("RBX_G")) : RB_PARTICLE_GROUP;
+    const size_t n = o->particle_count, g = RB_PARTICLE_GROUP;
     return clear_table(o, timed) && launch(o, K_HASH, n, g, timed) &&
            launch(o, K_SCAN_SUMS, o->chunk_count, g, timed) && launch(o, K_SCAN_OFFSETS, 1, 1, timed) &&
            launch(o, K_SCAN_CHUNKS, o->chunk_count, g, timed) && launch(o, K_SCATTER, n, g, timed) &&
@@ -364,7 +388,8 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
               write_buffer(o, &B->body_inv_inertia, d->body_inv_inertia, b16, "body_inv_inertia") &&
               write_buffer(o, &B->body_force, d->body_force, b16, "body_force") &&
               write_buffer(o, &B->body_torque, d->body_torque, b16, "body_torque") &&
-              write_buffer(o, &B->body_first_particle, d->body_first_particle, (nb + 1u) * 4u, "body_first_particle") &&
+              write_buffer(o, &B->body_first_particle, d->body_first_particle, ((size_t)nb + 1u) * 4u,
+                           "body_first_particle") &&
               write_buffer(o, &B->transforms, o->staging, (size_t)nb * 32u, "transforms") &&
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
               write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body");
@@ -391,7 +416,8 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
     if (!set_args(o, p)) return false;
     bool ok = true;
     for (uint32_t s = 0; s < steps && ok; s++)
-        ok = enqueue_forces(o, true) && launch(o, K_INTEGRATE, (size_t)o->body_count * RB_BODY_GROUP, RB_BODY_GROUP, true);
+        ok = enqueue_forces(o, true) &&
+             launch(o, K_INTEGRATE, (size_t)o->body_count * RB_BODY_GROUP, RB_BODY_GROUP, true);
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
     ok = harvest_events(o) && ok;
     memcpy(last_kernel_ms, o->kernel_ms, sizeof last_kernel_ms);
@@ -411,14 +437,10 @@ static bool ocl_download(rb_backend *base, rb_world_data *d) {
     return CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
-/* Reads n float4 of a buffer into xyz triples. */
+/* Reads n packed xyz triples of a buffer. */
 static bool read_triples(ocl *o, ocl_buffer *b, uint32_t n, float *out) {
-    if (!reserve_staging(o, (size_t)n * 16u)) return false;
-    bool ok = read_buffer(o, b, o->staging, (size_t)n * 16u, "force");
-    ok = CHECK("clFinish", clFinish(o->queue)) && ok;
-    for (uint32_t i = 0; ok && i < n; i++)
-        out[3 * i] = o->staging[4 * i], out[3 * i + 1] = o->staging[4 * i + 1], out[3 * i + 2] = o->staging[4 * i + 2];
-    return ok;
+    bool ok = read_buffer(o, b, out, (size_t)n * 12u, "force");
+    return CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
 static bool ocl_read_particles(rb_backend *base, const rb_world_data *d, const rb_step_params *p, float *out) {
@@ -440,14 +462,9 @@ static bool ocl_particle_forces(rb_backend *base, const rb_world_data *d, const 
 static const char *ocl_device_name(const rb_backend *base) { return ((const ocl *)base)->device_name; }
 
 static size_t ocl_device_bytes(const rb_backend *base) {
-    const ocl_buffers *b = &((const ocl *)base)->buf;
-    const ocl_buffer *all[] = {&b->body_pos,      &b->body_quat,       &b->body_vel,        &b->body_angmom,
-                               &b->body_omega,    &b->body_inv_inertia, &b->body_force,     &b->body_torque,
-                               &b->body_first_particle, &b->transforms, &b->particle_offset, &b->particle_body,
-                               &b->particle_hash, &b->members,         &b->sorted_pos,      &b->sorted_vel,
-                               &b->force,         &b->moment,          &b->table,           &b->chunk_sums,      &b->planes};
+    const ocl_buffer *all = (const ocl_buffer *)&((const ocl *)base)->buf;
     size_t total = 0;
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++) total += all[i]->bytes;
+    for (size_t i = 0; i < RB_BUFFER_COUNT; i++) total += all[i].bytes;
     return total;
 }
 
@@ -462,8 +479,8 @@ static void ocl_destroy(rb_backend *base) {
     if (!o) return;
     if (o->queue) clFinish(o->queue);
     harvest_events(o);
-    ocl_buffer *all = (ocl_buffer *)&o->buf; /* ocl_buffers holds nothing but ocl_buffer fields */
-    for (size_t i = 0; i < sizeof o->buf / sizeof(ocl_buffer); i++) release_buffer(&all[i]);
+    ocl_buffer *all = (ocl_buffer *)&o->buf;
+    for (size_t i = 0; i < RB_BUFFER_COUNT; i++) release_buffer(&all[i]);
     for (int k = 0; k < K_COUNT; k++)
         if (o->kernels[k]) clReleaseKernel(o->kernels[k]);
     if (o->program) clReleaseProgram(o->program);
@@ -508,7 +525,7 @@ bool rb_opencl_read_transforms(rb_backend *backend, float *out, uint32_t count) 
         return false;
     }
     return CHECK("clEnqueueReadBuffer(transforms)", clEnqueueReadBuffer(o->queue, o->buf.transforms.mem, CL_TRUE, 0,
-                                                                         (size_t)count * 32u, out, 0, NULL, NULL));
+                                                                        (size_t)count * 32u, out, 0, NULL, NULL));
 }
 
 /* ---- creation ---- */

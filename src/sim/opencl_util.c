@@ -18,7 +18,8 @@
 const char *rb_opencl_error_name(int code) {
     switch (code) {
 #define NAME(c)                                                                                                        \
-    case c: return #c;
+    case c:                                                                                                            \
+        return #c;
         NAME(CL_SUCCESS)
         NAME(CL_DEVICE_NOT_FOUND)
         NAME(CL_DEVICE_NOT_AVAILABLE)
@@ -80,7 +81,8 @@ const char *rb_opencl_error_name(int code) {
         NAME(CL_INVALID_DEVICE_PARTITION_COUNT)
         NAME(CL_PLATFORM_NOT_FOUND_KHR)
 #undef NAME
-    default: return "CL_UNKNOWN_ERROR";
+    default:
+        return "CL_UNKNOWN_ERROR";
     }
 }
 
@@ -88,8 +90,10 @@ bool rb_cl_check(int code, const char *call, char *err, size_t err_size) {
     if (code == CL_SUCCESS) return true;
     char msg[256];
     snprintf(msg, sizeof msg, "%s failed: %s (%d)", call, rb_opencl_error_name(code), code);
-    if (err && err_size) snprintf(err, err_size, "%s", msg);
-    else rb_log(RB_LOG_ERROR, "OpenCL: %s", msg);
+    if (err && err_size)
+        snprintf(err, err_size, "%s", msg);
+    else
+        rb_log(RB_LOG_ERROR, "OpenCL: %s", msg);
     return false;
 }
 
@@ -178,8 +182,8 @@ int rb_opencl_list_devices(FILE *out) {
         clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
         clGetDeviceInfo(d, CL_DEVICE_OPENCL_C_VERSION, sizeof version, version, NULL);
         clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, sizeof extensions, extensions, NULL);
-        fprintf(out, "%u: %s [%s] (%s, %u compute units, %.0f MiB, %s, %s)\n", i, list[i].name,
-                list[i].platform_name, list[i].is_gpu ? "GPU" : "not a GPU", units, mem / 1048576.0, version,
+        fprintf(out, "%u: %s [%s] (%s, %u compute units, %.0f MiB, %s, %s)\n", i, list[i].name, list[i].platform_name,
+                list[i].is_gpu ? "GPU" : "not a GPU", units, mem / 1048576.0, version,
                 strstr(extensions, "cl_khr_gl_sharing") ? "cl_khr_gl_sharing" : "no cl_khr_gl_sharing");
     }
     free(list);
