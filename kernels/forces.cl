@@ -27,10 +27,14 @@ rb_visit_cell(const float3 p, const float3 v, const float m, const uint b, const
         const float4 pj = sorted_pos[s];
         const uint bj = as_uint(pj.w);
         if (bj == b) continue; /* our own body */
-        const float4 vj = sorted_vel[s];
-        if (as_uint(vj.w) != key) continue; /* another cell in the bucket */
         const float3 sep = rb_separation(p, pj.xyz);
         const float dist2 = rb_length2(sep);
+        /* Out of reach: neither a contact nor a touch that wakes. Tested
+         * before the cell key, so the 16 bytes of sorted_vel are read only
+         * for the few particles within reach (most are far). */
+        if (dist2 >= d2 && dist2 >= touch2) continue;
+        const float4 vj = sorted_vel[s];
+        if (as_uint(vj.w) != key) continue; /* another cell in the bucket */
         if (sleeping && dist2 < touch2 && dist2 > 0.0f && !rb_asleep(body_pos[bj].w, sleep_time) &&
             rb_length2(vj.xyz) > sleep_speed * sleep_speed)
             *wake = true;

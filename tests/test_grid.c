@@ -53,7 +53,10 @@ static uint32_t check_cloud(uint32_t n, float side, const float centre[3], unsig
             if (owner[i] == owner[j]) continue;
             float x = p[3 * j] - p[3 * i], y = p[3 * j + 1] - p[3 * i + 1], z = p[3 * j + 2] - p[3 * i + 2];
             float dd = x * x + y * y + z * z;
-            if (dd < d2 && dd > 0.0f) brute[n_brute++] = (pair){i, j};
+            if (dd < d2 && dd > 0.0f) {
+                if (n_brute == cap) fail_msg("more than %u pairs: the cloud is too dense for this test", cap);
+                brute[n_brute++] = (pair){i, j};
+            }
         }
     uint32_t *raw = malloc(sizeof(uint32_t) * 2 * cap);
     uint32_t n_grid = rb_world_contact_pairs(w, raw, cap);

@@ -141,6 +141,16 @@ static int setup(void **state) {
     write_text(folder, "badside.off.json", "{ \"resolutoin\": 5 }");
     write_mesh(folder, "badjson.off", &m);
     write_text(folder, "badjson.off.json", "{ \"resolution\": 5, }");
+    for (uint32_t t = 0; t < m.triangle_count; t++) { /* inside out: every triangle reversed */
+        uint32_t a = m.t[3 * t + 1];
+        m.t[3 * t + 1] = m.t[3 * t + 2], m.t[3 * t + 2] = a;
+    }
+    write_mesh(folder, "inverted.off", &m);
+    write_text(folder, "inverted.off.json", "{ \"resolution\": 12 }");
+    for (uint32_t t = 0; t < m.triangle_count; t++) { /* and back */
+        uint32_t a = m.t[3 * t + 1];
+        m.t[3 * t + 1] = m.t[3 * t + 2], m.t[3 * t + 2] = a;
+    }
     m.triangle_count -= 1; /* one face missing */
     write_mesh(folder, "holed.ply", &m);
     write_text(folder, "holed.ply.json", "{ \"resolution\": 12 }");
@@ -203,17 +213,17 @@ static void test_bad_input_is_named_and_skipped(void **state) {
     assert_int_equal(find_line(RB_LOG_WARN, "readme.txt", NULL), -1);
 
     /* What is left: the good ones, from both folders, in folder then name order. */
-    const char *expect[] = {"ball", "holed", "shell", "slab"};
+    const char *expect[] = {"ball", "holed", "inverted", "shell", "slab"};
     uint32_t n = 0;
     for (const rb_shape_desc *d; (d = l.plugin->shape(n)); n++) {
-        assert_true(n < 4);
+        assert_true(n < 5);
         assert_string_equal(d->name, expect[n]);
         assert_int_equal(d->struct_size, sizeof(rb_shape_desc));
         assert_true(d->particle_count > 0 && d->particle_count <= RB_PLUGIN_MAX_PARTICLES);
         assert_true(d->index_count > 0 && d->index_count % 3 == 0);
         for (uint32_t i = 0; i < d->index_count; i++) assert_true(d->indices[i] < d->vertex_count);
     }
-    assert_int_equal(n, 4);
+    assert_int_equal(n, 5);
 
     const rb_shape_desc *ball = find_shape(l.plugin, "ball"), *holed = find_shape(l.plugin, "holed"),
                         *shell = find_shape(l.plugin, "shell");
@@ -247,6 +257,32 @@ static void test_mesh_and_particles_share_a_frame(void **state) {
     printf("ball: mesh radius %.4f, farthest particle centre %.4f (diameters)\n", rmax, pmax);
     assert_true(fabs(rmax - 6.0) < 1e-3);
     assert_true(pmax < 6.0 && pmax > 4.5);
+    unload_plugin(&l);
+}
+
+/* An inside-out ball voxelizes like the ball, and its render mesh is turned
+ * too (positive signed volume: triangles face out, so culling shows the
+ * outside); the file's normals, made for the old winding, are dropped. */
+static void test_inside_out_mesh_is_turned_for_drawing(void **state) {
+    (void)state;
+    dirs[0] = folder;
+    dirs[1] = NULL;
+    loaded l = load_plugin();
+    const rb_shape_desc *ball = find_shape(l.plugin, "ball"), *inv = find_shape(l.plugin, "inverted");
+    assert_non_null(ball);
+    assert_non_null(inv);
+    assert_int_equal(inv->particle_count, ball->particle_count);
+    double volume = 0.0;
+    for (uint32_t t = 0; t < inv->index_count; t += 3) {
+        const float *a = inv->vertices + 3 * inv->indices[t], *b = inv->vertices + 3 * inv->indices[t + 1],
+                    *c = inv->vertices + 3 * inv->indices[t + 2];
+        volume += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                   a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+    }
+    printf("inverted ball: render mesh volume %.1f cubic diameters (a sphere of radius 6: %.1f)\n", volume,
+           4.0 / 3.0 * M_PI * 216.0);
+    assert_true(volume > 0.9 * 4.0 / 3.0 * M_PI * 216.0);
+    assert_null(inv->normals);
     unload_plugin(&l);
 }
 
@@ -287,6 +323,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_input_is_named_and_skipped),
         cmocka_unit_test(test_mesh_and_particles_share_a_frame),
+        cmocka_unit_test(test_inside_out_mesh_is_turned_for_drawing),
         cmocka_unit_test(test_assets_load_cleanly),
         cmocka_unit_test(test_entry_twice),
     };

@@ -93,6 +93,9 @@ static void test_explosion_pushes_within_its_radius(void **state) {
     assert_true(sa.velocity[0] > 0.0f && sb.velocity[0] < 0.0f);
     assert_true(sa.velocity[0] > -sb.velocity[0]); /* nearer, harder */
     assert_true(sa.velocity[1] > 0.0f);
+    /* exactly the blast speed there: 10 m/s fading to 0 at 4 m, so 7.2 m/s at 1.12 m */
+    float dist_a = sqrtf(1.0f + 0.25f);
+    assert_true(fabsf(sqrtf(rb_v3_dot(sa.velocity, sa.velocity)) - 10.0f * (1.0f - dist_a / 4.0f)) < 1e-3f);
     assert_true(sc.velocity[0] == 0.0f && sc.velocity[1] == 0.0f);
     rb_world_destroy(w);
 }
@@ -111,7 +114,7 @@ static void test_grab_spring_brings_the_point_to_the_target(void **state) {
     rb_grab_aim(&g, (float[3]){0.0f, 1.7f, 5.0f}, dir);
     assert_true(fabsf(g.target[1] - 1.7f) < 1e-4f && fabsf(g.target[2] - p.point[2]) < 1e-4f);
     for (int i = 0; i < 750; i++) { /* 3 s in chunks of 4 steps */
-        rb_grab_apply(&g, w);
+        rb_grab_apply(&g, w, 4);
         assert_true(rb_world_step(w, 4));
     }
     float d[3] = {g.target[0] - g.anchor[0], g.target[1] - g.anchor[1], g.target[2] - g.anchor[2]};
@@ -128,7 +131,7 @@ static void test_grab_spring_brings_the_point_to_the_target(void **state) {
     rb_grab_wheel(&g, 2.0f);
     assert_true(g.depth > depth);
     rb_world_remove_body(w, id);
-    rb_grab_apply(&g, w);
+    rb_grab_apply(&g, w, 4);
     assert_false(g.active);
     rb_world_destroy(w);
 }
@@ -176,14 +179,16 @@ static void test_camera_rays_and_look(void **state) {
 static void test_script_lines(void **state) {
     (void)state;
     char err[256];
-    rb_script *s = rb_script_parse("# c\n1.0 key W\n+0.5 click left 10 20\n0.2 wheel -1\n", "t", err, sizeof err);
+    rb_script *s = rb_script_parse("# c\n1.0 key W\n+0.5 click left 10 20\n0.2 wheel -1\n0.3 button up right\n"
+                                   "0.4 button down middle 1 2\n0.5 move 3 4\n", "t", err, sizeof err);
     assert_non_null(s);
     assert_true(fabs(rb_script_length(s) - 1.5) < 1e-9); /* relative to the line above, whatever the order */
     assert_false(rb_script_done(s));
     rb_script_destroy(s);
     static const char *const bad[] = {"key W\n",          "1 key\n",   "1 move 3\n",     "1 button sideways left\n",
                                       "1 click left 5\n", "1 wheel\n", "1 screenshot\n", "-1 key W\n",
-                                      "1 fly\n"};
+                                      "1 fly\n",         "1 move 1 2 junk\n", "1 wheel 2x\n", "1 quit now\n",
+                                      "1 button down left 5 6 7\n", "1 click left 5 y\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rb_script *b = rb_script_parse(bad[i], "bad", err, sizeof err);
         if (b) fail_msg("accepted '%s'", bad[i]);

@@ -175,6 +175,22 @@ static bool push_shape(rb_mesh_shape *s) {
 
 /* Turns a voxelized mesh into a shape: particles as they come, the render
  * mesh moved into the same diameter-unit frame ((v - centre) / cell). */
+/* The render mesh gets the same orientation repair the voxelizer made, so
+ * back-face culling shows the outside. The file's normals followed the old
+ * winding: they are dropped and the host shades the triangles flat. */
+static void turn_render_mesh(rb_mesh_data *mesh) {
+    uint32_t *turned = malloc(sizeof(uint32_t) * 3 * (size_t)mesh->triangle_count);
+    if (!turned ||
+        rb_vox_orient(mesh->positions, mesh->vertex_count, mesh->indices, mesh->triangle_count, turned, NULL) < 0) {
+        free(turned);
+        return;
+    }
+    free(mesh->indices);
+    mesh->indices = turned;
+    free(mesh->normals);
+    mesh->normals = NULL;
+}
+
 static rb_mesh_shape *make_shape(const char *file, const rb_mesh_settings *set, rb_mesh_data *mesh, rb_voxels *vox) {
     rb_mesh_shape *s = calloc(1, sizeof *s);
     if (!s) return NULL;
@@ -258,8 +274,10 @@ static void load_mesh(const char *dir, const char *file) {
         if (vox.open_edges > 0)
             LOG(RB_LOG_WARN, "mesh: %s is not closed (%u open edges); the winding number fills it as if closed", path,
                 vox.open_edges);
-        if (vox.flipped > 0)
+        if (vox.flipped > 0) {
             LOG(RB_LOG_INFO, "mesh: %s: %u triangles faced the wrong way and were turned", path, vox.flipped);
+            turn_render_mesh(&mesh);
+        }
         rb_mesh_shape *s = make_shape(file, &set, &mesh, &vox);
         if (!s || !push_shape(s)) {
             LOG(RB_LOG_ERROR, "mesh: %s: out of memory; skipped", path);

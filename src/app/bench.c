@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,9 +135,17 @@ static double now_s(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* CPU seconds this process has used (all threads, user + system). */
+static double cpu_s(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
 typedef struct run_result {
     long steps;
     double wall_s;
+    double cpu_s; /* CPU time of the run: cpu_s / wall_s is how many cores it really had */
     double stage_ms[RB_STAGE_COUNT];
     double kernel_ms[16];
 } run_result;
@@ -145,7 +154,7 @@ typedef struct run_result {
 static bool run_steps(rb_world *w, long steps, const char *what, bool quiet, run_result *r) {
     const long chunk = 50;
     const bool tty = isatty(2);
-    double t0 = now_s(), last_note = t0;
+    double t0 = now_s(), last_note = t0, c0 = cpu_s();
     *r = (run_result){0};
     for (long done = 0; done < steps;) {
         long n = steps - done < chunk ? steps - done : chunk;
@@ -168,6 +177,7 @@ static bool run_steps(rb_world *w, long steps, const char *what, bool quiet, run
     }
     r->steps = steps;
     r->wall_s = now_s() - t0;
+    r->cpu_s = cpu_s() - c0;
     if (!quiet && tty && r->wall_s > 1.0) fprintf(stderr, "\r%60s\r", "");
     return true;
 }
@@ -189,6 +199,7 @@ static void print_text(const char *name, const rb_shape *shape, rb_world *w, con
            t_start + r->steps * d->dt, r->steps);
     printf("  %.2f s wall: %.1f steps/s, real-time factor %.3f, %.2f M particle-steps/s\n", r->wall_s, sps, sps * d->dt,
            sps * np * 1e-6);
+    printf("  %.2f s CPU: %.2f cores busy on average (the machine may be shared)\n", r->cpu_s, r->cpu_s / r->wall_s);
     printf("  stages, ms/step:");
     for (int s = 0; s < RB_STAGE_COUNT; s++) printf(" %s %.3f", rb_stage_names[s], r->stage_ms[s] / r->steps);
     printf("\n");
@@ -221,6 +232,7 @@ static void print_json(const char *name, const rb_shape *shape, rb_world *w, con
     cJSON_AddNumberToObject(j, "t_start", t_start);
     cJSON_AddNumberToObject(j, "steps", (double)r->steps);
     cJSON_AddNumberToObject(j, "wall_s", r->wall_s);
+    cJSON_AddNumberToObject(j, "cpu_s", r->cpu_s);
     cJSON_AddNumberToObject(j, "steps_per_s", sps);
     cJSON_AddNumberToObject(j, "real_time_factor", sps * d->dt);
     cJSON_AddNumberToObject(j, "particle_steps_per_s", sps * np);

@@ -94,21 +94,24 @@ int rb_headless_run(const rb_options *o) {
     uint32_t nb = rb_world_body_count(w), np = rb_world_particle_count(w);
     float max_speed = 0.0f, min_y = INFINITY;
     bool nan = false;
-    for (uint32_t b = 0; b < nb; b++) {
+    for (uint32_t b = 0; b < nb && ok; b++) {
         rb_body_state s;
-        rb_world_get_body(w, b, &s);
+        ok = rb_world_get_body(w, b, &s);
+        if (!ok) break;
         float v = sqrtf(s.velocity[0] * s.velocity[0] + s.velocity[1] * s.velocity[1] + s.velocity[2] * s.velocity[2]);
         for (int k = 0; k < 3; k++) nan |= !isfinite(s.position[k]) || !isfinite(s.velocity[k]) || !isfinite(s.angular_momentum[k]);
         for (int k = 0; k < 4; k++) nan |= !isfinite(s.orientation[k]);
         if (v > max_speed) max_speed = v;
     }
     float *particles = malloc(sizeof(float) * 3 * (np ? np : 1));
-    if (particles && rb_world_read_particles(w, particles))
+    if (!particles || !rb_world_read_particles(w, particles)) ok = false;
+    else
         for (uint32_t i = 0; i < np; i++) {
             nan |= !isfinite(particles[3 * i + 1]);
             if (particles[3 * i + 1] < min_y) min_y = particles[3 * i + 1];
         }
     free(particles);
+    if (!isfinite(min_y)) min_y = 0.0f; /* no particles read */
     min_y -= desc.particle_radius; /* the lowest point of any particle */
     char digest[17];
     snprintf(digest, sizeof digest, "%016llx", (unsigned long long)rb_world_digest(w));
@@ -180,6 +183,8 @@ int main(int argc, char **argv) {
     }
 #ifdef RB_HAVE_SANDBOX
     if (!o.headless) return rb_sandbox_run(&o);
+    if (o.screenshot || o.script || o.frames)
+        fprintf(stderr, "rubble: --screenshot, --script and --frames are for the sandbox; --headless ignores them\n");
 #else
     if (!o.headless) fprintf(stderr, "rubble: this build has no sandbox window; running headless\n");
 #endif

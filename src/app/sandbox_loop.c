@@ -309,7 +309,9 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, char *err, size_t err_size
     rb_sandbox_reset(sb, sb->formation);
     place_camera_for_scene(sb);
     SDL_GL_GetDrawableSize(sb->window, &sb->width, &sb->height);
-    sb->mouse_x = 0.5f * (float)sb->width, sb->mouse_y = 0.5f * (float)sb->height;
+    int window_w, window_h; /* the cursor is in window coordinates, not drawable pixels (high DPI) */
+    SDL_GetWindowSize(sb->window, &window_w, &window_h);
+    sb->mouse_x = 0.5f * (float)window_w, sb->mouse_y = 0.5f * (float)window_h;
     sb->last_wall = wall_seconds();
     sb->fps = 60.0;
     sb->sim_rate = 1.0;
@@ -437,8 +439,12 @@ static rb_pick pick_under_cursor(rb_sandbox *sb) {
 
 static void do_throw(rb_sandbox *sb, double held) {
     const rb_shape *s = shape_at(sb, sb->selected_shape);
-    if (!s || sb->shape_world[sb->selected_shape] < 0) {
+    if (!s) {
         rb_log(RB_LOG_WARN, "nothing to throw: no shape is loaded");
+        return;
+    }
+    if (sb->shape_world[sb->selected_shape] < 0) {
+        rb_log(RB_LOG_WARN, "cannot throw '%s': the world refused the shape", s->name);
         return;
     }
     float o[3], d[3];
@@ -653,7 +659,7 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
     if (sb->paused) {
         sb->accumulator = 0.0;
         if (sb->step_once) {
-            rb_grab_apply(&sb->grab, sb->world);
+            rb_grab_apply(&sb->grab, sb->world, 1);
             if (rb_world_step(sb->world, 1)) sb->frame_steps = 1;
             sb->step_once = false;
         }
@@ -675,7 +681,7 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
                 if (chunk > fit) chunk = fit;
             }
             double c0 = wall_seconds();
-            rb_grab_apply(&sb->grab, sb->world);
+            rb_grab_apply(&sb->grab, sb->world, chunk);
             if (!rb_world_step(sb->world, chunk)) {
                 sb->paused = true; /* a backend failure was logged; stop rather than repeat it each frame */
                 break;
@@ -765,8 +771,8 @@ static void draw(rb_sandbox *sb) {
     /* Colours and, for bodies without a mesh (or in the particle view), particles. */
     bool need_particles = sb->particle_view;
     for (uint32_t b = 0; b < nb; b++) {
-        rb_body_state s;
-        rb_world_get_body(w, b, &s);
+        rb_body_state s = {0};
+        if (!rb_world_get_body(w, b, &s)) break; /* a backend failure, logged: draw what was read */
         rb_sandbox_body_color(s.id, &sb->colors[b * 4]);
         sb->body_shape[b] = s.shape;
         if (sb->grab.active && s.id.slot == sb->grab.body.slot && s.id.generation == sb->grab.body.generation)

@@ -79,6 +79,18 @@ static char *trim(char *p) {
     return p;
 }
 
+/* Parses exactly count numbers from text (space separated, nothing after). */
+static bool parse_numbers(const char *text, float *out, int count) {
+    for (int i = 0; i < count; i++) {
+        char *end;
+        out[i] = strtof(text, &end);
+        if (end == text || !isfinite(out[i]) || (*end && !isspace((unsigned char)*end))) return false;
+        text = end;
+    }
+    while (isspace((unsigned char)*text)) text++;
+    return *text == '\0';
+}
+
 rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t err_size) {
     rb_script *s = calloc(1, sizeof *s);
     char *copy = strdup(text);
@@ -136,10 +148,12 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
                 if (!push_event(s, &e)) goto oom;
             }
         } else if (!strcmp(verb, "move") || !strcmp(verb, "look")) {
-            if (sscanf(args, "%f %f", &e.x, &e.y) != 2 || !isfinite(e.x) || !isfinite(e.y)) {
+            float xy[2];
+            if (!parse_numbers(args, xy, 2)) {
                 snprintf(err, err_size, "%s:%d: '%s' takes two numbers (pixels)", name, line_no, verb);
                 goto fail;
             }
+            e.x = xy[0], e.y = xy[1];
             e.op = verb[0] == 'm' ? OP_MOVE : OP_LOOK;
             if (!push_event(s, &e)) goto oom;
         } else if (!strcmp(verb, "button") || !strcmp(verb, "click")) {
@@ -147,10 +161,13 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
             char which[32] = "";
             int got;
             bool click = verb[0] == 'c';
-            if (click)
-                got = sscanf(args, "%31s %f %f", which, &e.x, &e.y) + 1;
-            else
-                got = sscanf(args, "%31s %31s %f %f", arg, which, &e.x, &e.y);
+            int used_words = 0;
+            if (click) got = sscanf(args, "%31s %n", which, &used_words) + 1;
+            else got = sscanf(args, "%31s %31s %n", arg, which, &used_words);
+            const char *tail = args + used_words;
+            float xy[2];
+            if (got == 2 && *tail) got = parse_numbers(tail, xy, 2) ? 4 : 3; /* a position, or junk */
+            if (got == 4) e.x = xy[0], e.y = xy[1];
             e.button = parse_button(which);
             bool down = click || !strcmp(arg, "down"), up = !strcmp(arg, "up");
             if (got < 2 || e.button == 0 || (!click && !down && !up) || got == 3) {
@@ -170,7 +187,7 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
                 if (!push_event(s, &e)) goto oom;
             }
         } else if (!strcmp(verb, "wheel")) {
-            if (sscanf(args, "%f", &e.y) != 1 || !isfinite(e.y)) {
+            if (!parse_numbers(args, &e.y, 1)) {
                 snprintf(err, err_size, "%s:%d: 'wheel' takes a number of notches (+ away from you)", name, line_no);
                 goto fail;
             }
@@ -185,6 +202,10 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
             e.text = strdup(args);
             if (!e.text || !push_event(s, &e)) goto oom;
         } else if (!strcmp(verb, "quit")) {
+            if (*args) {
+                snprintf(err, err_size, "%s:%d: 'quit' takes nothing after it", name, line_no);
+                goto fail;
+            }
             e.op = OP_QUIT;
             if (!push_event(s, &e)) goto oom;
         } else {
@@ -226,9 +247,15 @@ rb_script *rb_script_load(const char *path, char *err, size_t err_size) {
             buf = p, cap *= 2;
         }
     }
+    bool read_error = ferror(f);
     fclose(f);
     if (!buf) {
         snprintf(err, err_size, "%s: out of memory", path);
+        return NULL;
+    }
+    if (read_error) { /* a folder, or an I/O error */
+        snprintf(err, err_size, "%s: cannot read the script", path);
+        free(buf);
         return NULL;
     }
     buf[len] = '\0';

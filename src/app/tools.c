@@ -109,7 +109,9 @@ int rb_tool_explode(rb_world *world, const float centre[3], float radius, float 
         /* Away from the centre and a little upward, as a blast off the ground throws debris up. */
         float dv = speed * (1.0f - dist / radius);
         float impulse[3];
-        for (int k = 0; k < 3; k++) impulse[k] = s.mass * dv * (d[k] / dist + (k == 1 ? 0.5f : 0.0f));
+        float dir[3] = {d[0] / dist, d[1] / dist + 0.5f, d[2] / dist};
+        float len = sqrtf(rb_v3_dot(dir, dir));
+        for (int k = 0; k < 3; k++) impulse[k] = s.mass * dv * dir[k] / len;
         /* Applied off the centre of mass, at the side facing the blast, so bodies also spin. */
         float point[3];
         for (int k = 0; k < 3; k++) point[k] = s.position[k] - 0.3f * d[k] / dist;
@@ -143,7 +145,7 @@ void rb_grab_wheel(rb_grab *g, float notches) {
     if (g->depth > 500.0f) g->depth = 500.0f;
 }
 
-void rb_grab_apply(rb_grab *g, rb_world *world) {
+void rb_grab_apply(rb_grab *g, rb_world *world, uint32_t steps) {
     if (!g->active) return;
     rb_body_state s;
     if (!rb_world_get_body_by_id(world, g->body, &s)) {
@@ -170,7 +172,8 @@ void rb_grab_apply(rb_grab *g, rb_world *world) {
      * spring's business): damping the spin alone would leave a swing about the
      * point in the body's linear velocity, and it would swing on. */
     float spin[3], swing[3], linear[3];
-    for (int k = 0; k < 3; k++) spin[k] = s.angular_velocity[k] * RB_GRAB_SPIN_KEEP;
+    const float keep = powf(RB_GRAB_SPIN_KEEP, (float)steps / 4.0f); /* RB_GRAB_SPIN_KEEP is per 4 steps */
+    for (int k = 0; k < 3; k++) spin[k] = s.angular_velocity[k] * keep;
     rb_v3_cross(spin, rel, swing);
     for (int k = 0; k < 3; k++) linear[k] = vel[k] - swing[k];
     rb_world_set_velocity(world, g->body, linear, spin);

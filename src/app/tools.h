@@ -63,9 +63,9 @@ bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick);
 void rb_grab_aim(rb_grab *g, const float origin[3], const float dir[3]);
 /* Wheel notches move the target nearer (negative) or farther (positive). */
 void rb_grab_wheel(rb_grab *g, float notches);
-/* Applies the spring and damping forces for the next rb_world_step() call;
- * ends the grab if the body is gone. */
-void rb_grab_apply(rb_grab *g, rb_world *world);
+/* Applies the spring and damping forces for the next rb_world_step() call
+ * of `steps` steps; ends the grab if the body is gone. */
+void rb_grab_apply(rb_grab *g, rb_world *world, uint32_t steps);
 void rb_grab_end(rb_grab *g);
 
 #endif

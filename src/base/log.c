@@ -15,6 +15,8 @@ void rb_set_log_fn(rb_log_fn fn, void *user) {
 
 void rb_log(rb_log_level level, const char *fmt, ...) {
     char message[1024];
+    if (level > RB_LOG_ERROR) level = RB_LOG_ERROR; /* plugins pass any number */
+    if (level < RB_LOG_INFO) level = RB_LOG_INFO;
     va_list args;
     va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);

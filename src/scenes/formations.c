@@ -15,18 +15,10 @@ int rb_scene_add_shape(rb_world *world, const rb_shape *s) {
 
 void rb_shape_half_extents(const rb_shape *s, float half[3]) {
     /* particles are in the principal frame, centre of mass at the origin */
-    float radius = 0.0f;
     for (int k = 0; k < 3; k++) half[k] = 0.0f;
     for (uint32_t i = 0; i < s->particle_count; i++)
         for (int k = 0; k < 3; k++) half[k] = fmaxf(half[k], fabsf(s->particles[3 * i + k]));
-    /* the registry's bounding radius is the farthest centre plus the particle radius */
-    float far = 0.0f;
-    for (uint32_t i = 0; i < s->particle_count; i++) {
-        const float *p = &s->particles[3 * i];
-        far = fmaxf(far, sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]));
-    }
-    radius = s->bounding_radius - far;
-    for (int k = 0; k < 3; k++) half[k] += radius;
+    for (int k = 0; k < 3; k++) half[k] += s->particle_radius;
 }
 
 const char *rb_formation_name(int k) {

@@ -5,6 +5,7 @@
  * closed: a shape never points into a library that may be rebuilt or gone. */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "shapes.h"
 
 #define MAX_SHAPES_PER_PLUGIN 4096
+#define MAX_COORDINATE 1e6f    /* diameters; farther is a mistake, and would overflow the overlap grid's cells */
 #define OVERLAP_TOLERANCE 1e-3f /* diameters: lattices built with float arithmetic may be a hair short */
 
 typedef struct loaded_file {
@@ -81,7 +83,14 @@ rb_registry *rb_registry_create(const rb_registry_desc *desc) {
     if (reg->desc.particle_radius <= 0.0f) reg->desc.particle_radius = 0.2f;
     if (reg->desc.density <= 0.0f) reg->desc.density = 1000.0f;
     reg->mesh_dirs = calloc(reg->desc.mesh_dir_count + 1, sizeof *reg->mesh_dirs);
-    for (uint32_t i = 0; i < reg->desc.mesh_dir_count; i++) reg->mesh_dirs[i] = dup_string(desc->mesh_dirs[i]);
+    if (!reg->mesh_dirs) {
+        free(reg);
+        return NULL;
+    }
+    uint32_t kept = 0; /* a folder that cannot be copied is dropped, not handed out as NULL */
+    for (uint32_t i = 0; i < reg->desc.mesh_dir_count; i++)
+        if ((reg->mesh_dirs[kept] = dup_string(desc->mesh_dirs[i]))) kept++;
+    reg->desc.mesh_dir_count = kept;
     reg->desc.mesh_dirs = NULL; /* the copies above are what count */
     return reg;
 }
@@ -112,15 +121,20 @@ static bool finite_all(const float *v, size_t n) {
     return true;
 }
 
-/* True if two particles are closer than one diameter (less the tolerance).
- * A hash grid of unit cells keeps this linear for large shapes. */
+/* True if two particles are closer than one diameter (less the tolerance),
+ * or if there is no memory to check (the shape is then refused). A hash grid
+ * of unit cells keeps this linear for large shapes. */
 static bool particles_overlap(const float *p, uint32_t n, uint32_t *first, uint32_t *second) {
     uint32_t table = 64;
     while (table < 2 * n) table *= 2;
     uint32_t *head = malloc(table * sizeof *head), *next = malloc(n * sizeof *next);
     int *cell = malloc(3 * (size_t)n * sizeof *cell);
     bool found = false;
-    if (!head || !next || !cell) goto done;
+    if (!head || !next || !cell) {
+        *first = *second = 0;
+        found = true;
+        goto done;
+    }
     memset(head, 0xff, table * sizeof *head);
 #define HASH(x, y, z) (((unsigned)(x) * 73856093u ^ (unsigned)(y) * 19349663u ^ (unsigned)(z) * 83492791u) & (table - 1))
     for (uint32_t i = 0; i < n && !found; i++) {
@@ -182,6 +196,12 @@ static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d,
         snprintf(why, why_size, "shape '%s' has a particle coordinate that is NaN or infinite", d->name);
         return RB_LOAD_NON_FINITE;
     }
+    for (uint32_t i = 0; i < 3 * d->particle_count; i++)
+        if (fabsf(d->particles[i]) > MAX_COORDINATE) {
+            snprintf(why, why_size, "shape '%s' has a particle %g diameters from its origin (at most %g)", d->name,
+                     d->particles[i], MAX_COORDINATE);
+            return RB_LOAD_NON_FINITE;
+        }
     uint32_t a, b;
     if (particles_overlap(d->particles, d->particle_count, &a, &b)) {
         snprintf(why, why_size, "shape '%s': particles %u and %u are closer than one diameter", d->name, a, b);
@@ -298,6 +318,7 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, co
     free(scaled);
     s->particle_count = n;
     for (int k = 0; k < 3; k++) s->inertia[k] = (float)moments[k];
+    s->particle_radius = reg->desc.particle_radius;
     s->bounding_radius = far + reg->desc.particle_radius;
     if (d->vertex_count > 0 && !copy_mesh(&s->mesh, d, rot, com, diameter)) {
         free_shape(s);
@@ -369,9 +390,14 @@ rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
     } else {
         const char *plugin_name = good_name(plugin->name) ? plugin->name : "unnamed";
         uint32_t offered = 0, added = 0;
-        for (uint32_t i = 0; i < MAX_SHAPES_PER_PLUGIN; i++) {
+        for (uint32_t i = 0;; i++) {
             const rb_shape_desc *d = plugin->shape(i);
             if (!d) break;
+            if (i == MAX_SHAPES_PER_PLUGIN) {
+                rb_log(RB_LOG_WARN, "plugin %s: offers more than %u shapes; the rest are ignored", path,
+                       MAX_SHAPES_PER_PLUGIN);
+                break;
+            }
             offered++;
             rb_load_result r = rb_registry_add_desc(reg, d, plugin_name, path);
             if (r == RB_LOAD_OK) added++;
@@ -406,9 +432,13 @@ static int scan(rb_registry *reg, const char *dir, bool only_new) {
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0) continue;
         char **grown = realloc(names, (n + 1) * sizeof *names);
-        if (!grown) break;
-        names = grown;
-        names[n++] = dup_string(e->d_name);
+        char *name = dup_string(e->d_name);
+        if (grown) names = grown;
+        if (!grown || !name) {
+            free(name);
+            break;
+        }
+        names[n++] = name;
     }
     closedir(dp);
     if (n > 1) qsort(names, n, sizeof *names, compare_strings);
@@ -427,13 +457,16 @@ static int scan(rb_registry *reg, const char *dir, bool only_new) {
 }
 
 int rb_registry_scan_dir(rb_registry *reg, const char *dir) {
-    bool known = false;
-    for (uint32_t i = 0; i < reg->dir_count; i++) known |= strcmp(reg->dirs[i], dir) == 0;
-    if (!known) {
-        char **d = realloc(reg->dirs, (reg->dir_count + 1) * sizeof *d);
-        if (d) reg->dirs = d, reg->dirs[reg->dir_count++] = dup_string(dir);
-    }
-    return scan(reg, dir, false);
+    char real[PATH_MAX];
+    const char *key = realpath(dir, real) ? real : dir; /* one folder named two ways is one folder */
+    for (uint32_t i = 0; i < reg->dir_count; i++)
+        if (strcmp(reg->dirs[i], key) == 0) return 0; /* scanned already */
+    char **d = realloc(reg->dirs, (reg->dir_count + 1) * sizeof *d);
+    char *copy = dup_string(key);
+    if (d) reg->dirs = d;
+    if (d && copy) reg->dirs[reg->dir_count++] = copy;
+    else free(copy);
+    return scan(reg, key, false);
 }
 
 int rb_registry_rescan(rb_registry *reg) {

@@ -49,6 +49,7 @@ typedef struct rb_shape {
     float *particles;       /* xyz triples, m, principal frame */
     float mass;             /* kg */
     float inertia[3];       /* principal moments, kg m^2 */
+    float particle_radius;  /* m, the registry's */
     float bounding_radius;  /* m, farthest particle centre + radius */
     rb_mesh mesh;
 } rb_shape;

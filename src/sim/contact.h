@@ -4,16 +4,19 @@
 #define RB_CONTACT_H
 
 #include <math.h>
+#include <stdint.h>
 
 #include "world_internal.h"
 
-/* Force on particle i (position pi, velocity vi, mass mi) from particle j,
- * added to f, and its moment about i's centre, added to t. The force acts at
- * the midpoint of the centres, so the pair's torques cancel and angular
- * momentum is kept; only the tangential part has a moment. Nothing if the
+/* Force on particle i (position pi, velocity vi, mass mi, its body's angular
+ * velocity wi) from particle j, added to f, and its moment about i's centre,
+ * added to t. The force acts at the midpoint of the centres, so the pair's
+ * torques cancel and angular momentum is kept; only the tangential part has
+ * a moment. Slip is measured there too (the centres' velocities plus
+ * w x lever): friction then only ever takes energy away. Nothing if the
  * particles do not overlap. */
-static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, float mi, rb_float4 pj, rb_float4 vj, float mj,
-                                        const rb_step_params *p, float f[3], float t[3]) {
+static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, rb_float4 wi, float mi, rb_float4 pj, rb_float4 vj,
+                                        rb_float4 wj, float mj, const rb_step_params *p, float f[3], float t[3]) {
     float d = 2.0f * p->radius;
     float x[3] = {pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
     float dist2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
@@ -21,7 +24,10 @@ static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, float mi, rb
     float dist = sqrtf(dist2);
     float n[3] = {x[0] / dist, x[1] / dist, x[2] / dist};
     float meff = mi * mj / (mi + mj);
-    float v[3] = {vj.x - vi.x, vj.y - vi.y, vj.z - vi.z};
+    /* v_j + wj x (-x/2) - (v_i + wi x (x/2)) = v_j - v_i - (wi + wj) x (x/2) */
+    float ws[3] = {0.5f * (wi.x + wj.x), 0.5f * (wi.y + wj.y), 0.5f * (wi.z + wj.z)};
+    float v[3] = {vj.x - vi.x - (ws[1] * x[2] - ws[2] * x[1]), vj.y - vi.y - (ws[2] * x[0] - ws[0] * x[2]),
+                  vj.z - vi.z - (ws[0] * x[1] - ws[1] * x[0])};
     float vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
     /* Along n (towards j): spring pushes i away, dashpot resists approach; never pulls. */
     float fn = fminf(-meff * p->stiffness * (d - dist) + meff * p->damping * vn, 0.0f);
@@ -40,17 +46,20 @@ static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, float mi, rb
 
 /* Force on particle i from a plane (xyz normal out of the solid, w offset),
  * added to f, with its moment about i's centre (acting at the point of the
- * plane under the centre) added to t. */
-static inline void rb_contact_plane(rb_float4 pi, rb_float4 vi, float mi, rb_float4 plane, const rb_step_params *p,
-                                    float f[3], float t[3]) {
+ * plane under the centre, where the slip is measured) added to t. */
+static inline void rb_contact_plane(rb_float4 pi, rb_float4 vi, rb_float4 wi, float mi, rb_float4 plane,
+                                    const rb_step_params *p, float f[3], float t[3]) {
     float n[3] = {plane.x, plane.y, plane.z};
     float height = n[0] * pi.x + n[1] * pi.y + n[2] * pi.z - plane.w;
     float overlap = p->radius - height;
     if (overlap <= 0.0f) return;
-    float vn = n[0] * vi.x + n[1] * vi.y + n[2] * vi.z;
+    /* the contact point's velocity: v_i + w x (-height n) */
+    float vc[3] = {vi.x - height * (wi.y * n[2] - wi.z * n[1]), vi.y - height * (wi.z * n[0] - wi.x * n[2]),
+                   vi.z - height * (wi.x * n[1] - wi.y * n[0])};
+    float vn = n[0] * vc[0] + n[1] * vc[1] + n[2] * vc[2];
     float fn = fmaxf(mi * p->stiffness * overlap - mi * p->damping * vn, 0.0f);
-    /* The plane is still: the relative tangential velocity is -v_t of i. */
-    float vt[3] = {-(vi.x - vn * n[0]), -(vi.y - vn * n[1]), -(vi.z - vn * n[2])};
+    /* The plane is still: the relative tangential velocity is -v_t of the contact point. */
+    float vt[3] = {-(vc[0] - vn * n[0]), -(vc[1] - vn * n[1]), -(vc[2] - vn * n[2])};
     float eta = mi * p->tangential;
     float ft_len = eta * sqrtf(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
     float cap = p->friction * fn;
@@ -63,8 +72,15 @@ static inline void rb_contact_plane(rb_float4 pi, rb_float4 vi, float mi, rb_flo
     t[2] -= height * (n[0] * ft[1] - n[1] * ft[0]);
 }
 
-/* Cell coordinate of a position along one axis: floor(x / cell). */
-static inline int rb_cell_coord(float x, float inv_cell) { return (int)floorf(x * inv_cell); }
+/* Cell coordinate of a position along one axis: floor(x / cell), saturated
+ * (a NaN from a blown-up state lands at the low end instead of being
+ * undefined behaviour; OpenCL's convert_int_sat does the same). */
+static inline int rb_cell_coord(float x, float inv_cell) {
+    float c = floorf(x * inv_cell);
+    if (!(c > -2147483520.0f)) return INT32_MIN; /* also NaN */
+    if (c >= 2147483520.0f) return INT32_MAX;
+    return (int)c;
+}
 
 /* Hash of a cell into a table of mask + 1 (a power of two) buckets. */
 static inline unsigned rb_cell_hash(int cx, int cy, int cz, unsigned mask) {

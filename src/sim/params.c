@@ -45,9 +45,10 @@ bool rb_world_desc_check(const rb_world_desc *d, char *err, size_t err_size) {
     if (!(isfinite(m->contact_time) && m->contact_time > 0.0f))
         return FAIL("contact_time must be a positive number of seconds (got %g)", m->contact_time);
     if (!(isfinite(d->dt) && d->dt > 0.0f)) return FAIL("dt must be a positive number of seconds (got %g)", d->dt);
-    /* A contact resolved in fewer than ~3 steps is unstable for explicit integration. */
-    if (d->dt > m->contact_time / 3.0f)
-        return FAIL("dt %g s is too large for contact_time %g s: keep dt <= contact_time / 3 (about / 8 is accurate)",
+    /* Explicit tangential damping decays slip by a factor 1 - pi dt / t_c a
+     * step: past t_c / pi it overshoots. t_c / 4 keeps a margin; t_c / 8 is accurate. */
+    if (d->dt > m->contact_time / 4.0f)
+        return FAIL("dt %g s is too large for contact_time %g s: keep dt <= contact_time / 4 (about / 8 is accurate)",
                     d->dt, m->contact_time);
     if (!(isfinite(d->sleep_speed) && d->sleep_speed >= 0.0f && isfinite(d->sleep_time) && d->sleep_time >= 0.0f))
         return FAIL("sleep_speed and sleep_time must be numbers >= 0 (got %g, %g)", d->sleep_speed, d->sleep_time);
@@ -98,9 +99,9 @@ rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
         .gravity = {d->gravity[0], d->gravity[1], d->gravity[2]},
         .stiffness = (float)(w0 * w0),
         .damping = (float)(2.0 * zeta * w0),
-        /* Tangential damping as fast as the normal spring's frequency: sliding
+            /* Tangential damping as fast as the normal spring's frequency: sliding
          * contacts reach the Coulomb cap after a few mm/s of slip, and
-         * eta_t dt / m stays below 1 (stable) for dt <= t_c / 4. */
+         * eta_t dt / m_eff = pi dt / t_c stays below 1 for dt <= t_c / 4. */
         .tangential = (float)(M_PI / tc),
         .friction = d->material.friction,
         .sleep_speed = d->sleep_speed,

@@ -34,21 +34,26 @@ static double now_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
+/* Grows one array; on failure the old block stays as it was. */
+static bool grow(void **p, size_t bytes) {
+    void *q = realloc(*p, bytes);
+    if (!q) return false;
+    *p = q;
+    return true;
+}
+
 static bool reserve(reference *r, uint32_t n) {
     uint32_t table = 64;
     while (table < 2 * n) table *= 2;
     if (n <= r->capacity && table <= r->table_size) return true;
     uint32_t cap = n > r->capacity ? n + n / 2 + 16 : r->capacity;
-    r->pos = realloc(r->pos, cap * sizeof *r->pos);
-    r->vel = realloc(r->vel, cap * sizeof *r->vel);
-    r->force = realloc(r->force, cap * 3 * sizeof *r->force);
-    r->moment = realloc(r->moment, cap * 3 * sizeof *r->moment);
-    r->cell = realloc(r->cell, cap * 3 * sizeof *r->cell);
-    r->hash = realloc(r->hash, cap * sizeof *r->hash);
-    r->sorted = realloc(r->sorted, cap * sizeof *r->sorted);
-    r->bucket_start = realloc(r->bucket_start, (table + 1) * sizeof *r->bucket_start);
-    r->cursor = realloc(r->cursor, table * sizeof *r->cursor);
-    if (!r->pos || !r->vel || !r->force || !r->moment || !r->cell || !r->hash || !r->sorted || !r->bucket_start || !r->cursor) {
+    /* capacities change only once every array has its new size */
+    if (!grow((void **)&r->pos, cap * sizeof *r->pos) || !grow((void **)&r->vel, cap * sizeof *r->vel) ||
+        !grow((void **)&r->force, cap * 3 * sizeof *r->force) || !grow((void **)&r->moment, cap * 3 * sizeof *r->moment) ||
+        !grow((void **)&r->cell, cap * 3 * sizeof *r->cell) || !grow((void **)&r->hash, cap * sizeof *r->hash) ||
+        !grow((void **)&r->sorted, cap * sizeof *r->sorted) ||
+        !grow((void **)&r->bucket_start, (table + 1) * sizeof *r->bucket_start) ||
+        !grow((void **)&r->cursor, table * sizeof *r->cursor)) {
         rb_log(RB_LOG_ERROR, "reference backend: out of memory for %u particles", n);
         return false;
     }
@@ -59,9 +64,8 @@ static bool reserve(reference *r, uint32_t n) {
 
 static bool reserve_bodies(reference *r, uint32_t n) {
     if (n <= r->body_capacity) return true;
-    uint8_t *wake = realloc(r->wake, n);
-    if (!wake) return false;
-    r->wake = wake, r->body_capacity = n;
+    if (!grow((void **)&r->wake, n)) return false;
+    r->body_capacity = n;
     return true;
 }
 
@@ -148,7 +152,9 @@ static void visit_force(void *ctx, uint32_t j) {
         if (vj.x * vj.x + vj.y * vj.y + vj.z * vj.z > v->p->sleep_speed * v->p->sleep_speed)
             r->wake[v->d->particle_body[i]] = 1;
     }
-    rb_contact_particles(r->pos[i], r->vel[i], r->pos[i].w, r->pos[j], r->vel[j], r->pos[j].w, v->p, v->f, v->t);
+    const rb_float4 *omega = v->d->body_omega;
+    rb_contact_particles(r->pos[i], r->vel[i], omega[v->d->particle_body[i]], r->pos[i].w, r->pos[j], r->vel[j],
+                         omega[v->d->particle_body[j]], r->pos[j].w, v->p, v->f, v->t);
 }
 
 /* Stage 3 for one particle: its neighbours, then the planes in order. */
@@ -158,7 +164,7 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
     t[0] = t[1] = t[2] = 0.0f;
     force_visit v = {r, d, p, i, asleep(d, p, d->particle_body[i]), f, t};
     for_each_neighbour(r, d, i, visit_force, &v);
-    for (uint32_t k = 0; k < p->plane_count; k++) rb_contact_plane(r->pos[i], r->vel[i], r->pos[i].w, p->planes[k], p, f, t);
+    for (uint32_t k = 0; k < p->plane_count; k++) rb_contact_plane(r->pos[i], r->vel[i], d->body_omega[d->particle_body[i]], r->pos[i].w, p->planes[k], p, f, t);
 }
 
 static void forces(reference *r, const rb_world_data *d, const rb_step_params *p) {

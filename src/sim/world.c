@@ -29,7 +29,6 @@ struct rb_world {
     bool host_dirty;     /* host changed: the backend needs upload() */
     bool device_ahead;   /* the backend stepped: the host needs download() */
     bool loads_applied;  /* body_force/body_torque hold something to clear after the step */
-    bool failed;         /* a backend call failed: the state may be stale */
 
     world_shape *shapes;
     uint32_t shape_count;
@@ -91,7 +90,6 @@ static bool host_current(rb_world *w) {
     if (w->device_ahead) {
         if (!w->backend->vtbl->download(w->backend, &w->d)) {
             rb_log(RB_LOG_ERROR, "%s backend: reading the state back failed", w->backend->vtbl->name);
-            w->failed = true;
             return false;
         }
         w->device_ahead = false;
@@ -103,7 +101,6 @@ static bool backend_current(rb_world *w) {
     if (w->host_dirty) {
         if (!w->backend->vtbl->upload(w->backend, &w->d, &w->params)) {
             rb_log(RB_LOG_ERROR, "%s backend: uploading the state failed", w->backend->vtbl->name);
-            w->failed = true;
             return false;
         }
         w->host_dirty = false;
@@ -317,10 +314,14 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
 }
 
 void rb_world_clear(rb_world *w) {
-    while (w->d.body_count > 0) {
-        uint32_t slot = w->d.body_slot[w->d.body_count - 1];
-        rb_world_remove_body(w, (rb_body_id){slot, w->slot_generation[slot]});
+    for (uint32_t b = 0; b < w->d.body_count; b++) { /* every id goes stale, every slot is free */
+        uint32_t slot = w->d.body_slot[b];
+        if (++w->slot_generation[slot] == 0) w->slot_generation[slot] = 1;
+        w->free_slots[w->free_count++] = slot;
     }
+    w->d.body_count = w->d.particle_count = 0;
+    w->device_ahead = w->loads_applied = false; /* nothing left to read back */
+    w->host_dirty = true;
 }
 
 /* ---- loads ---- */
@@ -381,7 +382,6 @@ bool rb_world_step(rb_world *w, uint32_t steps) {
     if (!backend_current(w)) return false;
     if (!w->backend->vtbl->step(w->backend, &w->d, &w->params, steps)) {
         rb_log(RB_LOG_ERROR, "%s backend: step failed", w->backend->vtbl->name);
-        w->failed = true;
         return false;
     }
     w->device_ahead = true;
