@@ -57,10 +57,14 @@ static inline float3 rb_point_velocity(const float4 v, const float4 w, const flo
                     v.z + (w.x * rel.y - w.y * rel.x));
 }
 
-/* floor(x) as an int, as (int)floorf(x) gives it for every x in int range:
- * truncate, then step down where truncation went up (negative fractions).
- * Written out because some devices' floor() is a branchy library routine. */
+/* floor(x) as an int, saturated, as rb_cell_coord gives it: truncate, then
+ * step down where truncation went up (negative fractions); NaN and values
+ * past the int range land at the ends. Written out because some devices'
+ * floor() is a branchy library routine. (Floats this large are integers,
+ * so comparing x is comparing floor(x).) */
 static inline int rb_floor_int(const float x) {
+    if (!(x > -2147483520.0f)) return INT_MIN;
+    if (x >= 2147483520.0f) return INT_MAX;
     const int i = (int)x;
     return x < (float)i ? i - 1 : i;
 }
@@ -96,14 +100,19 @@ static inline float rb_length2(const float3 x) { return x.x * x.x + x.y * x.y + 
  * *f, and its moment about i's centre, added to *t: spring and dashpot along
  * the normal that never pull, tangential damping capped by Coulomb friction.
  * The force acts at the midpoint of the centres, so only its tangential part
- * has a moment, and a pair's moments cancel. */
-static inline void rb_contact_particles(const float3 x, const float dist2, const float3 vi, const float mi,
-                                        const float3 vj, const float mj, float3 *f, float3 *t, RB_CONTACT_ARGS) {
+ * has a moment, and a pair's moments cancel. Slip is measured there too: the
+ * centres' velocities plus each body's angular velocity (wi, wj) x lever. */
+static inline void rb_contact_particles(const float3 x, const float dist2, const float3 vi, const float3 wi,
+                                        const float mi, const float3 vj, const float3 wj, const float mj, float3 *f,
+                                        float3 *t, RB_CONTACT_ARGS) {
     const float d = 2.0f * radius;
     const float dist = sqrt(dist2);
     const float3 n = (float3)(x.x / dist, x.y / dist, x.z / dist);
     const float meff = mi * mj / (mi + mj);
-    const float3 v = (float3)(vj.x - vi.x, vj.y - vi.y, vj.z - vi.z);
+    /* v_j + wj x (-x/2) - (v_i + wi x (x/2)) = v_j - v_i - (wi + wj) x (x/2) */
+    const float3 ws = (float3)(0.5f * (wi.x + wj.x), 0.5f * (wi.y + wj.y), 0.5f * (wi.z + wj.z));
+    const float3 v = (float3)(vj.x - vi.x - (ws.y * x.z - ws.z * x.y), vj.y - vi.y - (ws.z * x.x - ws.x * x.z),
+                              vj.z - vi.z - (ws.x * x.y - ws.y * x.x));
     const float vn = v.x * n.x + v.y * n.y + v.z * n.z;
     const float fn = fmin(-meff * stiffness * (d - dist) + meff * damping * vn, 0.0f);
     const float3 vt = (float3)(v.x - vn * n.x, v.y - vn * n.y, v.z - vn * n.z);
@@ -121,17 +130,21 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
 
 /* Force on particle i from a plane (xyz unit normal out of the solid, w
  * offset), the plane an immovable partner (rb_contact_plane), added to *f;
- * its moment about i's centre, acting at the plane point under the centre,
- * added to *t. */
-static inline void rb_contact_plane(const float3 pi, const float3 vi, const float mi, const float4 plane, float3 *f,
-                                    float3 *t, RB_CONTACT_ARGS) {
+ * its moment about i's centre, acting at the plane point under the centre
+ * (where the slip is measured, with the body's angular velocity wi), added
+ * to *t. */
+static inline void rb_contact_plane(const float3 pi, const float3 vi, const float3 wi, const float mi,
+                                    const float4 plane, float3 *f, float3 *t, RB_CONTACT_ARGS) {
     const float3 n = plane.xyz;
     const float height = n.x * pi.x + n.y * pi.y + n.z * pi.z - plane.w;
     const float overlap = radius - height;
     if (overlap <= 0.0f) return;
-    const float vn = n.x * vi.x + n.y * vi.y + n.z * vi.z;
+    /* the contact point's velocity: v_i + w x (-height n) */
+    const float3 vc = (float3)(vi.x - height * (wi.y * n.z - wi.z * n.y), vi.y - height * (wi.z * n.x - wi.x * n.z),
+                               vi.z - height * (wi.x * n.y - wi.y * n.x));
+    const float vn = n.x * vc.x + n.y * vc.y + n.z * vc.z;
     const float fn = fmax(mi * stiffness * overlap - mi * damping * vn, 0.0f);
-    const float3 vt = (float3)(-(vi.x - vn * n.x), -(vi.y - vn * n.y), -(vi.z - vn * n.z));
+    const float3 vt = (float3)(-(vc.x - vn * n.x), -(vc.y - vn * n.y), -(vc.z - vn * n.z));
     const float eta = mi * tangential;
     const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
     const float cap = friction * fn;

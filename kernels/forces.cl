@@ -16,11 +16,11 @@
 /* The contacts of particle (p, v, m, body b) with the particles of cell nc,
  * which hashes to bucket h, in index order. */
 static inline __attribute__((always_inline)) void
-rb_visit_cell(const float3 p, const float3 v, const float m, const uint b, const bool sleeping, const int3 nc,
-              const uint h, __global const uint *table, __global const float4 *sorted_pos,
+rb_visit_cell(const float3 p, const float3 v, const float3 w, const float m, const uint b, const bool sleeping,
+              const int3 nc, const uint h, __global const uint *table, __global const float4 *sorted_pos,
               __global const float4 *sorted_vel, __global const float4 *body_inv_inertia,
-              __global const float4 *body_pos, const float sleep_speed, const float sleep_time, bool *wake, float3 *f,
-              float3 *t, RB_CONTACT_ARGS) {
+              __global const float4 *body_omega, __global const float4 *body_pos, const float sleep_speed,
+              const float sleep_time, bool *wake, float3 *f, float3 *t, RB_CONTACT_ARGS) {
     const uint key = rb_cell_key(nc), end = table[h + 1];
     const float d = 2.0f * radius, d2 = d * d, touch2 = 4.0f * radius * radius; /* as the reference writes each */
     for (uint s = table[h]; s < end; s++) {
@@ -39,8 +39,8 @@ rb_visit_cell(const float3 p, const float3 v, const float m, const uint b, const
             rb_length2(vj.xyz) > sleep_speed * sleep_speed)
             *wake = true;
         if (dist2 >= d2 || dist2 == 0.0f) continue; /* apart, or coincident with no normal */
-        rb_contact_particles(sep, dist2, v, m, vj.xyz, body_inv_inertia[bj].w, f, t, radius, stiffness, damping,
-                             tangential, friction);
+        rb_contact_particles(sep, dist2, v, w, m, vj.xyz, body_omega[bj].xyz, body_inv_inertia[bj].w, f, t, radius,
+                             stiffness, damping, tangential, friction);
     }
 }
 
@@ -58,7 +58,8 @@ __kernel void rb_forces(const uint n, __global const float4 *particle_offset, __
     const float4 x = body_pos[b];
     const float3 rel = rb_particle_rel(body_quat[b], particle_offset[i]);
     const float3 p = (float3)(x.x + rel.x, x.y + rel.y, x.z + rel.z);
-    const float3 v = rb_point_velocity(body_vel[b], body_omega[b], rel);
+    const float4 w = body_omega[b];
+    const float3 v = rb_point_velocity(body_vel[b], w, rel);
     const float m = body_inv_inertia[b].w;
     const bool sleeping = rb_asleep(x.w, sleep_time);
     bool wake = false;
@@ -69,21 +70,22 @@ __kernel void rb_forces(const uint n, __global const float4 *particle_offset, __
         for (int dy = -1; dy <= 1; dy++) {
             const uint hyz = (uint)(c.y + dy) * 19349663u ^ hz;
             /* x written out: as a loop it costs a third more instructions (PoCL 3.1) */
-            rb_visit_cell(p, v, m, b, sleeping, (int3)(c.x - 1, c.y + dy, c.z + dz),
+            rb_visit_cell(p, v, w.xyz, m, b, sleeping, (int3)(c.x - 1, c.y + dy, c.z + dz),
                           ((uint)(c.x - 1) * 73856093u ^ hyz) & mask, table, sorted_pos, sorted_vel, body_inv_inertia,
-                          body_pos, sleep_speed, sleep_time, &wake, &f, &t, radius, stiffness, damping, tangential,
-                          friction);
-            rb_visit_cell(p, v, m, b, sleeping, (int3)(c.x, c.y + dy, c.z + dz), ((uint)c.x * 73856093u ^ hyz) & mask,
-                          table, sorted_pos, sorted_vel, body_inv_inertia, body_pos, sleep_speed, sleep_time, &wake, &f,
-                          &t, radius, stiffness, damping, tangential, friction);
-            rb_visit_cell(p, v, m, b, sleeping, (int3)(c.x + 1, c.y + dy, c.z + dz),
+                          body_omega, body_pos, sleep_speed, sleep_time, &wake, &f, &t, radius, stiffness, damping,
+                          tangential, friction);
+            rb_visit_cell(p, v, w.xyz, m, b, sleeping, (int3)(c.x, c.y + dy, c.z + dz),
+                          ((uint)c.x * 73856093u ^ hyz) & mask, table, sorted_pos, sorted_vel, body_inv_inertia,
+                          body_omega, body_pos, sleep_speed, sleep_time, &wake, &f, &t, radius, stiffness, damping,
+                          tangential, friction);
+            rb_visit_cell(p, v, w.xyz, m, b, sleeping, (int3)(c.x + 1, c.y + dy, c.z + dz),
                           ((uint)(c.x + 1) * 73856093u ^ hyz) & mask, table, sorted_pos, sorted_vel, body_inv_inertia,
-                          body_pos, sleep_speed, sleep_time, &wake, &f, &t, radius, stiffness, damping, tangential,
-                          friction);
+                          body_omega, body_pos, sleep_speed, sleep_time, &wake, &f, &t, radius, stiffness, damping,
+                          tangential, friction);
         }
     }
     for (uint k = 0; k < plane_count; k++)
-        rb_contact_plane(p, v, m, planes[k], &f, &t, radius, stiffness, damping, tangential, friction);
+        rb_contact_plane(p, v, w.xyz, m, planes[k], &f, &t, radius, stiffness, damping, tangential, friction);
     vstore3(f, i, force); /* packed xyz: 12 bytes a particle */
     vstore3(t, i, moment);
     if (wake) wake_body[b] = 1u;

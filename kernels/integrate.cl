@@ -18,6 +18,19 @@
 #define RB_MIN_CHUNK 32
 #endif
 
+/* q turned by the rotation of w t (axis w, angle |w| t, exactly), normalised,
+ * as the reference's rb_quat_turn. */
+static float4 rb_quat_turn(const float4 q, const float3 w, const float t) {
+    const float speed = sqrt(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * t;
+    if (!(angle > 0.0f)) return q;
+    const float s = sin(0.5f * angle);
+    const float4 dq = (float4)(w.x / speed * s, w.y / speed * s, w.z / speed * s, cos(0.5f * angle));
+    float4 qn = rb_quat_mul(dq, q);
+    const float len = sqrt(qn.x * qn.x + qn.y * qn.y + qn.z * qn.z + qn.w * qn.w);
+    if (len > 0.0f) qn = (float4)(qn.x / len, qn.y / len, qn.z / len, qn.w / len);
+    return qn;
+}
+
 /* Work-item 0's part: the partial sums in order, then the integration of body b. */
 static void rb_integrate_body(const uint b, __local const float4 *part_f, __local const float4 *part_t,
                               __global float4 *body_pos, __global float4 *body_quat, __global float4 *body_vel,
@@ -53,17 +66,12 @@ static void rb_integrate_body(const uint b, __local const float4 *part_f, __loca
     xn.x += v.x * dt, xn.y += v.y * dt, xn.z += v.z * dt;
     L.x += T.x * dt, L.y += T.y * dt, L.z += T.z * dt;
 
-    /* Turn by the exact rotation of omega dt (Fossum 5.12-5.13), then normalise. */
-    float4 qn = q;
-    const float3 w = rb_apply_inv_inertia(q, inv_inertia, L.xyz);
-    const float speed = sqrt(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * dt;
-    if (angle > 0.0f) {
-        const float s = sin(0.5f * angle);
-        const float4 dq = (float4)(w.x / speed * s, w.y / speed * s, w.z / speed * s, cos(0.5f * angle));
-        qn = rb_quat_mul(dq, q);
-        const float len = sqrt(qn.x * qn.x + qn.y * qn.y + qn.z * qn.z + qn.w * qn.w);
-        if (len > 0.0f) qn = (float4)(qn.x / len, qn.y / len, qn.z / len, qn.w / len);
-    }
+    /* Midpoint rotation, as the reference: omega from L at the orientation
+     * half a step on, then the exact rotation of that omega dt (Fossum
+     * 5.12-5.13), normalised. Second order: a free spinner keeps its energy. */
+    const float3 w0 = rb_apply_inv_inertia(q, inv_inertia, L.xyz);
+    const float3 w = rb_apply_inv_inertia(rb_quat_turn(q, w0, 0.5f * dt), inv_inertia, L.xyz);
+    const float4 qn = rb_quat_turn(q, w, dt);
     float3 omega = rb_apply_inv_inertia(qn, inv_inertia, L.xyz);
 
     /* Count the time spent slow; a body slow for sleep_time falls asleep, still. */

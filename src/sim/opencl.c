@@ -25,7 +25,7 @@
  * often: pile 3000 ran at the same speed (15.2 ms a force pass) with 13
  * bytes a particle more. Such particles lie in their bucket's run, beside
  * the ones looked for, so skipping them costs little memory traffic. */
-#define RB_TABLE_FACTOR 1u
+#define RB_TABLE_FACTOR 2u
 /* Profiling events kept before they are read and released. */
 #define RB_EVENT_BATCH 4096u
 
