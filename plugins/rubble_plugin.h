@@ -45,13 +45,12 @@ typedef enum rb_log_level {
 /* What the host lends a plugin. A plugin needs no symbol from the host
  * program: everything goes through these pointers. */
 typedef struct rb_host_api {
-    uint32_t struct_size;  /* sizeof(rb_host_api) as the host knows it */
-    uint32_t abi_version;  /* RB_PLUGIN_ABI_VERSION of the host */
-    void *host_data;       /* pass back as the first argument below */
+    uint32_t struct_size; /* sizeof(rb_host_api) as the host knows it */
+    uint32_t abi_version; /* RB_PLUGIN_ABI_VERSION of the host */
+    void *host_data;      /* pass back as the first argument below */
 
     /* printf-style log line, without a trailing newline. */
-    void (*log)(void *host_data, rb_log_level level, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    void (*log)(void *host_data, rb_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
     /* The index-th value of a host setting, or NULL past the last one.
      * Settings a host gives: "mesh_dir" (folders to search for meshes,
@@ -62,28 +61,28 @@ typedef struct rb_host_api {
 
 /* One shape. All pointers stay valid until the plugin's shutdown(). */
 typedef struct rb_shape_desc {
-    uint32_t struct_size;     /* sizeof(rb_shape_desc) as the plugin knows it */
-    const char *name;         /* unique, short, no spaces: "cube", "bunny" */
-    const char *description;  /* one line for menus and --list-shapes */
+    uint32_t struct_size;    /* sizeof(rb_shape_desc) as the plugin knows it */
+    const char *name;        /* unique, short, no spaces: "cube", "bunny" */
+    const char *description; /* one line for menus and --list-shapes */
 
-    uint32_t particle_count;  /* > 0 and <= RB_PLUGIN_MAX_PARTICLES */
-    const float *particles;   /* particle_count xyz triples, diameter units */
+    uint32_t particle_count; /* > 0 and <= RB_PLUGIN_MAX_PARTICLES */
+    const float *particles;  /* particle_count xyz triples, diameter units */
 
     /* Optional render mesh (triangles), same units and frame as particles.
      * vertex_count == 0 means: draw the particles. normals may be NULL (the
      * host then computes flat normals). */
     uint32_t vertex_count;
-    const float *vertices;    /* vertex_count xyz triples */
-    const float *normals;     /* vertex_count xyz triples, or NULL */
-    uint32_t index_count;     /* a multiple of 3 */
-    const uint32_t *indices;  /* index_count vertex indices */
+    const float *vertices;   /* vertex_count xyz triples */
+    const float *normals;    /* vertex_count xyz triples, or NULL */
+    uint32_t index_count;    /* a multiple of 3 */
+    const uint32_t *indices; /* index_count vertex indices */
 } rb_shape_desc;
 
 /* What rb_plugin_entry() returns. */
 typedef struct rb_plugin {
-    uint32_t struct_size;   /* sizeof(rb_plugin) as the plugin knows it */
-    uint32_t abi_version;   /* RB_PLUGIN_ABI_VERSION the plugin was built with */
-    const char *name;       /* "cube", "mesh" */
+    uint32_t struct_size; /* sizeof(rb_plugin) as the plugin knows it */
+    uint32_t abi_version; /* RB_PLUGIN_ABI_VERSION the plugin was built with */
+    const char *name;     /* "cube", "mesh" */
 
     /* The index-th shape, or NULL past the last one. */
     const rb_shape_desc *(*shape)(uint32_t index);

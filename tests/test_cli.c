@@ -26,7 +26,8 @@ static char out[1 << 16], err[1 << 16];
 
 static cJSON *headless_json(const char *extra) {
     char args[512];
-    snprintf(args, sizeof args, "--headless --json --backend reference --formation 1 --bodies 20 --steps 300 %s", extra);
+    snprintf(args, sizeof args, "--headless --json --backend reference --formation 1 --bodies 20 --steps 300 %s",
+             extra);
     int code = run(args, out, sizeof out, err, sizeof err);
     if (code != 0) fail_msg("exit %d: %s", code, err);
     int lines = 0;
@@ -39,8 +40,9 @@ static cJSON *headless_json(const char *extra) {
 
 static void test_json_summary(void **state) {
     cJSON *j = headless_json("");
-    static const char *const numbers[] = {"bodies", "particles", "steps", "dt", "wall_seconds", "steps_per_second",
-                                          "particle_steps_per_second", "max_speed", "min_y"};
+    static const char *const numbers[] = {
+        "bodies",    "particles", "steps", "dt", "wall_seconds", "steps_per_second", "particle_steps_per_second",
+        "max_speed", "min_y"};
     for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++)
         if (!cJSON_IsNumber(cJSON_GetObjectItem(j, numbers[i]))) fail_msg("no number '%s' in %s", numbers[i], out);
     assert_int_equal(cJSON_GetObjectItem(j, "bodies")->valueint, 20);
@@ -62,7 +64,8 @@ static void test_json_summary(void **state) {
 static void test_same_run_same_digest(void **state) {
     cJSON *a = headless_json(""), *b = headless_json(""), *c = headless_json("--dt 0.0009");
     assert_string_equal(cJSON_GetObjectItem(a, "digest")->valuestring, cJSON_GetObjectItem(b, "digest")->valuestring);
-    assert_string_not_equal(cJSON_GetObjectItem(a, "digest")->valuestring, cJSON_GetObjectItem(c, "digest")->valuestring);
+    assert_string_not_equal(cJSON_GetObjectItem(a, "digest")->valuestring,
+                            cJSON_GetObjectItem(c, "digest")->valuestring);
     cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(c);
 }
 
@@ -119,7 +122,8 @@ static void test_bad_command_lines(void **state) {
 /* A folder of broken plugins is reported and the run goes on with the good shapes. */
 static void test_bad_plugin_folder_goes_on(void **state) {
     char args[512];
-    snprintf(args, sizeof args, "--headless --json --backend reference --bodies 3 --steps 10 --plugins '%s'", RB_BAD_PLUGIN_DIR);
+    snprintf(args, sizeof args, "--headless --json --backend reference --bodies 3 --steps 10 --plugins '%s'",
+             RB_BAD_PLUGIN_DIR);
     assert_int_equal(run(args, out, sizeof out, err, sizeof err), 0);
     assert_non_null(strstr(err, "no entry point"));
     assert_non_null(strstr(err, "incompatible ABI"));

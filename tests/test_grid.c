@@ -24,7 +24,8 @@ static uint32_t check_cloud(uint32_t n, float side, const float centre[3], unsig
     const float r = desc.particle_radius;
     /* a two-particle "dumbbell" shape (one diameter apart) and a sphere */
     const float dumbbell[6] = {-r, 0, 0, r, 0, 0}, origin[3] = {0, 0, 0};
-    rb_shape_data two = {2, dumbbell, 128.0f, {2.048f, 7.168f, 7.168f}}, one = {1, origin, 64.0f, {1.024f, 1.024f, 1.024f}};
+    rb_shape_data two = {2, dumbbell, 128.0f, {2.048f, 7.168f, 7.168f}},
+                  one = {1, origin, 64.0f, {1.024f, 1.024f, 1.024f}};
     uint32_t s2 = (uint32_t)rb_world_add_shape(w, &two), s1 = (uint32_t)rb_world_add_shape(w, &one);
     srand(seed);
     for (uint32_t i = 0; i < n; i++) {
@@ -68,7 +69,8 @@ static uint32_t check_cloud(uint32_t n, float side, const float centre[3], unsig
     if (n_grid != n_brute) fail_msg("grid found %u pairs, all-pairs %u", n_grid, n_brute);
     for (uint32_t k = 0; k < n_grid; k++)
         if (grid[k].a != brute[k].a || grid[k].b != brute[k].b)
-            fail_msg("pair %u differs: grid (%u, %u), all-pairs (%u, %u)", k, grid[k].a, grid[k].b, brute[k].a, brute[k].b);
+            fail_msg("pair %u differs: grid (%u, %u), all-pairs (%u, %u)", k, grid[k].a, grid[k].b, brute[k].a,
+                     brute[k].b);
 
     /* count neighbouring cells that share a bucket with another occupied cell
      * (table of 2 np rounded up to a power of two, as the grid sizes it) */
@@ -79,7 +81,8 @@ static uint32_t check_cloud(uint32_t n, float side, const float centre[3], unsig
     for (uint32_t i = 0; i < np; i++)
         for (uint32_t j = i + 1; j < np && j < i + 200; j++) {
             int ci[3], cj[3];
-            for (int k = 0; k < 3; k++) ci[k] = rb_cell_coord(p[3 * i + k], inv), cj[k] = rb_cell_coord(p[3 * j + k], inv);
+            for (int k = 0; k < 3; k++)
+                ci[k] = rb_cell_coord(p[3 * i + k], inv), cj[k] = rb_cell_coord(p[3 * j + k], inv);
             bool same = ci[0] == cj[0] && ci[1] == cj[1] && ci[2] == cj[2];
             if (!same && rb_cell_hash(ci[0], ci[1], ci[2], table - 1) == rb_cell_hash(cj[0], cj[1], cj[2], table - 1))
                 (*hash_collisions)++;

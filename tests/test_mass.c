@@ -113,11 +113,13 @@ static void test_eigen_random(void **state) {
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 double back = 0, ortho = 0;
-                for (int k = 0; k < 3; k++) back += r[3 * i + k] * values[k] * r[3 * j + k], ortho += r[3 * k + i] * r[3 * k + j];
+                for (int k = 0; k < 3; k++)
+                    back += r[3 * i + k] * values[k] * r[3 * j + k], ortho += r[3 * k + i] * r[3 * k + j];
                 assert_near(back, a[3 * i + j], 1e-9);
                 assert_near(ortho, i == j ? 1.0 : 0.0, 1e-9);
             }
-        double det = r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) + r[2] * (r[3] * r[7] - r[4] * r[6]);
+        double det = r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) +
+                     r[2] * (r[3] * r[7] - r[4] * r[6]);
         assert_near(det, 1.0, 1e-9);
     }
 }

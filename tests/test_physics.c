@@ -220,7 +220,8 @@ static void test_rolling_sphere(void **state) {
     uint32_t sphere = add_sphere_shape(w);
     rb_body_desc spin = {.shape = sphere, .position = {0, r, 0}, .angular_velocity = {0, 0, w0}};
     rb_body_id a = rb_world_add_body(w, &spin);
-    rb_body_desc roll = {.shape = sphere, .position = {0, r, 5}, .velocity = {2, 0, 0}, .angular_velocity = {0, 0, -2 / r}};
+    rb_body_desc roll = {
+        .shape = sphere, .position = {0, r, 5}, .velocity = {2, 0, 0}, .angular_velocity = {0, 0, -2 / r}};
     rb_body_id b = rb_world_add_body(w, &roll);
     rb_body_state s0 = body(w, b);
     const float e0 = kinetic_energy(&s0) + s0.mass * g * s0.position[1];
@@ -232,8 +233,8 @@ static void test_rolling_sphere(void **state) {
     }
     rb_body_state sa = body(w, a), sb = body(w, b);
     print_message("spinning sphere ends at %.4f m/s (2/7 w0 r = %.4f), spin %.3f rad/s; rolling sphere: %.4f m/s, "
-                  "energy grew at most %.2g\n", sa.velocity[0], -2.0f / 7.0f * w0 * r, sa.angular_velocity[2],
-                  sb.velocity[0], worst);
+                  "energy grew at most %.2g\n",
+                  sa.velocity[0], -2.0f / 7.0f * w0 * r, sa.angular_velocity[2], sb.velocity[0], worst);
     assert_near(sa.velocity[0], -2.0 / 7.0 * w0 * r, 0.03 * 2.0 / 7.0 * w0 * r);
     assert_near(sa.angular_velocity[2] * r, -sa.velocity[0], 0.03 * fabs(sa.velocity[0])); /* rolls */
     assert_near(sb.velocity[0], 2.0, 0.02);
@@ -318,7 +319,8 @@ static void test_torque_free_rotation(void **state) {
         float dw[3] = {st.angular_velocity[0] - s0.angular_velocity[0], st.angular_velocity[1] - s0.angular_velocity[1],
                        st.angular_velocity[2] - s0.angular_velocity[2]};
         wander = fmaxf(wander, rb_test_len(dw));
-        for (int a = 0; a < 3; a++) assert_near(st.angular_momentum[a], s0.angular_momentum[a], 1e-5 * rb_test_len(s0.angular_momentum));
+        for (int a = 0; a < 3; a++)
+            assert_near(st.angular_momentum[a], s0.angular_momentum[a], 1e-5 * rb_test_len(s0.angular_momentum));
         worst = fmaxf(worst, fabsf(kinetic_energy(&st) - e0) / e0);
     }
     print_message("torque-free body: worst relative energy drift over 10 s %.3g, omega wandered %.3g rad/s\n", worst,
@@ -363,7 +365,8 @@ static void test_dense_sphere_pile(void **state) {
         if (k % 10 == 9) worst = fmaxf(worst, rb_test_max_overlap(w));
     }
     print_message("dense sphere pile: fastest %.3f m/s, kinetic energy %.0f J at 3 s of %.0f J at most, worst overlap "
-                  "%.4f m\n", fastest, energy, peak, worst);
+                  "%.4f m\n",
+                  fastest, energy, peak, worst);
     assert_true(fastest < 12.9f);
     assert_true(energy < 0.1f * peak);
     assert_true(worst < 0.5f * r);
@@ -517,7 +520,8 @@ static float plane_penetration(rb_world *w, const float n[3], float offset) {
  * never sinks more than r / 2 into the plane; edge-on into the ground it
  * still bounces (its overlap is larger: one edge of 3 particles takes the
  * whole mass, README "Limits"). */
-static void check_plane_impact(const float velocity[3], const float n[3], float offset, const float q[4], bool face_on) {
+static void check_plane_impact(const float velocity[3], const float n[3], float offset, const float q[4],
+                               bool face_on) {
     rb_world_desc desc = rb_default_world_desc();
     desc.gravity[1] = 0.0f;
     desc.planes[0] = (rb_plane){{n[0], n[1], n[2]}, offset};
@@ -526,8 +530,10 @@ static void check_plane_impact(const float velocity[3], const float n[3], float 
     uint32_t cube = rb_test_add_shape(w, reg, "cube");
     /* start 1.5 m from the plane along its normal */
     float start[3] = {n[0] * (offset + 1.5f), n[1] * (offset + 1.5f), n[2] * (offset + 1.5f)};
-    rb_body_desc bd = {.shape = cube, .position = {start[0], start[1], start[2]},
-                       .orientation = {q[0], q[1], q[2], q[3]}, .velocity = {velocity[0], velocity[1], velocity[2]}};
+    rb_body_desc bd = {.shape = cube,
+                       .position = {start[0], start[1], start[2]},
+                       .orientation = {q[0], q[1], q[2], q[3]},
+                       .velocity = {velocity[0], velocity[1], velocity[2]}};
     rb_body_id id = rb_world_add_body(w, &bd);
     float worst = -INFINITY;
     for (int k = 0; k < 300; k++) {
@@ -536,12 +542,14 @@ static void check_plane_impact(const float velocity[3], const float n[3], float 
     }
     rb_body_state s = body(w, id);
     float away = rb_v3_dot(s.velocity, n);
-    print_message("20 m/s %s impact: deepest %.4f m into the plane, leaves at %.2f m/s\n", face_on ? "face-on" : "edge-on",
-                  worst, away);
-    assert_true(away > 5.0f);                                     /* bounced back out */
-    assert_true(rb_v3_dot(s.position, n) - offset > 0.0f);        /* on the open side */
-    if (face_on) assert_true(worst < 0.5f * desc.particle_radius);
-    else assert_true(worst < desc.particle_radius);               /* never a whole radius */
+    print_message("20 m/s %s impact: deepest %.4f m into the plane, leaves at %.2f m/s\n",
+                  face_on ? "face-on" : "edge-on", worst, away);
+    assert_true(away > 5.0f);                              /* bounced back out */
+    assert_true(rb_v3_dot(s.position, n) - offset > 0.0f); /* on the open side */
+    if (face_on)
+        assert_true(worst < 0.5f * desc.particle_radius);
+    else
+        assert_true(worst < desc.particle_radius); /* never a whole radius */
     rb_world_destroy(w);
     rb_registry_destroy(reg);
 }

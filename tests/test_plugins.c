@@ -26,7 +26,8 @@ static void expect_refusal(const char *file, rb_load_result expected, const char
     snprintf(path, sizeof path, "%s/%s", RB_BAD_PLUGIN_DIR, file);
     last_message[0] = '\0';
     rb_load_result r = rb_registry_load_plugin(reg, path);
-    if (r != expected) fail_msg("%s: got '%s', expected '%s'", file, rb_load_result_name(r), rb_load_result_name(expected));
+    if (r != expected)
+        fail_msg("%s: got '%s', expected '%s'", file, rb_load_result_name(r), rb_load_result_name(expected));
     if (!strstr(last_message, path) || !strstr(last_message, words))
         fail_msg("%s: message '%s' should name the file and say '%s'", file, last_message, words);
     assert_int_equal(rb_registry_count(reg), before);
@@ -49,7 +50,9 @@ static void test_cannot_open_garbage(void **state) {
 }
 
 static void test_no_entry(void **state) { expect_refusal("no_entry.so", RB_LOAD_NO_ENTRY, "no entry point"); }
-static void test_entry_null(void **state) { expect_refusal("entry_null.so", RB_LOAD_ENTRY_FAILED, "refusing to start"); }
+static void test_entry_null(void **state) {
+    expect_refusal("entry_null.so", RB_LOAD_ENTRY_FAILED, "refusing to start");
+}
 static void test_abi(void **state) { expect_refusal("abi.so", RB_LOAD_ABI_MISMATCH, "incompatible ABI"); }
 static void test_no_shapes(void **state) { expect_refusal("no_shapes.so", RB_LOAD_NO_SHAPES, "no shapes"); }
 static void test_no_particles(void **state) { expect_refusal("no_particles.so", RB_LOAD_NO_PARTICLES, "no particles"); }
@@ -57,7 +60,6 @@ static void test_non_finite(void **state) { expect_refusal("non_finite.so", RB_L
 static void test_overlap(void **state) { expect_refusal("overlap.so", RB_LOAD_OVERLAP, "closer than one diameter"); }
 static void test_too_many(void **state) { expect_refusal("too_many.so", RB_LOAD_TOO_MANY, "more than the limit"); }
 static void test_mesh_index(void **state) { expect_refusal("mesh_index.so", RB_LOAD_BAD_MESH, "past the"); }
-
 
 /* A plugin with one good and one bad shape: the good one is added. */
 static void test_mixed_keeps_good_shape(void **state) {
@@ -78,7 +80,7 @@ static void test_scan_folder_goes_on(void **state) {
     rb_registry *reg = registry_with_cubes();
     uint32_t before = rb_registry_count(reg);
     int loaded = rb_registry_scan_dir(reg, RB_BAD_PLUGIN_DIR);
-    assert_int_equal(loaded, 0); /* every plugin there has a problem */
+    assert_int_equal(loaded, 0);                          /* every plugin there has a problem */
     assert_int_equal(rb_registry_count(reg), before + 1); /* but mixed.so's good shape is in */
     /* a rescan finds nothing new; loading cube again adds no duplicate */
     assert_int_equal(rb_registry_rescan(reg), 0);
@@ -89,12 +91,18 @@ static void test_scan_folder_goes_on(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cannot_open_missing), cmocka_unit_test(test_cannot_open_garbage),
-        cmocka_unit_test(test_no_entry),            cmocka_unit_test(test_entry_null),
-        cmocka_unit_test(test_abi),                 cmocka_unit_test(test_no_shapes),
-        cmocka_unit_test(test_no_particles),        cmocka_unit_test(test_non_finite),
-        cmocka_unit_test(test_overlap),             cmocka_unit_test(test_too_many),
-        cmocka_unit_test(test_mesh_index),          cmocka_unit_test(test_mixed_keeps_good_shape),
+        cmocka_unit_test(test_cannot_open_missing),
+        cmocka_unit_test(test_cannot_open_garbage),
+        cmocka_unit_test(test_no_entry),
+        cmocka_unit_test(test_entry_null),
+        cmocka_unit_test(test_abi),
+        cmocka_unit_test(test_no_shapes),
+        cmocka_unit_test(test_no_particles),
+        cmocka_unit_test(test_non_finite),
+        cmocka_unit_test(test_overlap),
+        cmocka_unit_test(test_too_many),
+        cmocka_unit_test(test_mesh_index),
+        cmocka_unit_test(test_mixed_keeps_good_shape),
         cmocka_unit_test(test_scan_folder_goes_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,7 +38,8 @@ static void test_add_remove_keeps_states(void **state) {
     rb_registry *reg;
     rb_world *w = world_with_shapes(shapes, &reg);
     rb_body_id ids[12];
-    for (int i = 0; i < 12; i++) ids[i] = rb_test_add_body(w, shapes[i % 3], (i % 4) * 3.0f, 1.5f + (i / 4) * 3.0f, 0.0f);
+    for (int i = 0; i < 12; i++)
+        ids[i] = rb_test_add_body(w, shapes[i % 3], (i % 4) * 3.0f, 1.5f + (i / 4) * 3.0f, 0.0f);
     check_index(w, counts);
     assert_true(rb_world_step(w, 300));
     rb_body_state before[12], after;
@@ -128,7 +129,8 @@ static void test_bad_input(void **state) {
     rb_body_state s;
     rb_world_get_body(w, 0, &s);
     assert_false(rb_world_apply_impulse(w, s.id, (const float[3]){INFINITY, 0, 0}, s.position));
-    assert_false(rb_world_set_material(w, (rb_material){.restitution = 0.5f, .friction = NAN, .contact_time = 0.008f}, 0.001f));
+    assert_false(
+        rb_world_set_material(w, (rb_material){.restitution = 0.5f, .friction = NAN, .contact_time = 0.008f}, 0.001f));
     const float origin[3] = {0, 0, 0};
     rb_shape_data no_mass = {1, origin, 0.0f, {1, 1, 1}};
     assert_int_equal(rb_world_add_shape(w, &no_mass), -1);

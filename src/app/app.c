@@ -11,12 +11,14 @@ rb_registry *rb_app_registry(const rb_options *o) {
     if (rb_find_data_dir("assets/meshes", assets, sizeof assets)) mesh_dirs[n_mesh++] = assets;
     for (int i = 0; i < o->mesh_dir_count; i++) mesh_dirs[n_mesh++] = o->mesh_dirs[i];
     rb_world_desc wd = rb_default_world_desc();
-    rb_registry *reg = rb_registry_create(&(rb_registry_desc){
-        .particle_radius = wd.particle_radius, .mesh_dirs = mesh_dirs, .mesh_dir_count = n_mesh});
+    rb_registry *reg = rb_registry_create(
+        &(rb_registry_desc){.particle_radius = wd.particle_radius, .mesh_dirs = mesh_dirs, .mesh_dir_count = n_mesh});
     if (!reg) return NULL;
     char plugins[4096];
-    if (rb_find_data_dir("plugins", plugins, sizeof plugins)) rb_registry_scan_dir(reg, plugins);
-    else rb_log(RB_LOG_WARN, "no plugin folder found beside %s; only --plugins folders are scanned", rb_exe_dir());
+    if (rb_find_data_dir("plugins", plugins, sizeof plugins))
+        rb_registry_scan_dir(reg, plugins);
+    else
+        rb_log(RB_LOG_WARN, "no plugin folder found beside %s; only --plugins folders are scanned", rb_exe_dir());
     for (int i = 0; i < o->plugin_dir_count; i++) rb_registry_scan_dir(reg, o->plugin_dirs[i]);
     return reg;
 }
@@ -28,4 +30,3 @@ rb_world_desc rb_app_world_desc(const rb_options *o) {
     if (o->dt > 0.0f) d.dt = o->dt;
     return d;
 }
-

@@ -23,7 +23,8 @@ static int list_shapes(const rb_registry *reg, bool json) {
     for (uint32_t i = 0; i < rb_registry_count(reg); i++) {
         const rb_shape *s = rb_registry_get(reg, i);
         if (json)
-            printf("{\"name\":\"%s\",\"plugin\":\"%s\",\"particles\":%u,\"mass\":%.6g,\"principal_moments\":[%.6g,%.6g,%.6g],"
+            printf("{\"name\":\"%s\",\"plugin\":\"%s\",\"particles\":%u,\"mass\":%.6g,\"principal_moments\":[%.6g,%.6g,"
+                   "%.6g],"
                    "\"has_mesh\":%s}\n",
                    s->name, s->plugin, s->particle_count, s->mass, s->inertia[0], s->inertia[1], s->inertia[2],
                    s->mesh.vertex_count ? "true" : "false");
@@ -99,12 +100,14 @@ int rb_headless_run(const rb_options *o) {
         ok = rb_world_get_body(w, b, &s);
         if (!ok) break;
         float v = sqrtf(s.velocity[0] * s.velocity[0] + s.velocity[1] * s.velocity[1] + s.velocity[2] * s.velocity[2]);
-        for (int k = 0; k < 3; k++) nan |= !isfinite(s.position[k]) || !isfinite(s.velocity[k]) || !isfinite(s.angular_momentum[k]);
+        for (int k = 0; k < 3; k++)
+            nan |= !isfinite(s.position[k]) || !isfinite(s.velocity[k]) || !isfinite(s.angular_momentum[k]);
         for (int k = 0; k < 4; k++) nan |= !isfinite(s.orientation[k]);
         if (v > max_speed) max_speed = v;
     }
     float *particles = malloc(sizeof(float) * 3 * (np ? np : 1));
-    if (!particles || !rb_world_read_particles(w, particles)) ok = false;
+    if (!particles || !rb_world_read_particles(w, particles))
+        ok = false;
     else
         for (uint32_t i = 0; i < np; i++) {
             nan |= !isfinite(particles[3 * i + 1]);
@@ -112,7 +115,7 @@ int rb_headless_run(const rb_options *o) {
         }
     free(particles);
     if (!isfinite(min_y)) min_y = 0.0f; /* no particles read */
-    min_y -= desc.particle_radius; /* the lowest point of any particle */
+    min_y -= desc.particle_radius;      /* the lowest point of any particle */
     char digest[17];
     snprintf(digest, sizeof digest, "%016llx", (unsigned long long)rb_world_digest(w));
     double sps = wall > 0 ? o->steps / wall : 0.0;

@@ -11,21 +11,21 @@
 #define RB_MAX_DIRS 16
 
 typedef struct rb_options {
-    bool headless;        /* --headless: no window, print a summary */
-    bool json;            /* --json */
-    bool list_shapes;     /* --list-shapes */
-    bool list_devices;    /* --list-devices */
-    bool help;            /* --help */
-    int formation;        /* --formation K, 1..5 */
-    int bodies;           /* --bodies N */
-    const char *shape;    /* --shape NAME */
-    long steps;           /* --steps N */
-    float dt;             /* --dt S; 0 = the default */
-    rb_backend_kind backend; /* --backend reference|opencl */
-    int device;           /* --device I; -1 = automatic */
+    bool headless;                        /* --headless: no window, print a summary */
+    bool json;                            /* --json */
+    bool list_shapes;                     /* --list-shapes */
+    bool list_devices;                    /* --list-devices */
+    bool help;                            /* --help */
+    int formation;                        /* --formation K, 1..5 */
+    int bodies;                           /* --bodies N */
+    const char *shape;                    /* --shape NAME */
+    long steps;                           /* --steps N */
+    float dt;                             /* --dt S; 0 = the default */
+    rb_backend_kind backend;              /* --backend reference|opencl */
+    int device;                           /* --device I; -1 = automatic */
     const char *plugin_dirs[RB_MAX_DIRS]; /* --plugins DIR (repeatable) */
     int plugin_dir_count;
-    const char *mesh_dirs[RB_MAX_DIRS];   /* --meshes DIR (repeatable) */
+    const char *mesh_dirs[RB_MAX_DIRS]; /* --meshes DIR (repeatable) */
     int mesh_dir_count;
     /* The sandbox */
     const char *screenshot; /* --screenshot FILE: save a PNG after --frames frames, exit */

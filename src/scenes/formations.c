@@ -22,8 +22,8 @@ void rb_shape_half_extents(const rb_shape *s, float half[3]) {
 }
 
 const char *rb_formation_name(int k) {
-    static const char *const names[RB_FORMATION_COUNT] = {
-        "staggered stacks (thesis 6.2.1)", "towers 5 high", "towers 10 high", "towers 20 high", "towers 40 high"};
+    static const char *const names[RB_FORMATION_COUNT] = {"staggered stacks (thesis 6.2.1)", "towers 5 high",
+                                                          "towers 10 high", "towers 20 high", "towers 40 high"};
     return k >= 1 && k <= RB_FORMATION_COUNT ? names[k - 1] : "unknown";
 }
 
@@ -50,7 +50,8 @@ int rb_formation_build(rb_world *w, int formation, int n, uint32_t shape, const 
         static const float cx[4] = {1, -1, -1, 1}, cz[4] = {1, 1, -1, -1};
         for (int i = 0; i < n; i++) {
             int column = i / per_column, level = i % per_column;
-            float x0 = (column % grid - 0.5f * (grid - 1)) * spacing, z0 = (column / grid - 0.5f * (grid - 1)) * spacing;
+            float x0 = (column % grid - 0.5f * (grid - 1)) * spacing,
+                  z0 = (column / grid - 0.5f * (grid - 1)) * spacing;
             float y = h[1] * 1.05f + level * step_up;
             added += add_at(w, shape, x0 + cx[level % 4] * corner, y, z0 + cz[level % 4] * corner);
         }

@@ -68,7 +68,8 @@ void rb_sym3_eigen(const double a_in[9], double values[3], double rot[9]) {
             if (values[j] > values[j + 1]) {
                 double t = values[j];
                 values[j] = values[j + 1], values[j + 1] = t;
-                for (int k = 0; k < 3; k++) t = rot[3 * k + j], rot[3 * k + j] = rot[3 * k + j + 1], rot[3 * k + j + 1] = t;
+                for (int k = 0; k < 3; k++)
+                    t = rot[3 * k + j], rot[3 * k + j] = rot[3 * k + j + 1], rot[3 * k + j + 1] = t;
             }
     /* a proper rotation: flip the last axis if the frame is left-handed */
     double det = rot[0] * (rot[4] * rot[8] - rot[5] * rot[7]) - rot[1] * (rot[3] * rot[8] - rot[5] * rot[6]) +

@@ -17,7 +17,7 @@
 #include "shapes.h"
 
 #define MAX_SHAPES_PER_PLUGIN 4096
-#define MAX_COORDINATE 1e6f    /* diameters; farther is a mistake, and would overflow the overlap grid's cells */
+#define MAX_COORDINATE 1e6f     /* diameters; farther is a mistake, and would overflow the overlap grid's cells */
 #define OVERLAP_TOLERANCE 1e-3f /* diameters: lattices built with float arithmetic may be a hair short */
 
 typedef struct loaded_file {
@@ -39,9 +39,19 @@ struct rb_registry {
 };
 
 static const char *const result_names[RB_LOAD_RESULT_COUNT] = {
-    "ok", "cannot open", "no entry point", "entry point failed", "incompatible ABI", "no shapes",
-    "no particles", "non-finite coordinates", "overlapping particles", "too many particles", "bad mesh",
-    "duplicate name", "bad name",
+    "ok",
+    "cannot open",
+    "no entry point",
+    "entry point failed",
+    "incompatible ABI",
+    "no shapes",
+    "no particles",
+    "non-finite coordinates",
+    "overlapping particles",
+    "too many particles",
+    "bad mesh",
+    "duplicate name",
+    "bad name",
 };
 
 const char *rb_load_result_name(rb_load_result r) {
@@ -136,7 +146,7 @@ static bool particles_overlap(const float *p, uint32_t n, uint32_t *first, uint3
         goto done;
     }
     memset(head, 0xff, table * sizeof *head);
-#define HASH(x, y, z) (((unsigned)(x) * 73856093u ^ (unsigned)(y) * 19349663u ^ (unsigned)(z) * 83492791u) & (table - 1))
+#define HASH(x, y, z) (((unsigned)(x)*73856093u ^ (unsigned)(y)*19349663u ^ (unsigned)(z)*83492791u) & (table - 1))
     for (uint32_t i = 0; i < n && !found; i++) {
         int *c = &cell[3 * i];
         for (int k = 0; k < 3; k++) c[k] = (int)floorf(p[3 * i + k]);
@@ -265,7 +275,8 @@ static bool copy_mesh(rb_mesh *m, const rb_shape_desc *d, const double rot[9], c
         }
         float e1[3], e2[3], n[3];
         for (int k = 0; k < 3; k++) e1[k] = p[3 + k] - p[k], e2[k] = p[6 + k] - p[k];
-        n[0] = e1[1] * e2[2] - e1[2] * e2[1], n[1] = e1[2] * e2[0] - e1[0] * e2[2], n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        n[0] = e1[1] * e2[2] - e1[2] * e2[1], n[1] = e1[2] * e2[0] - e1[0] * e2[2],
+        n[2] = e1[0] * e2[1] - e1[1] * e2[0];
         float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         for (int k = 0; k < 3; k++) n[k] = len > 0.0f ? n[k] / len : (k == 1 ? 1.0f : 0.0f);
         for (int c = 0; c < 3; c++) memcpy(&m->normals[3 * (t + c)], n, sizeof n);
@@ -400,8 +411,10 @@ rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
             }
             offered++;
             rb_load_result r = rb_registry_add_desc(reg, d, plugin_name, path);
-            if (r == RB_LOAD_OK) added++;
-            else if (result == RB_LOAD_OK && r != RB_LOAD_DUPLICATE_NAME) result = r;
+            if (r == RB_LOAD_OK)
+                added++;
+            else if (result == RB_LOAD_OK && r != RB_LOAD_DUPLICATE_NAME)
+                result = r;
         }
         if (offered == 0) {
             rb_log(RB_LOG_WARN, "plugin %s: offers no shapes", path);
@@ -464,8 +477,10 @@ int rb_registry_scan_dir(rb_registry *reg, const char *dir) {
     char **d = realloc(reg->dirs, (reg->dir_count + 1) * sizeof *d);
     char *copy = dup_string(key);
     if (d) reg->dirs = d;
-    if (d && copy) reg->dirs[reg->dir_count++] = copy;
-    else free(copy);
+    if (d && copy)
+        reg->dirs[reg->dir_count++] = copy;
+    else
+        free(copy);
     return scan(reg, key, false);
 }
 

@@ -15,18 +15,18 @@
 /* Why a plugin or one of its shapes was refused. */
 typedef enum rb_load_result {
     RB_LOAD_OK = 0,
-    RB_LOAD_CANNOT_OPEN,      /* dlopen failed: the dlerror() text is logged */
-    RB_LOAD_NO_ENTRY,         /* no rb_plugin_entry symbol */
-    RB_LOAD_ENTRY_FAILED,     /* rb_plugin_entry returned NULL */
-    RB_LOAD_ABI_MISMATCH,     /* abi_version or struct_size the host cannot read */
-    RB_LOAD_NO_SHAPES,        /* the plugin offered no (valid) shape */
-    RB_LOAD_NO_PARTICLES,     /* a shape with particle_count 0 or NULL particles */
-    RB_LOAD_NON_FINITE,       /* a particle or vertex coordinate is NaN or infinite */
-    RB_LOAD_OVERLAP,          /* two particles closer than one diameter */
-    RB_LOAD_TOO_MANY,         /* more than RB_PLUGIN_MAX_PARTICLES */
-    RB_LOAD_BAD_MESH,         /* indices out of range or not a multiple of 3 */
-    RB_LOAD_DUPLICATE_NAME,   /* a shape of that name is already registered */
-    RB_LOAD_BAD_NAME,         /* no name, or one with spaces or over 63 characters */
+    RB_LOAD_CANNOT_OPEN,    /* dlopen failed: the dlerror() text is logged */
+    RB_LOAD_NO_ENTRY,       /* no rb_plugin_entry symbol */
+    RB_LOAD_ENTRY_FAILED,   /* rb_plugin_entry returned NULL */
+    RB_LOAD_ABI_MISMATCH,   /* abi_version or struct_size the host cannot read */
+    RB_LOAD_NO_SHAPES,      /* the plugin offered no (valid) shape */
+    RB_LOAD_NO_PARTICLES,   /* a shape with particle_count 0 or NULL particles */
+    RB_LOAD_NON_FINITE,     /* a particle or vertex coordinate is NaN or infinite */
+    RB_LOAD_OVERLAP,        /* two particles closer than one diameter */
+    RB_LOAD_TOO_MANY,       /* more than RB_PLUGIN_MAX_PARTICLES */
+    RB_LOAD_BAD_MESH,       /* indices out of range or not a multiple of 3 */
+    RB_LOAD_DUPLICATE_NAME, /* a shape of that name is already registered */
+    RB_LOAD_BAD_NAME,       /* no name, or one with spaces or over 63 characters */
     RB_LOAD_RESULT_COUNT
 } rb_load_result;
 
@@ -34,23 +34,23 @@ const char *rb_load_result_name(rb_load_result r);
 
 /* A triangle mesh, in metres, in the shape's principal frame. */
 typedef struct rb_mesh {
-    uint32_t vertex_count;  /* 0: no mesh, draw the particles */
-    float *positions;       /* xyz triples */
-    float *normals;         /* xyz triples */
+    uint32_t vertex_count; /* 0: no mesh, draw the particles */
+    float *positions;      /* xyz triples */
+    float *normals;        /* xyz triples */
     uint32_t index_count;
     uint32_t *indices;
 } rb_mesh;
 
 typedef struct rb_shape {
     char name[64];
-    char plugin[64];        /* the plugin's name */
+    char plugin[64]; /* the plugin's name */
     char description[160];
     uint32_t particle_count;
-    float *particles;       /* xyz triples, m, principal frame */
-    float mass;             /* kg */
-    float inertia[3];       /* principal moments, kg m^2 */
-    float particle_radius;  /* m, the registry's */
-    float bounding_radius;  /* m, farthest particle centre + radius */
+    float *particles;      /* xyz triples, m, principal frame */
+    float mass;            /* kg */
+    float inertia[3];      /* principal moments, kg m^2 */
+    float particle_radius; /* m, the registry's */
+    float bounding_radius; /* m, farthest particle centre + radius */
     rb_mesh mesh;
 } rb_shape;
 
@@ -66,8 +66,8 @@ void rb_sym3_eigen(const double a[9], double values[3], double rotation[9]);
 typedef struct rb_registry rb_registry;
 
 typedef struct rb_registry_desc {
-    float particle_radius;   /* m; 0 = 0.2 */
-    float density;           /* kg/m^3 of a particle's cubic cell (2r)^3; 0 = 1000 */
+    float particle_radius; /* m; 0 = 0.2 */
+    float density;         /* kg/m^3 of a particle's cubic cell (2r)^3; 0 = 1000 */
     /* Host settings handed to plugins (see rubble_plugin.h). */
     const char *const *mesh_dirs;
     uint32_t mesh_dir_count;

@@ -12,7 +12,9 @@
  * contact_time 8 ms keeps a 20 m/s face-on impact under half a radius of
  * overlap (about 11 t_c of overlap at 20 m/s; DESIGN.md), and dt = t_c / 8
  * resolves a contact in 8 steps. */
-rb_material rb_default_material(void) { return (rb_material){.restitution = 0.5f, .friction = 0.5f, .contact_time = 0.008f}; }
+rb_material rb_default_material(void) {
+    return (rb_material){.restitution = 0.5f, .friction = 0.5f, .contact_time = 0.008f};
+}
 
 rb_world_desc rb_default_world_desc(void) {
     rb_world_desc d = {
@@ -87,8 +89,10 @@ rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
     double lo = 0.0, hi = 0.999, theta = M_PI;
     for (int i = 0; i < 60 && e < 1.0; i++) {
         double zeta = 0.5 * (lo + hi);
-        if (rb_clamped_restitution(1.0, 2.0 * zeta, NULL) > e) lo = zeta;
-        else hi = zeta;
+        if (rb_clamped_restitution(1.0, 2.0 * zeta, NULL) > e)
+            lo = zeta;
+        else
+            hi = zeta;
     }
     const double zeta = e < 1.0 ? 0.5 * (lo + hi) : 0.0;
     rb_clamped_restitution(1.0, 2.0 * zeta, &theta); /* w0 = 1: w_d t* = theta */
@@ -99,7 +103,7 @@ rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
         .gravity = {d->gravity[0], d->gravity[1], d->gravity[2]},
         .stiffness = (float)(w0 * w0),
         .damping = (float)(2.0 * zeta * w0),
-            /* Tangential damping as fast as the normal spring's frequency: sliding
+        /* Tangential damping as fast as the normal spring's frequency: sliding
          * contacts reach the Coulomb cap after a few mm/s of slip, and
          * eta_t dt / m_eff = pi dt / t_c stays below 1 for dt <= t_c / 4. */
         .tangential = (float)(M_PI / tc),
@@ -110,7 +114,7 @@ rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
         .plane_count = d->plane_count,
     };
     for (uint32_t i = 0; i < d->plane_count; i++)
-        p.planes[i] = (rb_float4){d->planes[i].normal[0], d->planes[i].normal[1], d->planes[i].normal[2],
-                                  d->planes[i].offset};
+        p.planes[i] =
+            (rb_float4){d->planes[i].normal[0], d->planes[i].normal[1], d->planes[i].normal[2], d->planes[i].offset};
     return p;
 }

@@ -13,17 +13,17 @@
 
 typedef struct reference {
     rb_backend base;
-    uint32_t capacity;        /* particles the arrays below hold */
-    rb_float4 *pos, *vel;     /* stage 1: world position (w = mass), velocity */
-    float *force;             /* stage 3: xyz per particle */
-    float *moment;            /* stage 3: xyz per particle, contact moments about the particle's centre */
-    int *cell;                /* 3 per particle: cell coordinates */
-    uint32_t *hash;           /* bucket of each particle */
-    uint32_t table_size;      /* power of two, about 2x the particles */
-    uint32_t *bucket_start;   /* table_size + 1 */
-    uint32_t *sorted;         /* particle indices by bucket, index order within a bucket */
-    uint32_t *cursor;         /* table_size: scatter positions while sorting */
-    uint8_t *wake;            /* per body: touched by a moving body this step */
+    uint32_t capacity;      /* particles the arrays below hold */
+    rb_float4 *pos, *vel;   /* stage 1: world position (w = mass), velocity */
+    float *force;           /* stage 3: xyz per particle */
+    float *moment;          /* stage 3: xyz per particle, contact moments about the particle's centre */
+    int *cell;              /* 3 per particle: cell coordinates */
+    uint32_t *hash;         /* bucket of each particle */
+    uint32_t table_size;    /* power of two, about 2x the particles */
+    uint32_t *bucket_start; /* table_size + 1 */
+    uint32_t *sorted;       /* particle indices by bucket, index order within a bucket */
+    uint32_t *cursor;       /* table_size: scatter positions while sorting */
+    uint8_t *wake;          /* per body: touched by a moving body this step */
     uint32_t body_capacity;
     double stage_ms[RB_STAGE_COUNT];
 } reference;
@@ -49,7 +49,8 @@ static bool reserve(reference *r, uint32_t n) {
     uint32_t cap = n > r->capacity ? n + n / 2 + 16 : r->capacity;
     /* capacities change only once every array has its new size */
     if (!grow((void **)&r->pos, cap * sizeof *r->pos) || !grow((void **)&r->vel, cap * sizeof *r->vel) ||
-        !grow((void **)&r->force, cap * 3 * sizeof *r->force) || !grow((void **)&r->moment, cap * 3 * sizeof *r->moment) ||
+        !grow((void **)&r->force, cap * 3 * sizeof *r->force) ||
+        !grow((void **)&r->moment, cap * 3 * sizeof *r->moment) ||
         !grow((void **)&r->cell, cap * 3 * sizeof *r->cell) || !grow((void **)&r->hash, cap * sizeof *r->hash) ||
         !grow((void **)&r->sorted, cap * sizeof *r->sorted) ||
         !grow((void **)&r->bucket_start, (table + 1) * sizeof *r->bucket_start) ||
@@ -164,7 +165,8 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
     t[0] = t[1] = t[2] = 0.0f;
     force_visit v = {r, d, p, i, asleep(d, p, d->particle_body[i]), f, t};
     for_each_neighbour(r, d, i, visit_force, &v);
-    for (uint32_t k = 0; k < p->plane_count; k++) rb_contact_plane(r->pos[i], r->vel[i], d->body_omega[d->particle_body[i]], r->pos[i].w, p->planes[k], p, f, t);
+    for (uint32_t k = 0; k < p->plane_count; k++)
+        rb_contact_plane(r->pos[i], r->vel[i], d->body_omega[d->particle_body[i]], r->pos[i].w, p->planes[k], p, f, t);
 }
 
 static void forces(reference *r, const rb_world_data *d, const rb_step_params *p) {
@@ -317,8 +319,8 @@ static void visit_pair(void *ctx, uint32_t j) {
     v->count++;
 }
 
-uint32_t rb_reference_contact_pairs(rb_backend *base, const rb_world_data *d, const rb_step_params *p,
-                                    uint32_t *pairs, uint32_t max_pairs) {
+uint32_t rb_reference_contact_pairs(rb_backend *base, const rb_world_data *d, const rb_step_params *p, uint32_t *pairs,
+                                    uint32_t max_pairs) {
     reference *r = (reference *)base;
     if (!reserve(r, d->particle_count)) return 0;
     particle_values(r, d);

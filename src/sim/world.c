@@ -26,9 +26,9 @@ struct rb_world {
     rb_step_params params;
     rb_world_data d;
     rb_backend *backend;
-    bool host_dirty;     /* host changed: the backend needs upload() */
-    bool device_ahead;   /* the backend stepped: the host needs download() */
-    bool loads_applied;  /* body_force/body_torque hold something to clear after the step */
+    bool host_dirty;    /* host changed: the backend needs upload() */
+    bool device_ahead;  /* the backend stepped: the host needs download() */
+    bool loads_applied; /* body_force/body_torque hold something to clear after the step */
 
     world_shape *shapes;
     uint32_t shape_count;
@@ -295,7 +295,8 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     /* Compact: every later body and particle moves down, keeping its order. */
     rb_float4 *f4[] = {d->body_pos,   d->body_quat,        d->body_vel,   d->body_angmom,
                        d->body_omega, d->body_inv_inertia, d->body_force, d->body_torque};
-    for (size_t i = 0; i < sizeof f4 / sizeof *f4; i++) memmove(&f4[i][b], &f4[i][b + 1], later_bodies * sizeof(rb_float4));
+    for (size_t i = 0; i < sizeof f4 / sizeof *f4; i++)
+        memmove(&f4[i][b], &f4[i][b + 1], later_bodies * sizeof(rb_float4));
     memmove(&d->body_shape[b], &d->body_shape[b + 1], later_bodies * sizeof(uint32_t));
     memmove(&d->body_slot[b], &d->body_slot[b + 1], later_bodies * sizeof(uint32_t));
     for (uint32_t k = b; k < b + later_bodies; k++) d->body_first_particle[k] = d->body_first_particle[k + 1] - count;
@@ -436,7 +437,8 @@ bool rb_world_read_transforms(rb_world *w, float *out) {
 }
 
 bool rb_world_read_particles(rb_world *w, float *out) {
-    return host_current(w) && backend_current(w) && w->backend->vtbl->read_particles(w->backend, &w->d, &w->params, out);
+    return host_current(w) && backend_current(w) &&
+           w->backend->vtbl->read_particles(w->backend, &w->d, &w->params, out);
 }
 
 bool rb_world_particle_forces(rb_world *w, float *out) {
@@ -502,5 +504,7 @@ bool rb_world_set_gravity(rb_world *w, const float g[3]) {
 const char *rb_world_backend_name(const rb_world *w) { return w->backend->vtbl->name; }
 const char *rb_world_device_name(const rb_world *w) { return w->backend->vtbl->device_name(w->backend); }
 
-void rb_world_stage_times(const rb_world *w, double ms[RB_STAGE_COUNT]) { w->backend->vtbl->stage_times(w->backend, ms); }
+void rb_world_stage_times(const rb_world *w, double ms[RB_STAGE_COUNT]) {
+    w->backend->vtbl->stage_times(w->backend, ms);
+}
 size_t rb_world_device_bytes(const rb_world *w) { return w->backend->vtbl->device_bytes(w->backend); }

@@ -16,28 +16,28 @@
 #define RB_MAX_PLANES 8
 
 typedef enum rb_backend_kind {
-    RB_BACKEND_AUTO = 0,   /* OpenCL if a device exists, else the reference */
-    RB_BACKEND_REFERENCE,  /* sequential C, the oracle */
+    RB_BACKEND_AUTO = 0,  /* OpenCL if a device exists, else the reference */
+    RB_BACKEND_REFERENCE, /* sequential C, the oracle */
     RB_BACKEND_OPENCL,
 } rb_backend_kind;
 
 /* Contact material. Physical, not spring constants: see DESIGN.md. */
 typedef struct rb_material {
-    float restitution;   /* e in (0, 1]: normal speed after / before one contact */
-    float friction;      /* Coulomb mu: |f_t| <= mu |f_n| */
-    float contact_time;  /* t_c, s: how long one particle-particle contact lasts */
+    float restitution;  /* e in (0, 1]: normal speed after / before one contact */
+    float friction;     /* Coulomb mu: |f_t| <= mu |f_n| */
+    float contact_time; /* t_c, s: how long one particle-particle contact lasts */
 } rb_material;
 
 /* A solid half-space: points x with dot(normal, x) < offset are inside. */
 typedef struct rb_plane {
-    float normal[3];  /* unit, pointing out of the solid */
-    float offset;     /* m */
+    float normal[3]; /* unit, pointing out of the solid */
+    float offset;    /* m */
 } rb_plane;
 
 typedef struct rb_world_desc {
-    float particle_radius;  /* m; every particle of the world has this radius */
-    float gravity[3];       /* m/s^2 */
-    float dt;               /* s, the fixed step */
+    float particle_radius; /* m; every particle of the world has this radius */
+    float gravity[3];      /* m/s^2 */
+    float dt;              /* s, the fixed step */
     rb_material material;
     /* Sleeping: a body slower than sleep_speed (m/s, and rad/s) with no load
      * left over (net acceleration under 1 m/s^2) for sleep_time seconds stops
@@ -50,7 +50,7 @@ typedef struct rb_world_desc {
     uint32_t plane_count;
     rb_plane planes[RB_MAX_PLANES];
     rb_backend_kind backend;
-    int device_index;       /* OpenCL device among all platforms' devices; -1 = first GPU, else first */
+    int device_index; /* OpenCL device among all platforms' devices; -1 = first GPU, else first */
 } rb_world_desc;
 
 /* The defaults every test passes with: radius 0.2, gravity -9.81 y, the
@@ -64,9 +64,9 @@ rb_material rb_default_material(void);
  * moments of inertia. */
 typedef struct rb_shape_data {
     uint32_t particle_count;
-    const float *offsets;  /* particle_count xyz triples, m */
-    float mass;            /* kg */
-    float inertia[3];      /* kg m^2, principal moments */
+    const float *offsets; /* particle_count xyz triples, m */
+    float mass;           /* kg */
+    float inertia[3];     /* kg m^2, principal moments */
 } rb_shape_data;
 
 /* A body's handle. A zeroed id is null; a removed body's id goes stale and
@@ -78,11 +78,11 @@ typedef struct rb_body_id {
 
 /* Where a new body starts. Zero fields mean: at rest, unrotated. */
 typedef struct rb_body_desc {
-    uint32_t shape;             /* from rb_world_add_shape() */
-    float position[3];          /* m, centre of mass */
-    float orientation[4];       /* quaternion x, y, z, w; all zero = identity */
-    float velocity[3];          /* m/s */
-    float angular_velocity[3];  /* rad/s, world frame */
+    uint32_t shape;            /* from rb_world_add_shape() */
+    float position[3];         /* m, centre of mass */
+    float orientation[4];      /* quaternion x, y, z, w; all zero = identity */
+    float velocity[3];         /* m/s */
+    float angular_velocity[3]; /* rad/s, world frame */
 } rb_body_desc;
 
 /* A body's state as read back. */
@@ -90,10 +90,10 @@ typedef struct rb_body_state {
     rb_body_id id;
     uint32_t shape;
     float position[3];
-    float orientation[4];       /* x, y, z, w */
+    float orientation[4]; /* x, y, z, w */
     float velocity[3];
-    float angular_velocity[3];  /* world frame */
-    float angular_momentum[3];  /* world frame, about the centre of mass */
+    float angular_velocity[3]; /* world frame */
+    float angular_momentum[3]; /* world frame, about the centre of mass */
     float mass;
     bool asleep;
 } rb_body_state;
@@ -161,7 +161,7 @@ const rb_world_desc *rb_world_get_desc(const rb_world *world);
 bool rb_world_set_material(rb_world *world, rb_material material, float dt);
 bool rb_world_set_gravity(rb_world *world, const float gravity[3]);
 
-const char *rb_world_backend_name(const rb_world *world);  /* "reference", "opencl" */
+const char *rb_world_backend_name(const rb_world *world); /* "reference", "opencl" */
 const char *rb_world_device_name(const rb_world *world);
 
 /* Stage timings of the last step call, ms summed over its steps. */

@@ -18,16 +18,16 @@ typedef struct rb_float4 {
  * mass m_eff = m_i m_j / (m_i + m_j) (m_i for a plane):
  * k = m_eff * stiffness, c = m_eff * damping, eta_t = m_eff * tangential. */
 typedef struct rb_step_params {
-    float radius;       /* m */
-    float dt;           /* s */
-    float gravity[3];   /* m/s^2 */
-    float stiffness;    /* w0^2, 1/s^2: with damping, a contact lasting t_c with restitution e (params.c) */
-    float damping;      /* 2 zeta w0, 1/s */
-    float tangential;   /* tangential damping rate, 1/s */
-    float friction;     /* mu */
-    float sleep_speed;  /* m/s and rad/s */
-    float sleep_time;   /* s; 0: never sleep */
-    float wake_accel;   /* m/s^2 and rad/s^2: a larger net load wakes a sleeping body */
+    float radius;      /* m */
+    float dt;          /* s */
+    float gravity[3];  /* m/s^2 */
+    float stiffness;   /* w0^2, 1/s^2: with damping, a contact lasting t_c with restitution e (params.c) */
+    float damping;     /* 2 zeta w0, 1/s */
+    float tangential;  /* tangential damping rate, 1/s */
+    float friction;    /* mu */
+    float sleep_speed; /* m/s and rad/s */
+    float sleep_time;  /* s; 0: never sleep */
+    float wake_accel;  /* m/s^2 and rad/s^2: a larger net load wakes a sleeping body */
     uint32_t plane_count;
     rb_float4 planes[RB_MAX_PLANES]; /* xyz normal, w offset */
 } rb_step_params;
@@ -40,23 +40,22 @@ double rb_clamped_restitution(double stiffness, double damping, double *theta);
 
 typedef struct rb_world_data {
     uint32_t body_count, body_capacity;
-    rb_float4 *body_pos;          /* 16 B: centre of mass, m; w = seconds spent slow (asleep when >= sleep_time) */
-    rb_float4 *body_quat;         /* 16 B: orientation x, y, z, w */
-    rb_float4 *body_vel;          /* 16 B: linear velocity; w = 1 / mass */
-    rb_float4 *body_angmom;       /* 16 B: angular momentum, world; w unused */
-    rb_float4 *body_omega;        /* 16 B: angular velocity, world (derived from angmom and quat, cached) */
-    rb_float4 *body_inv_inertia;  /* 16 B: body-frame inverse principal moments; w = particle mass */
-    rb_float4 *body_force;        /* 16 B: external force for the next step call; w unused */
-    rb_float4 *body_torque;       /* 16 B: external torque for the next step call */
-    uint32_t *body_first_particle;/* body_count + 1 entries */
-    uint32_t *body_shape;         /* 4 B */
-    uint32_t *body_slot;          /* 4 B: slot of the body's id */
+    rb_float4 *body_pos;           /* 16 B: centre of mass, m; w = seconds spent slow (asleep when >= sleep_time) */
+    rb_float4 *body_quat;          /* 16 B: orientation x, y, z, w */
+    rb_float4 *body_vel;           /* 16 B: linear velocity; w = 1 / mass */
+    rb_float4 *body_angmom;        /* 16 B: angular momentum, world; w unused */
+    rb_float4 *body_omega;         /* 16 B: angular velocity, world (derived from angmom and quat, cached) */
+    rb_float4 *body_inv_inertia;   /* 16 B: body-frame inverse principal moments; w = particle mass */
+    rb_float4 *body_force;         /* 16 B: external force for the next step call; w unused */
+    rb_float4 *body_torque;        /* 16 B: external torque for the next step call */
+    uint32_t *body_first_particle; /* body_count + 1 entries */
+    uint32_t *body_shape;          /* 4 B */
+    uint32_t *body_slot;           /* 4 B: slot of the body's id */
 
     uint32_t particle_count, particle_capacity;
-    rb_float4 *particle_offset;   /* 16 B: rest offset in the body frame, m; w unused */
-    uint32_t *particle_body;      /* 4 B */
+    rb_float4 *particle_offset; /* 16 B: rest offset in the body frame, m; w unused */
+    uint32_t *particle_body;    /* 4 B */
 } rb_world_data;
-
 
 /* R diag(inv_inertia) R^T a, R the rotation of q: the world-frame inverse
  * inertia applied to a (omega from L, angular acceleration from torque). */

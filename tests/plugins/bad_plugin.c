@@ -4,16 +4,16 @@
 #include <rubble_plugin.h>
 
 enum {
-    BAD_NO_ENTRY = 1,  /* exports no rb_plugin_entry */
-    BAD_ENTRY_NULL,    /* entry returns NULL */
-    BAD_ABI,           /* built for another ABI version */
-    BAD_NO_SHAPES,     /* offers nothing */
-    BAD_NO_PARTICLES,  /* a shape with zero particles */
-    BAD_NON_FINITE,    /* a NaN coordinate */
-    BAD_OVERLAP,       /* two particles half a diameter apart */
-    BAD_TOO_MANY,      /* one particle over the limit */
-    BAD_MESH_INDEX,    /* a mesh index past the vertices */
-    MIXED,             /* one good shape and one overlapping shape */
+    BAD_NO_ENTRY = 1, /* exports no rb_plugin_entry */
+    BAD_ENTRY_NULL,   /* entry returns NULL */
+    BAD_ABI,          /* built for another ABI version */
+    BAD_NO_SHAPES,    /* offers nothing */
+    BAD_NO_PARTICLES, /* a shape with zero particles */
+    BAD_NON_FINITE,   /* a NaN coordinate */
+    BAD_OVERLAP,      /* two particles half a diameter apart */
+    BAD_TOO_MANY,     /* one particle over the limit */
+    BAD_MESH_INDEX,   /* a mesh index past the vertices */
+    MIXED,            /* one good shape and one overlapping shape */
 };
 
 #if BAD_CASE == 1 /* BAD_NO_ENTRY; the preprocessor cannot see enums */
@@ -44,21 +44,31 @@ RB_PLUGIN_EXPORT const rb_plugin *rb_plugin_entry(const rb_host_api *host) {
     case BAD_ENTRY_NULL:
         host->log(host->host_data, RB_LOG_ERROR, "refusing to start");
         return 0;
-    case BAD_ABI: plugin.abi_version = RB_PLUGIN_ABI_VERSION + 98; break;
-    case BAD_NO_SHAPES: shape_count = 0; break;
-    case BAD_NO_PARTICLES: shapes[0] = shape("empty", 0, two); break;
+    case BAD_ABI:
+        plugin.abi_version = RB_PLUGIN_ABI_VERSION + 98;
+        break;
+    case BAD_NO_SHAPES:
+        shape_count = 0;
+        break;
+    case BAD_NO_PARTICLES:
+        shapes[0] = shape("empty", 0, two);
+        break;
     case BAD_NON_FINITE:
         nan_point[4] = nanf("");
         shapes[0] = shape("nan", 2, nan_point);
         break;
-    case BAD_OVERLAP: shapes[0] = shape("squeezed", 2, overlap); break;
+    case BAD_OVERLAP:
+        shapes[0] = shape("squeezed", 2, overlap);
+        break;
     case BAD_TOO_MANY:
-        for (uint32_t i = 0; i <= RB_PLUGIN_MAX_PARTICLES; i++) many[3 * i] = (float)(i % 64), many[3 * i + 1] = (float)(i / 64 % 64), many[3 * i + 2] = (float)(i / 4096);
+        for (uint32_t i = 0; i <= RB_PLUGIN_MAX_PARTICLES; i++)
+            many[3 * i] = (float)(i % 64), many[3 * i + 1] = (float)(i / 64 % 64), many[3 * i + 2] = (float)(i / 4096);
         shapes[0] = shape("huge", RB_PLUGIN_MAX_PARTICLES + 1, many);
         break;
     case BAD_MESH_INDEX:
         shapes[0] = shape("badmesh", 2, two);
-        shapes[0].vertex_count = 3, shapes[0].vertices = tri, shapes[0].index_count = 3, shapes[0].indices = bad_indices;
+        shapes[0].vertex_count = 3, shapes[0].vertices = tri, shapes[0].index_count = 3,
+        shapes[0].indices = bad_indices;
         break;
     case MIXED:
         shapes[0] = shape("pair", 2, two);
