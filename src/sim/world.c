@@ -426,6 +426,9 @@ bool rb_world_get_body_by_id(rb_world *w, rb_body_id id, rb_body_state *out) {
 }
 
 bool rb_world_read_transforms(rb_world *w, float *out) {
+    /* after steps the backend's copy is the newer one: read only what is drawn */
+    if (w->device_ahead && w->backend->vtbl->read_transforms)
+        return w->backend->vtbl->read_transforms(w->backend, &w->d, out);
     if (!host_current(w)) return false;
     const rb_world_data *d = &w->d;
     for (uint32_t b = 0; b < d->body_count; b++) {

@@ -86,6 +86,10 @@ typedef struct rb_backend_vtbl {
     const char *(*device_name)(const rb_backend *b);
     size_t (*device_bytes)(const rb_backend *b);
     void (*stage_times)(const rb_backend *b, double ms[RB_STAGE_COUNT]);
+    /* Optional (NULL: the host copy is used): body transforms straight from
+     * the backend's own state after steps, 32 bytes a body (see
+     * rb_world_read_transforms), without downloading the rest. */
+    bool (*read_transforms)(rb_backend *b, const rb_world_data *d, float *out);
 } rb_backend_vtbl;
 
 struct rb_backend {
