@@ -159,12 +159,33 @@ static void test_growth_and_clear(void **state) {
     rb_registry_destroy(reg);
 }
 
+/* The transforms the renderer reads right after steps (straight from the
+ * backend where it can) are the bodies' states, bit for bit. */
+static void test_transforms_match_states(void **state) {
+    uint32_t shapes[3];
+    rb_registry *reg;
+    rb_world *w = world_with_shapes(shapes, &reg);
+    for (int i = 0; i < 9; i++) rb_test_add_body(w, shapes[i % 3], (i % 3) * 3.0f, 2.0f + (i / 3) * 3.0f, 0.0f);
+    assert_true(rb_world_step(w, 200));
+    float t[9 * 8];
+    assert_true(rb_world_read_transforms(w, t));
+    for (uint32_t b = 0; b < 9; b++) {
+        rb_body_state s;
+        assert_true(rb_world_get_body(w, b, &s));
+        assert_memory_equal(&t[8 * b], s.position, sizeof s.position);
+        assert_memory_equal(&t[8 * b + 4], s.orientation, sizeof s.orientation);
+    }
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_remove_keeps_states),
         cmocka_unit_test(test_impulse),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_growth_and_clear),
+        cmocka_unit_test(test_transforms_match_states),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

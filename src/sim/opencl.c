@@ -494,6 +494,10 @@ static void ocl_destroy(rb_backend *base) {
     free(o);
 }
 
+static bool ocl_read_transforms(rb_backend *b, const rb_world_data *d, float *out) {
+    return rb_opencl_read_transforms(b, out, d->body_count);
+}
+
 static const rb_backend_vtbl opencl_vtbl = {
     .name = "opencl",
     .destroy = ocl_destroy,
@@ -505,6 +509,7 @@ static const rb_backend_vtbl opencl_vtbl = {
     .device_name = ocl_device_name,
     .device_bytes = ocl_device_bytes,
     .stage_times = ocl_stage_times,
+    .read_transforms = ocl_read_transforms,
 };
 
 /* ---- the extras of opencl.h ---- */
