@@ -277,7 +277,8 @@ static void test_inside_out_mesh_is_turned_for_drawing(void **state) {
         const float *a = inv->vertices + 3 * inv->indices[t], *b = inv->vertices + 3 * inv->indices[t + 1],
                     *c = inv->vertices + 3 * inv->indices[t + 2];
         volume += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-                   a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+                   a[2] * (b[0] * c[1] - b[1] * c[0])) /
+                  6.0;
     }
     printf("inverted ball: render mesh volume %.1f cubic diameters (a sphere of radius 6: %.1f)\n", volume,
            4.0 / 3.0 * M_PI * 216.0);

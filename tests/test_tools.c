@@ -180,15 +180,26 @@ static void test_script_lines(void **state) {
     (void)state;
     char err[256];
     rb_script *s = rb_script_parse("# c\n1.0 key W\n+0.5 click left 10 20\n0.2 wheel -1\n0.3 button up right\n"
-                                   "0.4 button down middle 1 2\n0.5 move 3 4\n", "t", err, sizeof err);
+                                   "0.4 button down middle 1 2\n0.5 move 3 4\n",
+                                   "t", err, sizeof err);
     assert_non_null(s);
     assert_true(fabs(rb_script_length(s) - 1.5) < 1e-9); /* relative to the line above, whatever the order */
     assert_false(rb_script_done(s));
     rb_script_destroy(s);
-    static const char *const bad[] = {"key W\n",          "1 key\n",   "1 move 3\n",     "1 button sideways left\n",
-                                      "1 click left 5\n", "1 wheel\n", "1 screenshot\n", "-1 key W\n",
-                                      "1 fly\n",         "1 move 1 2 junk\n", "1 wheel 2x\n", "1 quit now\n",
-                                      "1 button down left 5 6 7\n", "1 click left 5 y\n"};
+    static const char *const bad[] = {"key W\n",
+                                      "1 key\n",
+                                      "1 move 3\n",
+                                      "1 button sideways left\n",
+                                      "1 click left 5\n",
+                                      "1 wheel\n",
+                                      "1 screenshot\n",
+                                      "-1 key W\n",
+                                      "1 fly\n",
+                                      "1 move 1 2 junk\n",
+                                      "1 wheel 2x\n",
+                                      "1 quit now\n",
+                                      "1 button down left 5 6 7\n",
+                                      "1 click left 5 y\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rb_script *b = rb_script_parse(bad[i], "bad", err, sizeof err);
         if (b) fail_msg("accepted '%s'", bad[i]);

@@ -162,8 +162,10 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
             int got;
             bool click = verb[0] == 'c';
             int used_words = 0;
-            if (click) got = sscanf(args, "%31s %n", which, &used_words) + 1;
-            else got = sscanf(args, "%31s %31s %n", arg, which, &used_words);
+            if (click)
+                got = sscanf(args, "%31s %n", which, &used_words) + 1;
+            else
+                got = sscanf(args, "%31s %31s %n", arg, which, &used_words);
             const char *tail = args + used_words;
             float xy[2];
             if (got == 2 && *tail) got = parse_numbers(tail, xy, 2) ? 4 : 3; /* a position, or junk */
