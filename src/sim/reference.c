@@ -188,7 +188,7 @@ static rb_float4 rb_quat_turn(rb_float4 q4, rb_float4 w, float t) {
 /* Stage 4: sum each body's particle forces and torques (r_i x f_i plus the
  * contact moments about the particle centres), add gravity and the external
  * load, and integrate with semi-implicit Euler; the orientation turns by the
- * exact rotation of omega dt (Fossum 5.12-5.13). */
+ * exact rotation of omega dt (Fossum 5.12-5.13), omega taken at the midpoint. */
 static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
     const float dt = p->dt;
     for (uint32_t b = 0; b < d->body_count; b++) {
