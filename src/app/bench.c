@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/clock.h"
 #include "app.h"
 #include "base/log.h"
 #include "scenes/formations.h"
@@ -129,12 +130,6 @@ static bool parse(bench_options *o, int argc, char **argv) {
     return true;
 }
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* CPU seconds this process has used (all threads, user + system). */
 static double cpu_s(void) {
     struct rusage u;
@@ -154,7 +149,7 @@ typedef struct run_result {
 static bool run_steps(rb_world *w, long steps, const char *what, bool quiet, run_result *r) {
     const long chunk = 50;
     const bool tty = isatty(2);
-    double t0 = now_s(), last_note = t0, c0 = cpu_s();
+    double t0 = rb_seconds(), last_note = t0, c0 = cpu_s();
     *r = (run_result){0};
     for (long done = 0; done < steps;) {
         long n = steps - done < chunk ? steps - done : chunk;
@@ -168,7 +163,7 @@ static bool run_steps(rb_world *w, long steps, const char *what, bool quiet, run
         rb_opencl_last_kernel_times(kms);
         for (int k = 0; k < RB_OPENCL_KERNEL_COUNT; k++) r->kernel_ms[k] += kms[k];
 #endif
-        double t = now_s();
+        double t = rb_seconds();
         if (!quiet && (tty || t - last_note > 10.0) && t - t0 > 1.0) {
             fprintf(stderr, tty ? "\r  %s: step %ld / %ld, %.0f steps/s   " : "  %s: step %ld / %ld, %.0f steps/s\n",
                     what, done, steps, done / (t - t0));
@@ -176,7 +171,7 @@ static bool run_steps(rb_world *w, long steps, const char *what, bool quiet, run
         }
     }
     r->steps = steps;
-    r->wall_s = now_s() - t0;
+    r->wall_s = rb_seconds() - t0;
     r->cpu_s = cpu_s() - c0;
     if (!quiet && tty && r->wall_s > 1.0) fprintf(stderr, "\r%60s\r", "");
     return true;

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/clock.h"
 #include "app.h"
 #include "base/log.h"
 #include "paths.h"
@@ -43,12 +44,6 @@ static double decimal(float f) {
         if (strtof(text, NULL) == f) break;
     }
     return strtod(text, NULL);
-}
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 /* Steps in chunks so a long run can show its progress on a terminal. */
@@ -88,9 +83,9 @@ int rb_headless_run(const rb_options *o) {
     int added = ws < 0 ? 0 : rb_formation_build(w, o->formation, o->bodies, (uint32_t)ws, shape);
     if (added != o->bodies) fprintf(stderr, "rubble: only %d of %d bodies could be added\n", added, o->bodies);
 
-    double t0 = now_s();
+    double t0 = rb_seconds();
     bool ok = run_steps(w, o->steps, !o->json && isatty(STDERR_FILENO) && o->steps >= 2000);
-    double wall = now_s() - t0;
+    double wall = rb_seconds() - t0;
 
     uint32_t nb = rb_world_body_count(w), np = rb_world_particle_count(w);
     float max_speed = 0.0f, min_y = INFINITY;

@@ -1,4 +1,5 @@
 /* sandbox_loop.c - the sandbox loop: events, a fixed simulation step, drawing. */
+#include "base/clock.h"
 #include "sandbox.h"
 
 #include "app.h"
@@ -91,12 +92,6 @@ struct rb_sandbox {
     int screenshots;
     uint32_t throw_count;
 };
-
-static double wall_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static void notice(rb_sandbox *sb, const char *text) {
     snprintf(sb->message, sizeof sb->message, "%s", text);
@@ -312,7 +307,7 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, char *err, size_t err_size
     int window_w, window_h; /* the cursor is in window coordinates, not drawable pixels (high DPI) */
     SDL_GetWindowSize(sb->window, &window_w, &window_h);
     sb->mouse_x = 0.5f * (float)window_w, sb->mouse_y = 0.5f * (float)window_h;
-    sb->last_wall = wall_seconds();
+    sb->last_wall = rb_seconds();
     sb->fps = 60.0;
     sb->sim_rate = 1.0;
     return sb;
@@ -655,7 +650,7 @@ static void handle_event(rb_sandbox *sb, const SDL_Event *e) {
 static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
     const double dt = rb_world_get_desc(sb->world)->dt;
     sb->frame_steps = 0;
-    double t0 = wall_seconds();
+    double t0 = rb_seconds();
     if (sb->paused) {
         sb->accumulator = 0.0;
         if (sb->step_once) {
@@ -675,24 +670,24 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
             if (chunk > max_steps - sb->frame_steps) chunk = max_steps - sb->frame_steps;
             if (sb->fixed_dt == 0.0 && sb->step_cost > 0.0) {
                 /* No more steps than fit in what is left of the budget (at least one, so it always moves). */
-                double left = RB_SIM_BUDGET - (wall_seconds() - t0);
+                double left = RB_SIM_BUDGET - (rb_seconds() - t0);
                 uint32_t fit = left > 0.0 ? (uint32_t)(left / sb->step_cost) : 0;
                 if (fit < 1) fit = 1;
                 if (chunk > fit) chunk = fit;
             }
-            double c0 = wall_seconds();
+            double c0 = rb_seconds();
             rb_grab_apply(&sb->grab, sb->world, chunk);
             if (!rb_world_step(sb->world, chunk)) {
                 sb->paused = true; /* a backend failure was logged; stop rather than repeat it each frame */
                 break;
             }
-            double cost = (wall_seconds() - c0) / chunk;
+            double cost = (rb_seconds() - c0) / chunk;
             sb->step_cost = sb->step_cost > 0.0 ? 0.7 * sb->step_cost + 0.3 * cost : cost;
             sb->accumulator -= chunk * dt;
             sb->frame_steps += chunk;
             /* On the wall clock, a simulation slower than real time gives up the
              * time it owes instead of owing more each frame (the spiral of death). */
-            if (sb->fixed_dt == 0.0 && wall_seconds() - t0 > RB_SIM_BUDGET) {
+            if (sb->fixed_dt == 0.0 && rb_seconds() - t0 > RB_SIM_BUDGET) {
                 out_of_time = true;
                 break;
             }
@@ -707,7 +702,7 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
         sb->slowed = (behind || out_of_time) ? true : sb->sim_rate < 0.95;
     }
     sb->steps += sb->frame_steps;
-    double ms = (wall_seconds() - t0) * 1000.0;
+    double ms = (rb_seconds() - t0) * 1000.0;
     sb->sim_ms = 0.9 * sb->sim_ms + 0.1 * ms;
 }
 
@@ -876,7 +871,7 @@ static void fly(rb_sandbox *sb, double dt) {
 }
 
 bool rb_sandbox_frame(rb_sandbox *sb) {
-    double now = wall_seconds();
+    double now = rb_seconds();
     double wall_dt = now - sb->last_wall;
     sb->last_wall = now;
     double dt = sb->fixed_dt > 0.0 ? sb->fixed_dt : fmin(wall_dt, RB_MAX_FRAME_DT);

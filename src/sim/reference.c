@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/rb_math.h"
 #include "contact.h"
@@ -27,12 +28,6 @@ typedef struct reference {
     uint32_t body_capacity;
     double stage_ms[RB_STAGE_COUNT];
 } reference;
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
 
 /* Grows one array; on failure the old block stays as it was. */
 static bool grow(void **p, size_t bytes) {
@@ -247,15 +242,15 @@ static bool ref_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
     if (!reserve(r, d->particle_count) || !reserve_bodies(r, d->body_count)) return false;
     memset(r->stage_ms, 0, sizeof r->stage_ms);
     for (uint32_t s = 0; s < steps; s++) {
-        double t0 = now_ms();
+        double t0 = 1e3 * rb_seconds();
         particle_values(r, d);
-        double t1 = now_ms();
+        double t1 = 1e3 * rb_seconds();
         build_grid(r, d, p);
-        double t2 = now_ms();
+        double t2 = 1e3 * rb_seconds();
         forces(r, d, p);
-        double t3 = now_ms();
+        double t3 = 1e3 * rb_seconds();
         integrate(r, d, p);
-        double t4 = now_ms();
+        double t4 = 1e3 * rb_seconds();
         r->stage_ms[RB_STAGE_PARTICLES] += t1 - t0;
         r->stage_ms[RB_STAGE_GRID] += t2 - t1;
         r->stage_ms[RB_STAGE_FORCES] += t3 - t2;

@@ -1,0 +1,14 @@
+/* clock.h - one monotonic clock for timings (steps, frames, benchmarks). */
+#ifndef RB_CLOCK_H
+#define RB_CLOCK_H
+
+#include <time.h>
+
+/* Seconds on the monotonic clock: only differences mean anything. */
+static inline double rb_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+#endif
