@@ -74,9 +74,10 @@ static inline int3 rb_cell_of(const float3 p, const float inv_cell) {
     return (int3)(rb_floor_int(p.x * inv_cell), rb_floor_int(p.y * inv_cell), rb_floor_int(p.z * inv_cell));
 }
 
-/* Bucket of a cell in a table of mask + 1 (a power of two) buckets, as rb_cell_hash. */
+/* Bucket of a cell in a table of mask + 1 (a power of two) buckets, as
+ * rb_cell_hash: cells x and x + 1 of a row fill buckets h and h + 1. */
 static inline uint rb_cell_hash(const int3 c, const uint mask) {
-    return ((uint)c.x * 73856093u ^ (uint)c.y * 19349663u ^ (uint)c.z * 83492791u) & mask;
+    return ((uint)c.x + (uint)c.y * 19349663u + (uint)c.z * 83492791u) & mask;
 }
 
 /* A cell's coordinates modulo 1024, packed in 30 bits. Distinct cells

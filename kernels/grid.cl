@@ -6,7 +6,8 @@
  * counter ends as its bucket's start and bucket h spans [table[h],
  * table[h + 1])), and rb_reorder puts each bucket in particle-index order,
  * whatever order the atomics handed out, and writes the particle values
- * (stage 1) into the sorted copies the force pass reads. */
+ * (stage 1) into the sorted copies the force pass reads, with each slot's
+ * particle index. */
 
 /* Cell and bucket of every particle; counts per bucket. A body's first
  * particle also clears the body's wake flag for this step's force pass. */
@@ -76,15 +77,18 @@ __kernel void rb_scatter(const uint n, __global const uint *particle_hash, volat
 
 /* Stage 1 into sorted order: particle i goes to its bucket's start plus the
  * number of the bucket's particles with a smaller index (buckets hold a few
- * particles, so counting is cheaper than sorting). sorted_pos.w carries the
- * body index (bits), sorted_vel.w the cell key (rb_cell_key), so the force
- * pass rejects a particle of the same body after one load and a particle of
- * another cell after two. */
+ * particles, so counting is cheaper than sorting). Positions and bodies are
+ * stored one array a coordinate, for the force pass's vector loads;
+ * sorted_vel.w carries the cell key (rb_cell_key). (Run in slot order
+ * instead, so that the writes stay together, it was slower on PoCL: the
+ * particle reads scatter.) */
 __kernel void rb_reorder(const uint n, __global const float4 *particle_offset, __global const uint *particle_body,
                          __global const float4 *body_pos, __global const float4 *body_quat,
                          __global const float4 *body_vel, __global const float4 *body_omega,
                          __global const uint *particle_hash, __global const uint *table, __global const uint *members,
-                         const float inv_cell, __global float4 *sorted_pos, __global float4 *sorted_vel) {
+                         const float inv_cell, __global float *sorted_x, __global float *sorted_y,
+                         __global float *sorted_z, __global uint *sorted_body, __global float4 *sorted_vel,
+                         __global uint *sorted_index) {
     const uint i = get_global_id(0);
     if (i >= n) return;
     const uint h = particle_hash[i], start = table[h], end = table[h + 1];
@@ -95,8 +99,12 @@ __kernel void rb_reorder(const uint n, __global const float4 *particle_offset, _
     const float3 rel = rb_particle_rel(body_quat[b], particle_offset[i]);
     const float3 v = rb_point_velocity(body_vel[b], body_omega[b], rel);
     const float3 p = (float3)(x.x + rel.x, x.y + rel.y, x.z + rel.z);
-    sorted_pos[slot] = (float4)(p, as_float(b));
+    sorted_x[slot] = p.x;
+    sorted_y[slot] = p.y;
+    sorted_z[slot] = p.z;
+    sorted_body[slot] = b;
     sorted_vel[slot] = (float4)(v, as_float(rb_cell_key(rb_cell_of(p, inv_cell))));
+    sorted_index[slot] = i;
 }
 
 /* Particle world positions in index order, for read-back (not part of a step). */

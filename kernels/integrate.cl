@@ -1,7 +1,8 @@
 /* integrate.cl - stages 4 and 5: per-body sums, integration, transforms.
  *
- * Torque T = external + sum (r_i x f_i + t_i), t_i the contact moments
- * about particle i's centre (forces.cl).
+ * Torque T = external + sum m_i, m_i = r_i x f_i + the contacts' moments
+ * about particle i's centre: particle i's moment about the centre, which
+ * the force pass stores (forces.cl).
  *
  * One work-group of RB_BODY_GROUP work-items per body. Work-item l sums the
  * l-th run of `chunk` consecutive particles, chunk = max(RB_MIN_CHUNK,
@@ -95,10 +96,10 @@ static void rb_integrate_body(const uint b, __local const float4 *part_f, __loca
 }
 
 __kernel __attribute__((reqd_work_group_size(RB_BODY_GROUP, 1, 1))) void
-rb_integrate(const uint body_count, __global const uint *body_first_particle, __global const float4 *particle_offset,
-             __global const float *force, __global const float *moment, __global float4 *body_pos,
-             __global float4 *body_quat, __global float4 *body_vel, __global float4 *body_angmom,
-             __global float4 *body_omega, __global const float4 *body_inv_inertia, __global const float4 *body_force,
+rb_integrate(const uint body_count, __global const uint *body_first_particle, __global const float *force,
+             __global const float *moment, __global float4 *body_pos, __global float4 *body_quat,
+             __global float4 *body_vel, __global float4 *body_angmom, __global float4 *body_omega,
+             __global const float4 *body_inv_inertia, __global const float4 *body_force,
              __global const float4 *body_torque, __global const uint *wake, const float4 gravity, const float dt,
              const float sleep_speed, const float sleep_time, const float wake_accel, __global float4 *transforms) {
     /* float4, not float3: one layout on every compiler */
@@ -109,8 +110,7 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
      * to miscompile values live across this barrier. */
     const uint first = body_first_particle[b], last = body_first_particle[b + 1];
     const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_BODY_GROUP - 1) / RB_BODY_GROUP);
-    const float4 x = body_pos[b], q = body_quat[b];
-    const float inv_mass = body_vel[b].w, mass = 1.0f / inv_mass;
+    const float mass = 1.0f / body_vel[b].w;
 
     float3 F = (float3)(0.0f, 0.0f, 0.0f), T = F;
     if (l == 0) {
@@ -120,14 +120,9 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
     }
     const uint lo = min(last, first + l * chunk), hi = min(last, lo + chunk);
     for (uint i = lo; i < hi; i++) {
-        const float3 rel0 = rb_particle_rel(q, particle_offset[i]);
-        /* (x + r) - x, as the reference forms the lever from the particle position */
-        const float3 rel = (float3)((x.x + rel0.x) - x.x, (x.y + rel0.y) - x.y, (x.z + rel0.z) - x.z);
-        const float3 f = vload3(i, force);
-        const float3 t = rb_cross(rel, f), m = vload3(i, moment);
+        const float3 f = vload3(i, force), m = vload3(i, moment); /* m: about the centre (forces.cl) */
         F = (float3)(F.x + f.x, F.y + f.y, F.z + f.z);
-        /* r x f plus the contacts' moment about the particle's centre */
-        T = (float3)(T.x + (t.x + m.x), T.y + (t.y + m.y), T.z + (t.z + m.z));
+        T = (float3)(T.x + m.x, T.y + m.y, T.z + m.z);
     }
     part_f[l] = (float4)(F, 0.0f);
     part_t[l] = (float4)(T, 0.0f);

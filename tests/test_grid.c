@@ -116,11 +116,28 @@ static void test_sparse_cloud_with_hash_collisions(void **state) {
     assert_true(pairs > 50);
 }
 
+/* The OpenCL force pass reads cells x - 1, x, x + 1 of a row as one run of
+ * buckets: cell x + 1 must hash to the bucket after cell x's, the table's
+ * last bucket followed by bucket 0, everywhere (negative cells and the ends
+ * of the int range included). */
+static void test_rows_fill_consecutive_buckets(void **state) {
+    static const int coords[] = {INT32_MIN, -70000, -1025, -2, -1, 0, 1, 3, 1023, 1024, 99999, INT32_MAX - 1};
+    const unsigned mask = (1u << 17) - 1u;
+    const size_t n = sizeof coords / sizeof *coords;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            for (size_t c = 0; c < n; c++) {
+                const int x = coords[a], y = coords[b], z = coords[c];
+                assert_int_equal(rb_cell_hash(x + 1, y, z, mask), (rb_cell_hash(x, y, z, mask) + 1u) & mask);
+            }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense_cloud_at_origin),
         cmocka_unit_test(test_cloud_far_from_origin),
         cmocka_unit_test(test_sparse_cloud_with_hash_collisions),
+        cmocka_unit_test(test_rows_fill_consecutive_buckets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -188,6 +188,36 @@ static void test_forces_random(void **state) {
     check_forces(f, 3, 1500, 9.0f); /* table collisions and many buckets */
 }
 
+/* Cells x - 1, x, x + 1 of a row fill consecutive buckets, and the force
+ * pass reads them as one run, in two pieces where the run passes the
+ * table's last bucket. With y and z in cell 0, cell x hashes to bucket
+ * x mod table size: a chain of particles across x = 0 has its rows wrap.
+ * Every particle touches a neighbour (zigzag, so no forces cancel); the
+ * forces must be the reference's. */
+static void test_forces_wrapping_rows(void **state) {
+    const fixture *f = *state;
+    rb_world_desc desc = rb_default_world_desc();
+    desc.plane_count = 0;
+    rb_world *w[2] = {make_world(RB_BACKEND_OPENCL, &desc), make_world(RB_BACKEND_REFERENCE, &desc)};
+    for (int k = 0; k < 2; k++) {
+        const int one = rb_scene_add_shape(w[k], rb_registry_get(f->reg, (uint32_t)f->shape[SHAPE_ONE]));
+        assert_true(one >= 0);
+        static const float x[6] = {-0.7f, -0.42f, -0.15f, 0.12f, 0.42f, 0.7f}; /* gaps under 2 r, all unequal */
+        for (int b = 0; b < 6; b++) {
+            rb_body_desc d = {.shape = (uint32_t)one, .position = {x[b], b % 2 ? 0.3f : 0.15f, 0.2f},
+                              .orientation = {0, 0, 0, 1}, .velocity = {0.1f * (float)b, 0.0f, 0.05f}};
+            assert_true(rb_world_add_body(w[k], &d).generation != 0);
+        }
+    }
+    float fa[18], fb[18];
+    assert_true(rb_world_particle_forces(w[0], fa));
+    assert_true(rb_world_particle_forces(w[1], fb));
+    uint32_t touching, exact = compare_forces(fa, fb, 6, &touching);
+    assert_int_equal(touching, 6);
+    assert_int_equal(exact, 6);
+    rb_world_destroy(w[0]), rb_world_destroy(w[1]);
+}
+
 /* ---- trajectories ---- */
 
 typedef struct pose {
@@ -413,6 +443,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_forces_random),
+        cmocka_unit_test(test_forces_wrapping_rows),
         cmocka_unit_test(test_read_back_and_memory),
         cmocka_unit_test(test_trajectory_small),
         cmocka_unit_test(test_grow_and_remove),

@@ -82,9 +82,12 @@ static inline int rb_cell_coord(float x, float inv_cell) {
     return (int)c;
 }
 
-/* Hash of a cell into a table of mask + 1 (a power of two) buckets. */
+/* Hash of a cell into a table of mask + 1 (a power of two) buckets. x is
+ * added unscaled, so the cells of a row along x fill consecutive buckets:
+ * the OpenCL force pass reads three neighbouring cells as one run of the
+ * sorted particles. Large odd factors spread the rows of y and z. */
 static inline unsigned rb_cell_hash(int cx, int cy, int cz, unsigned mask) {
-    return ((unsigned)cx * 73856093u ^ (unsigned)cy * 19349663u ^ (unsigned)cz * 83492791u) & mask;
+    return ((unsigned)cx + (unsigned)cy * 19349663u + (unsigned)cz * 83492791u) & mask;
 }
 
 #endif

@@ -18,14 +18,17 @@
  * that size are summed in the reference's order). */
 #define RB_BODY_GROUP 8u
 #define RB_MIN_CHUNK 32u
+/* Slots past the last particle in the sorted copies: the force pass loads
+ * eight at a time. */
+#define RB_RUN_PAD 8u
 /* Work-group size for the per-particle kernels. */
-#define RB_PARTICLE_GROUP 64u
+#define RB_PARTICLE_GROUP 256u
 /* Buckets per particle, at least. At 4, particles of other cells sharing a
  * bucket cost 7% fewer instructions, but the larger table misses cache more
  * often: pile 3000 ran at the same speed (15.2 ms a force pass) with 13
  * bytes a particle more. Such particles lie in their bucket's run, beside
  * the ones looked for, so skipping them costs little memory traffic. */
-#define RB_TABLE_FACTOR 2u
+#define RB_TABLE_FACTOR 1u
 /* Profiling events kept before they are read and released. */
 #define RB_EVENT_BATCH 4096u
 
@@ -72,12 +75,13 @@ typedef struct ocl_buffers {
     ocl_buffer wake;                                                   /* 4 B: touched by a mover this step */
     ocl_buffer transforms;                                             /* 32 B: what the renderer reads */
     ocl_buffer particle_offset;                                        /* 16 B */
-    ocl_buffer particle_body, particle_hash, members;                  /* 4 B each */
-    ocl_buffer sorted_pos, sorted_vel;                                 /* 16 B each, bucket order */
-    ocl_buffer force, moment;                                          /* 12 B each (xyz), index order */
-    ocl_buffer table;                                                  /* 4 B x (table_size + 1) */
-    ocl_buffer chunk_sums;                                             /* 4 B x chunk_count */
-    ocl_buffer planes;                                                 /* RB_MAX_PLANES x 16 B */
+    ocl_buffer particle_body, particle_hash, members, sorted_index;    /* 4 B each */
+    ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body;              /* 4 B each, bucket order, padded */
+    ocl_buffer sorted_vel;                                             /* 16 B, bucket order */
+    ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
+    ocl_buffer table;         /* 4 B x (table_size + 1) */
+    ocl_buffer chunk_sums;    /* 4 B x chunk_count */
+    ocl_buffer planes;        /* RB_MAX_PLANES x 16 B */
 } ocl_buffers;
 
 /* ocl_buffers holds nothing but ocl_buffer fields: it is walked as an array
@@ -179,7 +183,11 @@ static bool reserve_particles(ocl *o, uint32_t n) {
                   make_buffer(o, &b->particle_body, cap * 4u, "particle_body") &&
                   make_buffer(o, &b->particle_hash, cap * 4u, "particle_hash") &&
                   make_buffer(o, &b->members, cap * 4u, "members") &&
-                  make_buffer(o, &b->sorted_pos, cap * 16u, "sorted_pos") &&
+                  make_buffer(o, &b->sorted_index, cap * 4u, "sorted_index") &&
+                  make_buffer(o, &b->sorted_x, (cap + RB_RUN_PAD) * 4u, "sorted_x") &&
+                  make_buffer(o, &b->sorted_y, (cap + RB_RUN_PAD) * 4u, "sorted_y") &&
+                  make_buffer(o, &b->sorted_z, (cap + RB_RUN_PAD) * 4u, "sorted_z") &&
+                  make_buffer(o, &b->sorted_body, (cap + RB_RUN_PAD) * 4u, "sorted_body") &&
                   make_buffer(o, &b->sorted_vel, cap * 16u, "sorted_vel") &&
                   make_buffer(o, &b->force, cap * 12u, "force") && make_buffer(o, &b->moment, cap * 12u, "moment");
         o->particle_capacity = ok ? (uint32_t)cap : 0;
@@ -327,27 +335,29 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_MEM(K_REORDER, 2, particle_body) && ARG_MEM(K_REORDER, 3, body_pos) && ARG_MEM(K_REORDER, 4, body_quat) &&
          ARG_MEM(K_REORDER, 5, body_vel) && ARG_MEM(K_REORDER, 6, body_omega) && ARG_MEM(K_REORDER, 7, particle_hash) &&
          ARG_MEM(K_REORDER, 8, table) && ARG_MEM(K_REORDER, 9, members) && ARG_VAL(K_REORDER, 10, inv_cell) &&
-         ARG_MEM(K_REORDER, 11, sorted_pos) && ARG_MEM(K_REORDER, 12, sorted_vel);
+         ARG_MEM(K_REORDER, 11, sorted_x) && ARG_MEM(K_REORDER, 12, sorted_y) && ARG_MEM(K_REORDER, 13, sorted_z) &&
+         ARG_MEM(K_REORDER, 14, sorted_body) && ARG_MEM(K_REORDER, 15, sorted_vel) &&
+         ARG_MEM(K_REORDER, 16, sorted_index);
 
-    ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, particle_offset) &&
-         ARG_MEM(K_FORCES, 2, particle_body) && ARG_MEM(K_FORCES, 3, body_pos) && ARG_MEM(K_FORCES, 4, body_quat) &&
-         ARG_MEM(K_FORCES, 5, body_vel) && ARG_MEM(K_FORCES, 6, body_omega) && ARG_MEM(K_FORCES, 7, body_inv_inertia) &&
-         ARG_MEM(K_FORCES, 8, table) && ARG_VAL(K_FORCES, 9, mask) && ARG_MEM(K_FORCES, 10, sorted_pos) &&
-         ARG_MEM(K_FORCES, 11, sorted_vel) && ARG_MEM(K_FORCES, 12, planes) && ARG_VAL(K_FORCES, 13, plane_count) &&
-         ARG_VAL(K_FORCES, 14, inv_cell) && ARG_VAL(K_FORCES, 15, radius) && ARG_VAL(K_FORCES, 16, stiffness) &&
-         ARG_VAL(K_FORCES, 17, damping) && ARG_VAL(K_FORCES, 18, tangential) && ARG_VAL(K_FORCES, 19, friction) &&
-         ARG_VAL(K_FORCES, 20, sleep_speed) && ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) &&
-         ARG_MEM(K_FORCES, 23, moment) && ARG_MEM(K_FORCES, 24, wake);
+    ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, sorted_index) && ARG_MEM(K_FORCES, 2, body_pos) &&
+         ARG_MEM(K_FORCES, 3, body_omega) && ARG_MEM(K_FORCES, 4, body_inv_inertia) && ARG_MEM(K_FORCES, 5, table) &&
+         ARG_VAL(K_FORCES, 6, mask) && ARG_MEM(K_FORCES, 7, sorted_x) && ARG_MEM(K_FORCES, 8, sorted_y) &&
+         ARG_MEM(K_FORCES, 9, sorted_z) && ARG_MEM(K_FORCES, 10, sorted_body) && ARG_MEM(K_FORCES, 11, sorted_vel) &&
+         ARG_MEM(K_FORCES, 12, planes) && ARG_VAL(K_FORCES, 13, plane_count) && ARG_VAL(K_FORCES, 14, inv_cell) &&
+         ARG_VAL(K_FORCES, 15, radius) && ARG_VAL(K_FORCES, 16, stiffness) && ARG_VAL(K_FORCES, 17, damping) &&
+         ARG_VAL(K_FORCES, 18, tangential) && ARG_VAL(K_FORCES, 19, friction) && ARG_VAL(K_FORCES, 20, sleep_speed) &&
+         ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) && ARG_MEM(K_FORCES, 23, moment) &&
+         ARG_MEM(K_FORCES, 24, wake);
 
     ok = ok && ARG_VAL(K_INTEGRATE, 0, bodies) && ARG_MEM(K_INTEGRATE, 1, body_first_particle) &&
-         ARG_MEM(K_INTEGRATE, 2, particle_offset) && ARG_MEM(K_INTEGRATE, 3, force) &&
-         ARG_MEM(K_INTEGRATE, 4, moment) && ARG_MEM(K_INTEGRATE, 5, body_pos) && ARG_MEM(K_INTEGRATE, 6, body_quat) &&
-         ARG_MEM(K_INTEGRATE, 7, body_vel) && ARG_MEM(K_INTEGRATE, 8, body_angmom) &&
-         ARG_MEM(K_INTEGRATE, 9, body_omega) && ARG_MEM(K_INTEGRATE, 10, body_inv_inertia) &&
-         ARG_MEM(K_INTEGRATE, 11, body_force) && ARG_MEM(K_INTEGRATE, 12, body_torque) &&
-         ARG_MEM(K_INTEGRATE, 13, wake) && ARG_VAL(K_INTEGRATE, 14, gravity) && ARG_VAL(K_INTEGRATE, 15, dt) &&
-         ARG_VAL(K_INTEGRATE, 16, sleep_speed) && ARG_VAL(K_INTEGRATE, 17, sleep_time) &&
-         ARG_VAL(K_INTEGRATE, 18, wake_accel) && ARG_MEM(K_INTEGRATE, 19, transforms);
+         ARG_MEM(K_INTEGRATE, 2, force) && ARG_MEM(K_INTEGRATE, 3, moment) && ARG_MEM(K_INTEGRATE, 4, body_pos) &&
+         ARG_MEM(K_INTEGRATE, 5, body_quat) && ARG_MEM(K_INTEGRATE, 6, body_vel) &&
+         ARG_MEM(K_INTEGRATE, 7, body_angmom) && ARG_MEM(K_INTEGRATE, 8, body_omega) &&
+         ARG_MEM(K_INTEGRATE, 9, body_inv_inertia) && ARG_MEM(K_INTEGRATE, 10, body_force) &&
+         ARG_MEM(K_INTEGRATE, 11, body_torque) && ARG_MEM(K_INTEGRATE, 12, wake) && ARG_VAL(K_INTEGRATE, 13, gravity) &&
+         ARG_VAL(K_INTEGRATE, 14, dt) && ARG_VAL(K_INTEGRATE, 15, sleep_speed) &&
+         ARG_VAL(K_INTEGRATE, 16, sleep_time) && ARG_VAL(K_INTEGRATE, 17, wake_accel) &&
+         ARG_MEM(K_INTEGRATE, 18, transforms);
 
     ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
@@ -650,9 +660,10 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
 
     size_t max_group = 0;
     clGetDeviceInfo(dev.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL);
-    if (max_group < RB_PARTICLE_GROUP || max_group < RB_BODY_GROUP) {
+    const unsigned need_group = RB_PARTICLE_GROUP > RB_BODY_GROUP ? RB_PARTICLE_GROUP : RB_BODY_GROUP;
+    if (max_group < need_group) {
         snprintf(err, err_size, "device %s allows work-groups of %zu; the kernels need %u", o->device_name, max_group,
-                 RB_PARTICLE_GROUP);
+                 need_group);
         goto fail;
     }
     if (!build_program(o, err, err_size)) goto fail;
