@@ -10,7 +10,8 @@
  * derives from it once). Passed as kernel arguments, not a struct, so no
  * struct layout has to agree between host and device compilers. */
 #define RB_CONTACT_ARGS                                                                                                \
-    const float radius, const float stiffness, const float damping, const float tangential, const float friction
+    const float radius, const float stiffness, const float damping, const float tangential, const float friction,      \
+        const float dt
 
 /* Cross product as rb_v3_cross writes it (no built-in: its rounding is the device's). */
 static inline float3 rb_cross(const float3 a, const float3 b) {
@@ -96,6 +97,20 @@ static inline float3 rb_separation(const float3 pi, const float3 pj) {
 }
 static inline float rb_length2(const float3 x) { return x.x * x.x + x.y * x.y + x.z * x.z; }
 
+/* Normal force per unit mass of a contact with overlap > 0 and separation
+ * speed vn (negative: closing), never a pull; as rb_contact_normal in
+ * src/sim/contact.h, which says why the first step of a contact differs. */
+static inline float rb_contact_normal(const float k, const float c, const float overlap, const float vn,
+                                      const float dt) {
+    float f = k * overlap - c * vn;
+    const float u = -vn * dt;
+    if (overlap < u) {
+        const float s = overlap + 0.5f * u;
+        f = s / u * (0.5f * k * s - c * vn);
+    }
+    return fmax(f, 0.0f);
+}
+
 /* Force on particle i from an overlapping particle j (rb_contact_particles,
  * after its overlap test: x = pj - pi, 0 < dist2 < (2 radius)^2), added to
  * *f, and its moment about i's centre, added to *t: spring and dashpot along
@@ -115,7 +130,7 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
     const float3 v = (float3)(vj.x - vi.x - (ws.y * x.z - ws.z * x.y), vj.y - vi.y - (ws.z * x.x - ws.x * x.z),
                               vj.z - vi.z - (ws.x * x.y - ws.y * x.x));
     const float vn = v.x * n.x + v.y * n.y + v.z * n.z;
-    const float fn = fmin(-meff * stiffness * (d - dist) + meff * damping * vn, 0.0f);
+    const float fn = -meff * rb_contact_normal(stiffness, damping, d - dist, vn, dt);
     const float3 vt = (float3)(v.x - vn * n.x, v.y - vn * n.y, v.z - vn * n.z);
     const float eta = meff * tangential;
     const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
@@ -144,7 +159,7 @@ static inline void rb_contact_plane(const float3 pi, const float3 vi, const floa
     const float3 vc = (float3)(vi.x - height * (wi.y * n.z - wi.z * n.y), vi.y - height * (wi.z * n.x - wi.x * n.z),
                                vi.z - height * (wi.x * n.y - wi.y * n.x));
     const float vn = n.x * vc.x + n.y * vc.y + n.z * vc.z;
-    const float fn = fmax(mi * stiffness * overlap - mi * damping * vn, 0.0f);
+    const float fn = mi * rb_contact_normal(stiffness, damping, overlap, vn, dt);
     const float3 vt = (float3)(-(vc.x - vn * n.x), -(vc.y - vn * n.y), -(vc.z - vn * n.z));
     const float eta = mi * tangential;
     const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);

@@ -55,7 +55,7 @@ rb_visit_run(const float3 p, const float3 v, const float3 w, const float m, cons
                 *wake = true;
             if (dist2 >= d2 || dist2 == 0.0f) continue; /* apart, or coincident with no normal */
             rb_contact_particles(sep, dist2, v, w, m, vj.xyz, body_omega[bj].xyz, body_inv_inertia[bj].w, f, t, radius,
-                                 stiffness, damping, tangential, friction);
+                                 stiffness, damping, tangential, friction, dt);
         }
     }
 }
@@ -87,18 +87,18 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
             if (h + 3u <= buckets) {
                 rb_visit_run(p, v, w, m, b, sleeping, table[h], table[h + 3u], row_key, sorted_x, sorted_y, sorted_z,
                              sorted_body, sorted_vel, body_inv_inertia, body_omega, body_pos, sleep_speed, sleep_time,
-                             &wake, &f, &t, radius, stiffness, damping, tangential, friction);
+                             &wake, &f, &t, radius, stiffness, damping, tangential, friction, dt);
             } else { /* the row wraps past the table's end: its tail, then its head from bucket 0 */
                 rb_visit_run(p, v, w, m, b, sleeping, table[h], table[buckets], row_key, sorted_x, sorted_y, sorted_z,
                              sorted_body, sorted_vel, body_inv_inertia, body_omega, body_pos, sleep_speed, sleep_time,
-                             &wake, &f, &t, radius, stiffness, damping, tangential, friction);
+                             &wake, &f, &t, radius, stiffness, damping, tangential, friction, dt);
                 rb_visit_run(p, v, w, m, b, sleeping, 0u, table[h + 3u - buckets], row_key, sorted_x, sorted_y,
                              sorted_z, sorted_body, sorted_vel, body_inv_inertia, body_omega, body_pos, sleep_speed,
-                             sleep_time, &wake, &f, &t, radius, stiffness, damping, tangential, friction);
+                             sleep_time, &wake, &f, &t, radius, stiffness, damping, tangential, friction, dt);
             }
         }
     for (uint k = 0; k < plane_count; k++)
-        rb_contact_plane(p, v, w, m, planes[k], &f, &t, radius, stiffness, damping, tangential, friction);
+        rb_contact_plane(p, v, w, m, planes[k], &f, &t, radius, stiffness, damping, tangential, friction, dt);
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,
      * as the reference forms it from the particle's position. */

@@ -33,7 +33,7 @@ void rb_options_usage(FILE *out) {
                  "Simulation:\n"
                  "  --backend B        reference | opencl (default: opencl where a device exists)\n"
                  "  --device I         OpenCL device index (see --list-devices)\n"
-                 "  --dt S             fixed step in seconds [0.001]\n"
+                 "  --dt S             fixed step in seconds [0.0016: t_c / 5]\n"
                  "Headless runs:\n"
                  "  --headless         no window: simulate --steps steps and print a summary\n"
                  "  --steps N          steps to simulate [1000]\n"

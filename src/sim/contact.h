@@ -8,6 +8,23 @@
 
 #include "world_internal.h"
 
+/* Normal force per unit mass of a contact with overlap > 0 and separation
+ * speed vn (negative closing), never a pull. On the first step of a contact
+ * (overlap < -vn dt: the previous state was apart, since x moved by vn dt) the
+ * kick stands for the window [t - dt/2, t + dt/2] of which only the part after
+ * the touch, (overlap / (-vn dt) + 1/2) dt, was in contact: give it the exact
+ * impulse of the linearly growing overlap over that part instead of the whole
+ * window's. Removes most of the scatter of the restitution with where the
+ * touch falls within a step. */
+static inline float rb_contact_normal(float k, float c, float overlap, float vn, float dt) {
+    float f = k * overlap - c * vn, u = -vn * dt;
+    if (overlap < u) {
+        float s = overlap + 0.5f * u;
+        f = s / u * (0.5f * k * s - c * vn);
+    }
+    return fmaxf(f, 0.0f);
+}
+
 /* Force on particle i (position pi, velocity vi, mass mi, its body's angular
  * velocity wi) from particle j, added to f, and its moment about i's centre,
  * added to t. The force acts at the midpoint of the centres, so the pair's
@@ -30,7 +47,7 @@ static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, rb_float4 wi
                   vj.z - vi.z - (ws[0] * x[1] - ws[1] * x[0])};
     float vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
     /* Along n (towards j): spring pushes i away, dashpot resists approach; never pulls. */
-    float fn = fminf(-meff * p->stiffness * (d - dist) + meff * p->damping * vn, 0.0f);
+    float fn = -meff * rb_contact_normal(p->stiffness, p->damping, d - dist, vn, p->dt);
     float vt[3] = {v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2]};
     float eta = meff * p->tangential;
     float ft_len = eta * sqrtf(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
@@ -57,7 +74,7 @@ static inline void rb_contact_plane(rb_float4 pi, rb_float4 vi, rb_float4 wi, fl
     float vc[3] = {vi.x - height * (wi.y * n[2] - wi.z * n[1]), vi.y - height * (wi.z * n[0] - wi.x * n[2]),
                    vi.z - height * (wi.x * n[1] - wi.y * n[0])};
     float vn = n[0] * vc[0] + n[1] * vc[1] + n[2] * vc[2];
-    float fn = fmaxf(mi * p->stiffness * overlap - mi * p->damping * vn, 0.0f);
+    float fn = mi * rb_contact_normal(p->stiffness, p->damping, overlap, vn, p->dt);
     /* The plane is still: the relative tangential velocity is -v_t of the contact point. */
     float vt[3] = {-(vc[0] - vn * n[0]), -(vc[1] - vn * n[1]), -(vc[2] - vn * n[2])};
     float eta = mi * p->tangential;

@@ -345,9 +345,9 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_MEM(K_FORCES, 9, sorted_z) && ARG_MEM(K_FORCES, 10, sorted_body) && ARG_MEM(K_FORCES, 11, sorted_vel) &&
          ARG_MEM(K_FORCES, 12, planes) && ARG_VAL(K_FORCES, 13, plane_count) && ARG_VAL(K_FORCES, 14, inv_cell) &&
          ARG_VAL(K_FORCES, 15, radius) && ARG_VAL(K_FORCES, 16, stiffness) && ARG_VAL(K_FORCES, 17, damping) &&
-         ARG_VAL(K_FORCES, 18, tangential) && ARG_VAL(K_FORCES, 19, friction) && ARG_VAL(K_FORCES, 20, sleep_speed) &&
-         ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) && ARG_MEM(K_FORCES, 23, moment) &&
-         ARG_MEM(K_FORCES, 24, wake);
+         ARG_VAL(K_FORCES, 18, tangential) && ARG_VAL(K_FORCES, 19, friction) && ARG_VAL(K_FORCES, 20, dt) &&
+         ARG_VAL(K_FORCES, 21, sleep_speed) && ARG_VAL(K_FORCES, 22, sleep_time) && ARG_MEM(K_FORCES, 23, force) &&
+         ARG_MEM(K_FORCES, 24, moment) && ARG_MEM(K_FORCES, 25, wake);
 
     ok = ok && ARG_VAL(K_INTEGRATE, 0, bodies) && ARG_MEM(K_INTEGRATE, 1, body_first_particle) &&
          ARG_MEM(K_INTEGRATE, 2, force) && ARG_MEM(K_INTEGRATE, 3, moment) && ARG_MEM(K_INTEGRATE, 4, body_pos) &&
