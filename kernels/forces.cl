@@ -9,54 +9,88 @@
  *
  * The 27 neighbour cells are read as 9 rows of three: cells x - 1, x, x + 1
  * of a row fill consecutive buckets, so a row is one run of sorted slots
- * (two where the table wraps). Particles of other cells that share those
- * buckets are skipped by their cell key. Contacts are summed in the
- * reference's order: rows z, then y, each row's cells x - 1, x, x + 1, each
- * cell's particles by index; then the planes. The same bits as the reference.
+ * (two where the table wraps), tested for reach eight slots at a time; the
+ * few slots within reach are then taken one by one. (Two rows in one
+ * 16-wide test ran slower on PoCL.) Particles of other cells that share
+ * those buckets are skipped by their cell key. Contacts are summed in the reference's
+ * order: rows z, then y, each row's cells x - 1, x, x + 1, each cell's
+ * particles by index; then the planes. The same bits as the reference.
  *
  * A particle of a sleeping body that overlaps a particle of an awake body
  * moving faster than sleep_speed marks its body to wake (every writer
  * writes 1: no race). */
 
-/* The contacts of particle (p, v, w, m, body b) with the particles in sorted
- * slots [s, end) that lie in the row of cells whose first cell has key
- * row_key. Eight slots are tested at a time, with vector loads of each
- * coordinate (the sorted copies are padded by eight); the few within reach
- * are then taken one by one in slot order. */
-static inline __attribute__((always_inline)) void
-rb_visit_run(const float3 p, const float3 v, const float3 w, const float m, const uint b, const bool sleeping, uint s,
-             const uint end, const uint row_key, __global const float *sorted_x, __global const float *sorted_y,
-             __global const float *sorted_z, __global const uint *sorted_body, __global const float4 *sorted_vel,
-             __global const float4 *body_inv_inertia, __global const float4 *body_omega,
-             __global const float4 *body_pos, const float sleep_speed, const float sleep_time, bool *wake, float3 *f,
-             float3 *t, RB_CONTACT_ARGS) {
+/* The sorted particle copies (grid.cl, rb_reorder) and the body values a
+ * contact reads. */
+typedef struct rb_sorted {
+    __global const float *x, *y, *z;
+    __global const uint *body;
+    __global const float4 *vel; /* w: the cell key */
+    __global const float4 *body_pos, *body_omega, *body_inv_inertia;
+} rb_sorted;
+
+/* The particle whose force is summed, and its sums. */
+typedef struct rb_summing {
+    float3 p, v, w; /* position, velocity, its body's angular velocity */
+    float m;        /* its body's mass */
+    uint b;         /* its body */
+    bool sleeping, wake;
+    float3 f, t; /* force, and moment about the particle's centre */
+} rb_summing;
+
+/* Reach: a contact, or a touch that wakes (both (2 r)^2, written as the reference writes each). */
+#define RB_REACH2(radius) fmax((2.0f * (radius)) * (2.0f * (radius)), 4.0f * (radius) * (radius))
+
+/* Slot j's particle, within reach of a particle of another body, in the
+ * row of cells whose first cell has key row_key (or in another cell that
+ * shares a bucket with it: skipped). */
+static inline __attribute__((always_inline)) void rb_visit_slot(rb_summing *q, const rb_sorted *in, const uint j,
+                                                                const uint row_key, const float sleep_speed,
+                                                                const float sleep_time, RB_CONTACT_ARGS) {
     const float d = 2.0f * radius, d2 = d * d, touch2 = 4.0f * radius * radius; /* as the reference writes each */
+    const float3 sep = rb_separation(q->p, (float3)(in->x[j], in->y[j], in->z[j]));
+    const float dist2 = rb_length2(sep);
+    const float4 vj = in->vel[j];
+    const uint key = as_uint(vj.w), bj = in->body[j];
+    /* in another row, or past x + 1 of this one (x is the key's low 10 bits) */
+    if ((key >> 10) != (row_key >> 10) || ((key - row_key) & 1023u) > 2u) return;
+    if (q->sleeping && dist2 < touch2 && dist2 > 0.0f && !rb_asleep(in->body_pos[bj].w, sleep_time) &&
+        rb_length2(vj.xyz) > sleep_speed * sleep_speed)
+        q->wake = true;
+    if (dist2 >= d2 || dist2 == 0.0f) return; /* apart, or coincident with no normal */
+    rb_contact_particles(sep, dist2, q->v, q->w, q->m, vj.xyz, in->body_omega[bj].xyz, in->body_inv_inertia[bj].w,
+                         &q->f, &q->t, radius, stiffness, damping, tangential, friction, dt);
+}
+
+/* The lowest set bit's index, and the mask without it. */
+static inline uint rb_take_lowest(uint *bits) {
+    const uint k = 31u - clz(*bits & (0u - *bits));
+    *bits &= *bits - 1u;
+    return k;
+}
+
+/* The contacts with the particles in sorted slots [s, end) of one row, eight
+ * slots a vector (the sorted copies are padded by eight). */
+static inline __attribute__((always_inline)) void rb_visit_run(rb_summing *q, const rb_sorted *in, uint s,
+                                                               const uint end, const uint row_key,
+                                                               const float sleep_speed, const float sleep_time,
+                                                               RB_CONTACT_ARGS) {
+    const float reach2 = RB_REACH2(radius);
     for (; s < end; s += 8u) {
         /* rb_separation and rb_length2 of eight slots: the same operations */
-        const float8 x = vload8(0, sorted_x + s) - p.x, y = vload8(0, sorted_y + s) - p.y,
-                     z = vload8(0, sorted_z + s) - p.z;
-        const float8 dist2v = x * x + y * y + z * z;
-        /* Within reach (a contact, or a touch that wakes), of another body, in the run. */
-        const int8 near = ((dist2v < d2) | (dist2v < touch2)) & (as_int8(vload8(0, sorted_body + s)) != (int)b) &
+        const float8 x = vload8(0, in->x + s) - q->p.x, y = vload8(0, in->y + s) - q->p.y,
+                     z = vload8(0, in->z + s) - q->p.z;
+        const float8 dist2 = x * x + y * y + z * z;
+        const int8 near = (dist2 < reach2) & (as_int8(vload8(0, in->body + s)) != (int)q->b) &
                           ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - s));
-        const int8 bit = near & (int8)(1, 2, 4, 8, 16, 32, 64, 128);
-        uint bits = (uint)(bit.s0 | bit.s1 | bit.s2 | bit.s3 | bit.s4 | bit.s5 | bit.s6 | bit.s7);
-        while (bits != 0u) {
-            const uint j = s + (31u - clz(bits & (0u - bits))); /* the lowest slot left */
-            bits &= bits - 1u;
-            const float3 sep = rb_separation(p, (float3)(sorted_x[j], sorted_y[j], sorted_z[j]));
-            const float dist2 = rb_length2(sep);
-            const float4 vj = sorted_vel[j];
-            const uint key = as_uint(vj.w), bj = sorted_body[j];
-            /* in another row, or past x + 1 of this one (x is the key's low 10 bits) */
-            if ((key >> 10) != (row_key >> 10) || ((key - row_key) & 1023u) > 2u) continue;
-            if (sleeping && dist2 < touch2 && dist2 > 0.0f && !rb_asleep(body_pos[bj].w, sleep_time) &&
-                rb_length2(vj.xyz) > sleep_speed * sleep_speed)
-                *wake = true;
-            if (dist2 >= d2 || dist2 == 0.0f) continue; /* apart, or coincident with no normal */
-            rb_contact_particles(sep, dist2, v, w, m, vj.xyz, body_omega[bj].xyz, body_inv_inertia[bj].w, f, t, radius,
-                                 stiffness, damping, tangential, friction, dt);
-        }
+        /* lane k's bit, OR-ed across the lanes as halves of halves */
+        const ulong4 bit = as_ulong4(near & (int8)(1, 2, 4, 8, 16, 32, 64, 128));
+        const ulong2 halves = bit.lo | bit.hi;
+        const ulong quarter = halves.lo | halves.hi;
+        uint bits = (uint)quarter | (uint)(quarter >> 32);
+        while (bits != 0u)
+            rb_visit_slot(q, in, s + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, radius, stiffness,
+                          damping, tangential, friction, dt);
     }
 }
 
@@ -70,41 +104,45 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         __global uint *wake_body) {
     const uint s = get_global_id(0);
     if (s >= n) return;
-    const uint b = sorted_body[s];
-    const float3 p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]), v = sorted_vel[s].xyz;
-    const float3 w = body_omega[b].xyz;
-    const float m = body_inv_inertia[b].w;
-    const float4 x = body_pos[b];
-    const bool sleeping = rb_asleep(x.w, sleep_time);
-    bool wake = false;
-    const int3 c = rb_cell_of(p, inv_cell);
+    const rb_sorted in = {sorted_x,   sorted_y, sorted_z,   sorted_body,
+                          sorted_vel, body_pos, body_omega, body_inv_inertia};
+    rb_summing q;
+    q.b = sorted_body[s];
+    q.p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
+    q.v = sorted_vel[s].xyz;
+    q.w = body_omega[q.b].xyz;
+    q.m = body_inv_inertia[q.b].w;
+    const float4 x = body_pos[q.b];
+    q.sleeping = rb_asleep(x.w, sleep_time);
+    q.wake = false;
+    q.f = (float3)(0.0f, 0.0f, 0.0f);
+    q.t = q.f;
+    const int3 c = rb_cell_of(q.p, inv_cell);
     const uint buckets = mask + 1u;
-    float3 f = (float3)(0.0f, 0.0f, 0.0f), t = f;
+
     for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++) {
             const int3 first = (int3)(c.x - 1, c.y + dy, c.z + dz);
-            const uint h = rb_cell_hash(first, mask), row_key = rb_cell_key(first);
+            const uint h = rb_cell_hash(first, mask), key = rb_cell_key(first);
             if (h + 3u <= buckets) {
-                rb_visit_run(p, v, w, m, b, sleeping, table[h], table[h + 3u], row_key, sorted_x, sorted_y, sorted_z,
-                             sorted_body, sorted_vel, body_inv_inertia, body_omega, body_pos, sleep_speed, sleep_time,
-                             &wake, &f, &t, radius, stiffness, damping, tangential, friction, dt);
-            } else { /* the row wraps past the table's end: its tail, then its head from bucket 0 */
-                rb_visit_run(p, v, w, m, b, sleeping, table[h], table[buckets], row_key, sorted_x, sorted_y, sorted_z,
-                             sorted_body, sorted_vel, body_inv_inertia, body_omega, body_pos, sleep_speed, sleep_time,
-                             &wake, &f, &t, radius, stiffness, damping, tangential, friction, dt);
-                rb_visit_run(p, v, w, m, b, sleeping, 0u, table[h + 3u - buckets], row_key, sorted_x, sorted_y,
-                             sorted_z, sorted_body, sorted_vel, body_inv_inertia, body_omega, body_pos, sleep_speed,
-                             sleep_time, &wake, &f, &t, radius, stiffness, damping, tangential, friction, dt);
+                rb_visit_run(&q, &in, table[h], table[h + 3u], key, sleep_speed, sleep_time, radius, stiffness, damping,
+                             tangential, friction, dt);
+            } else { /* the row passes the table's end: its tail, then its head from bucket 0 */
+                rb_visit_run(&q, &in, table[h], table[buckets], key, sleep_speed, sleep_time, radius, stiffness,
+                             damping, tangential, friction, dt);
+                rb_visit_run(&q, &in, 0u, table[h + 3u - buckets], key, sleep_speed, sleep_time, radius, stiffness,
+                             damping, tangential, friction, dt);
             }
         }
     for (uint k = 0; k < plane_count; k++)
-        rb_contact_plane(p, v, w, m, planes[k], &f, &t, radius, stiffness, damping, tangential, friction, dt);
+        rb_contact_plane(q.p, q.v, q.w, q.m, planes[k], &q.f, &q.t, radius, stiffness, damping, tangential, friction,
+                         dt);
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,
      * as the reference forms it from the particle's position. */
-    const float3 lever = (float3)(p.x - x.x, p.y - x.y, p.z - x.z), lf = rb_cross(lever, f);
+    const float3 lever = (float3)(q.p.x - x.x, q.p.y - x.y, q.p.z - x.z), lf = rb_cross(lever, q.f);
     const uint i = sorted_index[s];
-    vstore3(f, i, force); /* packed xyz: 12 bytes a particle, in index order */
-    vstore3((float3)(lf.x + t.x, lf.y + t.y, lf.z + t.z), i, moment);
-    if (wake) wake_body[b] = 1u;
+    vstore3(q.f, i, force); /* packed xyz: 12 bytes a particle, in index order */
+    vstore3((float3)(lf.x + q.t.x, lf.y + q.t.y, lf.z + q.t.z), i, moment);
+    if (q.wake) wake_body[q.b] = 1u;
 }
