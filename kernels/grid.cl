@@ -9,12 +9,17 @@
  * (stage 1) into the sorted copies the force pass reads, with each slot's
  * particle index. */
 
-/* Cell and bucket of every particle; counts per bucket. A body's first
- * particle also clears the body's wake flag for this step's force pass. */
+/* Stage 1 and the count: every particle's offset from its body's centre
+ * and velocity (kept in index order for rb_reorder, in the force and moment
+ * buffers, which the force pass overwrites later in the step), its bucket,
+ * and the count of each bucket. A body's first particle also clears the
+ * body's wake flag for this step's force pass. */
 __kernel void rb_hash_particles(const uint n, __global const float4 *particle_offset,
                                 __global const uint *particle_body, __global const float4 *body_pos,
-                                __global const float4 *body_quat, const float inv_cell, const uint mask,
-                                __global uint *particle_hash, volatile __global uint *table, __global uint *wake) {
+                                __global const float4 *body_quat, __global const float4 *body_vel,
+                                __global const float4 *body_omega, const float inv_cell, const uint mask,
+                                __global uint *particle_hash, volatile __global uint *table, __global uint *wake,
+                                __global float *particle_rel, __global float *particle_vel) {
     const uint i = get_global_id(0);
     if (i >= n) return;
     const uint b = particle_body[i];
@@ -22,6 +27,8 @@ __kernel void rb_hash_particles(const uint n, __global const float4 *particle_of
     const float4 x = body_pos[b];
     const float3 rel = rb_particle_rel(body_quat[b], particle_offset[i]);
     const float3 p = (float3)(x.x + rel.x, x.y + rel.y, x.z + rel.z);
+    vstore3(rel, i, particle_rel);
+    vstore3(rb_point_velocity(body_vel[b], body_omega[b], rel), i, particle_vel);
     const uint h = rb_cell_hash(rb_cell_of(p, inv_cell), mask);
     particle_hash[i] = h;
     atomic_inc(&table[h]);
@@ -82,9 +89,8 @@ __kernel void rb_scatter(const uint n, __global const uint *particle_hash, volat
  * sorted_vel.w carries the cell key (rb_cell_key). (Run in slot order
  * instead, so that the writes stay together, it was slower on PoCL: the
  * particle reads scatter.) */
-__kernel void rb_reorder(const uint n, __global const float4 *particle_offset, __global const uint *particle_body,
-                         __global const float4 *body_pos, __global const float4 *body_quat,
-                         __global const float4 *body_vel, __global const float4 *body_omega,
+__kernel void rb_reorder(const uint n, __global const uint *particle_body, __global const float4 *body_pos,
+                         __global const float *particle_rel, __global const float *particle_vel,
                          __global const uint *particle_hash, __global const uint *table, __global const uint *members,
                          const float inv_cell, __global float *sorted_x, __global float *sorted_y,
                          __global float *sorted_z, __global uint *sorted_body, __global float4 *sorted_vel,
@@ -96,14 +102,13 @@ __kernel void rb_reorder(const uint n, __global const float4 *particle_offset, _
     for (uint s = start; s < end; s++) slot += members[s] < i ? 1u : 0u;
     const uint b = particle_body[i];
     const float4 x = body_pos[b];
-    const float3 rel = rb_particle_rel(body_quat[b], particle_offset[i]);
-    const float3 v = rb_point_velocity(body_vel[b], body_omega[b], rel);
+    const float3 rel = vload3(i, particle_rel);
     const float3 p = (float3)(x.x + rel.x, x.y + rel.y, x.z + rel.z);
     sorted_x[slot] = p.x;
     sorted_y[slot] = p.y;
     sorted_z[slot] = p.z;
     sorted_body[slot] = b;
-    sorted_vel[slot] = (float4)(v, as_float(rb_cell_key(rb_cell_of(p, inv_cell))));
+    sorted_vel[slot] = (float4)(vload3(i, particle_vel), as_float(rb_cell_key(rb_cell_of(p, inv_cell))));
     sorted_index[slot] = i;
 }
 

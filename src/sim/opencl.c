@@ -317,9 +317,10 @@ static bool set_args(ocl *o, const rb_step_params *p) {
     bool ok = true;
 
     ok = ok && ARG_VAL(K_HASH, 0, n) && ARG_MEM(K_HASH, 1, particle_offset) && ARG_MEM(K_HASH, 2, particle_body) &&
-         ARG_MEM(K_HASH, 3, body_pos) && ARG_MEM(K_HASH, 4, body_quat) && ARG_VAL(K_HASH, 5, inv_cell) &&
-         ARG_VAL(K_HASH, 6, mask) && ARG_MEM(K_HASH, 7, particle_hash) && ARG_MEM(K_HASH, 8, table) &&
-         ARG_MEM(K_HASH, 9, wake);
+         ARG_MEM(K_HASH, 3, body_pos) && ARG_MEM(K_HASH, 4, body_quat) && ARG_MEM(K_HASH, 5, body_vel) &&
+         ARG_MEM(K_HASH, 6, body_omega) && ARG_VAL(K_HASH, 7, inv_cell) && ARG_VAL(K_HASH, 8, mask) &&
+         ARG_MEM(K_HASH, 9, particle_hash) && ARG_MEM(K_HASH, 10, table) && ARG_MEM(K_HASH, 11, wake) &&
+         ARG_MEM(K_HASH, 12, force) && ARG_MEM(K_HASH, 13, moment); /* scratch until the force pass */
 
     ok = ok && ARG_MEM(K_SCAN_SUMS, 0, table) && ARG_VAL(K_SCAN_SUMS, 1, chunk_size) &&
          ARG_VAL(K_SCAN_SUMS, 2, chunk_count) && ARG_MEM(K_SCAN_SUMS, 3, chunk_sums);
@@ -331,13 +332,12 @@ static bool set_args(ocl *o, const rb_step_params *p) {
     ok = ok && ARG_VAL(K_SCATTER, 0, n) && ARG_MEM(K_SCATTER, 1, particle_hash) && ARG_MEM(K_SCATTER, 2, table) &&
          ARG_MEM(K_SCATTER, 3, members);
 
-    ok = ok && ARG_VAL(K_REORDER, 0, n) && ARG_MEM(K_REORDER, 1, particle_offset) &&
-         ARG_MEM(K_REORDER, 2, particle_body) && ARG_MEM(K_REORDER, 3, body_pos) && ARG_MEM(K_REORDER, 4, body_quat) &&
-         ARG_MEM(K_REORDER, 5, body_vel) && ARG_MEM(K_REORDER, 6, body_omega) && ARG_MEM(K_REORDER, 7, particle_hash) &&
-         ARG_MEM(K_REORDER, 8, table) && ARG_MEM(K_REORDER, 9, members) && ARG_VAL(K_REORDER, 10, inv_cell) &&
-         ARG_MEM(K_REORDER, 11, sorted_x) && ARG_MEM(K_REORDER, 12, sorted_y) && ARG_MEM(K_REORDER, 13, sorted_z) &&
-         ARG_MEM(K_REORDER, 14, sorted_body) && ARG_MEM(K_REORDER, 15, sorted_vel) &&
-         ARG_MEM(K_REORDER, 16, sorted_index);
+    ok = ok && ARG_VAL(K_REORDER, 0, n) && ARG_MEM(K_REORDER, 1, particle_body) && ARG_MEM(K_REORDER, 2, body_pos) &&
+         ARG_MEM(K_REORDER, 3, force) && ARG_MEM(K_REORDER, 4, moment) && ARG_MEM(K_REORDER, 5, particle_hash) &&
+         ARG_MEM(K_REORDER, 6, table) && ARG_MEM(K_REORDER, 7, members) && ARG_VAL(K_REORDER, 8, inv_cell) &&
+         ARG_MEM(K_REORDER, 9, sorted_x) && ARG_MEM(K_REORDER, 10, sorted_y) && ARG_MEM(K_REORDER, 11, sorted_z) &&
+         ARG_MEM(K_REORDER, 12, sorted_body) && ARG_MEM(K_REORDER, 13, sorted_vel) &&
+         ARG_MEM(K_REORDER, 14, sorted_index);
 
     ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, sorted_index) && ARG_MEM(K_FORCES, 2, body_pos) &&
          ARG_MEM(K_FORCES, 3, body_omega) && ARG_MEM(K_FORCES, 4, body_inv_inertia) && ARG_MEM(K_FORCES, 5, table) &&
