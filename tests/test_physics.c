@@ -2,7 +2,7 @@
  * momentum, rigid rotation, stacking, tunnelling. Runs on the backend named
  * by RUBBLE_TEST_BACKEND (reference by default, or opencl).
  *
- * Defaults (rb_default_world_desc): r = 0.2 m, dt = 1 ms, t_c = 8 ms, e = 0.5,
+ * Defaults (rb_default_world_desc): r = 0.2 m, dt = 1.6 ms, t_c = 8 ms, e = 0.5,
  * mu = 0.5, g = 9.81 m/s^2, 1000 kg/m^3. Tolerances are stated at each test. */
 #include "rb_test.h"
 #include "sim/world_internal.h"

@@ -116,6 +116,9 @@ static void test_bad_input(void **state) {
     desc.material.restitution = 0.0f;
     assert_null(rb_world_create(&desc, err, sizeof err));
     assert_non_null(strstr(err, "restitution"));
+    desc.material.restitution = 0.1f; /* below what a contact that never pulls can give */
+    assert_null(rb_world_create(&desc, err, sizeof err));
+    assert_non_null(strstr(err, "0.135"));
 
     rb_world *w = rb_test_world(rb_default_world_desc());
     rb_registry *reg = rb_test_registry();
