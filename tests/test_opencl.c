@@ -204,8 +204,10 @@ static void test_forces_wrapping_rows(void **state) {
         assert_true(one >= 0);
         static const float x[6] = {-0.7f, -0.42f, -0.15f, 0.12f, 0.42f, 0.7f}; /* gaps under 2 r, all unequal */
         for (int b = 0; b < 6; b++) {
-            rb_body_desc d = {.shape = (uint32_t)one, .position = {x[b], b % 2 ? 0.3f : 0.15f, 0.2f},
-                              .orientation = {0, 0, 0, 1}, .velocity = {0.1f * (float)b, 0.0f, 0.05f}};
+            rb_body_desc d = {.shape = (uint32_t)one,
+                              .position = {x[b], b % 2 ? 0.3f : 0.15f, 0.2f},
+                              .orientation = {0, 0, 0, 1},
+                              .velocity = {0.1f * (float)b, 0.0f, 0.05f}};
             assert_true(rb_world_add_body(w[k], &d).generation != 0);
         }
     }
