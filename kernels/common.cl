@@ -99,11 +99,12 @@ static inline float rb_length2(const float3 x) { return x.x * x.x + x.y * x.y + 
 
 /* Normal force per unit mass of a contact with overlap > 0 and separation
  * speed vn (negative: closing), never a pull; as rb_contact_normal in
- * src/sim/contact.h, which says why the first step of a contact differs. */
+ * src/sim/contact.h, which says why the first and last steps of a contact
+ * differ. */
 static inline float rb_contact_normal(const float k, const float c, const float overlap, const float vn,
                                       const float dt) {
     float f = k * overlap - c * vn;
-    const float u = -vn * dt;
+    const float u = fabs(vn) * dt;
     if (overlap < u) {
         const float s = overlap + 0.5f * u;
         f = s / u * (0.5f * k * s - c * vn);

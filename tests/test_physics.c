@@ -144,6 +144,7 @@ static void check_sphere_restitution(float e) {
     }
 }
 
+static void test_sphere_restitution_low(void **state) { check_sphere_restitution(0.3f); }
 static void test_sphere_restitution_half(void **state) { check_sphere_restitution(0.5f); }
 static void test_sphere_restitution_high(void **state) { check_sphere_restitution(0.9f); }
 
@@ -598,6 +599,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_free_fall),
         cmocka_unit_test(test_cube_rests_on_face),
+        cmocka_unit_test(test_sphere_restitution_low),
         cmocka_unit_test(test_sphere_restitution_half),
         cmocka_unit_test(test_sphere_restitution_high),
         cmocka_unit_test(test_cube_flat_rebound),

@@ -119,6 +119,13 @@ static void test_bad_input(void **state) {
     desc.material.restitution = 0.1f; /* below what a contact that never pulls can give */
     assert_null(rb_world_create(&desc, err, sizeof err));
     assert_non_null(strstr(err, "0.135"));
+    desc.material.restitution = 0.2f; /* its dashpot needs a smaller step than the default */
+    assert_null(rb_world_create(&desc, err, sizeof err));
+    assert_non_null(strstr(err, "needs dt < 0.00124"));
+    desc.dt = 0.001f;
+    rb_world *low = rb_world_create(&desc, err, sizeof err);
+    assert_non_null(low);
+    rb_world_destroy(low);
 
     rb_world *w = rb_test_world(rb_default_world_desc());
     rb_registry *reg = rb_test_registry();

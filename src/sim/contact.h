@@ -9,15 +9,19 @@
 #include "world_internal.h"
 
 /* Normal force per unit mass of a contact with overlap > 0 and separation
- * speed vn (negative closing), never a pull. On the first step of a contact
- * (overlap < -vn dt: the previous state was apart, since x moved by vn dt) the
- * kick stands for the window [t - dt/2, t + dt/2] of which only the part after
- * the touch, (overlap / (-vn dt) + 1/2) dt, was in contact: give it the exact
- * impulse of the linearly growing overlap over that part instead of the whole
- * window's. Removes most of the scatter of the restitution with where the
- * touch falls within a step. */
+ * speed vn (negative: closing), never a pull. A step's force stands for the
+ * window [t - dt/2, t + dt/2]. On the first step of a contact (overlap less
+ * than one step's approach, |vn| dt: a step ago the pair was apart) and on
+ * the last (a step on it will be apart), only part of the window is in
+ * contact: that step gets the exact impulse of the linearly changing
+ * overlap over that part, s / u of the window (u = |vn| dt, s = overlap +
+ * u / 2, the overlap at the window's deep end), instead of a whole window's.
+ * This removes most of the scatter of restitution with where the touch
+ * falls within a step. u > overlap >= 0 in that branch, so s / u is in
+ * [1/2, 3/2). */
 static inline float rb_contact_normal(float k, float c, float overlap, float vn, float dt) {
-    float f = k * overlap - c * vn, u = -vn * dt;
+    float f = k * overlap - c * vn;
+    const float u = fabsf(vn) * dt;
     if (overlap < u) {
         float s = overlap + 0.5f * u;
         f = s / u * (0.5f * k * s - c * vn);
@@ -98,6 +102,11 @@ static inline int rb_cell_coord(float x, float inv_cell) {
     if (c >= 2147483520.0f) return INT32_MAX;
     return (int)c;
 }
+
+/* Coordinate c + d of a neighbouring cell. It wraps at the ends of the int
+ * range (where a blown-up state's cells saturate) instead of overflowing,
+ * as the OpenCL force pass does. */
+static inline int rb_cell_step(int c, int d) { return (int)((unsigned)c + (unsigned)d); }
 
 /* Hash of a cell into a table of mask + 1 (a power of two) buckets. x is
  * added unscaled, so the cells of a row along x fill consecutive buckets:

@@ -21,7 +21,8 @@
 /* Slots past the last particle in the sorted copies: the force pass loads
  * eight at a time. */
 #define RB_RUN_PAD 8u
-/* Work-group size for the per-particle kernels. */
+/* Work-group size for the per-particle kernels (halved for a kernel that
+ * allows less on the device). */
 #define RB_PARTICLE_GROUP 256u
 /* Buckets per particle, at least. Particles of other cells that share a
  * bucket cost only vector lanes in the force pass (eight slots are tested at
@@ -95,6 +96,7 @@ typedef struct ocl {
     cl_command_queue queue;
     cl_program program;
     cl_kernel kernels[K_COUNT];
+    size_t group[K_COUNT]; /* work-group size of each per-particle kernel */
     char device_name[600];
     bool gl_sharing;
 
@@ -370,11 +372,12 @@ static bool set_args(ocl *o, const rb_step_params *p) {
 
 /* Stages 1-3: particle values into sorted order, the grid, the forces. */
 static bool enqueue_forces(ocl *o, bool timed) {
-    const size_t n = o->particle_count, g = RB_PARTICLE_GROUP;
-    return clear_table(o, timed) && launch(o, K_HASH, n, g, timed) &&
-           launch(o, K_SCAN_SUMS, o->chunk_count, g, timed) && launch(o, K_SCAN_OFFSETS, 1, 1, timed) &&
-           launch(o, K_SCAN_CHUNKS, o->chunk_count, g, timed) && launch(o, K_SCATTER, n, g, timed) &&
-           launch(o, K_REORDER, n, g, timed) && launch(o, K_FORCES, n, g, timed);
+    const size_t n = o->particle_count, *g = o->group;
+    return clear_table(o, timed) && launch(o, K_HASH, n, g[K_HASH], timed) &&
+           launch(o, K_SCAN_SUMS, o->chunk_count, g[K_SCAN_SUMS], timed) && launch(o, K_SCAN_OFFSETS, 1, 1, timed) &&
+           launch(o, K_SCAN_CHUNKS, o->chunk_count, g[K_SCAN_CHUNKS], timed) &&
+           launch(o, K_SCATTER, n, g[K_SCATTER], timed) && launch(o, K_REORDER, n, g[K_REORDER], timed) &&
+           launch(o, K_FORCES, n, g[K_FORCES], timed);
 }
 
 /* ---- the backend interface ---- */
@@ -459,7 +462,7 @@ static bool ocl_read_particles(rb_backend *base, const rb_world_data *d, const r
     if (!same_counts(o, d)) return false;
     if (o->particle_count == 0) return true;
     /* The force buffer is scratch between steps: positions go there. */
-    return set_args(o, p) && launch(o, K_POSITIONS, o->particle_count, RB_PARTICLE_GROUP, false) &&
+    return set_args(o, p) && launch(o, K_POSITIONS, o->particle_count, o->group[K_POSITIONS], false) &&
            read_triples(o, &o->buf.force, o->particle_count, out);
 }
 
@@ -598,6 +601,22 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
             snprintf(err, err_size, "clCreateKernel(%s) failed: %s (%d)", kernel_entry[k], rb_opencl_error_name(e), e);
             return false;
         }
+        /* A kernel may allow smaller groups than the device (registers): the
+         * per-particle kernels take any size, so halve RB_PARTICLE_GROUP to fit. */
+        size_t limit = 0;
+        e = clGetKernelWorkGroupInfo(o->kernels[k], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL);
+        if (e != CL_SUCCESS) {
+            snprintf(err, err_size, "clGetKernelWorkGroupInfo(%s) failed: %s (%d)", kernel_entry[k],
+                     rb_opencl_error_name(e), e);
+            return false;
+        }
+        o->group[k] = RB_PARTICLE_GROUP;
+        while (o->group[k] > 1 && o->group[k] > limit) o->group[k] /= 2;
+        if (k == K_INTEGRATE && limit < RB_BODY_GROUP) {
+            snprintf(err, err_size, "kernel %s allows work-groups of %zu on this device; it needs %u", kernel_entry[k],
+                     limit, RB_BODY_GROUP);
+            return false;
+        }
     }
     return true;
 }
@@ -659,10 +678,9 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
 
     size_t max_group = 0;
     clGetDeviceInfo(dev.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL);
-    const unsigned need_group = RB_PARTICLE_GROUP > RB_BODY_GROUP ? RB_PARTICLE_GROUP : RB_BODY_GROUP;
-    if (max_group < need_group) {
+    if (max_group < RB_BODY_GROUP) {
         snprintf(err, err_size, "device %s allows work-groups of %zu; the kernels need %u", o->device_name, max_group,
-                 need_group);
+                 RB_BODY_GROUP);
         goto fail;
     }
     if (!build_program(o, err, err_size)) goto fail;

@@ -112,7 +112,7 @@ static inline void for_each_neighbour(const reference *r, const rb_world_data *d
     for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
-                int nx = c[0] + dx, ny = c[1] + dy, nz = c[2] + dz;
+                int nx = rb_cell_step(c[0], dx), ny = rb_cell_step(c[1], dy), nz = rb_cell_step(c[2], dz);
                 uint32_t h = rb_cell_hash(nx, ny, nz, mask);
                 for (uint32_t s = r->bucket_start[h]; s < r->bucket_start[h + 1]; s++) {
                     uint32_t j = r->sorted[s];
