@@ -123,7 +123,8 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++) {
             /* wrapping, not overflowing, at saturated cells (rb_cell_step) */
-            const int3 first = as_int3(as_uint3(c) + as_uint3((int3)(-1, dy, dz)));
+            const int3 first =
+                (int3)(as_int((uint)c.x - 1u), as_int((uint)c.y + (uint)dy), as_int((uint)c.z + (uint)dz));
             const uint h = rb_cell_hash(first, mask), key = rb_cell_key(first);
             if (h + 3u <= buckets) {
                 rb_visit_run(&q, &in, table[h], table[h + 3u], key, sleep_speed, sleep_time, radius, stiffness, damping,
