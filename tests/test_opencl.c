@@ -421,6 +421,15 @@ static void test_read_back_and_memory(void **state) {
     assert_true(rb_world_read_particles(w[1], pb));
     assert_memory_equal(pa, pb, n * 3 * sizeof *pa);
     assert_true(rb_world_step(w[0], 2));
+    /* the step's kernel times: the force pass among them, and it took time; none for the reference */
+    const char *const *names = NULL;
+    double ms[16];
+    uint32_t kernels = rb_world_kernel_times(w[0], &names, ms, 16);
+    assert_true(kernels > 0 && kernels <= 16 && names);
+    bool forces_timed = false;
+    for (uint32_t k = 0; k < kernels; k++) forces_timed |= !strcmp(names[k], "forces") && ms[k] > 0.0;
+    assert_true(forces_timed);
+    assert_int_equal(rb_world_kernel_times(w[1], &names, ms, 16), 0);
     double per_particle = (double)rb_world_device_bytes(w[0]) / n;
     printf("    %u particles: %.1f device bytes a particle\n", n, per_particle);
     assert_true(per_particle <= 128.0);

@@ -24,9 +24,6 @@
 #include "scenes/pile.h"
 #include "shapes/shapes.h"
 #include "sim/world.h"
-#ifdef RB_HAVE_OPENCL_BACKEND
-#include "sim/opencl.h"
-#endif
 
 #define MAX_SCENES 32
 
@@ -142,6 +139,8 @@ typedef struct run_result {
     double wall_s;
     double cpu_s; /* CPU time of the run: cpu_s / wall_s is how many cores it really had */
     double stage_ms[RB_STAGE_COUNT];
+    const char *const *kernel_names; /* the backend's timed kernels (none for the reference) */
+    uint32_t kernel_count;
     double kernel_ms[16];
 } run_result;
 
@@ -158,11 +157,10 @@ static bool run_steps(rb_world *w, long steps, const char *what, bool quiet, run
         double ms[RB_STAGE_COUNT];
         rb_world_stage_times(w, ms);
         for (int s = 0; s < RB_STAGE_COUNT; s++) r->stage_ms[s] += ms[s];
-#ifdef RB_HAVE_OPENCL_BACKEND
-        double kms[RB_OPENCL_KERNEL_COUNT];
-        rb_opencl_last_kernel_times(kms);
-        for (int k = 0; k < RB_OPENCL_KERNEL_COUNT; k++) r->kernel_ms[k] += kms[k];
-#endif
+        double kms[16];
+        r->kernel_count = rb_world_kernel_times(w, &r->kernel_names, kms, 16);
+        if (r->kernel_count > 16) r->kernel_count = 16;
+        for (uint32_t k = 0; k < r->kernel_count; k++) r->kernel_ms[k] += kms[k];
         double t = rb_seconds();
         if (!quiet && (tty || t - last_note > 10.0) && t - t0 > 1.0) {
             fprintf(stderr, tty ? "\r  %s: step %ld / %ld, %.0f steps/s   " : "  %s: step %ld / %ld, %.0f steps/s\n",
@@ -198,14 +196,12 @@ static void print_text(const char *name, const rb_shape *shape, rb_world *w, con
     printf("  stages, ms/step:");
     for (int s = 0; s < RB_STAGE_COUNT; s++) printf(" %s %.3f", rb_stage_names[s], r->stage_ms[s] / r->steps);
     printf("\n");
-#ifdef RB_HAVE_OPENCL_BACKEND
-    if (!strcmp(rb_world_backend_name(w), "opencl")) {
+    if (r->kernel_count > 0) {
         printf("  kernels, ms/step:");
-        for (int k = 0; k < RB_OPENCL_KERNEL_COUNT; k++)
-            printf(" %s %.3f", rb_opencl_kernel_names[k], r->kernel_ms[k] / r->steps);
+        for (uint32_t k = 0; k < r->kernel_count; k++)
+            printf(" %s %.3f", r->kernel_names[k], r->kernel_ms[k] / r->steps);
         printf("\n");
     }
-#endif
     size_t bytes = rb_world_device_bytes(w);
     printf("  device memory %.2f MiB, %.1f bytes/particle\n", bytes / 1048576.0, np ? (double)bytes / np : 0.0);
     fflush(stdout);
@@ -234,13 +230,11 @@ static void print_json(const char *name, const rb_shape *shape, rb_world *w, con
     cJSON *stages = cJSON_AddObjectToObject(j, "stage_ms_per_step");
     for (int s = 0; s < RB_STAGE_COUNT; s++)
         cJSON_AddNumberToObject(stages, rb_stage_names[s], r->stage_ms[s] / r->steps);
-#ifdef RB_HAVE_OPENCL_BACKEND
-    if (!strcmp(rb_world_backend_name(w), "opencl")) {
+    if (r->kernel_count > 0) {
         cJSON *kernels = cJSON_AddObjectToObject(j, "kernel_ms_per_step");
-        for (int k = 0; k < RB_OPENCL_KERNEL_COUNT; k++)
-            cJSON_AddNumberToObject(kernels, rb_opencl_kernel_names[k], r->kernel_ms[k] / r->steps);
+        for (uint32_t k = 0; k < r->kernel_count; k++)
+            cJSON_AddNumberToObject(kernels, r->kernel_names[k], r->kernel_ms[k] / r->steps);
     }
-#endif
     cJSON_AddNumberToObject(j, "device_bytes", (double)bytes);
     cJSON_AddNumberToObject(j, "device_bytes_per_particle", np ? (double)bytes / np : 0.0);
     char *text = cJSON_PrintUnformatted(j);

@@ -47,7 +47,9 @@ enum {
     K_COUNT
 };
 
-const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
+/* The timed kernels: all but K_POSITIONS. */
+#define RB_OPENCL_KERNEL_COUNT 9
+static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "fill_table", "hash_particles", "scan_chunk_sums", "scan_chunk_offsets", "scan_chunks",
     "scatter",    "reorder",        "forces",          "integrate"};
 
@@ -115,9 +117,6 @@ typedef struct ocl {
 } ocl;
 
 static const rb_backend_vtbl opencl_vtbl;
-
-/* The kernel times of the last step call of any backend (opencl.h). */
-static double last_kernel_ms[RB_OPENCL_KERNEL_COUNT];
 
 #define CHECK(call, expr) rb_cl_check((expr), call, NULL, 0)
 
@@ -434,7 +433,6 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
              launch(o, K_INTEGRATE, (size_t)o->body_count * RB_BODY_GROUP, RB_BODY_GROUP, true);
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
     ok = harvest_events(o) && ok;
-    memcpy(last_kernel_ms, o->kernel_ms, sizeof last_kernel_ms);
     return ok;
 }
 
@@ -482,6 +480,13 @@ static size_t ocl_device_bytes(const rb_backend *base) {
     return total;
 }
 
+static uint32_t ocl_kernel_times(const rb_backend *base, const char *const **names, double *ms, uint32_t capacity) {
+    const ocl *o = (const ocl *)base;
+    *names = rb_opencl_kernel_names;
+    for (uint32_t k = 0; k < RB_OPENCL_KERNEL_COUNT && k < capacity; k++) ms[k] = o->kernel_ms[k];
+    return RB_OPENCL_KERNEL_COUNT;
+}
+
 static void ocl_stage_times(const rb_backend *base, double ms[RB_STAGE_COUNT]) {
     const ocl *o = (const ocl *)base;
     for (int s = 0; s < RB_STAGE_COUNT; s++) ms[s] = 0.0;
@@ -521,16 +526,13 @@ static const rb_backend_vtbl opencl_vtbl = {
     .device_name = ocl_device_name,
     .device_bytes = ocl_device_bytes,
     .stage_times = ocl_stage_times,
+    .kernel_times = ocl_kernel_times,
     .read_transforms = ocl_read_transforms,
 };
 
 /* ---- the extras of opencl.h ---- */
 
 bool rb_backend_is_opencl(const rb_backend *backend) { return backend && backend->vtbl == &opencl_vtbl; }
-
-void rb_opencl_last_kernel_times(double ms[RB_OPENCL_KERNEL_COUNT]) {
-    memcpy(ms, last_kernel_ms, sizeof last_kernel_ms);
-}
 
 bool rb_opencl_has_gl_sharing(const rb_backend *backend) {
     return rb_backend_is_opencl(backend) && ((const ocl *)backend)->gl_sharing;

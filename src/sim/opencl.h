@@ -17,14 +17,6 @@ int rb_opencl_list_devices(FILE *out);
 /* Name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or "CL_UNKNOWN_ERROR". */
 const char *rb_opencl_error_name(int code);
 
-/* Kernel times (profiling events) of the last step call of any OpenCL
- * backend in this process, ms summed over its steps, in the order of
- * rb_opencl_kernel_names: finer than rb_world_stage_times(), for the
- * benchmark, which has a world but no backend handle. */
-#define RB_OPENCL_KERNEL_COUNT 9
-extern const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT];
-void rb_opencl_last_kernel_times(double ms[RB_OPENCL_KERNEL_COUNT]);
-
 /* True if the device offers cl_khr_gl_sharing (a renderer could then share the
  * transform buffer with OpenGL instead of reading it back). */
 bool rb_opencl_has_gl_sharing(const rb_backend *backend);

@@ -511,3 +511,8 @@ void rb_world_stage_times(const rb_world *w, double ms[RB_STAGE_COUNT]) {
     w->backend->vtbl->stage_times(w->backend, ms);
 }
 size_t rb_world_device_bytes(const rb_world *w) { return w->backend->vtbl->device_bytes(w->backend); }
+uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, double *ms, uint32_t capacity) {
+    *names = NULL;
+    if (!w->backend->vtbl->kernel_times) return 0;
+    return w->backend->vtbl->kernel_times(w->backend, names, ms, capacity);
+}

@@ -170,5 +170,10 @@ extern const char *const rb_stage_names[RB_STAGE_COUNT];
 void rb_world_stage_times(const rb_world *world, double ms[RB_STAGE_COUNT]);
 /* Bytes of backend (device) memory held, all buffers counted. */
 size_t rb_world_device_bytes(const rb_world *world);
+/* Finer than the stages, where the backend times its kernels (OpenCL
+ * profiling events): sets *names to the kernels' names and fills ms (up to
+ * capacity) with each kernel's time in ms summed over the last step call.
+ * Returns the kernel count; 0 for a backend without kernels (the reference). */
+uint32_t rb_world_kernel_times(const rb_world *world, const char *const **names, double *ms, uint32_t capacity);
 
 #endif /* RB_WORLD_H */

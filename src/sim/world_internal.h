@@ -86,6 +86,8 @@ typedef struct rb_backend_vtbl {
     const char *(*device_name)(const rb_backend *b);
     size_t (*device_bytes)(const rb_backend *b);
     void (*stage_times)(const rb_backend *b, double ms[RB_STAGE_COUNT]);
+    /* Optional (NULL: no kernels): see rb_world_kernel_times. */
+    uint32_t (*kernel_times)(const rb_backend *b, const char *const **names, double *ms, uint32_t capacity);
     /* Optional (NULL: the host copy is used): body transforms straight from
      * the backend's own state after steps, 32 bytes a body (see
      * rb_world_read_transforms), without downloading the rest. */
