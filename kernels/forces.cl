@@ -12,9 +12,10 @@
  * (two where the table wraps), tested for reach eight slots at a time; the
  * few slots within reach are then taken one by one. (Two rows in one
  * 16-wide test ran slower on PoCL.) Particles of other cells that share
- * those buckets are skipped by their cell key. Contacts are summed in the reference's
- * order: rows z, then y, each row's cells x - 1, x, x + 1, each cell's
- * particles by index; then the planes. The same bits as the reference.
+ * those buckets are skipped by their cell key. Contacts are summed in the
+ * reference's order: rows z, then y, each row's cells x - 1, x, x + 1, each
+ * cell's particles by index; then the planes. The same bits as the
+ * reference.
  *
  * A particle of a sleeping body that overlaps a particle of an awake body
  * moving faster than sleep_speed marks its body to wake (every writer
