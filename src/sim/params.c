@@ -157,7 +157,7 @@ rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
      * 0.03 ms at the default dt, 1.6 ms at t_c / 256. This removes the bias
      * only, not the scatter over entry phases. Skipped for e = 1 (no
      * dashpot) and for dt < t_c / 256 (bias below 1e-3). Where even no
-     * damping rebounds below e (e above about 0.99 at t_c / 5), the contact
+     * damping rebounds below e (e above 0.989 at t_c / 4, 0.994 at t_c / 5), the contact
      * gets no damping: the closest it comes. */
     if (e < 1.0 && d->dt * 256.0 >= tc && damping * d->dt < 0.5) {
         double clo = 0.0, chi = fmin(2.0 * damping, 0.5 / d->dt);
