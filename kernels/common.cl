@@ -75,6 +75,10 @@ static inline int3 rb_cell_of(const float3 p, const float inv_cell) {
     return (int3)(rb_floor_int(p.x * inv_cell), rb_floor_int(p.y * inv_cell), rb_floor_int(p.z * inv_cell));
 }
 
+/* Coordinate c + d of a neighbouring cell, wrapping at the ends of the int
+ * range (saturated cells) instead of overflowing, as rb_cell_step. */
+static inline int rb_cell_step(const int c, const int d) { return as_int((uint)c + (uint)d); }
+
 /* Bucket of a cell in a table of mask + 1 (a power of two) buckets, as
  * rb_cell_hash: cells x and x + 1 of a row fill buckets h and h + 1. */
 static inline uint rb_cell_hash(const int3 c, const uint mask) {

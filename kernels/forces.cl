@@ -123,9 +123,8 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
 
     for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++) {
-            /* wrapping, not overflowing, at saturated cells (rb_cell_step) */
-            const int3 first =
-                (int3)(as_int((uint)c.x - 1u), as_int((uint)c.y + (uint)dy), as_int((uint)c.z + (uint)dz));
+            /* per component: as int3 arithmetic it cost PoCL 13% */
+            const int3 first = (int3)(rb_cell_step(c.x, -1), rb_cell_step(c.y, dy), rb_cell_step(c.z, dz));
             const uint h = rb_cell_hash(first, mask), key = rb_cell_key(first);
             if (h + 3u <= buckets) {
                 rb_visit_run(&q, &in, table[h], table[h + 3u], key, sleep_speed, sleep_time, radius, stiffness, damping,

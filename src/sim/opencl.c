@@ -678,13 +678,6 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
     }
     free(ext);
 
-    size_t max_group = 0;
-    clGetDeviceInfo(dev.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_group, &max_group, NULL);
-    if (max_group < RB_BODY_GROUP) {
-        snprintf(err, err_size, "device %s allows work-groups of %zu; the kernels need %u", o->device_name, max_group,
-                 RB_BODY_GROUP);
-        goto fail;
-    }
     if (!build_program(o, err, err_size)) goto fail;
 
     o->events = malloc(RB_EVENT_BATCH * sizeof *o->events);

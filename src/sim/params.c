@@ -123,12 +123,15 @@ double rb_clamped_restitution(double stiffness, double damping, double *theta_ou
  * then x += v dt; force from the state at the start of the step, clamped at
  * zero), unit mass, no gravity, entry speed 1. The first state in contact has
  * overlap phase * dt (phase in (0, 1): where the crossing fell within the
- * step). Returns the speed it leaves with: the discrete restitution. */
+ * step). Returns the speed it leaves with: the discrete restitution. The
+ * force is rb_contact_normal's, in double: calling the float function
+ * instead moves the calibrated damping by a rounding, and the trajectories
+ * with it (tests/test_opencl.c, test_pile_matches_reference). */
 static double discrete_rebound(double k, double c, double dt, double phase) {
     double x = phase * dt, v = -1.0; /* x: overlap, v: separation speed */
     for (int n = 0; x > 0.0 && n < 100000; n++) {
         double f = k * x - c * v, u = fabs(v) * dt;
-        if (x < u) f = (x + 0.5 * u) / u * (0.5 * k * (x + 0.5 * u) - c * v); /* first, last step: rb_contact_normal */
+        if (x < u) f = (x + 0.5 * u) / u * (0.5 * k * (x + 0.5 * u) - c * v); /* first, last step */
         v += (f > 0.0 ? f : 0.0) * dt;
         x -= v * dt;
     }
@@ -144,9 +147,8 @@ static double discrete_mean_restitution(double k, double c, double dt) {
 }
 
 rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
-    double w0;
-    double damping = continuous_rates(d->material.restitution, d->material.contact_time, &w0);
     const double e = d->material.restitution, tc = d->material.contact_time;
+    double w0, damping = continuous_rates(e, tc, &w0);
     /* The step resolves the contact in only t_c / dt steps, and its mean
      * restitution over where the first touch falls within a step is not the
      * continuous one. Calibrate the damping on the stepped contact itself so

@@ -23,7 +23,7 @@ typedef enum rb_backend_kind {
 
 /* Contact material. Physical, not spring constants: see DESIGN.md. */
 typedef struct rb_material {
-    float restitution;  /* e in (0, 1]: normal speed after / before one contact */
+    float restitution;  /* e in [0.14, 1]: normal speed after / before one contact */
     float friction;     /* Coulomb mu: |f_t| <= mu |f_n| */
     float contact_time; /* t_c, s: how long one particle-particle contact lasts */
 } rb_material;
