@@ -132,8 +132,8 @@ static void render(fixture *f, bool particles, uint8_t *img, mat4 vp) {
                 }
         rb_renderer_add_spheres(f->renderer, c, col, 27, 1.0f / 6.0f);
     } else {
-        const float t[8] = {0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
-        rb_renderer_add_instances(f->renderer, f->cube, t, g_red, 1);
+        const rb_transform t = {.position = {0.0f, 0.5f, 0.0f}, .orientation = {0.0f, 0.0f, 0.0f, 1.0f}};
+        rb_renderer_add_instances(f->renderer, f->cube, &t, g_red, 1);
     }
     const float white[4] = {1, 1, 1, 1};
     rb_renderer_text(f->renderer, 4, 4, 1.0f, white, "test");
@@ -281,8 +281,8 @@ static void test_walls_are_drawn_see_through(void **state) {
     s.planes[1][0] = -1.0f, s.planes[1][3] = -1.5f;
     s.planes[2][2] = 1.0f, s.planes[2][3] = -2.0f;
     rb_renderer_begin(f->renderer, &v, &s);
-    const float t[8] = {0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
-    rb_renderer_add_instances(f->renderer, f->cube, t, g_red, 1);
+    const rb_transform t = {.position = {0.0f, 0.5f, 0.0f}, .orientation = {0.0f, 0.0f, 0.0f, 1.0f}};
+    rb_renderer_add_instances(f->renderer, f->cube, &t, g_red, 1);
     assert_true(rb_renderer_end(f->renderer));
     assert_true(rb_renderer_read_pixels(f->renderer, W, H, walled));
     dump("walled.png", walled);
@@ -306,9 +306,9 @@ static void test_bodies_shadow_each_other(void **state) {
     make_view(&v, vp);
     rb_render_scene s = ground_scene();
     s.light_dir[1] = 1.0f; /* the sun straight above */
-    const float below[8] = {0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
-    const float both[16] = {0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f,
-                            0.0f, 2.6f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f};
+    const rb_transform both[2] = {{.position = {0.0f, 0.5f, 0.0f}, .orientation = {0.0f, 0.0f, 0.0f, 1.0f}},
+                                  {.position = {0.0f, 2.6f, 0.0f}, .orientation = {0.0f, 0.0f, 0.0f, 1.0f}}};
+    const rb_transform *below = both;
     const float colours[8] = {0.85f, 0.12f, 0.10f, 1.0f, 0.85f, 0.12f, 0.10f, 1.0f};
     for (int pass = 0; pass < 2; pass++) {
         rb_renderer_begin(f->renderer, &v, &s);

@@ -177,14 +177,21 @@ static void test_transforms_match_states(void **state) {
     rb_world *w = world_with_shapes(shapes, &reg);
     for (int i = 0; i < 9; i++) rb_test_add_body(w, shapes[i % 3], (i % 3) * 3.0f, 2.0f + (i / 3) * 3.0f, 0.0f);
     assert_true(rb_world_step(w, 200));
-    float t[9 * 8];
+    rb_transform t[9];
     assert_true(rb_world_read_transforms(w, t));
+    const uint32_t *shapes_of = rb_world_body_shapes(w);
     for (uint32_t b = 0; b < 9; b++) {
         rb_body_state s;
         assert_true(rb_world_get_body(w, b, &s));
-        assert_memory_equal(&t[8 * b], s.position, sizeof s.position);
-        assert_memory_equal(&t[8 * b + 4], s.orientation, sizeof s.orientation);
+        assert_memory_equal(t[b].position, s.position, sizeof s.position);
+        assert_memory_equal(t[b].orientation, s.orientation, sizeof s.orientation);
+        /* ids and shapes come from the host arrays, without a read-back */
+        assert_int_equal(rb_world_body_id(w, b).slot, s.id.slot);
+        assert_int_equal(rb_world_body_id(w, b).generation, s.id.generation);
+        assert_int_equal(shapes_of[b], s.shape);
+        assert_int_equal(s.shape, shapes[b % 3]);
     }
+    assert_int_equal(rb_world_body_id(w, 9).generation, 0); /* past the end: the null id */
     rb_world_destroy(w);
     rb_registry_destroy(reg);
 }

@@ -78,7 +78,8 @@ struct rb_sandbox {
     double script_start;
 
     /* Per-frame arrays, grown as needed. */
-    float *transforms, *colors, *particles, *particle_colors, *sorted;
+    rb_transform *transforms, *sorted;
+    float *colors, *particles, *particle_colors;
     uint32_t *body_shape; /* world shape of each body, this frame */
     uint32_t body_cap, particle_cap;
 
@@ -385,11 +386,11 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
 static bool reserve(rb_sandbox *sb, uint32_t bodies, uint32_t particles) {
     if (bodies > sb->body_cap) {
         uint32_t cap = bodies + bodies / 2 + 64;
-        float *t = realloc(sb->transforms, (size_t)cap * 8 * sizeof(float));
+        rb_transform *t = realloc(sb->transforms, (size_t)cap * sizeof *t);
         if (t) sb->transforms = t;
         float *c = realloc(sb->colors, (size_t)cap * 4 * sizeof(float));
         if (c) sb->colors = c;
-        float *s = realloc(sb->sorted, (size_t)cap * 12 * sizeof(float));
+        rb_transform *s = realloc(sb->sorted, (size_t)cap * sizeof *s);
         if (s) sb->sorted = s;
         uint32_t *bs = realloc(sb->body_shape, (size_t)cap * sizeof(uint32_t));
         if (bs) sb->body_shape = bs;
@@ -712,13 +713,13 @@ static void scene_bounds(rb_sandbox *sb, rb_render_scene *scene) {
     uint32_t n = rb_world_body_count(sb->world);
     float c[3] = {0, 0, 0};
     for (uint32_t b = 0; b < n; b++)
-        for (int k = 0; k < 3; k++) c[k] += sb->transforms[b * 8 + k];
+        for (int k = 0; k < 3; k++) c[k] += sb->transforms[b].position[k];
     if (n)
         for (int k = 0; k < 3; k++) c[k] /= (float)n;
     float r2 = 0.0f;
     for (uint32_t b = 0; b < n; b++) {
         float d2 = 0.0f;
-        for (int k = 0; k < 3; k++) d2 += (sb->transforms[b * 8 + k] - c[k]) * (sb->transforms[b * 8 + k] - c[k]);
+        for (int k = 0; k < 3; k++) d2 += (sb->transforms[b].position[k] - c[k]) * (sb->transforms[b].position[k] - c[k]);
         if (d2 > r2) r2 = d2;
     }
     /* Room for the bodies' own size; bounded so one body flung far away does not blur every shadow. */
@@ -794,7 +795,9 @@ static void draw(rb_sandbox *sb) {
             for (uint32_t k = 0; k < ns; k++) start[k + 1] += start[k];
             for (uint32_t b = 0; b < nb; b++)
                 if (sb->body_shape[b] < ns) order[start[sb->body_shape[b]] + fill[sb->body_shape[b]]++] = b;
-            float *tr = sb->sorted, *co = sb->sorted + (size_t)nb * 8;
+            rb_transform *tr = sb->sorted;
+            float *co = malloc(((size_t)nb + 1) * 4 * sizeof(float));
+            if (!co) co = sb->colors;
             for (uint32_t ws = 0; ws < ns; ws++) {
                 int reg = sb->world_shape_registry[ws];
                 int mesh = reg >= 0 ? sb->shape_mesh[reg] : -1;
@@ -802,7 +805,7 @@ static void draw(rb_sandbox *sb) {
                 for (uint32_t j = start[ws]; j < start[ws + 1]; j++) {
                     uint32_t b = order[j];
                     if (mesh >= 0) {
-                        memcpy(&tr[count * 8], &sb->transforms[b * 8], 8 * sizeof(float));
+                        tr[count] = sb->transforms[b];
                         memcpy(&co[count * 4], &sb->colors[b * 4], 4 * sizeof(float));
                         count++;
                     } else if (need_particles) {
@@ -815,6 +818,7 @@ static void draw(rb_sandbox *sb) {
                 }
                 if (mesh >= 0 && count) rb_renderer_add_instances(sb->renderer, mesh, tr, co, count);
             }
+            if (co != sb->colors) free(co);
         }
         free(start), free(fill), free(order);
     }

@@ -49,6 +49,7 @@ static const char *const g_program_files[PROG_COUNT][2] = {
 
 /* Per-instance data of a mesh: position + pad, quaternion, colour: 48 bytes. */
 #define MESH_INSTANCE_FLOATS 12
+_Static_assert(sizeof(rb_render_instance) == MESH_INSTANCE_FLOATS * sizeof(float), "instance layout");
 /* Per-instance data of a sphere: centre + radius, colour: 32 bytes. */
 #define SPHERE_INSTANCE_FLOATS 8
 
@@ -407,16 +408,23 @@ void rb_renderer_begin(rb_renderer *r, const rb_render_view *view, const rb_rend
     r->overlay.count = 0;
 }
 
-void rb_renderer_add_instances(rb_renderer *r, int mesh, const float *transforms, const float *colors, uint32_t count) {
-    if (mesh < 0 || (uint32_t)mesh >= r->mesh_count || count == 0) return;
+rb_render_instance *rb_renderer_instances(rb_renderer *r, int mesh, uint32_t count) {
+    if (mesh < 0 || (uint32_t)mesh >= r->mesh_count || count == 0) return NULL;
     rb_stream *s = &r->meshes[mesh].instances;
     stream_reserve(s, count * MESH_INSTANCE_FLOATS);
-    for (uint32_t i = 0; i < count; i++) {
-        float *dst = &s->data[s->count + i * MESH_INSTANCE_FLOATS];
-        memcpy(dst, &transforms[i * RB_RENDER_TRANSFORM_FLOATS], 8 * sizeof(float));
-        memcpy(dst + 8, &colors[i * 4], 4 * sizeof(float));
-    }
+    rb_render_instance *out = (rb_render_instance *)&s->data[s->count];
     s->count += count * MESH_INSTANCE_FLOATS;
+    return out;
+}
+
+void rb_renderer_add_instances(rb_renderer *r, int mesh, const rb_transform *transforms, const float *colors,
+                               uint32_t count) {
+    rb_render_instance *out = rb_renderer_instances(r, mesh, count);
+    if (!out) return;
+    for (uint32_t i = 0; i < count; i++) {
+        out[i].transform = transforms[i];
+        memcpy(out[i].color, &colors[i * 4], sizeof out[i].color);
+    }
 }
 
 void rb_renderer_add_spheres(rb_renderer *r, const float *centers, const float *colors, uint32_t count, float radius) {

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/transform.h"
+
 #define RB_RENDER_MAX_PLANES 8
 
 typedef struct rb_renderer rb_renderer;
@@ -36,8 +38,12 @@ typedef struct rb_render_scene {
     float planes[RB_RENDER_MAX_PLANES][4]; /* unit normal xyz (out of the solid), offset (m) */
 } rb_render_scene;
 
-/* Bytes per instance handed to rb_renderer_add_instances: position xyz + pad, quaternion xyzw. */
-#define RB_RENDER_TRANSFORM_FLOATS 8
+/* One drawn body: its transform and its colour (rgba, 0..1, sRGB), as the
+ * instance buffer holds it. */
+typedef struct rb_render_instance {
+    rb_transform transform;
+    float color[4];
+} rb_render_instance;
 
 /* Finds the shader folder: $RUBBLE_SHADER_DIR, then exe_dir/shaders (exe_dir
  * may be NULL), then the source tree's shaders/, then the install folder.
@@ -61,9 +67,13 @@ uint32_t rb_renderer_mesh_count(const rb_renderer *r);
 
 /* One frame: begin, add what to draw, add overlay, end (which draws it all). */
 void rb_renderer_begin(rb_renderer *r, const rb_render_view *view, const rb_render_scene *scene);
-/* count instances of mesh: transforms are RB_RENDER_TRANSFORM_FLOATS floats
- * each, colours rgba (0..1, sRGB) each. */
-void rb_renderer_add_instances(rb_renderer *r, int mesh, const float *transforms, const float *colors, uint32_t count);
+/* Room for count more instances of mesh in this frame's instance buffer, to
+ * be filled by the caller before the next call into the renderer: the frame's
+ * one copy of each transform. NULL for an unknown mesh (or count 0). */
+rb_render_instance *rb_renderer_instances(rb_renderer *r, int mesh, uint32_t count);
+/* The same from arrays: count transforms and count rgba colours. */
+void rb_renderer_add_instances(rb_renderer *r, int mesh, const rb_transform *transforms, const float *colors,
+                               uint32_t count);
 /* count spheres: centres xyz (m), colours rgba each, all of radius (m). */
 void rb_renderer_add_spheres(rb_renderer *r, const float *centers, const float *colors, uint32_t count, float radius);
 /* Overlay, in pixels from the top left. */

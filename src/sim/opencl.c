@@ -511,7 +511,7 @@ static void ocl_destroy(rb_backend *base) {
     free(o);
 }
 
-static bool ocl_read_transforms(rb_backend *b, const rb_world_data *d, float *out) {
+static bool ocl_read_transforms(rb_backend *b, const rb_world_data *d, rb_transform *out) {
     return rb_opencl_read_transforms(b, out, d->body_count);
 }
 
@@ -538,7 +538,7 @@ bool rb_opencl_has_gl_sharing(const rb_backend *backend) {
     return rb_backend_is_opencl(backend) && ((const ocl *)backend)->gl_sharing;
 }
 
-bool rb_opencl_read_transforms(rb_backend *backend, float *out, uint32_t count) {
+bool rb_opencl_read_transforms(rb_backend *backend, rb_transform *out, uint32_t count) {
     if (!rb_backend_is_opencl(backend)) return false;
     ocl *o = (ocl *)backend;
     if (count != o->body_count) {
@@ -546,7 +546,7 @@ bool rb_opencl_read_transforms(rb_backend *backend, float *out, uint32_t count) 
         return false;
     }
     return CHECK("clEnqueueReadBuffer(transforms)", clEnqueueReadBuffer(o->queue, o->buf.transforms.mem, CL_TRUE, 0,
-                                                                        (size_t)count * 32u, out, 0, NULL, NULL));
+                                                                        (size_t)count * sizeof *out, out, 0, NULL, NULL));
 }
 
 /* ---- creation ---- */

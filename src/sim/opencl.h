@@ -24,7 +24,7 @@ bool rb_opencl_has_gl_sharing(const rb_backend *backend);
 /* Body transforms straight from the device, 32 bytes a body (position xyz +
  * pad, quaternion xyzw): the cheap read-back path for a renderer without
  * cl_khr_gl_sharing. Valid after a step; count is the body count. */
-bool rb_opencl_read_transforms(rb_backend *backend, float *out, uint32_t count);
+bool rb_opencl_read_transforms(rb_backend *backend, rb_transform *out, uint32_t count);
 
 /* True if backend is an OpenCL backend (for the functions above). */
 bool rb_backend_is_opencl(const rb_backend *backend);

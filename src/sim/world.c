@@ -405,9 +405,8 @@ const uint32_t *rb_world_body_first_particle(const rb_world *w) { return w->d.bo
 bool rb_world_get_body(rb_world *w, uint32_t b, rb_body_state *out) {
     if (b >= w->d.body_count || !host_current(w)) return false;
     const rb_world_data *d = &w->d;
-    uint32_t slot = d->body_slot[b];
     *out = (rb_body_state){
-        .id = {slot, w->slot_generation[slot]},
+        .id = rb_world_body_id(w, b),
         .shape = d->body_shape[b],
         .position = {d->body_pos[b].x, d->body_pos[b].y, d->body_pos[b].z},
         .orientation = {d->body_quat[b].x, d->body_quat[b].y, d->body_quat[b].z, d->body_quat[b].w},
@@ -425,16 +424,25 @@ bool rb_world_get_body_by_id(rb_world *w, rb_body_id id, rb_body_state *out) {
     return index_of(w, id, &b) && rb_world_get_body(w, b, out);
 }
 
-bool rb_world_read_transforms(rb_world *w, float *out) {
+rb_body_id rb_world_body_id(const rb_world *w, uint32_t b) {
+    if (b >= w->d.body_count) return (rb_body_id){0, 0};
+    uint32_t slot = w->d.body_slot[b];
+    return (rb_body_id){slot, w->slot_generation[slot]};
+}
+
+const uint32_t *rb_world_body_shapes(const rb_world *w) { return w->d.body_shape; }
+
+bool rb_world_read_transforms(rb_world *w, rb_transform *out) {
     /* after steps the backend's copy is the newer one: read only what is drawn */
     if (w->device_ahead && w->backend->vtbl->read_transforms)
         return w->backend->vtbl->read_transforms(w->backend, &w->d, out);
     if (!host_current(w)) return false;
     const rb_world_data *d = &w->d;
     for (uint32_t b = 0; b < d->body_count; b++) {
-        float *o = &out[8 * b];
-        o[0] = d->body_pos[b].x, o[1] = d->body_pos[b].y, o[2] = d->body_pos[b].z, o[3] = 0.0f;
-        o[4] = d->body_quat[b].x, o[5] = d->body_quat[b].y, o[6] = d->body_quat[b].z, o[7] = d->body_quat[b].w;
+        out[b] = (rb_transform){
+            .position = {d->body_pos[b].x, d->body_pos[b].y, d->body_pos[b].z},
+            .orientation = {d->body_quat[b].x, d->body_quat[b].y, d->body_quat[b].z, d->body_quat[b].w},
+        };
     }
     return true;
 }

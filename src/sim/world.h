@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/transform.h"
+
 #define RB_MAX_PLANES 8
 
 typedef enum rb_backend_kind {
@@ -141,8 +143,15 @@ const uint32_t *rb_world_body_first_particle(const rb_world *world);
 
 /* Reads every particle's world position into out (xyz triples). */
 bool rb_world_read_particles(rb_world *world, float *out);
-/* Body transforms for the renderer: n_bodies x (position xyz + pad, quaternion xyzw), 32 bytes a body. */
-bool rb_world_read_transforms(rb_world *world, float *out);
+/* Every body's transform, in body order: what a frame draws. After steps it
+ * comes straight from the backend's own state (on OpenCL one 32-byte read a
+ * body), without reading the rest of the state back. */
+bool rb_world_read_transforms(rb_world *world, rb_transform *out);
+/* The index-th body's id and every body's shape (world shape index), from the
+ * host's arrays: only adding and removing bodies changes them, so reading
+ * them never waits on the backend. */
+rb_body_id rb_world_body_id(const rb_world *world, uint32_t index);
+const uint32_t *rb_world_body_shapes(const rb_world *world);
 /* The contact force on each particle (xyz triples, N) for the current state,
  * stages 1-3 of the step without integrating. For checking backends. */
 bool rb_world_particle_forces(rb_world *world, float *out);

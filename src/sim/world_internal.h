@@ -91,7 +91,7 @@ typedef struct rb_backend_vtbl {
     /* Optional (NULL: the host copy is used): body transforms straight from
      * the backend's own state after steps, 32 bytes a body (see
      * rb_world_read_transforms), without downloading the rest. */
-    bool (*read_transforms)(rb_backend *b, const rb_world_data *d, float *out);
+    bool (*read_transforms)(rb_backend *b, const rb_world_data *d, rb_transform *out);
 } rb_backend_vtbl;
 
 struct rb_backend {
