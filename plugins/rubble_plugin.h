@@ -36,11 +36,12 @@ extern "C" {
 #define RB_PLUGIN_EXPORT __attribute__((visibility("default")))
 #endif
 
-typedef enum rb_log_level {
-    RB_LOG_INFO = 0,
-    RB_LOG_WARN = 1,
-    RB_LOG_ERROR = 2,
-} rb_log_level;
+/* How bad a line given to rb_host_api.log is. */
+typedef enum rb_plugin_log_level {
+    RB_PLUGIN_LOG_INFO = 0,
+    RB_PLUGIN_LOG_WARN = 1,
+    RB_PLUGIN_LOG_ERROR = 2,
+} rb_plugin_log_level;
 
 /* What the host lends a plugin. A plugin needs no symbol from the host
  * program: everything goes through these pointers. */
@@ -50,7 +51,7 @@ typedef struct rb_host_api {
     void *host_data;      /* pass back as the first argument below */
 
     /* printf-style log line, without a trailing newline. */
-    void (*log)(void *host_data, rb_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+    void (*log)(void *host_data, rb_plugin_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
     /* The index-th value of a host setting, or NULL past the last one.
      * Settings a host gives: "mesh_dir" (folders to search for meshes,

@@ -1,6 +1,7 @@
-# Tests of the OpenCL backend (issue 3): forces, trajectories and digests
+# Tests of the OpenCL backend: forces, trajectories and digests
 # checked against the sequential reference on the first OpenCL device.
 rb_add_test(test_opencl SOURCES test_opencl.c LIBS rubble_scenes rubble_shapes rubble_sim)
+rb_test_sim_internals(test_opencl) # opencl.h: the backend's own functions
 add_dependencies(test_opencl cube cube2) # the test loads the build's plugins
 
 # The foundation's tests that take their backend from RUBBLE_TEST_BACKEND

@@ -1,4 +1,4 @@
-# Tests of the sandbox (issue 4): the renderer alone, the sandbox driven by
+# Tests of the sandbox: the renderer alone, the sandbox driven by
 # scripted input, and the rubble program run as a user would. All of them
 # under SDL_VIDEODRIVER=offscreen (Mesa llvmpipe through EGL: no X server).
 if(NOT RB_BUILD_APP OR NOT TARGET rubble_render)

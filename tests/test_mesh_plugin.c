@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "rubble_plugin.h"
+#include "plugin_log_names.h" /* until this file says rb_plugin_log_level, RB_PLUGIN_LOG_* */
 #include "shapegen.h"
 
 /* ---- a host that records what the plugin says ---- */

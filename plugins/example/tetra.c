@@ -66,7 +66,7 @@ static const rb_plugin plugin = {
 
 RB_PLUGIN_EXPORT const rb_plugin *rb_plugin_entry(const rb_host_api *host) {
     if (host->abi_version != RB_PLUGIN_ABI_VERSION) {
-        host->log(host->host_data, RB_LOG_ERROR, "tetra: built for plugin ABI %u, the host has %u",
+        host->log(host->host_data, RB_PLUGIN_LOG_ERROR, "tetra: built for plugin ABI %u, the host has %u",
                   RB_PLUGIN_ABI_VERSION, host->abi_version);
         return NULL;
     }

@@ -238,17 +238,17 @@ static void load_mesh(const char *dir, const char *file) {
     stem_of(file, set.name, sizeof set.name);
     snprintf(side, sizeof side, "%s.json", path);
     if (file_exists(side) && !parse_side_file(side, &set, err, sizeof err)) {
-        LOG(RB_LOG_ERROR, "mesh: %s: side file %s; mesh skipped", side, err);
+        LOG(RB_PLUGIN_LOG_ERROR, "mesh: %s: side file %s; mesh skipped", side, err);
         return;
     }
     if (name_taken(set.name)) {
-        LOG(RB_LOG_WARN, "mesh: %s: a shape named \"%s\" was already loaded from another file; skipped", path,
+        LOG(RB_PLUGIN_LOG_WARN, "mesh: %s: a shape named \"%s\" was already loaded from another file; skipped", path,
             set.name);
         return;
     }
     rb_mesh_data mesh;
     if (!rb_mesh_load(path, set.smooth, &mesh, err, sizeof err)) {
-        LOG(RB_LOG_ERROR, "mesh: %s %s; skipped", path, err);
+        LOG(RB_PLUGIN_LOG_ERROR, "mesh: %s %s; skipped", path, err);
         return;
     }
     rb_vox_desc desc = {
@@ -263,24 +263,24 @@ static void load_mesh(const char *dir, const char *file) {
     rb_voxels vox;
     rb_vox_result r = rb_voxelize(&desc, &vox);
     if (r == RB_VOX_TOO_MANY) {
-        LOG(RB_LOG_ERROR,
+        LOG(RB_PLUGIN_LOG_ERROR,
             "mesh: %s would need about %.0f particles at %u across, more than the limit of %u; lower "
             "\"resolution\" in %s; skipped",
             path, vox.estimate, set.resolution, RB_PLUGIN_MAX_PARTICLES, side);
     } else if (r != RB_VOX_OK) {
-        LOG(RB_LOG_ERROR, "mesh: %s %s (%u across, %u triangles); skipped", path, rb_vox_result_text(r), set.resolution,
-            mesh.triangle_count);
+        LOG(RB_PLUGIN_LOG_ERROR, "mesh: %s %s (%u across, %u triangles); skipped", path, rb_vox_result_text(r),
+            set.resolution, mesh.triangle_count);
     } else {
         if (vox.open_edges > 0)
-            LOG(RB_LOG_WARN, "mesh: %s is not closed (%u open edges); the winding number fills it as if closed", path,
-                vox.open_edges);
+            LOG(RB_PLUGIN_LOG_WARN, "mesh: %s is not closed (%u open edges); the winding number fills it as if closed",
+                path, vox.open_edges);
         if (vox.flipped > 0) {
-            LOG(RB_LOG_INFO, "mesh: %s: %u triangles faced the wrong way and were turned", path, vox.flipped);
+            LOG(RB_PLUGIN_LOG_INFO, "mesh: %s: %u triangles faced the wrong way and were turned", path, vox.flipped);
             turn_render_mesh(&mesh);
         }
         rb_mesh_shape *s = make_shape(file, &set, &mesh, &vox);
         if (!s || !push_shape(s)) {
-            LOG(RB_LOG_ERROR, "mesh: %s: out of memory; skipped", path);
+            LOG(RB_PLUGIN_LOG_ERROR, "mesh: %s: out of memory; skipped", path);
             free_shape(s);
         }
     }
@@ -295,7 +295,7 @@ static int compare_names(const void *a, const void *b) { return strcmp(*(char *c
 static void scan_dir(const char *dir) {
     DIR *d = opendir(dir);
     if (!d) {
-        LOG(RB_LOG_WARN, "mesh: cannot open mesh folder %s: %s", dir, strerror(errno));
+        LOG(RB_PLUGIN_LOG_WARN, "mesh: cannot open mesh folder %s: %s", dir, strerror(errno));
         return;
     }
     char **names = NULL;
@@ -339,7 +339,7 @@ RB_PLUGIN_EXPORT const rb_plugin *rb_plugin_entry(const rb_host_api *api) {
     free_all(); /* a second entry (a rescan) starts over */
     host = api;
     if (!api || api->abi_version != RB_PLUGIN_ABI_VERSION) {
-        LOG(RB_LOG_ERROR, "mesh: host ABI version %u, plugin built for %u", api ? api->abi_version : 0,
+        LOG(RB_PLUGIN_LOG_ERROR, "mesh: host ABI version %u, plugin built for %u", api ? api->abi_version : 0,
             RB_PLUGIN_ABI_VERSION);
         return NULL;
     }
@@ -347,8 +347,8 @@ RB_PLUGIN_EXPORT const rb_plugin *rb_plugin_entry(const rb_host_api *api) {
     uint32_t folders = 0;
     for (; (dir = host_setting("mesh_dir", folders)); folders++) scan_dir(dir);
     if (folders == 0)
-        LOG(RB_LOG_INFO, "mesh: the host named no mesh folder (\"mesh_dir\"): no mesh shapes");
+        LOG(RB_PLUGIN_LOG_INFO, "mesh: the host named no mesh folder (\"mesh_dir\"): no mesh shapes");
     else if (shape_count == 0)
-        LOG(RB_LOG_INFO, "mesh: no usable mesh in the %u mesh folder(s)", folders);
+        LOG(RB_PLUGIN_LOG_INFO, "mesh: no usable mesh in the %u mesh folder(s)", folders);
     return &plugin;
 }

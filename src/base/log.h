@@ -5,7 +5,14 @@
 #ifndef RB_LOG_H
 #define RB_LOG_H
 
-#include "../../plugins/rubble_plugin.h" /* rb_log_level */
+/* How bad a message is. Plugins have levels of their own with the same
+ * values (rb_plugin_log_level, plugins/rubble_plugin.h); the shape registry,
+ * which passes a plugin's lines on to rb_log, checks that they agree. */
+typedef enum rb_log_level {
+    RB_LOG_INFO = 0,
+    RB_LOG_WARN = 1,
+    RB_LOG_ERROR = 2,
+} rb_log_level;
 
 typedef void (*rb_log_fn)(rb_log_level level, const char *message, void *user);
 

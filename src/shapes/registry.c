@@ -60,14 +60,24 @@ const char *rb_load_result_name(rb_load_result r) {
 
 /* ---- the host API lent to plugins ---- */
 
-static void host_log(void *host_data, rb_log_level level, const char *fmt, ...) {
+/* A plugin's level goes on to rb_log as it is, so the two enums must agree:
+ * the same values, and the same size and signedness (any number a plugin
+ * passes then reaches rb_log's clamping unchanged). */
+_Static_assert((int)RB_PLUGIN_LOG_INFO == (int)RB_LOG_INFO && (int)RB_PLUGIN_LOG_WARN == (int)RB_LOG_WARN &&
+                   (int)RB_PLUGIN_LOG_ERROR == (int)RB_LOG_ERROR,
+               "rb_plugin_log_level (rubble_plugin.h) and rb_log_level (base/log.h) differ in value");
+_Static_assert(sizeof(rb_plugin_log_level) == sizeof(rb_log_level) &&
+                   ((rb_plugin_log_level)-1 > 0) == ((rb_log_level)-1 > 0),
+               "rb_plugin_log_level (rubble_plugin.h) and rb_log_level (base/log.h) differ in size or signedness");
+
+static void host_log(void *host_data, rb_plugin_log_level level, const char *fmt, ...) {
     rb_registry *reg = host_data;
     char message[900];
     va_list args;
     va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
-    rb_log(level, "plugin %s: %s", reg->loading_path ? reg->loading_path : "?", message);
+    rb_log((rb_log_level)level, "plugin %s: %s", reg->loading_path ? reg->loading_path : "?", message);
 }
 
 static const char *host_setting(void *host_data, const char *key, uint32_t index) {

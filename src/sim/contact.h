@@ -1,5 +1,5 @@
 /* contact.h - the contact law, shared by the reference backend and mirrored
- * line for line in kernels/ (DESIGN.md, "The contact model"). */
+ * line for line in kernels/ (README.md, "The contact"). */
 #ifndef RB_CONTACT_H
 #define RB_CONTACT_H
 

@@ -1,4 +1,4 @@
-/* opencl.c - the OpenCL backend: the whole step of DESIGN.md in the .cl files in kernels/.
+/* opencl.c - the OpenCL backend: the whole step (README.md, "Physics") in the .cl files in kernels/.
  *
  * The device holds the state between upload() and download(); a step call
  * enqueues every step's kernels back to back and waits once at the end. Each

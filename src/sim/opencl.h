@@ -1,18 +1,15 @@
 /* opencl.h - what the OpenCL backend offers beyond the backend vtable.
+ * Private to src/sim (and the tests of the backend).
  *
- * The backend itself is made by rb_opencl_create() (world_internal.h). */
+ * The backend itself is made by rb_opencl_create() (world_internal.h), and
+ * programs list the devices with rb_world_list_devices() (world.h). */
 #ifndef RB_OPENCL_H
 #define RB_OPENCL_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "world_internal.h"
-
-/* Prints every OpenCL device of every platform with the index --device takes.
- * Returns the number of devices (0 with a note on how to get one). */
-int rb_opencl_list_devices(FILE *out);
 
 /* Name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or "CL_UNKNOWN_ERROR". */
 const char *rb_opencl_error_name(int code);

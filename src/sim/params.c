@@ -10,11 +10,11 @@
 
 /* The defaults every physics test passes with (tests/test_physics.c).
  * contact_time 8 ms keeps a 20 m/s face-on impact under half a radius of
- * overlap (about 11 t_c of overlap at 20 m/s; DESIGN.md), and dt = t_c / 5
- * resolves a contact in 5 steps: with the onset correction (rb_contact_normal)
- * and the calibrated damping below, restitution stays within 0.035 of e from
- * 460 drop heights, for e from 0.3 to 1. Every physics test passes up to
- * dt = 1.65 ms (README, Defaults). */
+ * overlap (about 11 t_c of overlap at 20 m/s; README.md, "Defaults"), and
+ * dt = t_c / 5 resolves a contact in 5 steps: with the onset correction
+ * (rb_contact_normal) and the calibrated damping below, restitution stays
+ * within 0.035 of e from 460 drop heights, for e from 0.3 to 1. Every physics
+ * test passes up to dt = 1.65 ms (README, Defaults). */
 rb_material rb_default_material(void) {
     return (rb_material){.restitution = 0.5f, .friction = 0.5f, .contact_time = 0.008f};
 }

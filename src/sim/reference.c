@@ -1,6 +1,6 @@
 /* reference.c - the sequential C reference backend: the oracle the OpenCL
  * backend is checked against. Plain on purpose: one loop per stage of the
- * step in DESIGN.md, in a fixed order, so its sums are reproducible. */
+ * step (README.md, "Physics"), in a fixed order, so its sums are reproducible. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,8 +314,8 @@ static void visit_pair(void *ctx, uint32_t j) {
     v->count++;
 }
 
-uint32_t rb_reference_contact_pairs(rb_backend *base, const rb_world_data *d, const rb_step_params *p, uint32_t *pairs,
-                                    uint32_t max_pairs) {
+static uint32_t ref_contact_pairs(rb_backend *base, const rb_world_data *d, const rb_step_params *p, uint32_t *pairs,
+                                  uint32_t max_pairs) {
     reference *r = (reference *)base;
     if (!reserve(r, d->particle_count)) return 0;
     particle_values(r, d);
@@ -336,9 +336,10 @@ static const rb_backend_vtbl reference_vtbl = {
     .device_name = ref_device_name,
     .device_bytes = ref_device_bytes,
     .stage_times = ref_stage_times,
+    .contact_pairs = ref_contact_pairs,
 };
 
-rb_backend *rb_reference_create(char *err, size_t err_size) {
+rb_backend *rb_reference_create(int device_index, char *err, size_t err_size) {
     reference *r = calloc(1, sizeof *r);
     if (!r) {
         snprintf(err, err_size, "out of memory");

@@ -110,22 +110,38 @@ static bool backend_current(rb_world *w) {
 
 /* ---- creation ---- */
 
+/* Every backend the world can run, by kind: the only place world.c names one.
+ * Everything else goes through the backend's vtbl. */
+static const struct {
+    rb_backend_kind kind;
+    rb_backend_create_fn create;
+} backends[] = {
+    {RB_BACKEND_REFERENCE, rb_reference_create},
+    {RB_BACKEND_OPENCL, rb_opencl_create},
+};
+
+static rb_backend *create_backend(rb_backend_kind kind, int device_index, char *err, size_t err_size) {
+    for (size_t i = 0; i < sizeof backends / sizeof *backends; i++)
+        if (backends[i].kind == kind) return backends[i].create(device_index, err, err_size);
+    snprintf(err, err_size, "no backend of kind %d", (int)kind);
+    return NULL;
+}
+
 static rb_backend *make_backend(const rb_world_desc *desc, char *err, size_t err_size) {
     char why[512] = "";
-    if (desc->backend == RB_BACKEND_REFERENCE) return rb_reference_create(err, err_size);
-#ifdef RB_HAVE_OPENCL_BACKEND
-    rb_backend *b = rb_opencl_create(desc->device_index, why, sizeof why);
+    if (desc->backend == RB_BACKEND_REFERENCE)
+        return create_backend(RB_BACKEND_REFERENCE, desc->device_index, err, err_size);
+    rb_backend *b = create_backend(RB_BACKEND_OPENCL, desc->device_index, why, sizeof why);
     if (b) return b;
-#else
-    snprintf(why, sizeof why, "this build has no OpenCL backend");
-#endif
     if (desc->backend == RB_BACKEND_OPENCL) {
         snprintf(err, err_size, "OpenCL backend: %s", why);
         return NULL;
     }
     rb_log(RB_LOG_WARN, "OpenCL backend unavailable (%s); running the sequential reference instead", why);
-    return rb_reference_create(err, err_size);
+    return create_backend(RB_BACKEND_REFERENCE, desc->device_index, err, err_size);
 }
+
+int rb_world_list_devices(FILE *out) { return rb_opencl_list_devices(out); }
 
 rb_world *rb_world_create(const rb_world_desc *desc, char *err, size_t err_size) {
     char scratch[8];
@@ -459,12 +475,13 @@ bool rb_world_particle_forces(rb_world *w, float *out) {
 
 uint32_t rb_world_contact_pairs(rb_world *w, uint32_t *pairs, uint32_t max_pairs) {
     if (!host_current(w)) return 0;
-    if (strcmp(w->backend->vtbl->name, "reference") == 0)
-        return rb_reference_contact_pairs(w->backend, &w->d, &w->params, pairs, max_pairs);
+    if (w->backend->vtbl->contact_pairs)
+        return w->backend->vtbl->contact_pairs(w->backend, &w->d, &w->params, pairs, max_pairs);
+    /* the backend has no grid of its own to ask: the reference's, made for the call */
     char err[64];
-    rb_backend *ref = rb_reference_create(err, sizeof err);
+    rb_backend *ref = create_backend(RB_BACKEND_REFERENCE, -1, err, sizeof err);
     if (!ref) return 0;
-    uint32_t n = rb_reference_contact_pairs(ref, &w->d, &w->params, pairs, max_pairs);
+    uint32_t n = ref->vtbl->contact_pairs(ref, &w->d, &w->params, pairs, max_pairs);
     ref->vtbl->destroy(ref);
     return n;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/transform.h"
 
@@ -23,7 +24,7 @@ typedef enum rb_backend_kind {
     RB_BACKEND_OPENCL,
 } rb_backend_kind;
 
-/* Contact material. Physical, not spring constants: see DESIGN.md. */
+/* Contact material. Physical, not spring constants: see README.md, "The contact". */
 typedef struct rb_material {
     float restitution;  /* e in [0.14, 1]: normal speed after / before one contact */
     float friction;     /* Coulomb mu: |f_t| <= mu |f_n| */
@@ -172,6 +173,10 @@ bool rb_world_set_gravity(rb_world *world, const float gravity[3]);
 
 const char *rb_world_backend_name(const rb_world *world); /* "reference", "opencl" */
 const char *rb_world_device_name(const rb_world *world);
+/* Prints every OpenCL device of every platform to out, each with the index
+ * rb_world_desc.device_index (and --device) takes. Returns the number of
+ * devices (0 with a note on how to get one). */
+int rb_world_list_devices(FILE *out);
 
 /* Stage timings of the last step call, ms summed over its steps. */
 enum { RB_STAGE_PARTICLES, RB_STAGE_GRID, RB_STAGE_FORCES, RB_STAGE_INTEGRATE, RB_STAGE_COUNT };

@@ -7,6 +7,8 @@
 #ifndef RB_WORLD_INTERNAL_H
 #define RB_WORLD_INTERNAL_H
 
+#include <stdio.h>
+
 #include "base/rb_math.h"
 #include "world.h"
 
@@ -92,17 +94,24 @@ typedef struct rb_backend_vtbl {
      * the backend's own state after steps, 32 bytes a body (see
      * rb_world_read_transforms), without downloading the rest. */
     bool (*read_transforms)(rb_backend *b, const rb_world_data *d, rb_transform *out);
+    /* Optional (NULL: the world asks a reference backend made for the call):
+     * the overlapping pairs of the backend's grid, see rb_world_contact_pairs. */
+    uint32_t (*contact_pairs)(rb_backend *b, const rb_world_data *d, const rb_step_params *p, uint32_t *pairs,
+                              uint32_t max_pairs);
 } rb_backend_vtbl;
 
 struct rb_backend {
     const rb_backend_vtbl *vtbl;
 };
 
-rb_backend *rb_reference_create(char *err, size_t err_size);
-/* The reference grid's overlapping pairs (see rb_world_contact_pairs). */
-uint32_t rb_reference_contact_pairs(rb_backend *reference, const rb_world_data *d, const rb_step_params *p,
-                                    uint32_t *pairs, uint32_t max_pairs);
-/* NULL with a reason when no OpenCL device can be used. */
+/* The backends' constructors, one signature for world.c's table of them:
+ * NULL with the reason in err when the backend cannot be made. The
+ * reference ignores device_index. */
+typedef rb_backend *(*rb_backend_create_fn)(int device_index, char *err, size_t err_size);
+rb_backend *rb_reference_create(int device_index, char *err, size_t err_size);
 rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size);
+
+/* The OpenCL backend's side of rb_world_list_devices (world.h). */
+int rb_opencl_list_devices(FILE *out);
 
 #endif /* RB_WORLD_INTERNAL_H */

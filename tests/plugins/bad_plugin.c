@@ -42,7 +42,7 @@ RB_PLUGIN_EXPORT const rb_plugin *rb_plugin_entry(const rb_host_api *host) {
     shape_count = 1;
     switch (BAD_CASE) {
     case BAD_ENTRY_NULL:
-        host->log(host->host_data, RB_LOG_ERROR, "refusing to start");
+        host->log(host->host_data, RB_PLUGIN_LOG_ERROR, "refusing to start");
         return 0;
     case BAD_ABI:
         plugin.abi_version = RB_PLUGIN_ABI_VERSION + 98;
