@@ -14,7 +14,8 @@ foreach(case ${RB_BAD_CASES})
 endforeach()
 
 set(RB_TEST_DEFS RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}" RB_BAD_PLUGIN_DIR="${RB_BAD_PLUGIN_DIR}"
-                 RB_TEST_RUBBLE="$<TARGET_FILE:rubble>" RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
+                 RB_TEST_RUBBLE="$<TARGET_FILE:rubble>" RB_TEST_BENCH="$<TARGET_FILE:rubble-bench>"
+                 RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
 
 rb_add_test(test_mass SOURCES test_mass.c LIBS rubble_shapes)
 rb_add_test(test_plugins SOURCES test_plugins.c LIBS rubble_shapes)
@@ -24,7 +25,7 @@ foreach(t test_world test_grid test_physics test_cli)
   rb_add_test(${t} SOURCES ${t}.c LIBS rubble_scenes rubble_shapes cjson)
   list(APPEND RB_FOUNDATION_TESTS ${t})
 endforeach()
-add_dependencies(test_cli rubble cube cube2)
+add_dependencies(test_cli rubble rubble-bench cube cube2)
 foreach(t ${RB_FOUNDATION_TESTS})
   target_compile_definitions(${t} PRIVATE ${RB_TEST_DEFS})
   target_link_libraries(${t} PRIVATE rubble_base)

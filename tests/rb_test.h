@@ -47,15 +47,19 @@ static inline rb_registry *rb_test_registry(void) {
     return reg;
 }
 
-/* Adds the registry shape of that name to the world; returns its world index. */
-static inline uint32_t rb_test_add_shape(rb_world *w, rb_registry *reg, const char *name) {
-    int i = rb_registry_find(reg, name);
-    if (i < 0) fail_msg("shape '%s' not loaded from %s", name, RB_TEST_PLUGIN_DIR);
-    const rb_shape *s = rb_registry_get(reg, (uint32_t)i);
+/* Adds a registry shape to the world; returns its world index. */
+static inline uint32_t rb_test_add_registry_shape(rb_world *w, const rb_shape *s) {
     rb_shape_data d = {s->particle_count, s->particles, s->mass, {s->inertia[0], s->inertia[1], s->inertia[2]}};
     int ws = rb_world_add_shape(w, &d);
     assert_true(ws >= 0);
     return (uint32_t)ws;
+}
+
+/* Adds the registry shape of that name to the world; returns its world index. */
+static inline uint32_t rb_test_add_shape(rb_world *w, rb_registry *reg, const char *name) {
+    int i = rb_registry_find(reg, name);
+    if (i < 0) fail_msg("shape '%s' not loaded from %s", name, RB_TEST_PLUGIN_DIR);
+    return rb_test_add_registry_shape(w, rb_registry_get(reg, (uint32_t)i));
 }
 
 /* A lattice cube of n^3 particles (spacing one diameter), built here so a

@@ -8,6 +8,7 @@ find_package(SDL2 REQUIRED CONFIG)
 set(RB_SANDBOX_TEST_ENV ${RB_TEST_ENV} "SDL_VIDEODRIVER=offscreen" "SDL_AUDIODRIVER=dummy")
 
 rb_add_test(test_render SOURCES test_render.c LIBS rubble_render SDL2::SDL2 PkgConfig::STB TIMEOUT 300)
+target_compile_definitions(test_render PRIVATE RB_TEST_SOURCE_SHADERS="${PROJECT_SOURCE_DIR}/shaders")
 set_tests_properties(test_render PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
 
 # The sandbox library (src/app/sandbox.cmake): the same code the program runs.

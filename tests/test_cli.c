@@ -5,11 +5,12 @@
 
 #include "rb_test.h"
 
-/* Runs rubble with args; returns its exit code, stdout in out, stderr in err. */
-static int run(const char *args, char *out, size_t out_size, char *err, size_t err_size) {
+/* Runs a program with args; returns its exit code, stdout in out, stderr in err. */
+static int run_program(const char *program, const char *args, char *out, size_t out_size, char *err,
+                       size_t err_size) {
     char cmd[2048], err_path[256];
     snprintf(err_path, sizeof err_path, "%s/tests/cli_stderr.txt", RB_TEST_BUILD_DIR);
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", RB_TEST_RUBBLE, args, err_path);
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", program, args, err_path);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t n = fread(out, 1, out_size - 1, p);
@@ -20,6 +21,10 @@ static int run(const char *args, char *out, size_t out_size, char *err, size_t e
     err[n] = '\0';
     if (e) fclose(e);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int run(const char *args, char *out, size_t out_size, char *err, size_t err_size) {
+    return run_program(RB_TEST_RUBBLE, args, out, out_size, err, err_size);
 }
 
 static char out[1 << 16], err[1 << 16];
@@ -136,6 +141,48 @@ static void test_bad_plugin_folder_goes_on(void **state) {
     cJSON_Delete(j);
 }
 
+/* rubble --headless and rubble-bench run scenes through one runner: the same
+ * scene for the same steps ends in the same state, on either program. */
+static void test_bench_and_headless_agree(void **state) {
+    /* 0.16 s of 1.6 ms steps: 100 steps */
+    assert_int_equal(run("--headless --json --backend reference --formation 2 --bodies 12 --steps 100", out,
+                         sizeof out, err, sizeof err),
+                     0);
+    cJSON *h = cJSON_Parse(out);
+    assert_non_null(h);
+    int code = run_program(RB_TEST_BENCH, "formation2 12 --backend reference --warmup 0 --time 0.16 --json --quiet",
+                           out, sizeof out, err, sizeof err);
+    if (code != 0) fail_msg("rubble-bench exit %d: %s", code, err);
+    cJSON *b = cJSON_Parse(out);
+    if (!b) fail_msg("rubble-bench printed no JSON: %s", out);
+    assert_int_equal(cJSON_GetObjectItem(b, "steps")->valueint, 100);
+    assert_int_equal(cJSON_GetObjectItem(b, "bodies")->valueint, 12);
+    assert_string_equal(cJSON_GetObjectItem(b, "scene")->valuestring, "formation2 12");
+    assert_true(cJSON_IsObject(cJSON_GetObjectItem(b, "stage_ms_per_step")));
+    assert_string_equal(cJSON_GetObjectItem(b, "digest")->valuestring, cJSON_GetObjectItem(h, "digest")->valuestring);
+    cJSON_Delete(h), cJSON_Delete(b);
+    /* the bench's own command line: refused with the reason and its usage, exit 2 */
+    static const struct {
+        const char *args, *says;
+    } cases[] = {
+        {"", "no scene given"},
+        {"pile", "'pile' needs a body count"},
+        {"formation9", "unknown scene 'formation9'"},
+        {"pile 10 --steps 5", "unknown option '--steps'"},
+        {"pile 10 --backend gpu", "--backend takes reference or opencl or both"},
+        {"pile 10 --time 0", "--time takes"},
+        {"pile 10 --shape nosuchshape", "no shape 'nosuchshape'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        code = run_program(RB_TEST_BENCH, cases[i].args, out, sizeof out, err, sizeof err);
+        if (code != 2 || !strstr(err, cases[i].says))
+            fail_msg("rubble-bench '%s': exit %d, stderr '%s' should say '%s'", cases[i].args, code, err,
+                     cases[i].says);
+    }
+    assert_int_equal(run_program(RB_TEST_BENCH, "--help", out, sizeof out, err, sizeof err), 0);
+    assert_non_null(strstr(out, "usage: rubble-bench"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_summary),
@@ -143,6 +190,7 @@ int main(void) {
         cmocka_unit_test(test_list_shapes_json),
         cmocka_unit_test(test_bad_command_lines),
         cmocka_unit_test(test_bad_plugin_folder_goes_on),
+        cmocka_unit_test(test_bench_and_headless_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,18 +15,17 @@
 #include <cmocka.h>
 
 #include "rubble_plugin.h"
-#include "plugin_log_names.h" /* until this file says rb_plugin_log_level, RB_PLUGIN_LOG_* */
 #include "shapegen.h"
 
 /* ---- a host that records what the plugin says ---- */
 
 #define MAX_LINES 256
 static char lines[MAX_LINES][1024];
-static rb_log_level levels[MAX_LINES];
+static rb_plugin_log_level levels[MAX_LINES];
 static int line_count;
 static const char *dirs[4];
 
-static void host_log(void *data, rb_log_level level, const char *fmt, ...) {
+static void host_log(void *data, rb_plugin_log_level level, const char *fmt, ...) {
     (void)data;
     if (line_count == MAX_LINES) return;
     va_list ap;
@@ -51,7 +50,7 @@ static const rb_host_api host = {
 };
 
 /* A line at level whose text holds both a and b, or -1. */
-static int find_line(rb_log_level level, const char *a, const char *b) {
+static int find_line(rb_plugin_log_level level, const char *a, const char *b) {
     for (int i = 0; i < line_count; i++)
         if (levels[i] == level && strstr(lines[i], a) && (!b || strstr(lines[i], b))) return i;
     return -1;
@@ -202,16 +201,16 @@ static void test_bad_input_is_named_and_skipped(void **state) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char path[1200];
         path_of(path, sizeof path, folder, bad[i].file);
-        int at = find_line(RB_LOG_ERROR, path, bad[i].problem);
+        int at = find_line(RB_PLUGIN_LOG_ERROR, path, bad[i].problem);
         if (at < 0) fprintf(stderr, "no error line naming %s with \"%s\"\n", path, bad[i].problem);
         assert_true(at >= 0);
     }
     /* The missing face is tolerated with a warning; the duplicate name and the missing folder are warned about. */
-    assert_true(find_line(RB_LOG_WARN, "holed.ply", "not closed") >= 0);
-    assert_true(find_line(RB_LOG_WARN, "ball.stl", "already loaded") >= 0);
-    assert_true(find_line(RB_LOG_WARN, "no-such-folder", NULL) >= 0);
-    assert_int_equal(find_line(RB_LOG_ERROR, "readme.txt", NULL), -1);
-    assert_int_equal(find_line(RB_LOG_WARN, "readme.txt", NULL), -1);
+    assert_true(find_line(RB_PLUGIN_LOG_WARN, "holed.ply", "not closed") >= 0);
+    assert_true(find_line(RB_PLUGIN_LOG_WARN, "ball.stl", "already loaded") >= 0);
+    assert_true(find_line(RB_PLUGIN_LOG_WARN, "no-such-folder", NULL) >= 0);
+    assert_int_equal(find_line(RB_PLUGIN_LOG_ERROR, "readme.txt", NULL), -1);
+    assert_int_equal(find_line(RB_PLUGIN_LOG_WARN, "readme.txt", NULL), -1);
 
     /* What is left: the good ones, from both folders, in folder then name order. */
     const char *expect[] = {"ball", "holed", "inverted", "shell", "slab"};
@@ -295,8 +294,8 @@ static void test_assets_load_cleanly(void **state) {
     dirs[0] = RB_ASSETS_DIR;
     dirs[1] = NULL;
     loaded l = load_plugin();
-    assert_int_equal(find_line(RB_LOG_ERROR, "", NULL), -1);
-    assert_int_equal(find_line(RB_LOG_WARN, "", NULL), -1);
+    assert_int_equal(find_line(RB_PLUGIN_LOG_ERROR, "", NULL), -1);
+    assert_int_equal(find_line(RB_PLUGIN_LOG_WARN, "", NULL), -1);
     static const char *names[] = {"banana", "brick", "bunny", "pawn", "plank", "rock_a", "rock_b", "torus"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const rb_shape_desc *d = find_shape(l.plugin, names[i]);

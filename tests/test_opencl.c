@@ -81,12 +81,18 @@ static rb_world *make_world(rb_backend_kind backend, const rb_world_desc *base) 
     return w;
 }
 
+/* Registers a registry shape with the world; returns its world index. */
+static uint32_t add_registry_shape(rb_world *w, const rb_shape *s) {
+    rb_shape_data d = {s->particle_count, s->particles, s->mass, {s->inertia[0], s->inertia[1], s->inertia[2]}};
+    int ws = rb_world_add_shape(w, &d);
+    assert_true(ws >= 0);
+    return (uint32_t)ws;
+}
+
 /* Registers every fixture shape with the world, in fixture order. */
 static void add_shapes(const fixture *f, rb_world *w, uint32_t out[SHAPE_COUNT]) {
     for (int s = 0; s < SHAPE_COUNT; s++) {
-        int idx = rb_scene_add_shape(w, rb_registry_get(f->reg, (uint32_t)f->shape[s]));
-        assert_true(idx >= 0);
-        out[s] = (uint32_t)idx;
+        out[s] = add_registry_shape(w, rb_registry_get(f->reg, (uint32_t)f->shape[s]));
     }
 }
 
@@ -200,8 +206,7 @@ static void test_forces_wrapping_rows(void **state) {
     desc.plane_count = 0;
     rb_world *w[2] = {make_world(RB_BACKEND_OPENCL, &desc), make_world(RB_BACKEND_REFERENCE, &desc)};
     for (int k = 0; k < 2; k++) {
-        const int one = rb_scene_add_shape(w[k], rb_registry_get(f->reg, (uint32_t)f->shape[SHAPE_ONE]));
-        assert_true(one >= 0);
+        const uint32_t one = add_registry_shape(w[k], rb_registry_get(f->reg, (uint32_t)f->shape[SHAPE_ONE]));
         static const float x[6] = {-0.7f, -0.42f, -0.15f, 0.12f, 0.42f, 0.7f}; /* gaps under 2 r, all unequal */
         for (int b = 0; b < 6; b++) {
             rb_body_desc d = {.shape = (uint32_t)one,
@@ -335,8 +340,9 @@ static uint64_t pile_digest(const fixture *f, rb_backend_kind backend, uint32_t 
     rb_pile_planes(&d);
     rb_world *w = make_world(backend, &d);
     if (pocl) *pocl = strstr(rb_world_device_name(w), "Portable Computing Language") != NULL;
-    int s = rb_scene_add_shape(w, rb_registry_get(f->reg, (uint32_t)f->shape[SHAPE_CUBE]));
-    assert_int_equal(rb_pile_build(w, bodies, (uint32_t)s), bodies);
+    rb_entities *e = rb_entities_create(f->reg, w);
+    assert_int_equal(rb_pile_build(e, (uint32_t)f->shape[SHAPE_CUBE], bodies), bodies);
+    rb_entities_destroy(e);
     assert_true(rb_world_step(w, steps));
     uint64_t h = rb_world_digest(w);
     rb_world_destroy(w);
@@ -416,8 +422,9 @@ static void test_read_back_and_memory(void **state) {
     rb_pile_planes(&d);
     rb_world *w[2] = {make_world(RB_BACKEND_OPENCL, &d), make_world(RB_BACKEND_REFERENCE, &d)};
     for (int k = 0; k < 2; k++) {
-        int s = rb_scene_add_shape(w[k], rb_registry_get(f->reg, (uint32_t)f->shape[SHAPE_CUBE]));
-        assert_int_equal(rb_pile_build(w[k], 1000, (uint32_t)s), 1000);
+        rb_entities *e = rb_entities_create(f->reg, w[k]);
+        assert_int_equal(rb_pile_build(e, (uint32_t)f->shape[SHAPE_CUBE], 1000), 1000);
+        rb_entities_destroy(e);
     }
     uint32_t n = rb_world_particle_count(w[0]);
     float *pa = malloc(n * 3 * sizeof *pa), *pb = malloc(n * 3 * sizeof *pb);

@@ -124,7 +124,7 @@ static void bounce(rb_world *w, rb_body_id id, float bottom_offset, float *impac
 }
 
 /* A sphere dropped from 0.3 to 2.6 m rebounds with e of its impact speed at
- * every height: tolerance 0.05 as the issue sets. The contact lasts only
+ * every height: tolerance 0.05. The contact lasts only
  * t_c / dt steps, so where the first touch falls within a step moves the
  * result (rb_contact_normal corrects the first step for it); twelve
  * unevenly spaced heights sample that phase. */
@@ -261,7 +261,7 @@ static void total_momenta(rb_world *w, double P[3], double L[3]) {
 /* Two bodies of different shapes hit off-centre without gravity. Pair forces
  * are equal and opposite (bit for bit) and act at the contact midpoint, so
  * the step keeps both momenta exactly but for float rounding of the state:
- * linear momentum within 1e-4 relative (the issue's bound; measured ~1e-7).
+ * linear momentum within 1e-4 relative (measured ~1e-7).
  * Angular momentum about the origin (|L| = 1076) also carries the rounding of
  * the positions: half an ulp (2.4e-7 m near 3 m) a step moves x x p by
  * ~2.6e-3 (p = 1.1e4 kg m/s), a random walk of ~0.1 over 1500 steps
@@ -420,11 +420,11 @@ static void test_mixed_particle_counts(void **state) {
 static uint64_t run_formation(int formation, int bodies, int steps) {
     rb_world *w = rb_test_world(rb_default_world_desc());
     rb_registry *reg = rb_test_registry();
-    const rb_shape *s = rb_registry_get(reg, (uint32_t)rb_registry_find(reg, "cube"));
-    int ws = rb_scene_add_shape(w, s);
-    assert_int_equal(rb_formation_build(w, formation, bodies, (uint32_t)ws, s), bodies);
+    rb_entities *e = rb_entities_create(reg, w);
+    assert_int_equal(rb_formation_build(e, (uint32_t)rb_entities_find(e, "cube"), formation, bodies), bodies);
     assert_true(rb_world_step(w, (uint32_t)steps));
     uint64_t digest = rb_world_digest(w);
+    rb_entities_destroy(e);
     rb_world_destroy(w);
     rb_registry_destroy(reg);
     return digest;
@@ -444,9 +444,8 @@ static void test_tower_stands(void **state) {
     rb_world_desc desc = rb_default_world_desc();
     rb_world *w = rb_test_world(desc);
     rb_registry *reg = rb_test_registry();
-    const rb_shape *s = rb_registry_get(reg, (uint32_t)rb_registry_find(reg, "cube"));
-    int ws = rb_scene_add_shape(w, s);
-    assert_int_equal(rb_formation_build(w, 2, 5, (uint32_t)ws, s), 5);
+    rb_entities *e = rb_entities_create(reg, w);
+    assert_int_equal(rb_formation_build(e, (uint32_t)rb_entities_find(e, "cube"), 2, 5), 5);
     assert_true(rb_world_step(w, 1000));
     rb_body_state start[5];
     for (uint32_t b = 0; b < 5; b++) rb_world_get_body(w, b, &start[b]);
@@ -465,6 +464,7 @@ static void test_tower_stands(void **state) {
         assert_true(up[1] > 0.9999f);
     }
     assert_true(worst < 0.5f * desc.particle_radius);
+    rb_entities_destroy(e);
     rb_world_destroy(w);
     rb_registry_destroy(reg);
 }
@@ -476,9 +476,8 @@ static void test_sleep_and_wake(void **state) {
     rb_world_desc desc = rb_default_world_desc();
     rb_world *w = rb_test_world(desc);
     rb_registry *reg = rb_test_registry();
-    const rb_shape *s = rb_registry_get(reg, (uint32_t)rb_registry_find(reg, "cube"));
-    int ws = rb_scene_add_shape(w, s);
-    assert_int_equal(rb_formation_build(w, 2, 5, (uint32_t)ws, s), 5);
+    rb_entities *e = rb_entities_create(reg, w);
+    assert_int_equal(rb_formation_build(e, (uint32_t)rb_entities_find(e, "cube"), 2, 5), 5);
     assert_true(rb_world_step(w, 3000));
     rb_body_state st[5];
     for (uint32_t b = 0; b < 5; b++) {
@@ -486,8 +485,8 @@ static void test_sleep_and_wake(void **state) {
         assert_true(st[b].asleep);
     }
     /* knock the top one off */
-    rb_body_desc bullet = {.shape = (uint32_t)ws, .position = {-4.0f, st[4].position[1], 0}, .velocity = {10, 0, 0}};
-    assert_true(rb_world_add_body(w, &bullet).generation != 0);
+    rb_body_desc bullet = {.position = {-4.0f, st[4].position[1], 0}, .velocity = {10, 0, 0}};
+    assert_true(rb_entities_spawn(e, (uint32_t)rb_entities_find(e, "cube"), &bullet).generation != 0);
     assert_true(rb_world_step(w, 600));
     rb_body_state top;
     assert_true(rb_world_get_body(w, 4, &top));
@@ -501,6 +500,7 @@ static void test_sleep_and_wake(void **state) {
         assert_true(rb_world_get_body_by_id(w, st[b].id, &fallen));
         assert_true(fallen.position[1] < st[b].position[1] - 0.5f);
     }
+    rb_entities_destroy(e);
     rb_world_destroy(w);
     rb_registry_destroy(reg);
 }

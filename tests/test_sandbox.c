@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "sandbox.h"
+#include "view.h"
 #include "base/rb_math.h"
 
 #include <cglm/cglm.h>
@@ -29,7 +30,7 @@ static const char *g_plugin_dirs[2] = {RB_TEST_PLUGIN_DIR, RB_TEST_MESHLESS_DIR}
 static rb_sandbox *make_sandbox_full(int bodies, const char *shader_dir, const char *extra_plugin_dir) {
     setenv("SDL_VIDEODRIVER", "offscreen", 0);
     rb_options o;
-    rb_options_defaults(&o);
+    rb_options_defaults(&o, RB_PROGRAM_RUBBLE);
     o.bodies = bodies;
     o.width = W, o.height = H;
     o.vsync = false;
@@ -39,7 +40,9 @@ static rb_sandbox *make_sandbox_full(int bodies, const char *shader_dir, const c
     o.plugin_dir_count = 2;
     o.shader_dir = shader_dir;
     char err[4096];
-    rb_sandbox *sb = rb_sandbox_create(&o, err, sizeof err);
+    rb_paths paths;
+    rb_paths_find(&paths, o.shader_dir);
+    rb_sandbox *sb = rb_sandbox_create(&o, &paths, err, sizeof err);
     if (!sb) fail_msg("rb_sandbox_create: %s", err);
     rb_sandbox_set_fixed_dt(sb, 1.0 / 60.0);
     return sb;
@@ -138,7 +141,7 @@ static void test_known_scene_has_body_colour_and_ground(void **state) {
     assert_int_equal(w, W);
     assert_int_equal(h, H);
     float colour[4], x, y;
-    rb_sandbox_body_color(id, colour);
+    rb_view_body_color(id, colour);
     /* The top face and the front face of the cube. */
     project(sb, (float[3]){0.0f, 1.2f, 0.0f}, &x, &y);
     const uint8_t *top = pixel_at(img, x, y + 3);
@@ -169,10 +172,15 @@ static void test_particle_view_differs_from_mesh_view(void **state) {
     int w, h;
     uint8_t *mesh, *spheres;
     assert_true(rb_sandbox_read_pixels(sb, &w, &h, &mesh));
+    /* The cube went to its mesh's instances, not to the spheres. */
+    assert_int_equal(stats(sb).drawn_instances, 1);
+    assert_int_equal(stats(sb).drawn_particle_bodies, 0);
     script(sb, "0 key P\n");
     run_frames(sb, 1);
     assert_true(stats(sb).particle_view);
     assert_true(rb_sandbox_read_pixels(sb, &w, &h, &spheres));
+    assert_int_equal(stats(sb).drawn_instances, 0);
+    assert_int_equal(stats(sb).drawn_particle_bodies, 1);
     int differ = 0;
     for (int i = 0; i < W * H; i++)
         if (abs(mesh[i * 4] - spheres[i * 4]) + abs(mesh[i * 4 + 1] - spheres[i * 4 + 1]) +
@@ -183,7 +191,7 @@ static void test_particle_view_differs_from_mesh_view(void **state) {
     assert_true(differ > 300);
     /* A particle's centre column still shows the body's colour. */
     float colour[4], x, y;
-    rb_sandbox_body_color(id, colour);
+    rb_view_body_color(id, colour);
     project(sb, (float[3]){0.0f, 1.0f, 0.4f}, &x, &y);
     assert_true(colour_match(pixel_at(spheres, x, y), colour) > 0.97);
     free(mesh), free(spheres);
@@ -207,8 +215,10 @@ static void test_shape_without_mesh_is_drawn_as_particles(void **state) {
     int w, h;
     uint8_t *img;
     assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    assert_int_equal(stats(sb).drawn_instances, 0);
+    assert_int_equal(stats(sb).drawn_particle_bodies, 1);
     float colour[4], x, y;
-    rb_sandbox_body_color(id, colour);
+    rb_view_body_color(id, colour);
     rb_body_state b = body(sb, id);
     /* The top of the middle particle, and of a corner one (particles 0.4 m apart). */
     project(sb, (float[3]){b.position[0], b.position[1] + 0.15f, b.position[2]}, &x, &y);
@@ -436,7 +446,7 @@ static void test_f5_with_a_broken_shader_keeps_running(void **state) {
     uint8_t *img;
     assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
     float colour[4], x, y;
-    rb_sandbox_body_color(id, colour);
+    rb_view_body_color(id, colour);
     project(sb, (float[3]){0.0f, 0.6f, 0.6f}, &x, &y);
     assert_true(colour_match(pixel_at(img, x, y), colour) > 0.97);
     free(img);

@@ -144,7 +144,9 @@ static void test_throw_speed_grows_with_the_hold(void **state) {
     uint32_t shape;
     rb_world *w = make_world(&shape);
     const float eye[3] = {1.0f, 2.0f, 3.0f}, dir[3] = {0.0f, 0.6f, -0.8f};
-    rb_body_id id = rb_tool_throw(w, shape, eye, dir, 1.0f, 20.0f, 7);
+    rb_body_desc d = rb_tool_throw_desc(eye, dir, 1.0f, 20.0f, 7);
+    d.shape = shape;
+    rb_body_id id = rb_world_add_body(w, &d);
     rb_body_state s;
     assert_true(rb_world_get_body_by_id(w, id, &s));
     for (int k = 0; k < 3; k++) {

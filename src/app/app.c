@@ -1,24 +1,21 @@
-/* app.c - set-up shared by the headless run, the benchmark and the sandbox. */
+/* app.c - set-up shared by rubble and rubble-bench (see app.h). */
 #include "app.h"
 
 #include "base/log.h"
-#include "paths.h"
 
-rb_registry *rb_app_registry(const rb_options *o) {
+rb_registry *rb_app_registry(const rb_options *o, const rb_paths *paths) {
     const char *mesh_dirs[RB_MAX_DIRS + 1];
-    char assets[4096];
     uint32_t n_mesh = 0;
-    if (rb_find_data_dir("assets/meshes", assets, sizeof assets)) mesh_dirs[n_mesh++] = assets;
+    if (paths->meshes[0]) mesh_dirs[n_mesh++] = paths->meshes;
     for (int i = 0; i < o->mesh_dir_count; i++) mesh_dirs[n_mesh++] = o->mesh_dirs[i];
     rb_world_desc wd = rb_default_world_desc();
     rb_registry *reg = rb_registry_create(
         &(rb_registry_desc){.particle_radius = wd.particle_radius, .mesh_dirs = mesh_dirs, .mesh_dir_count = n_mesh});
     if (!reg) return NULL;
-    char plugins[4096];
-    if (rb_find_data_dir("plugins", plugins, sizeof plugins))
-        rb_registry_scan_dir(reg, plugins);
+    if (paths->plugins[0])
+        rb_registry_scan_dir(reg, paths->plugins);
     else
-        rb_log(RB_LOG_WARN, "no plugin folder found beside %s; only --plugins folders are scanned", rb_exe_dir());
+        rb_log(RB_LOG_WARN, "no plugin folder found beside %s; only --plugins folders are scanned", paths->exe_dir);
     for (int i = 0; i < o->plugin_dir_count; i++) rb_registry_scan_dir(reg, o->plugin_dirs[i]);
     return reg;
 }

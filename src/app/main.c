@@ -1,21 +1,14 @@
-/* main.c - rubble: the sandbox, or with --headless a batch run. */
-#include <math.h>
+/* main.c - rubble: the sandbox window, or with --headless a batch run that
+ * prints a summary (README.md, "Headless runs"). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
-#include "base/clock.h"
 #include "app.h"
-#include "base/log.h"
-#include "paths.h"
+#include "run.h"
 #include "scenes/formations.h"
-#ifdef RB_HAVE_OPENCL_BACKEND
-#include "sim/opencl.h"
-#endif
 #ifdef RB_HAVE_SANDBOX
 #include "sandbox.h"
 #endif
@@ -25,8 +18,7 @@ static int list_shapes(const rb_registry *reg, bool json) {
         const rb_shape *s = rb_registry_get(reg, i);
         if (json)
             printf("{\"name\":\"%s\",\"plugin\":\"%s\",\"particles\":%u,\"mass\":%.6g,\"principal_moments\":[%.6g,%.6g,"
-                   "%.6g],"
-                   "\"has_mesh\":%s}\n",
+                   "%.6g],\"has_mesh\":%s}\n",
                    s->name, s->plugin, s->particle_count, s->mass, s->inertia[0], s->inertia[1], s->inertia[2],
                    s->mesh.vertex_count ? "true" : "false");
         else
@@ -36,155 +28,106 @@ static int list_shapes(const rb_registry *reg, bool json) {
     return rb_registry_count(reg) > 0 ? 0 : 1;
 }
 
-/* A float as the shortest decimal that reads back as it (0.001, not 0.0010000000474974513). */
-static double decimal(float f) {
-    char text[32];
-    for (int digits = 1; digits <= 9; digits++) {
-        snprintf(text, sizeof text, "%.*g", digits, f);
-        if (strtof(text, NULL) == f) break;
-    }
-    return strtod(text, NULL);
-}
-
-/* Steps in chunks so a long run can show its progress on a terminal. */
-static bool run_steps(rb_world *w, long steps, bool progress) {
-    const long chunk = 100;
-    for (long done = 0; done < steps;) {
-        long n = steps - done < chunk ? steps - done : chunk;
-        if (!rb_world_step(w, (uint32_t)n)) return false;
-        done += n;
-        if (progress) fprintf(stderr, "\rstep %ld / %ld (%3.0f%%)", done, steps, 100.0 * done / steps);
-    }
-    if (progress) fprintf(stderr, "\r%40s\r", "");
-    return true;
-}
-
-int rb_headless_run(const rb_options *o) {
-    rb_registry *reg = rb_app_registry(o);
-    if (!reg) return 1;
-    int shape_index = rb_registry_find(reg, o->shape);
-    if (shape_index < 0) {
-        fprintf(stderr, "rubble: no shape named '%s'; the shapes are:", o->shape);
-        for (uint32_t i = 0; i < rb_registry_count(reg); i++) fprintf(stderr, " %s", rb_registry_get(reg, i)->name);
-        fprintf(stderr, "\n");
-        rb_registry_destroy(reg);
-        return 2;
-    }
-    const rb_shape *shape = rb_registry_get(reg, (uint32_t)shape_index);
-    rb_world_desc desc = rb_app_world_desc(o);
-    char err[512];
-    rb_world *w = rb_world_create(&desc, err, sizeof err);
-    if (!w) {
-        fprintf(stderr, "rubble: cannot create the world: %s\n", err);
-        rb_registry_destroy(reg);
-        return 1;
-    }
-    int ws = rb_scene_add_shape(w, shape);
-    int added = ws < 0 ? 0 : rb_formation_build(w, o->formation, o->bodies, (uint32_t)ws, shape);
-    if (added != o->bodies) fprintf(stderr, "rubble: only %d of %d bodies could be added\n", added, o->bodies);
-
-    double t0 = rb_seconds();
-    bool ok = run_steps(w, o->steps, !o->json && isatty(STDERR_FILENO) && o->steps >= 2000);
-    double wall = rb_seconds() - t0;
-
-    uint32_t nb = rb_world_body_count(w), np = rb_world_particle_count(w);
-    float max_speed = 0.0f, min_y = INFINITY;
-    bool nan = false;
-    for (uint32_t b = 0; b < nb && ok; b++) {
-        rb_body_state s;
-        ok = rb_world_get_body(w, b, &s);
-        if (!ok) break;
-        float v = sqrtf(s.velocity[0] * s.velocity[0] + s.velocity[1] * s.velocity[1] + s.velocity[2] * s.velocity[2]);
-        for (int k = 0; k < 3; k++)
-            nan |= !isfinite(s.position[k]) || !isfinite(s.velocity[k]) || !isfinite(s.angular_momentum[k]);
-        for (int k = 0; k < 4; k++) nan |= !isfinite(s.orientation[k]);
-        if (v > max_speed) max_speed = v;
-    }
-    float *particles = malloc(sizeof(float) * 3 * (np ? np : 1));
-    if (!particles || !rb_world_read_particles(w, particles))
-        ok = false;
-    else
-        for (uint32_t i = 0; i < np; i++) {
-            nan |= !isfinite(particles[3 * i + 1]);
-            if (particles[3 * i + 1] < min_y) min_y = particles[3 * i + 1];
-        }
-    free(particles);
-    if (!isfinite(min_y)) min_y = 0.0f; /* no particles read */
-    min_y -= desc.particle_radius;      /* the lowest point of any particle */
+static void print_json(const rb_options *o, rb_run *run, const rb_run_stats *st, const rb_run_summary *s, bool ok) {
+    rb_world *w = rb_run_world(run);
+    const double dt = rb_decimal(rb_world_get_desc(w)->dt), sps = st->wall_s > 0 ? o->steps / st->wall_s : 0.0;
     char digest[17];
-    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)rb_world_digest(w));
-    double sps = wall > 0 ? o->steps / wall : 0.0;
+    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)s->digest);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "bodies", s->bodies);
+    cJSON_AddNumberToObject(j, "particles", s->particles);
+    cJSON_AddNumberToObject(j, "steps", (double)o->steps);
+    cJSON_AddNumberToObject(j, "dt", dt);
+    cJSON_AddNumberToObject(j, "simulated_seconds", o->steps * dt);
+    cJSON_AddNumberToObject(j, "wall_seconds", st->wall_s);
+    cJSON_AddNumberToObject(j, "steps_per_second", sps);
+    cJSON_AddNumberToObject(j, "particle_steps_per_second", sps * s->particles);
+    cJSON_AddStringToObject(j, "backend", rb_world_backend_name(w));
+    cJSON_AddStringToObject(j, "device", rb_world_device_name(w));
+    cJSON_AddStringToObject(j, "shape", rb_run_shape(run)->name);
+    cJSON_AddNumberToObject(j, "formation", o->formation);
+    cJSON_AddNumberToObject(j, "max_speed", rb_decimal(s->max_speed));
+    cJSON_AddNumberToObject(j, "min_y", rb_decimal(s->min_y));
+    cJSON_AddBoolToObject(j, "nan", s->nan);
+    cJSON_AddStringToObject(j, "digest", digest);
+    cJSON_AddBoolToObject(j, "ok", ok);
+    char *text = cJSON_PrintUnformatted(j);
+    printf("%s\n", text);
+    free(text);
+    cJSON_Delete(j);
+}
 
-    if (o->json) {
-        cJSON *j = cJSON_CreateObject();
-        cJSON_AddNumberToObject(j, "bodies", nb);
-        cJSON_AddNumberToObject(j, "particles", np);
-        cJSON_AddNumberToObject(j, "steps", (double)o->steps);
-        cJSON_AddNumberToObject(j, "dt", decimal(desc.dt));
-        cJSON_AddNumberToObject(j, "simulated_seconds", o->steps * decimal(desc.dt));
-        cJSON_AddNumberToObject(j, "wall_seconds", wall);
-        cJSON_AddNumberToObject(j, "steps_per_second", sps);
-        cJSON_AddNumberToObject(j, "particle_steps_per_second", sps * np);
-        cJSON_AddStringToObject(j, "backend", rb_world_backend_name(w));
-        cJSON_AddStringToObject(j, "device", rb_world_device_name(w));
-        cJSON_AddStringToObject(j, "shape", shape->name);
-        cJSON_AddNumberToObject(j, "formation", o->formation);
-        cJSON_AddNumberToObject(j, "max_speed", decimal(max_speed));
-        cJSON_AddNumberToObject(j, "min_y", nb ? decimal(min_y) : 0.0);
-        cJSON_AddBoolToObject(j, "nan", nan);
-        cJSON_AddStringToObject(j, "digest", digest);
-        cJSON_AddBoolToObject(j, "ok", ok);
-        char *text = cJSON_PrintUnformatted(j);
-        printf("%s\n", text);
-        free(text);
-        cJSON_Delete(j);
-    } else {
-        printf("rubble: %u bodies of '%s' (%u particles), formation %d (%s)\n", nb, shape->name, np, o->formation,
-               rb_formation_name(o->formation));
-        printf("backend %s on %s; %ld steps of %g s = %.3f s simulated in %.3f s wall\n", rb_world_backend_name(w),
-               rb_world_device_name(w), o->steps, desc.dt, o->steps * desc.dt, wall);
-        printf("%.1f steps/s, %.3g particle-steps/s, real-time factor %.3f\n", sps, sps * np, sps * desc.dt);
-        printf("max speed %.3f m/s, lowest particle point y = %.4f m, %s, digest %s\n", max_speed, nb ? min_y : 0.0,
-               nan ? "NaN FOUND" : "all finite", digest);
+static void print_text(const rb_options *o, rb_run *run, const rb_run_stats *st, const rb_run_summary *s) {
+    rb_world *w = rb_run_world(run);
+    const float dt = rb_world_get_desc(w)->dt;
+    const double sps = st->wall_s > 0 ? o->steps / st->wall_s : 0.0;
+    printf("rubble: %u bodies of '%s' (%u particles), formation %d (%s)\n", s->bodies, rb_run_shape(run)->name,
+           s->particles, o->formation, rb_formation_name(o->formation));
+    printf("backend %s on %s; %ld steps of %g s = %.3f s simulated in %.3f s wall\n", rb_world_backend_name(w),
+           rb_world_device_name(w), o->steps, dt, o->steps * dt, st->wall_s);
+    printf("%.1f steps/s, %.3g particle-steps/s, real-time factor %.3f\n", sps, sps * s->particles, sps * dt);
+    printf("max speed %.3f m/s, lowest particle point y = %.4f m, %s, digest %016llx\n", s->max_speed, s->min_y,
+           s->nan ? "NaN FOUND" : "all finite", (unsigned long long)s->digest);
+}
+
+/* --headless: builds the formation, steps, prints the summary. Returns the exit code. */
+static int headless(const rb_options *o, const rb_paths *paths) {
+    rb_registry *reg = rb_app_registry(o, paths);
+    if (!reg) return 1;
+    rb_world_desc desc = rb_app_world_desc(o);
+    rb_run_scene scene = {.formation = o->formation, .bodies = o->bodies};
+    rb_run_error why;
+    char err[1024];
+    rb_run *run = rb_run_create(reg, o->shape, &scene, &desc, &why, err, sizeof err);
+    if (!run) {
+        fprintf(stderr, "rubble: %s\n", err);
+        rb_registry_destroy(reg);
+        return why == RB_RUN_NO_SHAPE ? 2 : 1;
     }
-    rb_world_destroy(w);
+    if (rb_run_added(run) != o->bodies)
+        fprintf(stderr, "rubble: only %d of %d bodies could be added\n", rb_run_added(run), o->bodies);
+    rb_run_stats stats;
+    bool ok = rb_run_steps(run, o->steps, "headless", !o->json && o->steps >= 2000, &stats);
+    if (!ok) stats.wall_s = 0.0;
+    rb_run_summary s = rb_run_summarize(run);
+    ok = ok && s.ok;
+    if (o->json)
+        print_json(o, run, &stats, &s, ok);
+    else
+        print_text(o, run, &stats, &s);
+    rb_run_destroy(run);
     rb_registry_destroy(reg);
-    return ok && !nan ? 0 : 1;
+    return ok && !s.nan ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
     rb_options o;
-    rb_options_defaults(&o);
+    rb_options_defaults(&o, RB_PROGRAM_RUBBLE);
     char err[256];
-    if (!rb_options_parse(&o, argc, argv, err, sizeof err)) {
+    if (!rb_options_parse(&o, RB_PROGRAM_RUBBLE, argc, argv, err, sizeof err)) {
         fprintf(stderr, "rubble: %s\n\n", err);
-        rb_options_usage(stderr);
+        rb_options_usage(RB_PROGRAM_RUBBLE, stderr);
         return 2;
     }
     if (o.help) {
-        rb_options_usage(stdout);
+        rb_options_usage(RB_PROGRAM_RUBBLE, stdout);
         return 0;
     }
-    if (o.list_devices) {
-#ifdef RB_HAVE_OPENCL_BACKEND
-        return rb_opencl_list_devices(stdout) > 0 ? 0 : 1;
-#else
-        fprintf(stderr, "rubble: this build has no OpenCL backend\n");
-        return 1;
-#endif
-    }
+    if (o.list_devices) return rb_world_list_devices(stdout) > 0 ? 0 : 1;
+    rb_paths paths;
+    rb_paths_find(&paths, o.shader_dir);
     if (o.list_shapes) {
-        rb_registry *reg = rb_app_registry(&o);
+        rb_registry *reg = rb_app_registry(&o, &paths);
         int code = reg ? list_shapes(reg, o.json) : 1;
         rb_registry_destroy(reg);
         return code;
     }
 #ifdef RB_HAVE_SANDBOX
-    if (!o.headless) return rb_sandbox_run(&o);
+    if (!o.headless) return rb_sandbox_run(&o, &paths);
     if (o.screenshot || o.script || o.frames)
         fprintf(stderr, "rubble: --screenshot, --script and --frames are for the sandbox; --headless ignores them\n");
 #else
-    if (!o.headless) fprintf(stderr, "rubble: this build has no sandbox window; running headless\n");
+    if (!o.headless) fprintf(stderr, "rubble: this build has no sandbox window (RB_BUILD_APP=OFF); running headless\n");
 #endif
-    return rb_headless_run(&o);
+    return headless(&o, &paths);
 }

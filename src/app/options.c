@@ -1,4 +1,5 @@
-/* options.c - the command line: strict parsing, a usage screen. */
+/* options.c - the command lines of rubble and rubble-bench: strict parsing,
+ * a usage screen for each. */
 #include "options.h"
 
 #include <errno.h>
@@ -6,21 +7,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rb_options_defaults(rb_options *o) {
+#include "scenes/formations.h"
+
+void rb_options_defaults(rb_options *o, rb_program program) {
     *o = (rb_options){
         .formation = 1,
         .bodies = 100,
         .shape = "cube",
         .steps = 1000,
-        .backend = RB_BACKEND_AUTO,
+        .backend = program == RB_PROGRAM_BENCH ? RB_BACKEND_OPENCL : RB_BACKEND_AUTO,
         .device = -1,
         .width = 1280,
         .height = 720,
         .vsync = true,
+        .warmup = 2.0,
+        .time = 1.0,
     };
 }
 
-void rb_options_usage(FILE *out) {
+void rb_options_usage(rb_program program, FILE *out) {
+    if (program == RB_PROGRAM_BENCH) {
+        fprintf(out, "usage: rubble-bench [options] SCENE...\n"
+                     "Runs each scene to t = --warmup untimed, then --time timed, and prints speed, stage and\n"
+                     "kernel times and device memory per particle.\n"
+                     "scenes:\n"
+                     "  pile N             N bodies in the benchmark pile: layers of 16 x 16 in walls at +-15 m\n"
+                     "  formationK [N]     the thesis's formation K (1..5) of N bodies (default 1000)\n"
+                     "options:\n"
+                     "  --backend B        opencl (default), reference, or both\n"
+                     "  --device I         OpenCL device index (see rubble --list-devices)\n"
+                     "  --shape NAME       body shape [cube]; e.g. cube2\n"
+                     "  --plugins DIR      also load shape plugins from DIR (repeatable)\n"
+                     "  --meshes DIR       also offer the meshes in DIR as shapes (repeatable)\n"
+                     "  --warmup S         simulated seconds before timing [2]\n"
+                     "  --time S           simulated seconds timed [1]\n"
+                     "  --dt S             fixed step in seconds [0.0016: t_c / 5]\n"
+                     "  --json             one JSON object per run on stdout\n"
+                     "  --quiet            no progress on stderr\n"
+                     "  --help             this screen\n"
+                     "example: rubble-bench pile 3000 pile 1000 formation1 --backend both\n");
+        return;
+    }
     fprintf(out, "usage: rubble [options]\n"
                  "A particle-based rigid body sandbox. Without --headless it opens the sandbox window.\n"
                  "\n"
@@ -59,88 +86,153 @@ static bool parse_long(const char *s, long lo, long hi, long *out) {
     return true;
 }
 
-static bool parse_float(const char *s, float lo, float hi, float *out) {
+static bool parse_double(const char *s, double lo, double hi, double *out) {
     char *end;
     errno = 0;
-    float v = strtof(s, &end);
+    double v = strtod(s, &end);
     if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) return false;
     *out = v;
     return true;
 }
 
+/* Which program takes an option. */
+enum { RUBBLE = 1, BENCH = 2, BOTH = 3 };
+
+typedef struct option_spec {
+    const char *name;
+    bool value; /* takes a value */
+    int programs;
+} option_spec;
+
+static const option_spec specs[] = {
+    {"--help", false, BOTH},         {"-h", false, BOTH},           {"--json", false, BOTH},
+    {"--shape", true, BOTH},         {"--plugins", true, BOTH},     {"--meshes", true, BOTH},
+    {"--dt", true, BOTH},            {"--backend", true, BOTH},     {"--device", true, BOTH},
+    {"--headless", false, RUBBLE},   {"--list-shapes", false, RUBBLE}, {"--list-devices", false, RUBBLE},
+    {"--no-vsync", false, RUBBLE},   {"--formation", true, RUBBLE}, {"--bodies", true, RUBBLE},
+    {"--steps", true, RUBBLE},       {"--screenshot", true, RUBBLE}, {"--frames", true, RUBBLE},
+    {"--script", true, RUBBLE},      {"--width", true, RUBBLE},     {"--height", true, RUBBLE},
+    {"--shaders", true, RUBBLE},     {"--quiet", false, BENCH},     {"--warmup", true, BENCH},
+    {"--time", true, BENCH},
+};
+
 #define FAIL(...) (snprintf(err, err_size, __VA_ARGS__), false)
 
-bool rb_options_parse(rb_options *o, int argc, char **argv, char *err, int err_size) {
+/* rubble-bench's scenes: "pile N", "formationK [N]". Consumes argv[*i] and maybe the count after it. */
+static bool parse_scene(rb_options *o, int argc, char **argv, int *i, char *err, int err_size) {
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    long n;
+    rb_run_scene s = {.formation = 0, .bodies = 1000};
+    if (strncmp(a, "formation", 9) == 0) {
+        if (!parse_long(a + 9, 1, RB_FORMATION_COUNT, &n))
+            return FAIL("unknown scene '%s' (formation1 .. formation%d)", a, RB_FORMATION_COUNT);
+        s.formation = (int)n;
+    } else if (strcmp(a, "pile") != 0) {
+        return FAIL("unknown scene or option '%s'", a);
+    }
+    if (v && parse_long(v, 1, 10000000, &n))
+        s.bodies = (int)n, (*i)++;
+    else if (s.formation == 0)
+        return FAIL("'pile' needs a body count from 1 to 10000000");
+    if (o->scene_count >= RB_MAX_SCENES) return FAIL("at most %d scenes", RB_MAX_SCENES);
+    o->scenes[o->scene_count++] = s;
+    return true;
+}
+
+static bool parse_value(rb_options *o, rb_program program, const char *a, const char *v, char *err, int err_size) {
+    long n;
+    double x;
+    if (!strcmp(a, "--formation")) {
+        if (!parse_long(v, 1, RB_FORMATION_COUNT, &n)) return FAIL("--formation takes 1 to 5, not '%s'", v);
+        o->formation = (int)n;
+    } else if (!strcmp(a, "--bodies")) {
+        if (!parse_long(v, 1, 10000000, &n)) return FAIL("--bodies takes a count from 1 to 10000000, not '%s'", v);
+        o->bodies = (int)n;
+    } else if (!strcmp(a, "--steps")) {
+        if (!parse_long(v, 0, 1000000000, &n)) return FAIL("--steps takes a count >= 0, not '%s'", v);
+        o->steps = n;
+    } else if (!strcmp(a, "--frames")) {
+        if (!parse_long(v, 1, 100000000, &n)) return FAIL("--frames takes a count >= 1, not '%s'", v);
+        o->frames = (int)n;
+    } else if (!strcmp(a, "--device")) {
+        if (!parse_long(v, 0, 1000, &n)) return FAIL("--device takes a device index (see --list-devices), not '%s'", v);
+        o->device = (int)n;
+    } else if (!strcmp(a, "--width") || !strcmp(a, "--height")) {
+        if (!parse_long(v, 64, 16384, &n)) return FAIL("%s takes pixels from 64 to 16384, not '%s'", a, v);
+        *(a[2] == 'w' ? &o->width : &o->height) = (int)n;
+    } else if (!strcmp(a, "--dt")) {
+        if (!parse_double(v, 1e-7, 1.0, &x)) return FAIL("--dt takes seconds in (0, 1], not '%s'", v);
+        o->dt = (float)x;
+    } else if (!strcmp(a, "--warmup")) {
+        if (!parse_double(v, 0.0, 1e6, &x)) return FAIL("--warmup takes simulated seconds >= 0, not '%s'", v);
+        o->warmup = x;
+    } else if (!strcmp(a, "--time")) {
+        if (!parse_double(v, 1e-9, 1e6, &x)) return FAIL("--time takes simulated seconds > 0, not '%s'", v);
+        o->time = x;
+    } else if (!strcmp(a, "--backend")) {
+        o->both_backends = false;
+        if (!strcmp(v, "reference"))
+            o->backend = RB_BACKEND_REFERENCE;
+        else if (!strcmp(v, "opencl"))
+            o->backend = RB_BACKEND_OPENCL;
+        else if (!strcmp(v, "both") && program == RB_PROGRAM_BENCH)
+            o->backend = RB_BACKEND_OPENCL, o->both_backends = true;
+        else
+            return FAIL("--backend takes reference or opencl%s, not '%s'", program == RB_PROGRAM_BENCH ? " or both" : "",
+                        v);
+    } else if (!strcmp(a, "--shape")) {
+        o->shape = v;
+    } else if (!strcmp(a, "--screenshot")) {
+        o->screenshot = v;
+    } else if (!strcmp(a, "--shaders")) {
+        o->shader_dir = v;
+    } else if (!strcmp(a, "--script")) {
+        o->script = v;
+    } else if (!strcmp(a, "--plugins") || !strcmp(a, "--meshes")) {
+        bool plugins = !strcmp(a, "--plugins");
+        int *count = plugins ? &o->plugin_dir_count : &o->mesh_dir_count;
+        if (*count >= RB_MAX_DIRS) return FAIL("at most %d %s folders", RB_MAX_DIRS, a);
+        (plugins ? o->plugin_dirs : o->mesh_dirs)[(*count)++] = v;
+    }
+    return true;
+}
+
+bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, char *err, int err_size) {
+    const int mine = program == RB_PROGRAM_BENCH ? BENCH : RUBBLE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        /* options without a value */
-        if (!strcmp(a, "--headless"))
-            o->headless = true;
-        else if (!strcmp(a, "--json"))
-            o->json = true;
-        else if (!strcmp(a, "--list-shapes"))
-            o->list_shapes = true;
-        else if (!strcmp(a, "--list-devices"))
-            o->list_devices = true;
-        else if (!strcmp(a, "--no-vsync"))
-            o->vsync = false;
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            o->help = true;
-        else {
-            static const char *const with_value[] = {"--formation", "--bodies", "--shape",   "--steps",  "--dt",
-                                                     "--backend",   "--device", "--plugins", "--meshes", "--screenshot",
-                                                     "--frames",    "--script", "--width",   "--height", "--shaders"};
-            bool known = false;
-            for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) known |= !strcmp(a, with_value[k]);
-            if (!known) return FAIL("unknown option '%s'", a);
-            if (i + 1 >= argc) return FAIL("option %s needs a value", a);
-            const char *v = argv[++i];
-            long n;
-            if (!strcmp(a, "--formation")) {
-                if (!parse_long(v, 1, 5, &n)) return FAIL("--formation takes 1 to 5, not '%s'", v);
-                o->formation = (int)n;
-            } else if (!strcmp(a, "--bodies")) {
-                if (!parse_long(v, 1, 10000000, &n))
-                    return FAIL("--bodies takes a count from 1 to 10000000, not '%s'", v);
-                o->bodies = (int)n;
-            } else if (!strcmp(a, "--steps")) {
-                if (!parse_long(v, 0, 1000000000, &n)) return FAIL("--steps takes a count >= 0, not '%s'", v);
-                o->steps = n;
-            } else if (!strcmp(a, "--frames")) {
-                if (!parse_long(v, 1, 100000000, &n)) return FAIL("--frames takes a count >= 1, not '%s'", v);
-                o->frames = (int)n;
-            } else if (!strcmp(a, "--device")) {
-                if (!parse_long(v, 0, 1000, &n))
-                    return FAIL("--device takes a device index (see --list-devices), not '%s'", v);
-                o->device = (int)n;
-            } else if (!strcmp(a, "--width") || !strcmp(a, "--height")) {
-                if (!parse_long(v, 64, 16384, &n)) return FAIL("%s takes pixels from 64 to 16384, not '%s'", a, v);
-                *(a[2] == 'w' ? &o->width : &o->height) = (int)n;
-            } else if (!strcmp(a, "--dt")) {
-                if (!parse_float(v, 1e-7f, 1.0f, &o->dt)) return FAIL("--dt takes seconds in (0, 1], not '%s'", v);
-            } else if (!strcmp(a, "--backend")) {
-                if (!strcmp(v, "reference"))
-                    o->backend = RB_BACKEND_REFERENCE;
-                else if (!strcmp(v, "opencl"))
-                    o->backend = RB_BACKEND_OPENCL;
-                else
-                    return FAIL("--backend takes reference or opencl, not '%s'", v);
-            } else if (!strcmp(a, "--shape")) {
-                o->shape = v;
-            } else if (!strcmp(a, "--screenshot")) {
-                o->screenshot = v;
-            } else if (!strcmp(a, "--shaders")) {
-                o->shader_dir = v;
-            } else if (!strcmp(a, "--script")) {
-                o->script = v;
-            } else if (!strcmp(a, "--plugins") || !strcmp(a, "--meshes")) {
-                bool plugins = !strcmp(a, "--plugins");
-                int *count = plugins ? &o->plugin_dir_count : &o->mesh_dir_count;
-                if (*count >= RB_MAX_DIRS) return FAIL("at most %d %s folders", RB_MAX_DIRS, a);
-                (plugins ? o->plugin_dirs : o->mesh_dirs)[(*count)++] = v;
+        const option_spec *spec = NULL;
+        for (size_t k = 0; k < sizeof specs / sizeof *specs; k++)
+            if (!strcmp(a, specs[k].name)) spec = &specs[k];
+        if (!spec || !(spec->programs & mine)) {
+            if (program == RB_PROGRAM_BENCH && a[0] != '-') {
+                if (!parse_scene(o, argc, argv, &i, err, err_size)) return false;
+                continue;
             }
+            return FAIL("unknown option '%s'", a);
         }
+        if (!spec->value) {
+            if (!strcmp(a, "--headless"))
+                o->headless = true;
+            else if (!strcmp(a, "--json"))
+                o->json = true;
+            else if (!strcmp(a, "--list-shapes"))
+                o->list_shapes = true;
+            else if (!strcmp(a, "--list-devices"))
+                o->list_devices = true;
+            else if (!strcmp(a, "--no-vsync"))
+                o->vsync = false;
+            else if (!strcmp(a, "--quiet"))
+                o->quiet = true;
+            else
+                o->help = true;
+            continue;
+        }
+        if (i + 1 >= argc) return FAIL("option %s needs a value", a);
+        if (!parse_value(o, program, a, argv[++i], err, err_size)) return false;
     }
     if (o->screenshot && o->frames == 0) o->frames = 60;
+    if (program == RB_PROGRAM_BENCH && o->scene_count == 0 && !o->help)
+        return FAIL("no scene given (e.g. rubble-bench pile 1000)");
     return true;
 }

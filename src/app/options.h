@@ -1,4 +1,5 @@
-/* options.h - the command line of rubble. */
+/* options.h - the command lines of rubble and rubble-bench: one parser, one
+ * struct, strict values, a usage screen per program. */
 #ifndef RB_OPTIONS_H
 #define RB_OPTIONS_H
 
@@ -6,9 +7,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "run.h"
 #include "sim/world.h"
 
 #define RB_MAX_DIRS 16
+#define RB_MAX_SCENES 32
+
+typedef enum rb_program {
+    RB_PROGRAM_RUBBLE, /* rubble: the sandbox, or --headless */
+    RB_PROGRAM_BENCH,  /* rubble-bench: named scenes timed per backend */
+} rb_program;
 
 typedef struct rb_options {
     bool headless;                        /* --headless: no window, print a summary */
@@ -34,11 +42,19 @@ typedef struct rb_options {
     int width, height;      /* --width, --height of the window */
     bool vsync;             /* --no-vsync turns it off */
     const char *shader_dir; /* --shaders DIR: GLSL files (default: found beside the program) */
+    /* rubble-bench */
+    rb_run_scene scenes[RB_MAX_SCENES]; /* SCENE...: pile N, formationK [N] */
+    int scene_count;
+    bool both_backends;  /* --backend both */
+    double warmup, time; /* --warmup S, --time S: simulated seconds untimed, then timed */
+    bool quiet;          /* --quiet: no progress on stderr */
 } rb_options;
 
-void rb_options_defaults(rb_options *o);
-/* Parses argv. Returns false with a message in err for unknown options and bad values. */
-bool rb_options_parse(rb_options *o, int argc, char **argv, char *err, int err_size);
-void rb_options_usage(FILE *out);
+void rb_options_defaults(rb_options *o, rb_program program);
+/* Parses argv for a program. Returns false with a message in err for unknown
+ * options (and options of the other program), bad values and, for
+ * rubble-bench, a missing scene. */
+bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, char *err, int err_size);
+void rb_options_usage(rb_program program, FILE *out);
 
 #endif

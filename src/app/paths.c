@@ -1,7 +1,8 @@
+/* paths.c - the program's folders (see paths.h). */
 #include "paths.h"
 
-#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,31 +17,20 @@
 #define RB_INSTALL_PLUGINDIR "/usr/local/lib/rubble/plugins"
 #endif
 
-const char *rb_exe_dir(void) {
-    static char dir[PATH_MAX];
-    if (dir[0]) return dir;
-    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
-    if (n <= 0) return strcpy(dir, ".");
-    dir[n] = '\0';
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    return dir;
-}
-
 static bool is_dir(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool rb_find_data_dir(const char *name, char *out, size_t out_size) {
-    char candidates[5][PATH_MAX];
+bool rb_find_data_dir(const char *exe_dir, const char *name, char *out, size_t out_size) {
+    char candidates[4][PATH_MAX];
     int n = 0;
-    snprintf(candidates[n++], PATH_MAX, "%s/%s", rb_exe_dir(), name);
+    snprintf(candidates[n++], PATH_MAX, "%s/%s", exe_dir, name);
     if (strcmp(name, "plugins") == 0) {
-        snprintf(candidates[n++], PATH_MAX, "%s/../lib/rubble/plugins", rb_exe_dir());
+        snprintf(candidates[n++], PATH_MAX, "%s/../lib/rubble/plugins", exe_dir);
         snprintf(candidates[n++], PATH_MAX, "%s", RB_INSTALL_PLUGINDIR);
     } else {
-        snprintf(candidates[n++], PATH_MAX, "%s/../share/rubble/%s", rb_exe_dir(), name);
+        snprintf(candidates[n++], PATH_MAX, "%s/../share/rubble/%s", exe_dir, name);
         snprintf(candidates[n++], PATH_MAX, "%s/%s", RB_INSTALL_DATADIR, name);
         snprintf(candidates[n++], PATH_MAX, "%s/%s", RB_SOURCE_DIR, name);
     }
@@ -50,4 +40,25 @@ bool rb_find_data_dir(const char *name, char *out, size_t out_size) {
             return true;
         }
     return false;
+}
+
+void rb_paths_find(rb_paths *p, const char *shader_dir) {
+    *p = (rb_paths){0};
+    ssize_t n = readlink("/proc/self/exe", p->exe_dir, sizeof p->exe_dir - 1);
+    if (n <= 0) {
+        strcpy(p->exe_dir, ".");
+    } else {
+        p->exe_dir[n] = '\0';
+        char *slash = strrchr(p->exe_dir, '/');
+        if (slash) *slash = '\0';
+    }
+    rb_find_data_dir(p->exe_dir, "plugins", p->plugins, sizeof p->plugins);
+    rb_find_data_dir(p->exe_dir, "assets/meshes", p->meshes, sizeof p->meshes);
+    const char *env = getenv("RUBBLE_SHADER_DIR");
+    if (shader_dir && *shader_dir)
+        snprintf(p->shaders, sizeof p->shaders, "%s", shader_dir);
+    else if (env && *env)
+        snprintf(p->shaders, sizeof p->shaders, "%s", env);
+    else
+        rb_find_data_dir(p->exe_dir, "shaders", p->shaders, sizeof p->shaders);
 }

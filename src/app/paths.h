@@ -1,19 +1,28 @@
 /* paths.h - where the program finds its plugins and data, however it was
- * started: beside the executable (the build tree), in the install tree, or
- * in the source tree the build came from. */
+ * started: beside the executable (the build tree), in the install tree, or in
+ * the source tree the build came from. Found once at start-up (rb_paths_find)
+ * and handed down: nothing below the app searches for folders. */
 #ifndef RB_PATHS_H
 #define RB_PATHS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The folder holding the running executable. */
-const char *rb_exe_dir(void);
+typedef struct rb_paths {
+    char exe_dir[PATH_MAX]; /* the folder holding the running executable */
+    char plugins[PATH_MAX]; /* the default shape plugins; "" if none was found */
+    char meshes[PATH_MAX];  /* assets/meshes, the shipped meshes; "" if none */
+    char shaders[PATH_MAX]; /* GLSL: --shaders, else $RUBBLE_SHADER_DIR, else found; "" if none */
+} rb_paths;
 
-/* Finds a data folder ("plugins", "shaders", "assets/meshes", "kernels"):
+/* Finds every folder. shader_dir is --shaders (NULL or "" if not given). */
+void rb_paths_find(rb_paths *paths, const char *shader_dir);
+
+/* Finds one data folder ("plugins", "shaders", "assets/meshes"):
  * <exe dir>/NAME, <exe dir>/../share/rubble/NAME (or lib/rubble/NAME for
  * plugins), the compiled-in install folder, then <source dir>/NAME. Writes the
  * first that exists to out; false if none does. */
-bool rb_find_data_dir(const char *name, char *out, size_t out_size);
+bool rb_find_data_dir(const char *exe_dir, const char *name, char *out, size_t out_size);
 
 #endif

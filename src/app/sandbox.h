@@ -1,7 +1,13 @@
 /* sandbox.h - the interactive sandbox: an SDL2 window with an OpenGL 3.3 core
  * context, the world stepped at a fixed rate, the fly camera, the tools and
- * the HUD. Its state is one struct, driven a frame at a time, so tests can run
- * it headless (SDL_VIDEODRIVER=offscreen) and look inside. */
+ * the HUD. Driven a frame at a time, so tests can run it offscreen
+ * (SDL_VIDEODRIVER=offscreen) and look inside.
+ *
+ * One frame (sandbox.c): script events are fed to SDL; the input (input.h)
+ * turns events into actions, which the loop carries out (sandbox_actions.c);
+ * the step clock (step_clock.h) says how many steps the frame owes; the view
+ * (view.h) reads the world once and fills the renderer; capture.h reads the
+ * frame back for screenshots. docs/architecture.md has the whole picture. */
 #ifndef RB_SANDBOX_H
 #define RB_SANDBOX_H
 
@@ -11,19 +17,21 @@
 
 #include "camera.h"
 #include "options.h"
+#include "paths.h"
+#include "scenes/entities.h"
 #include "sim/world.h"
 #include "tools.h"
 
 /* Runs the sandbox until the user quits (or --frames are done). Returns the
  * process exit code. */
-int rb_sandbox_run(const rb_options *opts);
+int rb_sandbox_run(const rb_options *opts, const rb_paths *paths);
 
 typedef struct rb_sandbox rb_sandbox;
 
-/* Opens the window, loads shaders, plugins and the starting formation. NULL
- * with the reason in err. The options are copied (their strings must outlive
- * the sandbox). */
-rb_sandbox *rb_sandbox_create(const rb_options *opts, char *err, size_t err_size);
+/* Opens the window, loads shaders (from paths->shaders), plugins and the
+ * starting formation. NULL with the reason in err. The options and paths are
+ * copied (the options' strings must outlive the sandbox). */
+rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, char *err, size_t err_size);
 void rb_sandbox_destroy(rb_sandbox *sb);
 
 /* One frame: script events, input, simulation steps, drawing, present.
@@ -53,7 +61,7 @@ typedef struct rb_sandbox_stats {
     uint64_t steps; /* simulation steps taken in all */
     uint32_t bodies, particles;
     rb_tool tool;
-    int shape; /* registry index of the selected shape */
+    int shape; /* entity row (= registry index) of the selected shape */
     int shape_count;
     int formation;
     bool paused, particle_view, help, quit;
@@ -69,16 +77,18 @@ typedef struct rb_sandbox_stats {
     uint32_t frame_steps; /* simulation steps in the last frame */
     bool slowed;          /* the simulation fell behind real time and was slowed down */
     double sim_rate;      /* simulated seconds per second of the clock, smoothed */
+    double read_ms;       /* host ms the last frame spent reading the world and filling the renderer */
+    double read_ms_mean;  /* the same, averaged over every frame drawn */
+    uint32_t drawn_instances, drawn_particle_bodies; /* the last frame's bodies drawn as meshes, as particles */
 } rb_sandbox_stats;
 
 void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *out);
 rb_world *rb_sandbox_world(rb_sandbox *sb);
 rb_camera *rb_sandbox_camera(rb_sandbox *sb);
 
-/* The world's shape index of the registry shape of that name, or -1. */
-int rb_sandbox_world_shape(const rb_sandbox *sb, const char *name);
+const rb_entities *rb_sandbox_entities(const rb_sandbox *sb);
 
-/* The colour a body is drawn in (sRGB, 0..1): fixed by its id. */
-void rb_sandbox_body_color(rb_body_id id, float rgba[4]);
+/* The world's shape index of the shape of that name, or -1. */
+int rb_sandbox_world_shape(const rb_sandbox *sb, const char *name);
 
 #endif

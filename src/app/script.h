@@ -1,6 +1,6 @@
 /* script.h - timed input events read from a text file and fed through SDL's
  * event queue, so every control can be driven without a person (see
- * docs/script-format.md for the format). */
+ * README.md, "Input scripts", for the format). */
 #ifndef RB_SCRIPT_H
 #define RB_SCRIPT_H
 

@@ -77,9 +77,8 @@ static uint32_t hash32(uint32_t x) {
     return x ^ (x >> 16);
 }
 
-rb_body_id rb_tool_throw(rb_world *world, uint32_t shape, const float eye[3], const float dir[3], float ahead,
-                         float speed, uint32_t seed) {
-    rb_body_desc d = {.shape = shape};
+rb_body_desc rb_tool_throw_desc(const float eye[3], const float dir[3], float ahead, float speed, uint32_t seed) {
+    rb_body_desc d = {0};
     for (int k = 0; k < 3; k++) {
         d.position[k] = eye[k] + dir[k] * ahead;
         d.velocity[k] = dir[k] * speed;
@@ -93,7 +92,7 @@ rb_body_id rb_tool_throw(rb_world *world, uint32_t shape, const float eye[3], co
     float angle = (float)(hash32(seed * 7u + 1u) & 0xffff) / 65536.0f * 6.2831853f;
     rb_quat_from_axis_angle(axis, angle, d.orientation);
     for (int k = 0; k < 3; k++) d.angular_velocity[k] = axis[(k + 1) % 3] * 3.0f;
-    return rb_world_add_body(world, &d);
+    return d;
 }
 
 int rb_tool_explode(rb_world *world, const float centre[3], float radius, float speed) {

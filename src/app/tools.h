@@ -37,10 +37,10 @@ rb_pick rb_pick_ray(rb_world *world, const float *particles, const float origin[
 /* Throw speed (m/s) after holding the button for held seconds: 8 m/s at once,
  * up to 40 m/s after 1.5 s. */
 float rb_throw_speed(double held);
-/* Adds a body of world shape `shape` at distance `ahead` (m) in front of the
- * eye, moving along dir at speed, with a spin from seed. Null id on failure. */
-rb_body_id rb_tool_throw(rb_world *world, uint32_t shape, const float eye[3], const float dir[3], float ahead,
-                         float speed, uint32_t seed);
+/* Where a thrown body starts: at distance `ahead` (m) in front of the eye,
+ * moving along dir at speed, turned and spinning by amounts from seed. The
+ * caller spawns it (rb_entities_spawn) with the shape to throw. */
+rb_body_desc rb_tool_throw_desc(const float eye[3], const float dir[3], float ahead, float speed, uint32_t seed);
 
 /* Gives every body within radius (m) of centre a kick of up to speed (m/s) away
  * from it, fading linearly to zero at the radius. Returns how many bodies moved. */

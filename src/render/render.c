@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <dlfcn.h>
@@ -25,12 +24,6 @@
 #include <stb_easy_font.h>
 #pragma GCC diagnostic pop
 
-#ifndef RB_SHADER_SOURCE_DIR
-#define RB_SHADER_SOURCE_DIR ""
-#endif
-#ifndef RB_SHADER_INSTALL_DIR
-#define RB_SHADER_INSTALL_DIR ""
-#endif
 
 /* Shadow map side, texels: 2048 keeps a 20 m scene at 2 cm a texel. */
 #define RB_SHADOW_SIZE 2048
@@ -94,29 +87,6 @@ struct rb_renderer {
     rb_render_scene scene;
     mat4 light_view, light_proj, light_view_proj;
 };
-
-bool rb_render_find_shader_dir(const char *exe_dir, char *out, size_t out_size) {
-    char candidates[4][1024];
-    int n = 0;
-    const char *env = getenv("RUBBLE_SHADER_DIR");
-    if (env && *env) snprintf(candidates[n++], sizeof candidates[0], "%s", env);
-    if (exe_dir && *exe_dir) snprintf(candidates[n++], sizeof candidates[0], "%s/shaders", exe_dir);
-    if (*RB_SHADER_SOURCE_DIR) snprintf(candidates[n++], sizeof candidates[0], "%s", RB_SHADER_SOURCE_DIR);
-    if (*RB_SHADER_INSTALL_DIR) snprintf(candidates[n++], sizeof candidates[0], "%s", RB_SHADER_INSTALL_DIR);
-    for (int i = 0; i < n; i++) {
-        char probe[1100];
-        struct stat st;
-        size_t len = strlen(candidates[i]);
-        if (len + sizeof "/mesh.vert.glsl" > sizeof probe) continue;
-        memcpy(probe, candidates[i], len);
-        memcpy(probe + len, "/mesh.vert.glsl", sizeof "/mesh.vert.glsl");
-        if (stat(probe, &st) == 0) {
-            snprintf(out, out_size, "%s", candidates[i]);
-            return true;
-        }
-    }
-    return false;
-}
 
 static void stream_reserve(rb_stream *s, uint32_t floats) {
     if (s->count + floats <= s->capacity) return;

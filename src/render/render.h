@@ -45,11 +45,6 @@ typedef struct rb_render_instance {
     float color[4];
 } rb_render_instance;
 
-/* Finds the shader folder: $RUBBLE_SHADER_DIR, then exe_dir/shaders (exe_dir
- * may be NULL), then the source tree's shaders/, then the install folder.
- * Writes the first that holds mesh.vert.glsl into out; false if none does. */
-bool rb_render_find_shader_dir(const char *exe_dir, char *out, size_t out_size);
-
 /* Builds every shader from shader_dir and the GL objects. NULL with the reason in err. */
 rb_renderer *rb_renderer_create(const char *shader_dir, char *err, size_t err_size);
 void rb_renderer_destroy(rb_renderer *r);

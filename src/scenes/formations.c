@@ -1,25 +1,8 @@
+/* formations.c - the thesis's starting scenes (see formations.h). */
 #include "formations.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-int rb_scene_add_shape(rb_world *world, const rb_shape *s) {
-    rb_shape_data data = {
-        .particle_count = s->particle_count,
-        .offsets = s->particles,
-        .mass = s->mass,
-        .inertia = {s->inertia[0], s->inertia[1], s->inertia[2]},
-    };
-    return rb_world_add_shape(world, &data);
-}
-
-void rb_shape_half_extents(const rb_shape *s, float half[3]) {
-    /* particles are in the principal frame, centre of mass at the origin */
-    for (int k = 0; k < 3; k++) half[k] = 0.0f;
-    for (uint32_t i = 0; i < s->particle_count; i++)
-        for (int k = 0; k < 3; k++) half[k] = fmaxf(half[k], fabsf(s->particles[3 * i + k]));
-    for (int k = 0; k < 3; k++) half[k] += s->particle_radius;
-}
 
 const char *rb_formation_name(int k) {
     static const char *const names[RB_FORMATION_COUNT] = {"staggered stacks (thesis 6.2.1)", "towers 5 high",
@@ -27,16 +10,18 @@ const char *rb_formation_name(int k) {
     return k >= 1 && k <= RB_FORMATION_COUNT ? names[k - 1] : "unknown";
 }
 
-static bool add_at(rb_world *w, uint32_t shape, float x, float y, float z) {
-    rb_body_desc d = {.shape = shape, .position = {x, y, z}, .orientation = {0, 0, 0, 1}};
-    return rb_world_add_body(w, &d).generation != 0;
+static bool add_at(rb_entities *t, uint32_t entity, float x, float y, float z) {
+    rb_body_desc d = {.position = {x, y, z}, .orientation = {0, 0, 0, 1}};
+    return rb_entities_spawn(t, entity, &d).generation != 0;
 }
 
 /* Columns on a square grid centred on the origin, `per_column` bodies each. */
 static int columns_grid(int n, int per_column) { return (int)ceil(sqrt(ceil((double)n / per_column))); }
 
-int rb_formation_build(rb_world *w, int formation, int n, uint32_t shape, const rb_shape *s) {
-    if (formation < 1 || formation > RB_FORMATION_COUNT || n <= 0) return 0;
+int rb_formation_build(rb_entities *t, uint32_t entity, int formation, int n) {
+    const rb_entity *e = rb_entities_get(t, entity);
+    if (!e || formation < 1 || formation > RB_FORMATION_COUNT || n <= 0) return 0;
+    const rb_shape *s = e->shape;
     float h[3];
     rb_shape_half_extents(s, h);
     const float size = 2.0f * fmaxf(h[0], fmaxf(h[1], h[2]));
@@ -53,7 +38,7 @@ int rb_formation_build(rb_world *w, int formation, int n, uint32_t shape, const 
             float x0 = (column % grid - 0.5f * (grid - 1)) * spacing,
                   z0 = (column / grid - 0.5f * (grid - 1)) * spacing;
             float y = h[1] * 1.05f + level * step_up;
-            added += add_at(w, shape, x0 + cx[level % 4] * corner, y, z0 + cz[level % 4] * corner);
+            added += add_at(t, entity, x0 + cx[level % 4] * corner, y, z0 + cz[level % 4] * corner);
         }
         return added;
     }
@@ -66,7 +51,7 @@ int rb_formation_build(rb_world *w, int formation, int n, uint32_t shape, const 
     for (int i = 0; i < n; i++) {
         int column = i / height, level = i % height;
         float x = (column % grid - 0.5f * (grid - 1)) * spacing, z = (column / grid - 0.5f * (grid - 1)) * spacing;
-        added += add_at(w, shape, x, h[1] + 0.001f * size + level * layer, z);
+        added += add_at(t, entity, x, h[1] + 0.001f * size + level * layer, z);
     }
     return added;
 }

@@ -28,12 +28,12 @@ void rb_pile_body_pose(uint32_t b, float position[3], float orientation[4]) {
     orientation[3] = (float)cos(0.2);
 }
 
-uint32_t rb_pile_build(rb_world *world, uint32_t n, uint32_t shape) {
+uint32_t rb_pile_build(rb_entities *entities, uint32_t entity, uint32_t n) {
     uint32_t added = 0;
     for (uint32_t b = 0; b < n; b++) {
-        rb_body_desc d = {.shape = shape};
+        rb_body_desc d = {0};
         rb_pile_body_pose(b, d.position, d.orientation);
-        if (rb_world_add_body(world, &d).generation == 0) continue;
+        if (rb_entities_spawn(entities, entity, &d).generation == 0) continue;
         added++;
     }
     return added;

@@ -1,5 +1,5 @@
-/* pile.h - the benchmark pile of issue 3, defined exactly so other engines
- * can run the same scene.
+/* pile.h - the benchmark pile, defined exactly so other engines can run the
+ * same scene (README.md, "Benchmarks").
  *
  * N bodies (cubes of side 1.2: 3x3x3 particles of radius 0.2, or any shape)
  * with body b at layer k = b / 256, row (b mod 256) / 16, column b mod 16,
@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "sim/world.h"
+#include "entities.h"
 
 /* The pile's half-width: walls at x = +-15 m and z = +-15 m. */
 #define RB_PILE_HALF_WIDTH 15.0f
@@ -23,8 +23,8 @@ void rb_pile_planes(rb_world_desc *desc);
 /* Where body b of the pile starts: centre (m) and orientation (x, y, z, w). */
 void rb_pile_body_pose(uint32_t b, float position[3], float orientation[4]);
 
-/* Adds n bodies of world shape `shape` in the pile's poses. Returns the
+/* Spawns n bodies of entity `entity`'s shape in the pile's poses. Returns the
  * number added (less than n only if the world refused a body: logged). */
-uint32_t rb_pile_build(rb_world *world, uint32_t n, uint32_t shape);
+uint32_t rb_pile_build(rb_entities *entities, uint32_t entity, uint32_t n);
 
 #endif

@@ -77,3 +77,11 @@ void rb_sym3_eigen(const double a_in[9], double values[3], double rot[9]) {
     if (det < 0)
         for (int k = 0; k < 3; k++) rot[3 * k + 2] = -rot[3 * k + 2];
 }
+
+void rb_shape_half_extents(const rb_shape *s, float half[3]) {
+    /* particles are in the principal frame, centre of mass at the origin */
+    for (int k = 0; k < 3; k++) half[k] = 0.0f;
+    for (uint32_t i = 0; i < s->particle_count; i++)
+        for (int k = 0; k < 3; k++) half[k] = fmaxf(half[k], fabsf(s->particles[3 * i + k]));
+    for (int k = 0; k < 3; k++) half[k] += s->particle_radius;
+}

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../plugins/rubble_plugin.h"
+#include "rubble_plugin.h" /* the plugin ABI: plugins/ is on rubble_shapes' include path */
 
 /* Why a plugin or one of its shapes was refused. */
 typedef enum rb_load_result {
@@ -62,6 +62,9 @@ void rb_mass_properties(const float *p, uint32_t n, float radius, float particle
 /* Eigen-decomposition of a symmetric 3x3 matrix (Jacobi): a = R diag(values) R^T,
  * eigenvectors are R's columns, values ascending, R a proper rotation. */
 void rb_sym3_eigen(const double a[9], double values[3], double rotation[9]);
+
+/* Half extents (m) of the box around a shape's particles, radius included. */
+void rb_shape_half_extents(const rb_shape *shape, float half[3]);
 
 typedef struct rb_registry rb_registry;
 

@@ -1,0 +1,117 @@
+/* input.c - SDL events to the sandbox's actions (see input.h). */
+#include "input.h"
+
+#include <string.h>
+
+void rb_input_init(rb_input *in, float mouse_x, float mouse_y) {
+    memset(in, 0, sizeof *in);
+    in->mouse_x = mouse_x, in->mouse_y = mouse_y;
+    in->tool = RB_TOOL_THROW;
+}
+
+void rb_input_begin_frame(rb_input *in) {
+    in->action_count = 0;
+    in->look_dx = in->look_dy = 0.0f;
+}
+
+static void act(rb_input *in, rb_action_kind kind, int arg) {
+    if (in->action_count >= RB_INPUT_MAX_ACTIONS) return;
+    in->actions[in->action_count++] = (rb_action){.kind = kind, .arg = arg, .x = in->mouse_x, .y = in->mouse_y};
+}
+
+static bool held(const rb_input *in, SDL_Scancode a, SDL_Scancode b) { return in->keys[a] || in->keys[b]; }
+
+static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
+    if (k->keysym.scancode < SDL_NUM_SCANCODES) in->keys[k->keysym.scancode] = true;
+    if (k->repeat) return;
+    const bool shift = held(in, SDL_SCANCODE_LSHIFT, SDL_SCANCODE_RSHIFT);
+    const SDL_Keycode key = k->keysym.sym;
+    switch (key) {
+    case SDLK_ESCAPE: act(in, RB_ACT_QUIT, 0); break;
+    case SDLK_F1: act(in, RB_ACT_HELP, 0); break;
+    case SDLK_h: act(in, RB_ACT_HIDE_HUD, 0); break;
+    case SDLK_F5: act(in, RB_ACT_RELOAD_SHADERS, 0); break;
+    case SDLK_F12: act(in, RB_ACT_SCREENSHOT, 0); break;
+    case SDLK_p: act(in, RB_ACT_PARTICLE_VIEW, 0); break;
+    case SDLK_SPACE: act(in, RB_ACT_PAUSE, 0); break;
+    case SDLK_n: act(in, RB_ACT_STEP_ONCE, 0); break;
+    case SDLK_r: act(in, RB_ACT_RESET, 0); break;
+    case SDLK_TAB: act(in, RB_ACT_CYCLE_SHAPE, shift ? -1 : 1); break;
+    case SDLK_LEFTBRACKET: act(in, RB_ACT_CYCLE_SHAPE, -1); break;
+    case SDLK_RIGHTBRACKET: act(in, RB_ACT_CYCLE_SHAPE, 1); break;
+    case SDLK_t: in->tool = RB_TOOL_THROW, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_THROW); break;
+    case SDLK_g: in->tool = RB_TOOL_GRAB, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_GRAB); break;
+    case SDLK_x: in->tool = RB_TOOL_DELETE, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_DELETE); break;
+    case SDLK_b: in->tool = RB_TOOL_EXPLODE, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_EXPLODE); break;
+    case SDLK_v: act(in, RB_ACT_VSYNC, 0); break;
+    case SDLK_l: act(in, RB_ACT_RESCAN, 0); break;
+    default:
+        if (key >= SDLK_1 && key <= SDLK_5) act(in, RB_ACT_RESET, (int)(key - SDLK_0));
+        break;
+    }
+}
+
+void rb_input_event(rb_input *in, const SDL_Event *e, uint32_t screenshot_event) {
+    switch (e->type) {
+    case SDL_QUIT:
+        act(in, RB_ACT_QUIT, 0);
+        break;
+    case SDL_WINDOWEVENT:
+        /* Keys released while another window had the focus never arrive: forget them all. */
+        if (e->window.event == SDL_WINDOWEVENT_FOCUS_LOST) memset(in->keys, 0, sizeof in->keys);
+        break;
+    case SDL_KEYDOWN:
+        key_down(in, &e->key);
+        break;
+    case SDL_KEYUP:
+        if (e->key.keysym.scancode < SDL_NUM_SCANCODES) in->keys[e->key.keysym.scancode] = false;
+        break;
+    case SDL_MOUSEMOTION:
+        if (in->looking)
+            in->look_dx += (float)e->motion.xrel, in->look_dy += (float)e->motion.yrel;
+        else
+            in->mouse_x = (float)e->motion.x, in->mouse_y = (float)e->motion.y;
+        break;
+    case SDL_MOUSEBUTTONDOWN:
+        in->mouse_x = (float)e->button.x, in->mouse_y = (float)e->button.y;
+        if (e->button.button == SDL_BUTTON_RIGHT) {
+            in->looking = true;
+            /* Relative mode hides the cursor and keeps it in the window; a driver without it still turns. */
+            SDL_SetRelativeMouseMode(SDL_TRUE);
+        } else if (e->button.button == SDL_BUTTON_LEFT) {
+            bool alt = held(in, SDL_SCANCODE_LALT, SDL_SCANCODE_RALT);
+            act(in, RB_ACT_TOOL_PRESS, alt ? RB_TOOL_GRAB : in->tool);
+        }
+        break;
+    case SDL_MOUSEBUTTONUP:
+        if (e->button.button == SDL_BUTTON_RIGHT) {
+            in->looking = false;
+            SDL_SetRelativeMouseMode(SDL_FALSE);
+        } else if (e->button.button == SDL_BUTTON_LEFT) {
+            act(in, RB_ACT_TOOL_RELEASE, 0);
+        }
+        break;
+    case SDL_MOUSEWHEEL: {
+        float notches = e->wheel.preciseY != 0.0f ? e->wheel.preciseY : (float)e->wheel.y;
+        if (e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED) notches = -notches;
+        act(in, RB_ACT_WHEEL, 0);
+        if (in->action_count > 0) in->actions[in->action_count - 1].amount = notches;
+        break;
+    }
+    default:
+        if (e->type != 0 && e->type == screenshot_event && e->user.data1) {
+            act(in, RB_ACT_SCREENSHOT, 0);
+            if (in->action_count > 0) in->actions[in->action_count - 1].path = (const char *)e->user.data1;
+        }
+        break;
+    }
+}
+
+void rb_input_fly(const rb_input *in, float *right, float *up, float *forward, bool *fast) {
+    const bool *k = in->keys;
+    *right = (float)(k[SDL_SCANCODE_D] - k[SDL_SCANCODE_A]);
+    *forward = (float)(k[SDL_SCANCODE_W] - k[SDL_SCANCODE_S]);
+    *up = (float)(k[SDL_SCANCODE_E] - k[SDL_SCANCODE_Q] - (k[SDL_SCANCODE_LCTRL] || k[SDL_SCANCODE_RCTRL]));
+    if (*up < -1.0f) *up = -1.0f;
+    *fast = held(in, SDL_SCANCODE_LSHIFT, SDL_SCANCODE_RSHIFT);
+}

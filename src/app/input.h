@@ -1,0 +1,69 @@
+/* input.h - SDL events turned into the sandbox's actions.
+ *
+ * The input keeps what the keyboard and mouse are doing (held keys, the
+ * cursor, mouse look) and turns each frame's events into a list of actions,
+ * in the order they happened: "quit", "use the tool here", "next shape"...
+ * It changes nothing else: the loop (sandbox.c) reads the list and carries
+ * the actions out. Key bindings live here and nowhere else (the F1 help in
+ * hud.c lists them). */
+#ifndef RB_INPUT_H
+#define RB_INPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <SDL.h>
+
+#include "tools.h"
+
+typedef enum rb_action_kind {
+    RB_ACT_QUIT,
+    RB_ACT_HELP,           /* F1 */
+    RB_ACT_HIDE_HUD,       /* H */
+    RB_ACT_RELOAD_SHADERS, /* F5 */
+    RB_ACT_SCREENSHOT,     /* F12 (path NULL: a dated name) or a script's screenshot line (path) */
+    RB_ACT_PARTICLE_VIEW,  /* P */
+    RB_ACT_PAUSE,          /* Space */
+    RB_ACT_STEP_ONCE,      /* N, while paused */
+    RB_ACT_RESET,          /* R (arg 0: the current formation), 1-5 (arg: that formation) */
+    RB_ACT_CYCLE_SHAPE,    /* Tab, Shift+Tab, [ ]: arg +1 or -1 */
+    RB_ACT_SELECT_TOOL,    /* T G X B: arg an rb_tool */
+    RB_ACT_VSYNC,          /* V */
+    RB_ACT_RESCAN,         /* L */
+    RB_ACT_TOOL_PRESS,     /* left button down: arg the tool to use (Alt: grab) */
+    RB_ACT_TOOL_RELEASE,   /* left button up */
+    RB_ACT_WHEEL,          /* wheel: amount in notches (positive: away from the user) */
+} rb_action_kind;
+
+typedef struct rb_action {
+    rb_action_kind kind;
+    int arg;
+    float amount;
+    float x, y;       /* the cursor when it happened, window coordinates */
+    const char *path; /* RB_ACT_SCREENSHOT: owned by the script, valid this frame */
+} rb_action;
+
+/* Actions one frame can hold; later ones in the same frame are dropped. */
+#define RB_INPUT_MAX_ACTIONS 256
+
+typedef struct rb_input {
+    bool keys[SDL_NUM_SCANCODES];
+    float mouse_x, mouse_y; /* pixels, window coordinates */
+    bool looking;           /* right button held: mouse motion turns the camera */
+    rb_tool tool;           /* the tool the left button uses (kept here: Alt overrides it per press) */
+    /* This frame */
+    rb_action actions[RB_INPUT_MAX_ACTIONS];
+    int action_count;
+    float look_dx, look_dy; /* mouse look, pixels of motion */
+} rb_input;
+
+void rb_input_init(rb_input *in, float mouse_x, float mouse_y);
+/* Starts a frame: forgets the last frame's actions and look. */
+void rb_input_begin_frame(rb_input *in);
+/* Turns one event into actions. screenshot_event: the SDL user event type of
+ * a script's screenshot lines (0 if none). */
+void rb_input_event(rb_input *in, const SDL_Event *e, uint32_t screenshot_event);
+/* The fly keys as amounts in -1..1 (W A S D, Q E, Ctrl) and Shift. */
+void rb_input_fly(const rb_input *in, float *right, float *up, float *forward, bool *fast);
+
+#endif

@@ -1,0 +1,140 @@
+/* run.c - the headless runner (see run.h). */
+#include "run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "scenes/formations.h"
+#include "scenes/pile.h"
+
+/* Steps per rb_world_step call: progress and stage times are gathered between calls. */
+#define RB_RUN_CHUNK 50
+
+struct rb_run {
+    rb_world *world;
+    rb_entities *entities;
+    const rb_shape *shape;
+    int added;
+};
+
+rb_run *rb_run_create(const rb_registry *registry, const char *shape, const rb_run_scene *scene,
+                      const rb_world_desc *desc, rb_run_error *why, char *err, size_t err_size) {
+    int index = rb_registry_find(registry, shape);
+    if (index < 0) {
+        int n = snprintf(err, err_size, "no shape named '%s'; the shapes are:", shape);
+        for (uint32_t i = 0; i < rb_registry_count(registry) && n >= 0 && (size_t)n < err_size; i++)
+            n += snprintf(err + n, err_size - (size_t)n, " %s", rb_registry_get(registry, i)->name);
+        *why = RB_RUN_NO_SHAPE;
+        return NULL;
+    }
+    rb_world_desc d = *desc;
+    if (scene->formation == 0) rb_pile_planes(&d);
+    char why_not[512];
+    rb_run *run = calloc(1, sizeof *run);
+    if (run) run->world = rb_world_create(&d, why_not, sizeof why_not);
+    if (run && run->world) run->entities = rb_entities_create(registry, run->world);
+    if (!run || !run->world || !run->entities) {
+        snprintf(err, err_size, "cannot create the world: %s", run && !run->world ? why_not : "out of memory");
+        rb_run_destroy(run);
+        *why = RB_RUN_NO_WORLD;
+        return NULL;
+    }
+    run->shape = rb_registry_get(registry, (uint32_t)index);
+    run->added = scene->formation == 0
+                     ? (int)rb_pile_build(run->entities, (uint32_t)index, (uint32_t)scene->bodies)
+                     : rb_formation_build(run->entities, (uint32_t)index, scene->formation, scene->bodies);
+    *why = RB_RUN_OK;
+    return run;
+}
+
+void rb_run_destroy(rb_run *run) {
+    if (!run) return;
+    rb_entities_destroy(run->entities);
+    rb_world_destroy(run->world);
+    free(run);
+}
+
+rb_world *rb_run_world(rb_run *run) { return run->world; }
+const rb_shape *rb_run_shape(const rb_run *run) { return run->shape; }
+int rb_run_added(const rb_run *run) { return run->added; }
+
+/* CPU seconds this process has used (all threads, user + system). */
+static double cpu_seconds(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_run_stats *r) {
+    rb_world *w = run->world;
+    const bool tty = isatty(STDERR_FILENO);
+    double t0 = rb_seconds(), last_note = t0, c0 = cpu_seconds();
+    *r = (rb_run_stats){0};
+    for (long done = 0; done < steps;) {
+        long n = steps - done < RB_RUN_CHUNK ? steps - done : RB_RUN_CHUNK;
+        if (!rb_world_step(w, (uint32_t)n)) return false;
+        done += n;
+        double ms[RB_STAGE_COUNT], kms[RB_RUN_MAX_KERNELS];
+        rb_world_stage_times(w, ms);
+        for (int s = 0; s < RB_STAGE_COUNT; s++) r->stage_ms[s] += ms[s];
+        r->kernel_count = rb_world_kernel_times(w, &r->kernel_names, kms, RB_RUN_MAX_KERNELS);
+        if (r->kernel_count > RB_RUN_MAX_KERNELS) r->kernel_count = RB_RUN_MAX_KERNELS;
+        for (uint32_t k = 0; k < r->kernel_count; k++) r->kernel_ms[k] += kms[k];
+        /* On a terminal: a line redrawn in place once the run has taken a
+         * second; in a log: a line every 10 s. */
+        double t = rb_seconds();
+        if (progress && (tty || t - last_note > 10.0) && t - t0 > 1.0) {
+            fprintf(stderr, tty ? "\r  %s: step %ld / %ld (%3.0f%%), %.0f steps/s   " : "  %s: step %ld / %ld (%3.0f%%), %.0f steps/s\n",
+                    label, done, steps, 100.0 * (double)done / (double)steps, (double)done / (t - t0));
+            last_note = t;
+        }
+    }
+    r->steps = steps;
+    r->wall_s = rb_seconds() - t0;
+    r->cpu_s = cpu_seconds() - c0;
+    if (progress && tty && r->wall_s > 1.0) fprintf(stderr, "\r%70s\r", "");
+    return true;
+}
+
+rb_run_summary rb_run_summarize(rb_run *run) {
+    rb_world *w = run->world;
+    rb_run_summary s = {
+        .bodies = rb_world_body_count(w), .particles = rb_world_particle_count(w), .ok = true, .min_y = INFINITY};
+    for (uint32_t b = 0; b < s.bodies && s.ok; b++) {
+        rb_body_state st;
+        s.ok = rb_world_get_body(w, b, &st);
+        if (!s.ok) break;
+        const float *v = st.velocity;
+        float speed = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        for (int k = 0; k < 3; k++)
+            s.nan |= !isfinite(st.position[k]) || !isfinite(st.velocity[k]) || !isfinite(st.angular_momentum[k]);
+        for (int k = 0; k < 4; k++) s.nan |= !isfinite(st.orientation[k]);
+        if (speed > s.max_speed) s.max_speed = speed;
+    }
+    float *p = malloc(sizeof(float) * 3 * (s.particles ? s.particles : 1));
+    if (!p || !rb_world_read_particles(w, p))
+        s.ok = false;
+    else
+        for (uint32_t i = 0; i < s.particles; i++) {
+            s.nan |= !isfinite(p[3 * i + 1]);
+            if (p[3 * i + 1] < s.min_y) s.min_y = p[3 * i + 1];
+        }
+    free(p);
+    s.min_y = s.bodies && isfinite(s.min_y) ? s.min_y - rb_world_get_desc(w)->particle_radius : 0.0f;
+    s.digest = rb_world_digest(w);
+    return s;
+}
+
+double rb_decimal(float f) {
+    char text[32];
+    for (int digits = 1; digits <= 9; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, f);
+        if (strtof(text, NULL) == f) break;
+    }
+    return strtod(text, NULL);
+}

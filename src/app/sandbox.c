@@ -1,0 +1,401 @@
+/* sandbox.c - the sandbox loop: create, one frame, drawing, destroy. Each
+ * frame feeds the script's events, lets the input turn events into actions
+ * and carries them out (sandbox_actions.c), steps the world as the step clock
+ * says, draws through the view and the HUD, and presents. */
+#include <cglm/cglm.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "capture.h"
+#include "hud.h"
+#include "sandbox_internal.h"
+#include "scenes/formations.h"
+
+/* Steps per rb_world_step() call: the grab spring is re-aimed between calls. */
+#define RB_STEP_CHUNK 16
+#define RB_GRAB_CHUNK 4
+
+/* ---- the window ---- */
+
+static bool open_window(rb_sandbox *sb, char *err, size_t err_size) {
+    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
+        snprintf(err, err_size, "SDL_Init: %s", SDL_GetError());
+        return false;
+    }
+    int w = sb->opts.width > 0 ? sb->opts.width : 1280, h = sb->opts.height > 0 ? sb->opts.height : 720;
+    /* 4x multisampling where the driver offers it; without, if it does not. */
+    for (int attempt = 0; attempt < 2 && !sb->gl; attempt++) {
+        SDL_GL_ResetAttributes();
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+        SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+        SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
+        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, attempt == 0 ? 1 : 0);
+        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, attempt == 0 ? 4 : 0);
+        sb->window = SDL_CreateWindow("Rubble", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
+                                      SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+        if (!sb->window) continue;
+        sb->gl = SDL_GL_CreateContext(sb->window);
+        if (!sb->gl) {
+            SDL_DestroyWindow(sb->window);
+            sb->window = NULL;
+        }
+    }
+    if (!sb->gl) {
+        snprintf(err, err_size, "no OpenGL 3.3 core context: %s", SDL_GetError());
+        return false;
+    }
+    SDL_GL_MakeCurrent(sb->window, sb->gl);
+    if (SDL_GL_SetSwapInterval(sb->vsync ? 1 : 0) != 0 && sb->vsync)
+        rb_log(RB_LOG_INFO, "vsync is not available: %s", SDL_GetError());
+    sb->window_id = SDL_GetWindowID(sb->window);
+    rb_render_pin_gl_driver();
+    char gl[256];
+    rb_render_describe_gl(gl, sizeof gl);
+    rb_log(RB_LOG_INFO, "%s", gl);
+    return true;
+}
+
+/* ---- create and destroy ---- */
+
+rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, char *err, size_t err_size) {
+    rb_sandbox *sb = calloc(1, sizeof *sb);
+    if (!sb) {
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    sb->opts = *opts;
+    sb->paths = *paths;
+    sb->vsync = opts->vsync;
+    sb->formation = opts->formation >= 1 && opts->formation <= RB_FORMATION_COUNT ? opts->formation : 1;
+    if (opts->script || opts->screenshot || opts->frames > 0) sb->fixed_dt = 1.0 / 60.0;
+    if (!open_window(sb, err, err_size)) goto fail;
+    if (!paths->shaders[0]) {
+        snprintf(err, err_size, "no shaders/ folder beside %s, in the source tree or the install folder",
+                 paths->exe_dir);
+        goto fail;
+    }
+    sb->renderer = rb_renderer_create(paths->shaders, err, err_size);
+    if (!sb->renderer) goto fail;
+    sb->registry = rb_app_registry(opts, paths);
+    if (!sb->registry) {
+        snprintf(err, err_size, "cannot create the shape registry");
+        goto fail;
+    }
+    rb_world_desc desc = rb_app_world_desc(opts);
+    sb->world = rb_world_create(&desc, err, err_size);
+    if (!sb->world) goto fail;
+    sb->entities = rb_entities_create(sb->registry, sb->world);
+    sb->view = rb_view_create();
+    if (!sb->entities || !sb->view) {
+        snprintf(err, err_size, "out of memory");
+        goto fail;
+    }
+    rb_sandbox_sync_shapes(sb);
+    const uint32_t shapes = rb_entities_count(sb->entities);
+    if (shapes == 0) rb_log(RB_LOG_WARN, "no shapes loaded: check the plugins folder");
+    int want = opts->shape ? rb_entities_find(sb->entities, opts->shape) : -1;
+    if (opts->shape && want < 0 && shapes > 0)
+        rb_log(RB_LOG_WARN, "no shape named '%s'; using %s", opts->shape, rb_entities_get(sb->entities, 0)->shape->name);
+    sb->formation_shape = sb->selected_shape = want >= 0 ? want : shapes > 0 ? 0 : -1;
+    if (opts->script) {
+        sb->script = rb_script_load(opts->script, err, err_size);
+        if (!sb->script) goto fail;
+    }
+    rb_step_clock_init(&sb->steps_clock, desc.dt, sb->fixed_dt > 0.0);
+    rb_sandbox_reset(sb, sb->formation);
+    rb_sandbox_frame_camera(sb);
+    SDL_GL_GetDrawableSize(sb->window, &sb->width, &sb->height);
+    int window_w, window_h; /* the cursor is in window coordinates, not drawable pixels (high DPI) */
+    SDL_GetWindowSize(sb->window, &window_w, &window_h);
+    rb_input_init(&sb->input, 0.5f * (float)window_w, 0.5f * (float)window_h);
+    sb->last_wall = rb_seconds();
+    sb->fps = 60.0;
+    return sb;
+fail:
+    rb_sandbox_destroy(sb);
+    return NULL;
+}
+
+void rb_sandbox_destroy(rb_sandbox *sb) {
+    if (!sb) return;
+    rb_script_destroy(sb->script);
+    rb_view_destroy(sb->view);
+    rb_entities_destroy(sb->entities);
+    rb_world_destroy(sb->world);
+    rb_registry_destroy(sb->registry);
+    if (sb->renderer) rb_renderer_destroy(sb->renderer);
+    if (sb->gl) SDL_GL_DeleteContext(sb->gl);
+    if (sb->window) SDL_DestroyWindow(sb->window);
+    SDL_Quit();
+    free(sb);
+}
+
+void rb_sandbox_set_fixed_dt(rb_sandbox *sb, double dt) {
+    sb->fixed_dt = dt > 0.0 ? dt : 0.0;
+    rb_step_clock_set(&sb->steps_clock, rb_world_get_desc(sb->world)->dt, sb->fixed_dt > 0.0);
+}
+
+bool rb_sandbox_set_script(rb_sandbox *sb, const char *text, char *err, size_t err_size) {
+    rb_script *s = rb_script_parse(text, "script", err, err_size);
+    if (!s) return false;
+    rb_script_destroy(sb->script);
+    sb->script = s;
+    sb->script_start = sb->clock;
+    return true;
+}
+
+rb_world *rb_sandbox_world(rb_sandbox *sb) { return sb->world; }
+rb_camera *rb_sandbox_camera(rb_sandbox *sb) { return &sb->camera; }
+const rb_entities *rb_sandbox_entities(const rb_sandbox *sb) { return sb->entities; }
+
+int rb_sandbox_world_shape(const rb_sandbox *sb, const char *name) {
+    int row = rb_entities_find(sb->entities, name);
+    return row >= 0 ? rb_entities_get(sb->entities, (uint32_t)row)->world_shape : -1;
+}
+
+void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
+    double mean;
+    double last = rb_view_host_ms(sb->view, &mean);
+    *o = (rb_sandbox_stats){
+        .frame = sb->frame,
+        .time = sb->clock,
+        .steps = sb->steps,
+        .bodies = rb_world_body_count(sb->world),
+        .particles = rb_world_particle_count(sb->world),
+        .tool = sb->input.tool,
+        .shape = sb->selected_shape,
+        .shape_count = (int)rb_entities_count(sb->entities),
+        .formation = sb->formation,
+        .paused = sb->paused,
+        .particle_view = sb->particle_view,
+        .help = sb->help,
+        .quit = sb->quit,
+        .grabbing = sb->grab.active,
+        .grabbed = sb->grab.active ? sb->grab.body : (rb_body_id){0},
+        .last_thrown = sb->last_thrown,
+        .last_deleted = sb->last_deleted,
+        .last_exploded = sb->last_exploded,
+        .gl_errors = rb_renderer_gl_errors(),
+        .shader_error = sb->shader_error[0] != '\0',
+        .screenshots = sb->screenshots,
+        .frame_steps = sb->steps_clock.frame_steps,
+        .slowed = sb->steps_clock.slowed,
+        .sim_rate = sb->steps_clock.sim_rate,
+        .read_ms = last,
+        .read_ms_mean = mean,
+    };
+    rb_view_drawn(sb->view, &o->drawn_instances, &o->drawn_particle_bodies);
+    memcpy(o->grab_target, sb->grab.target, sizeof o->grab_target);
+}
+
+/* ---- simulation ---- */
+
+/* frame_dt: s of sandbox clock to simulate; real_dt: s of wall time the frame took (for the rate shown). */
+static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
+    rb_step_clock *c = &sb->steps_clock;
+    rb_step_clock_set(c, rb_world_get_desc(sb->world)->dt, sb->fixed_dt > 0.0);
+    double t0 = rb_seconds();
+    if (sb->paused) {
+        bool single = false;
+        if (sb->step_once) {
+            rb_grab_apply(&sb->grab, sb->world, 1);
+            single = rb_world_step(sb->world, 1);
+            sb->step_once = false;
+        }
+        rb_step_clock_pause(c, single);
+    } else {
+        rb_step_clock_begin(c, frame_dt, t0);
+        for (uint32_t n; (n = rb_step_clock_next(c, sb->grab.active ? RB_GRAB_CHUNK : RB_STEP_CHUNK, rb_seconds()));) {
+            double c0 = rb_seconds();
+            rb_grab_apply(&sb->grab, sb->world, n);
+            if (!rb_world_step(sb->world, n)) {
+                sb->paused = true; /* a backend failure was logged; stop rather than repeat it each frame */
+                break;
+            }
+            double c1 = rb_seconds();
+            rb_step_clock_took(c, n, c1 - c0, c1);
+        }
+        rb_step_clock_end(c, real_dt);
+    }
+    sb->steps += c->frame_steps;
+    sb->sim_ms = 0.9 * sb->sim_ms + 0.1 * (rb_seconds() - t0) * 1000.0;
+}
+
+/* ---- drawing ---- */
+
+static void project(const float vp[16], const float p[3], int w, int h, float out[2]) {
+    vec4 in = {p[0], p[1], p[2], 1.0f}, o;
+    glm_mat4_mulv((vec4 *)vp, in, o);
+    if (o[3] <= 0.0f) o[3] = 1e-6f;
+    out[0] = (o[0] / o[3] * 0.5f + 0.5f) * (float)w;
+    out[1] = (0.5f - o[1] / o[3] * 0.5f) * (float)h;
+}
+
+static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
+    const rb_entity *sel =
+        sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
+    rb_hud_info hud = {
+        .fps = sb->fps,
+        .frame_ms = sb->frame_ms,
+        .sim_ms = sb->sim_ms,
+        .steps = sb->steps_clock.frame_steps,
+        .sim_rate = sb->steps_clock.sim_rate,
+        .slowed = sb->steps_clock.slowed,
+        .bodies = rb_world_body_count(sb->world),
+        .particles = rb_world_particle_count(sb->world),
+        .backend = rb_world_backend_name(sb->world),
+        .device = rb_world_device_name(sb->world),
+        .shape = sel ? sel->shape->name : "(none)",
+        .shape_index = sb->selected_shape,
+        .shape_count = (int)rb_entities_count(sb->entities),
+        .tool = rb_tool_name(sb->input.tool),
+        .formation = sb->formation,
+        .formation_name = rb_formation_name(sb->formation),
+        .paused = sb->paused,
+        .particle_view = sb->particle_view,
+        .vsync = sb->vsync,
+        .camera_speed = sb->camera.speed,
+        .throw_charge = sb->throwing ? (float)fmin(1.0, (sb->clock - sb->throw_start) / 1.5) : -1.0f,
+        .grabbing = sb->grab.active,
+        .error = sb->clock - sb->error_since < 10.0 ? rb_log_last_error() : "",
+        .shader_error = sb->shader_error,
+        .message = sb->clock < sb->message_until ? sb->message : "",
+    };
+    if (sb->grab.active) {
+        float vp[16];
+        glm_mat4_mul((vec4 *)view->proj, (vec4 *)view->view, (vec4 *)vp);
+        project(vp, sb->grab.anchor, sb->width, sb->height, hud.grab_anchor);
+        project(vp, sb->grab.target, sb->width, sb->height, hud.grab_target);
+    }
+    if (!sb->hide_hud || sb->help) rb_hud_draw(sb->renderer, sb->width, sb->height, &hud, sb->help);
+}
+
+static void draw(rb_sandbox *sb) {
+    /* A new error shows for 10 s; an old one should not cover the scene for ever. */
+    if (strcmp(sb->last_error, rb_log_last_error()) != 0) {
+        snprintf(sb->last_error, sizeof sb->last_error, "%s", rb_log_last_error());
+        sb->error_since = sb->clock;
+    }
+    SDL_GL_GetDrawableSize(sb->window, &sb->width, &sb->height);
+    if (sb->width <= 0 || sb->height <= 0) return; /* minimized: nothing to draw into */
+    rb_view_read(sb->view, sb->world); /* a backend failure is logged: draw what was read */
+
+    rb_render_view view = {.width = sb->width, .height = sb->height};
+    rb_camera_matrices(&sb->camera, sb->width, sb->height, view.view, view.proj);
+    memcpy(view.eye, sb->camera.position, sizeof view.eye);
+    rb_render_scene scene = {0};
+    const rb_world_desc *desc = rb_world_get_desc(sb->world);
+    scene.plane_count = desc->plane_count < RB_RENDER_MAX_PLANES ? desc->plane_count : RB_RENDER_MAX_PLANES;
+    for (uint32_t i = 0; i < scene.plane_count; i++) {
+        memcpy(scene.planes[i], desc->planes[i].normal, 3 * sizeof(float));
+        scene.planes[i][3] = desc->planes[i].offset;
+    }
+    rb_view_focus(sb->view, scene.focus, &scene.focus_radius);
+    rb_renderer_begin(sb->renderer, &view, &scene);
+    rb_view_style style = {.particle_view = sb->particle_view, .highlight = sb->grab.active ? sb->grab.body : (rb_body_id){0}};
+    rb_view_submit(sb->view, sb->renderer, sb->world, sb->entities, &style);
+    draw_hud(sb, &view);
+    rb_renderer_end(sb->renderer);
+}
+
+static bool save_shot(rb_sandbox *sb, const char *path) {
+    if (!rb_capture_save_png(sb->renderer, sb->width, sb->height, path)) return false;
+    sb->screenshots++;
+    return true;
+}
+
+/* ---- the frame ---- */
+
+bool rb_sandbox_frame(rb_sandbox *sb) {
+    double now = rb_seconds();
+    double wall_dt = now - sb->last_wall;
+    sb->last_wall = now;
+    double dt = sb->fixed_dt > 0.0 ? sb->fixed_dt : fmin(wall_dt, RB_MAX_FRAME_DT);
+    sb->clock += dt;
+
+    if (sb->script) rb_script_pump(sb->script, sb->clock - sb->script_start, sb->window_id);
+    rb_input_begin_frame(&sb->input);
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) rb_input_event(&sb->input, &e, rb_script_screenshot_event());
+    if (sb->input.look_dx != 0.0f || sb->input.look_dy != 0.0f)
+        rb_camera_turn(&sb->camera, sb->input.look_dx, sb->input.look_dy);
+    for (int i = 0; i < sb->input.action_count; i++) rb_sandbox_do(sb, &sb->input.actions[i]);
+    float right, up, forward;
+    bool fast;
+    rb_input_fly(&sb->input, &right, &up, &forward, &fast);
+    if (right != 0.0f || forward != 0.0f || up != 0.0f) rb_camera_fly(&sb->camera, right, up, forward, (float)dt, fast);
+    if (sb->grab.active) {
+        float o[3], d[3];
+        rb_sandbox_cursor_ray(sb, sb->input.mouse_x, sb->input.mouse_y, o, d);
+        rb_grab_aim(&sb->grab, o, d);
+    }
+    simulate(sb, dt, wall_dt);
+    /* A minimized window is not drawn; without vsync the loop would spin a core for nothing. */
+    if (SDL_GetWindowFlags(sb->window) & SDL_WINDOW_MINIMIZED) SDL_Delay(10);
+    draw(sb);
+    if (sb->pending_shot[0]) {
+        if (save_shot(sb, sb->pending_shot)) {
+            char text[600];
+            snprintf(text, sizeof text, "saved %s", sb->pending_shot);
+            rb_sandbox_notice(sb, text);
+        }
+        sb->pending_shot[0] = '\0';
+    }
+    SDL_GL_SwapWindow(sb->window);
+    sb->frame++;
+
+    if (sb->frame > 1 && wall_dt > 0.0) {
+        sb->frame_ms = 0.9 * sb->frame_ms + 0.1 * wall_dt * 1000.0;
+        sb->fps = sb->frame_ms > 0.0 ? 1000.0 / sb->frame_ms : 0.0;
+    } else {
+        sb->frame_ms = 1000.0 / 60.0;
+    }
+    return !sb->quit;
+}
+
+/* ---- screenshots ---- */
+
+bool rb_sandbox_read_pixels(rb_sandbox *sb, int *width, int *height, uint8_t **rgba) {
+    /* Drawing again shows the same state: the simulation does not move. */
+    draw(sb);
+    *width = sb->width, *height = sb->height;
+    return rb_capture_read(sb->renderer, sb->width, sb->height, rgba);
+}
+
+bool rb_sandbox_screenshot(rb_sandbox *sb, const char *path) {
+    draw(sb);
+    return save_shot(sb, path);
+}
+
+int rb_sandbox_run(const rb_options *opts, const rb_paths *paths) {
+    char err[4096];
+    rb_sandbox *sb = rb_sandbox_create(opts, paths, err, sizeof err);
+    if (!sb) {
+        fprintf(stderr, "rubble: cannot start the sandbox: %s\n", err);
+        return 1;
+    }
+    int code = 0, shots_before = 0;
+    for (;;) {
+        bool last = opts->frames > 0 && sb->frame + 1 >= (uint64_t)opts->frames;
+        /* --screenshot: the last frame is saved as it is drawn. */
+        if (last && opts->screenshot) {
+            snprintf(sb->pending_shot, sizeof sb->pending_shot, "%s", opts->screenshot);
+            shots_before = sb->screenshots;
+        }
+        if (!rb_sandbox_frame(sb) || last) break;
+    }
+    if (opts->screenshot) {
+        bool saved = sb->frame >= (uint64_t)opts->frames && sb->screenshots > shots_before;
+        /* Quit early (Esc, a script's quit): save what the window shows now. */
+        if (!saved && !rb_sandbox_screenshot(sb, opts->screenshot)) code = 1;
+    }
+    rb_sandbox_destroy(sb);
+    return code;
+}

@@ -1,0 +1,218 @@
+/* sandbox_actions.c - what the sandbox does for each action of the input
+ * (input.h): the keys' effects, and the tools (throw, grab, delete, explode)
+ * carried out on the world through tools.h and the entity table. Part of
+ * the loop, with sandbox.c. */
+#include <cglm/cglm.h>
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "base/rb_math.h"
+#include "sandbox_internal.h"
+#include "scenes/formations.h"
+
+/* Explosion: radius (m) and the kick (m/s) at its centre. */
+#define RB_EXPLODE_RADIUS 4.0f
+#define RB_EXPLODE_SPEED 14.0f
+
+void rb_sandbox_notice(rb_sandbox *sb, const char *text) {
+    snprintf(sb->message, sizeof sb->message, "%s", text);
+    sb->message_until = sb->clock + 3.0;
+}
+
+void rb_sandbox_sync_shapes(rb_sandbox *sb) {
+    rb_entities_sync(sb->entities);
+    for (; sb->meshed < rb_entities_count(sb->entities); sb->meshed++) {
+        const uint32_t i = sb->meshed;
+        const rb_mesh *m = &rb_entities_get(sb->entities, i)->shape->mesh;
+        if (m->vertex_count > 0)
+            rb_entities_set_mesh(sb->entities, i,
+                                 rb_renderer_add_mesh(sb->renderer, m->positions, m->normals, m->vertex_count,
+                                                      m->indices, m->index_count));
+    }
+}
+
+static const rb_shape *selected(const rb_sandbox *sb) {
+    const rb_entity *e = sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
+    return e ? e->shape : NULL;
+}
+
+static void cycle_shape(rb_sandbox *sb, int delta) {
+    int n = (int)rb_entities_count(sb->entities);
+    if (n == 0) return;
+    sb->selected_shape = ((sb->selected_shape + delta) % n + n) % n;
+    char text[128];
+    snprintf(text, sizeof text, "throwing %s", selected(sb)->name);
+    rb_sandbox_notice(sb, text);
+}
+
+void rb_sandbox_frame_camera(rb_sandbox *sb) {
+    float lo[3] = {-4.0f, 0.0f, -4.0f}, hi[3] = {4.0f, 3.0f, 4.0f};
+    uint32_t n = 0;
+    const rb_transform *t = rb_view_read(sb->view, sb->world) ? rb_view_transforms(sb->view, &n) : NULL;
+    for (uint32_t b = 0; b < n; b++)
+        for (int k = 0; k < 3; k++) {
+            if (t[b].position[k] < lo[k]) lo[k] = t[b].position[k];
+            if (t[b].position[k] > hi[k]) hi[k] = t[b].position[k];
+        }
+    float target[3], radius = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        target[k] = 0.5f * (lo[k] + hi[k]);
+        radius += 0.25f * (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    }
+    radius = sqrtf(radius);
+    /* The stacks fall and spread: aim a little below their middle. */
+    target[1] *= 0.9f;
+    float dist = 1.1f * radius / sinf(0.5f * glm_rad(60.0f));
+    float dir[3] = {0.42f, 0.38f, 1.0f};
+    float len = sqrtf(rb_v3_dot(dir, dir));
+    float eye[3];
+    for (int k = 0; k < 3; k++) eye[k] = target[k] + dir[k] / len * dist;
+    float speed = sb->camera.speed;
+    rb_camera_init(&sb->camera, eye, target);
+    if (speed > 0.0f) sb->camera.speed = speed;
+}
+
+void rb_sandbox_reset(rb_sandbox *sb, int formation) {
+    if (formation < 1 || formation > RB_FORMATION_COUNT) formation = 1;
+    sb->formation = formation;
+    rb_grab_end(&sb->grab);
+    rb_world_clear(sb->world);
+    sb->steps_clock.accumulator = 0.0;
+    if (sb->formation_shape < 0 || sb->opts.bodies <= 0) return;
+    int added = rb_formation_build(sb->entities, (uint32_t)sb->formation_shape, formation, sb->opts.bodies);
+    if (added < sb->opts.bodies)
+        rb_log(RB_LOG_WARN, "formation %d: only %d of %d bodies could be added", formation, added, sb->opts.bodies);
+}
+
+void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]) {
+    /* Mouse events are in window units; on a high-DPI screen the drawable has more pixels. */
+    int ww = 0, wh = 0;
+    SDL_GetWindowSize(sb->window, &ww, &wh);
+    float sx = ww > 0 ? (float)sb->width / (float)ww : 1.0f, sy = wh > 0 ? (float)sb->height / (float)wh : 1.0f;
+    rb_camera_ray(&sb->camera, sb->width, sb->height, x * sx, y * sy, origin, dir);
+}
+
+static rb_pick pick_at(rb_sandbox *sb, float x, float y) {
+    float o[3], d[3];
+    rb_sandbox_cursor_ray(sb, x, y, o, d);
+    const float *particles = rb_view_particles(sb->view, sb->world);
+    return particles ? rb_pick_ray(sb->world, particles, o, d) : (rb_pick){0};
+}
+
+static void do_throw(rb_sandbox *sb, double held, float x, float y) {
+    const rb_entity *e = sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
+    if (!e) {
+        rb_log(RB_LOG_WARN, "nothing to throw: no shape is loaded");
+        return;
+    }
+    if (e->world_shape < 0) {
+        rb_log(RB_LOG_WARN, "cannot throw '%s': the world refused the shape", e->shape->name);
+        return;
+    }
+    float o[3], d[3];
+    rb_sandbox_cursor_ray(sb, x, y, o, d);
+    /* Start just clear of the eye, so the body does not fill the view. */
+    float ahead = e->shape->bounding_radius + 0.6f;
+    rb_body_desc desc = rb_tool_throw_desc(o, d, ahead, rb_throw_speed(held), ++sb->throw_count);
+    rb_body_id id = rb_entities_spawn(sb->entities, (uint32_t)sb->selected_shape, &desc);
+    if (id.generation != 0) sb->last_thrown = id;
+}
+
+static void tool_press(rb_sandbox *sb, rb_tool tool, float x, float y) {
+    switch (tool) {
+    case RB_TOOL_THROW:
+        sb->throwing = true;
+        sb->throw_start = sb->clock;
+        break;
+    case RB_TOOL_GRAB: {
+        rb_pick p = pick_at(sb, x, y);
+        if (p.body_hit) rb_grab_begin(&sb->grab, sb->world, &p);
+        break;
+    }
+    case RB_TOOL_DELETE: {
+        rb_pick p = pick_at(sb, x, y);
+        if (p.body_hit && rb_world_remove_body(sb->world, p.body)) {
+            sb->last_deleted = p.body;
+            if (sb->grab.active && sb->grab.body.slot == p.body.slot) rb_grab_end(&sb->grab);
+        }
+        break;
+    }
+    case RB_TOOL_EXPLODE: {
+        rb_pick p = pick_at(sb, x, y);
+        if (p.hit) sb->last_exploded = rb_tool_explode(sb->world, p.point, RB_EXPLODE_RADIUS, RB_EXPLODE_SPEED);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void reload_shaders(rb_sandbox *sb) {
+    char err[2048];
+    if (rb_renderer_reload(sb->renderer, err, sizeof err)) {
+        sb->shader_error[0] = '\0';
+        rb_sandbox_notice(sb, "shaders reloaded");
+        rb_log(RB_LOG_INFO, "shaders reloaded from %s", rb_renderer_shader_dir(sb->renderer));
+    } else {
+        snprintf(sb->shader_error, sizeof sb->shader_error, "%s", err);
+        rb_log(RB_LOG_ERROR, "shader reload failed; the old shaders stay in use:\n%s", err);
+    }
+}
+
+static void rescan(rb_sandbox *sb) {
+    int added = rb_registry_rescan(sb->registry);
+    rb_sandbox_sync_shapes(sb);
+    if (sb->selected_shape < 0 && rb_entities_count(sb->entities) > 0) sb->selected_shape = 0;
+    char text[96];
+    snprintf(text, sizeof text, "plugins rescanned: %d new shape%s", added, added == 1 ? "" : "s");
+    rb_sandbox_notice(sb, text);
+}
+
+void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
+    switch (a->kind) {
+    case RB_ACT_QUIT: sb->quit = true; break;
+    case RB_ACT_HELP: sb->help = !sb->help; break;
+    case RB_ACT_HIDE_HUD: sb->hide_hud = !sb->hide_hud; break;
+    case RB_ACT_RELOAD_SHADERS: reload_shaders(sb); break;
+    case RB_ACT_PARTICLE_VIEW: sb->particle_view = !sb->particle_view; break;
+    case RB_ACT_PAUSE: sb->paused = !sb->paused; break;
+    case RB_ACT_STEP_ONCE: sb->step_once = sb->paused; break;
+    case RB_ACT_RESET: rb_sandbox_reset(sb, a->arg ? a->arg : sb->formation); break;
+    case RB_ACT_CYCLE_SHAPE: cycle_shape(sb, a->arg); break;
+    case RB_ACT_SELECT_TOOL: break; /* the input keeps the tool */
+    case RB_ACT_RESCAN: rescan(sb); break;
+    case RB_ACT_SCREENSHOT:
+        if (a->path) {
+            snprintf(sb->pending_shot, sizeof sb->pending_shot, "%s", a->path);
+        } else {
+            time_t now = time(NULL);
+            struct tm tm;
+            localtime_r(&now, &tm);
+            strftime(sb->pending_shot, sizeof sb->pending_shot, "rubble-%Y%m%d-%H%M%S.png", &tm);
+        }
+        break; /* taken once this frame is drawn, before it is presented */
+    case RB_ACT_VSYNC:
+        sb->vsync = !sb->vsync;
+        if (SDL_GL_SetSwapInterval(sb->vsync ? 1 : 0) != 0)
+            rb_sandbox_notice(sb, "vsync cannot be changed here");
+        else
+            rb_sandbox_notice(sb, sb->vsync ? "vsync on" : "vsync off");
+        break;
+    case RB_ACT_TOOL_PRESS: tool_press(sb, (rb_tool)a->arg, a->x, a->y); break;
+    case RB_ACT_TOOL_RELEASE:
+        if (sb->throwing) {
+            sb->throwing = false;
+            do_throw(sb, sb->clock - sb->throw_start, a->x, a->y);
+        }
+        rb_grab_end(&sb->grab);
+        break;
+    case RB_ACT_WHEEL:
+        if (sb->grab.active)
+            rb_grab_wheel(&sb->grab, a->amount);
+        else
+            rb_camera_wheel(&sb->camera, a->amount);
+        break;
+    }
+}

@@ -1,0 +1,78 @@
+/* sandbox_internal.h - the sandbox loop's state, shared by the two files of
+ * the loop: sandbox.c (create, the frame, drawing, destroy) and
+ * sandbox_actions.c (what each action does). The pieces the loop drives
+ * (input, step_clock, view, capture, camera, tools, hud, script, the entity
+ * table) each keep their own state and never see this struct. */
+#ifndef RB_SANDBOX_INTERNAL_H
+#define RB_SANDBOX_INTERNAL_H
+
+#include <SDL.h>
+
+#include "input.h"
+#include "render/render.h"
+#include "sandbox.h"
+#include "scenes/entities.h"
+#include "script.h"
+#include "step_clock.h"
+#include "view.h"
+
+struct rb_sandbox {
+    rb_options opts;
+    rb_paths paths;
+    SDL_Window *window;
+    SDL_GLContext gl;
+    uint32_t window_id;
+    int width, height; /* drawable, pixels */
+    bool vsync;
+
+    rb_renderer *renderer;
+    rb_registry *registry;
+    rb_world *world;
+    rb_entities *entities; /* one row per shape: registry, world, mesh */
+    uint32_t meshed;       /* rows [0, meshed) have been given their meshes */
+    rb_view *view;         /* the frame read */
+    rb_input input;
+    rb_step_clock steps_clock;
+    rb_camera camera;
+    rb_script *script;
+    double script_start;
+
+    int selected_shape;  /* entity row the throw tool throws; -1 if none */
+    int formation_shape; /* entity row formations are built from; -1 if none */
+    int formation;
+    bool paused, step_once, particle_view, help, quit, hide_hud;
+
+    bool throwing; /* the left button is held with the throw tool */
+    double throw_start;
+    uint32_t throw_count;
+    rb_grab grab;
+    rb_body_id last_thrown, last_deleted;
+    int last_exploded;
+
+    double fixed_dt;  /* s per frame, 0 = wall clock */
+    double clock;     /* s, the sandbox clock */
+    double last_wall; /* s, wall clock at the previous frame */
+    uint64_t frame, steps;
+    double fps, frame_ms, sim_ms;
+
+    char last_error[512]; /* the log's last error as last seen, and when it changed */
+    double error_since;
+    char shader_error[2048];
+    char message[640];
+    double message_until;
+    char pending_shot[512]; /* a screenshot asked for during this frame's events */
+    int screenshots;
+};
+
+/* sandbox_actions.c */
+void rb_sandbox_do(rb_sandbox *sb, const rb_action *a);
+void rb_sandbox_notice(rb_sandbox *sb, const char *text);
+/* Adds rows for shapes the registry gained (after a rescan) and gives every
+ * new row its mesh in the renderer. */
+void rb_sandbox_sync_shapes(rb_sandbox *sb);
+/* The ray through a cursor position in window coordinates. */
+void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]);
+/* Looks at the bodies from the front right and above. */
+void rb_sandbox_frame_camera(rb_sandbox *sb);
+
+#endif

@@ -1,0 +1,169 @@
+/* view.c - the one frame read (see view.h). */
+#include "view.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+
+struct rb_view {
+    rb_transform *transforms;
+    uint32_t body_count, body_cap;
+    float *particles, *particle_colors;
+    uint32_t particle_cap;
+    uint32_t *mesh_count; /* instances per mesh this frame */
+    rb_render_instance **mesh_out;
+    uint32_t mesh_cap;
+    double read_s, host_ms, total_ms; /* read_s: the read's share of this frame, s */
+    uint64_t frames;
+    uint32_t drawn_instances, drawn_particle_bodies;
+};
+
+rb_view *rb_view_create(void) { return calloc(1, sizeof(rb_view)); }
+
+void rb_view_destroy(rb_view *v) {
+    if (!v) return;
+    free(v->transforms), free(v->particles), free(v->particle_colors), free(v->mesh_count), free(v->mesh_out);
+    free(v);
+}
+
+void rb_view_body_color(rb_body_id id, float rgba[4]) {
+    /* Saturated but not garish, distinct from the grey ground and the blue sky. */
+    static const float palette[][3] = {
+        {0.90f, 0.30f, 0.22f}, {0.95f, 0.62f, 0.15f}, {0.95f, 0.85f, 0.30f}, {0.45f, 0.78f, 0.30f},
+        {0.20f, 0.65f, 0.60f}, {0.30f, 0.50f, 0.90f}, {0.60f, 0.40f, 0.85f}, {0.90f, 0.45f, 0.65f},
+    };
+    uint32_t h = id.slot * 2654435761u ^ id.generation * 40503u;
+    h ^= h >> 15, h *= 0x2c1b3c6du, h ^= h >> 12;
+    const float *c = palette[h % (sizeof palette / sizeof *palette)];
+    float shade = 0.85f + 0.15f * (float)((h >> 8) & 0xff) / 255.0f;
+    for (int k = 0; k < 3; k++) rgba[k] = c[k] * shade;
+    rgba[3] = 1.0f;
+}
+
+static void body_color(const rb_view_style *style, rb_body_id id, float rgba[4]) {
+    rb_view_body_color(id, rgba);
+    if (id.slot == style->highlight.slot && id.generation == style->highlight.generation && id.generation != 0)
+        for (int k = 0; k < 3; k++) rgba[k] = 0.5f + 0.5f * rgba[k];
+}
+
+/* Grows a (count x elem) array to hold n, with room to spare. */
+static bool grow(void **p, uint32_t *cap, uint32_t n, size_t elem) {
+    if (n <= *cap) return true;
+    uint32_t c = n + n / 2 + 64;
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q) return false;
+    *p = q, *cap = c;
+    return true;
+}
+
+bool rb_view_read(rb_view *v, rb_world *world) {
+    double t0 = rb_seconds();
+    uint32_t n = rb_world_body_count(world);
+    v->body_count = 0;
+    if (!grow((void **)&v->transforms, &v->body_cap, n, sizeof *v->transforms)) return false;
+    if (n && !rb_world_read_transforms(world, v->transforms)) return false;
+    v->body_count = n;
+    v->read_s = rb_seconds() - t0;
+    return true;
+}
+
+const rb_transform *rb_view_transforms(const rb_view *v, uint32_t *count) {
+    *count = v->body_count;
+    return v->transforms;
+}
+
+void rb_view_focus(const rb_view *v, float focus[3], float *radius) {
+    const uint32_t n = v->body_count;
+    float c[3] = {0, 0, 0};
+    for (uint32_t b = 0; b < n; b++)
+        for (int k = 0; k < 3; k++) c[k] += v->transforms[b].position[k];
+    if (n)
+        for (int k = 0; k < 3; k++) c[k] /= (float)n;
+    float r2 = 0.0f;
+    for (uint32_t b = 0; b < n; b++) {
+        float d2 = 0.0f;
+        for (int k = 0; k < 3; k++) d2 += (v->transforms[b].position[k] - c[k]) * (v->transforms[b].position[k] - c[k]);
+        if (d2 > r2) r2 = d2;
+    }
+    /* Room for the bodies' own size; bounded so one body flung far away does not blur every shadow. */
+    float r = sqrtf(r2) + 3.0f;
+    *radius = r < 8.0f ? 8.0f : r > 80.0f ? 80.0f : r;
+    memcpy(focus, c, sizeof c);
+}
+
+const float *rb_view_particles(rb_view *v, rb_world *world) {
+    uint32_t np = rb_world_particle_count(world), cap = v->particle_cap;
+    if (!grow((void **)&v->particles, &cap, np, 3 * sizeof(float))) return NULL;
+    if (!grow((void **)&v->particle_colors, &v->particle_cap, np, 4 * sizeof(float))) return NULL;
+    return np == 0 || rb_world_read_particles(world, v->particles) ? v->particles : NULL;
+}
+
+/* The renderer's mesh of body b, or -1 (drawn as particles). */
+static int mesh_of(const rb_entities *entities, const uint32_t *shapes, uint32_t b) {
+    int row = rb_entities_of_world_shape(entities, shapes[b]);
+    return row >= 0 ? rb_entities_get(entities, (uint32_t)row)->mesh : -1;
+}
+
+/* Draws body b as its particles, in its colour. */
+static void submit_particles(rb_view *v, rb_renderer *r, rb_world *world, const rb_view_style *style, uint32_t b,
+                             const float *particles) {
+    const uint32_t *first = rb_world_body_first_particle(world);
+    float rgba[4];
+    body_color(style, rb_world_body_id(world, b), rgba);
+    for (uint32_t i = first[b]; i < first[b + 1]; i++) memcpy(&v->particle_colors[i * 4], rgba, sizeof rgba);
+    rb_renderer_add_spheres(r, &particles[first[b] * 3], &v->particle_colors[first[b] * 4], first[b + 1] - first[b],
+                            rb_world_get_desc(world)->particle_radius);
+}
+
+void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entities *entities,
+                    const rb_view_style *style) {
+    double t0 = rb_seconds();
+    const uint32_t n = v->body_count, meshes = rb_renderer_mesh_count(r);
+    const uint32_t *shapes = rb_world_body_shapes(world);
+    bool need_particles = style->particle_view;
+    uint32_t cap = v->mesh_cap;
+    if (!grow((void **)&v->mesh_count, &cap, meshes, sizeof *v->mesh_count) ||
+        !grow((void **)&v->mesh_out, &v->mesh_cap, meshes, sizeof *v->mesh_out))
+        return;
+    /* Instances grouped by mesh, bodies in order within a mesh: count, take
+     * room in each mesh's instance buffer, then write each body once. */
+    if (meshes) memset(v->mesh_count, 0, meshes * sizeof *v->mesh_count);
+    if (!style->particle_view)
+        for (uint32_t b = 0; b < n; b++) {
+            int m = mesh_of(entities, shapes, b);
+            if (m >= 0 && (uint32_t)m < meshes)
+                v->mesh_count[m]++;
+            else
+                need_particles = true;
+        }
+    for (uint32_t m = 0; m < meshes; m++) v->mesh_out[m] = rb_renderer_instances(r, (int)m, v->mesh_count[m]);
+    const float *particles = need_particles ? rb_view_particles(v, world) : NULL;
+    v->drawn_instances = v->drawn_particle_bodies = 0;
+    for (uint32_t b = 0; b < n; b++) {
+        int m = style->particle_view ? -1 : mesh_of(entities, shapes, b);
+        if (m >= 0 && (uint32_t)m < meshes) {
+            if (!v->mesh_out[m]) continue; /* the renderer had no room */
+            rb_render_instance *out = v->mesh_out[m]++;
+            out->transform = v->transforms[b];
+            body_color(style, rb_world_body_id(world, b), out->color);
+            v->drawn_instances++;
+        } else if (particles) {
+            submit_particles(v, r, world, style, b, particles);
+            v->drawn_particle_bodies++;
+        }
+    }
+    v->host_ms = (v->read_s + rb_seconds() - t0) * 1000.0;
+    v->total_ms += v->host_ms;
+    v->frames++;
+}
+
+void rb_view_drawn(const rb_view *v, uint32_t *instances, uint32_t *particle_bodies) {
+    *instances = v->drawn_instances, *particle_bodies = v->drawn_particle_bodies;
+}
+
+double rb_view_host_ms(const rb_view *v, double *mean) {
+    if (mean) *mean = v->frames ? v->total_ms / (double)v->frames : 0.0;
+    return v->host_ms;
+}

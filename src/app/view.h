@@ -1,0 +1,56 @@
+/* view.h - what a drawn frame reads of the world, and how it reaches the
+ * renderer: the one frame read.
+ *
+ * Each frame reads every body's transform once (rb_world_read_transforms:
+ * on OpenCL one 32-byte read a body, nothing else of the state), takes body
+ * ids and shapes from the world's host arrays, and writes each transform once
+ * more, straight into the renderer's instance buffer of its shape's mesh,
+ * with the body's colour. Particles are read only when something is drawn as
+ * particles (a shape without a mesh, the particle view) or picked. */
+#ifndef RB_VIEW_H
+#define RB_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "render/render.h"
+#include "scenes/entities.h"
+#include "sim/world.h"
+
+typedef struct rb_view rb_view;
+
+typedef struct rb_view_style {
+    bool particle_view;   /* every body as its particles */
+    rb_body_id highlight; /* drawn lighter (the grabbed body); a null id for none */
+} rb_view_style;
+
+rb_view *rb_view_create(void);
+void rb_view_destroy(rb_view *v);
+
+/* Reads every body's transform. False on a backend failure (logged). */
+bool rb_view_read(rb_view *v, rb_world *world);
+/* The transforms just read, in body order; count is the body count. */
+const rb_transform *rb_view_transforms(const rb_view *v, uint32_t *count);
+/* The centre of the bodies just read and a radius around them (m), bounded
+ * to 8..80 m, for the shadow map. */
+void rb_view_focus(const rb_view *v, float focus[3], float *radius);
+/* Hands the bodies just read to the renderer (between rb_renderer_begin and
+ * _end): an instance per body with a mesh, the particles of the others (of
+ * every body in the particle view). */
+void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entities *entities,
+                    const rb_view_style *style);
+/* Every particle's position (xyz triples), read now; NULL on failure. Valid
+ * until the next call into the view. */
+const float *rb_view_particles(rb_view *v, rb_world *world);
+
+/* What the last submit drew: bodies as mesh instances, bodies as particles. */
+void rb_view_drawn(const rb_view *v, uint32_t *instances, uint32_t *particle_bodies);
+
+/* Host time (ms) of the last frame's read and submit, and its mean over the
+ * frames since the view was made. */
+double rb_view_host_ms(const rb_view *v, double *mean);
+
+/* The colour a body is drawn in (sRGB, 0..1): fixed by its id. */
+void rb_view_body_color(rb_body_id id, float rgba[4]);
+
+#endif

@@ -1,0 +1,98 @@
+/* entities.c - the entity table (see entities.h). */
+#include "entities.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+
+struct rb_entities {
+    const rb_registry *registry;
+    rb_world *world;
+    rb_entity *rows;
+    uint32_t count, capacity;
+    int *by_world_shape; /* world shape index -> row, -1 where no row */
+    uint32_t world_shapes;
+};
+
+rb_entities *rb_entities_create(const rb_registry *registry, rb_world *world) {
+    rb_entities *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->registry = registry;
+    t->world = world;
+    rb_entities_sync(t);
+    return t;
+}
+
+void rb_entities_destroy(rb_entities *t) {
+    if (!t) return;
+    free(t->rows);
+    free(t->by_world_shape);
+    free(t);
+}
+
+/* Maps world shape ws to row r, growing the map. */
+static bool map_world_shape(rb_entities *t, uint32_t ws, int row) {
+    if (ws >= t->world_shapes) {
+        uint32_t n = ws + 1;
+        int *m = realloc(t->by_world_shape, n * sizeof *m);
+        if (!m) return false;
+        for (uint32_t k = t->world_shapes; k < n; k++) m[k] = -1;
+        t->by_world_shape = m, t->world_shapes = n;
+    }
+    t->by_world_shape[ws] = row;
+    return true;
+}
+
+uint32_t rb_entities_sync(rb_entities *t) {
+    uint32_t n = rb_registry_count(t->registry), added = 0;
+    if (n > t->capacity) {
+        rb_entity *rows = realloc(t->rows, n * sizeof *rows);
+        if (!rows) {
+            rb_log(RB_LOG_ERROR, "entities: out of memory for %u shapes", n);
+            return 0;
+        }
+        t->rows = rows, t->capacity = n;
+    }
+    for (; t->count < n; t->count++, added++) {
+        const rb_shape *s = rb_registry_get(t->registry, t->count);
+        rb_shape_data data = {
+            .particle_count = s->particle_count,
+            .offsets = s->particles,
+            .mass = s->mass,
+            .inertia = {s->inertia[0], s->inertia[1], s->inertia[2]},
+        };
+        int ws = rb_world_add_shape(t->world, &data);
+        t->rows[t->count] = (rb_entity){.shape = s, .world_shape = ws, .mesh = -1};
+        if (ws >= 0 && !map_world_shape(t, (uint32_t)ws, (int)t->count)) t->rows[t->count].world_shape = -1;
+    }
+    return added;
+}
+
+uint32_t rb_entities_count(const rb_entities *t) { return t->count; }
+
+const rb_entity *rb_entities_get(const rb_entities *t, uint32_t index) {
+    return index < t->count ? &t->rows[index] : NULL;
+}
+
+int rb_entities_find(const rb_entities *t, const char *name) {
+    for (uint32_t i = 0; i < t->count; i++)
+        if (strcmp(t->rows[i].shape->name, name) == 0) return (int)i;
+    return -1;
+}
+
+int rb_entities_of_world_shape(const rb_entities *t, uint32_t world_shape) {
+    return world_shape < t->world_shapes ? t->by_world_shape[world_shape] : -1;
+}
+
+void rb_entities_set_mesh(rb_entities *t, uint32_t index, int mesh) {
+    if (index < t->count) t->rows[index].mesh = mesh;
+}
+
+rb_body_id rb_entities_spawn(rb_entities *t, uint32_t index, const rb_body_desc *desc) {
+    const rb_entity *e = rb_entities_get(t, index);
+    if (!e || e->world_shape < 0) return (rb_body_id){0, 0};
+    rb_body_desc d = *desc;
+    d.shape = (uint32_t)e->world_shape;
+    return rb_world_add_body(t->world, &d);
+}

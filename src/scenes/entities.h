@@ -1,0 +1,54 @@
+/* entities.h - the entity table: one record per shape, as each layer knows it.
+ *
+ * A shape has three numbers: its index in the shape registry (where its
+ * particles, mass and mesh come from), its index in the world (what the
+ * simulation steps) and its mesh in the renderer (what is drawn). The table
+ * keeps the three together, one row per registry shape, in registry order,
+ * and it is the one place that spawns a body of a shape: formations, the
+ * benchmark pile, the headless runner and the sandbox's tools all spawn
+ * through rb_entities_spawn().
+ *
+ * The table knows nothing of rendering: the sandbox, which owns the renderer,
+ * gives each new row its mesh with rb_entities_set_mesh(). */
+#ifndef RB_ENTITIES_H
+#define RB_ENTITIES_H
+
+#include <stdint.h>
+
+#include "shapes/shapes.h"
+#include "sim/world.h"
+
+typedef struct rb_entity {
+    const rb_shape *shape; /* the registry's entry: name, particles, mass, mesh */
+    int world_shape;       /* the world's shape index; -1 if the world refused the shape */
+    int mesh;              /* the renderer's mesh; -1 if none (drawn as its particles) */
+} rb_entity;
+
+typedef struct rb_entities rb_entities;
+
+/* A table for one registry and one world (both must outlive it), with a row
+ * for every shape the registry holds now. NULL if out of memory. */
+rb_entities *rb_entities_create(const rb_registry *registry, rb_world *world);
+void rb_entities_destroy(rb_entities *t);
+
+/* Adds a row for every shape the registry gained since the last call (after
+ * a plugin rescan) and registers it with the world. Returns how many rows
+ * were added; the new rows are the last ones. */
+uint32_t rb_entities_sync(rb_entities *t);
+
+uint32_t rb_entities_count(const rb_entities *t);
+/* Row `index` (= the shape's registry index), or NULL past the end. */
+const rb_entity *rb_entities_get(const rb_entities *t, uint32_t index);
+/* The row of the shape of that name, or -1. */
+int rb_entities_find(const rb_entities *t, const char *name);
+/* The row of a world shape index (what rb_world_body_shapes() holds), or -1. */
+int rb_entities_of_world_shape(const rb_entities *t, uint32_t world_shape);
+/* Sets the renderer's mesh of row `index`. */
+void rb_entities_set_mesh(rb_entities *t, uint32_t index, int mesh);
+
+/* Adds a body of row `index`'s shape: desc gives where it starts and how it
+ * moves (its shape field is ignored). A null id if the row is unknown or the
+ * world refused it (logged by the world) or the body. */
+rb_body_id rb_entities_spawn(rb_entities *t, uint32_t index, const rb_body_desc *desc);
+
+#endif
