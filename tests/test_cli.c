@@ -6,8 +6,7 @@
 #include "rb_test.h"
 
 /* Runs a program with args; returns its exit code, stdout in out, stderr in err. */
-static int run_program(const char *program, const char *args, char *out, size_t out_size, char *err,
-                       size_t err_size) {
+static int run_program(const char *program, const char *args, char *out, size_t out_size, char *err, size_t err_size) {
     char cmd[2048], err_path[256];
     snprintf(err_path, sizeof err_path, "%s/tests/cli_stderr.txt", RB_TEST_BUILD_DIR);
     snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", program, args, err_path);
@@ -145,8 +144,8 @@ static void test_bad_plugin_folder_goes_on(void **state) {
  * scene for the same steps ends in the same state, on either program. */
 static void test_bench_and_headless_agree(void **state) {
     /* 0.16 s of 1.6 ms steps: 100 steps */
-    assert_int_equal(run("--headless --json --backend reference --formation 2 --bodies 12 --steps 100", out,
-                         sizeof out, err, sizeof err),
+    assert_int_equal(run("--headless --json --backend reference --formation 2 --bodies 12 --steps 100", out, sizeof out,
+                         err, sizeof err),
                      0);
     cJSON *h = cJSON_Parse(out);
     assert_non_null(h);

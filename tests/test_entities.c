@@ -10,7 +10,8 @@
 static void add_rod(rb_registry *reg, const char *name, uint32_t n) {
     static float p[3 * 16];
     for (uint32_t i = 0; i < n; i++) p[3 * i] = (float)i, p[3 * i + 1] = p[3 * i + 2] = 0.0f;
-    rb_shape_desc d = {.struct_size = sizeof d, .name = name, .description = "a rod", .particle_count = n, .particles = p};
+    rb_shape_desc d = {
+        .struct_size = sizeof d, .name = name, .description = "a rod", .particle_count = n, .particles = p};
     assert_int_equal(rb_registry_add_desc(reg, &d, "test", "test_entities.c"), RB_LOAD_OK);
 }
 

@@ -1,3 +1,4 @@
+/* camera.c - the fly camera: look, fly, rays through pixels, matrices (see camera.h). */
 #include "camera.h"
 
 #include <cglm/cglm.h>

@@ -1,3 +1,4 @@
+/* hud.c - the heads-up display and the F1 help overlay, drawn as overlay text (see hud.h). */
 #include "hud.h"
 
 #include <stdio.h>

@@ -27,24 +27,60 @@ static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
     const bool shift = held(in, SDL_SCANCODE_LSHIFT, SDL_SCANCODE_RSHIFT);
     const SDL_Keycode key = k->keysym.sym;
     switch (key) {
-    case SDLK_ESCAPE: act(in, RB_ACT_QUIT, 0); break;
-    case SDLK_F1: act(in, RB_ACT_HELP, 0); break;
-    case SDLK_h: act(in, RB_ACT_HIDE_HUD, 0); break;
-    case SDLK_F5: act(in, RB_ACT_RELOAD_SHADERS, 0); break;
-    case SDLK_F12: act(in, RB_ACT_SCREENSHOT, 0); break;
-    case SDLK_p: act(in, RB_ACT_PARTICLE_VIEW, 0); break;
-    case SDLK_SPACE: act(in, RB_ACT_PAUSE, 0); break;
-    case SDLK_n: act(in, RB_ACT_STEP_ONCE, 0); break;
-    case SDLK_r: act(in, RB_ACT_RESET, 0); break;
-    case SDLK_TAB: act(in, RB_ACT_CYCLE_SHAPE, shift ? -1 : 1); break;
-    case SDLK_LEFTBRACKET: act(in, RB_ACT_CYCLE_SHAPE, -1); break;
-    case SDLK_RIGHTBRACKET: act(in, RB_ACT_CYCLE_SHAPE, 1); break;
-    case SDLK_t: in->tool = RB_TOOL_THROW, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_THROW); break;
-    case SDLK_g: in->tool = RB_TOOL_GRAB, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_GRAB); break;
-    case SDLK_x: in->tool = RB_TOOL_DELETE, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_DELETE); break;
-    case SDLK_b: in->tool = RB_TOOL_EXPLODE, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_EXPLODE); break;
-    case SDLK_v: act(in, RB_ACT_VSYNC, 0); break;
-    case SDLK_l: act(in, RB_ACT_RESCAN, 0); break;
+    case SDLK_ESCAPE:
+        act(in, RB_ACT_QUIT, 0);
+        break;
+    case SDLK_F1:
+        act(in, RB_ACT_HELP, 0);
+        break;
+    case SDLK_h:
+        act(in, RB_ACT_HIDE_HUD, 0);
+        break;
+    case SDLK_F5:
+        act(in, RB_ACT_RELOAD_SHADERS, 0);
+        break;
+    case SDLK_F12:
+        act(in, RB_ACT_SCREENSHOT, 0);
+        break;
+    case SDLK_p:
+        act(in, RB_ACT_PARTICLE_VIEW, 0);
+        break;
+    case SDLK_SPACE:
+        act(in, RB_ACT_PAUSE, 0);
+        break;
+    case SDLK_n:
+        act(in, RB_ACT_STEP_ONCE, 0);
+        break;
+    case SDLK_r:
+        act(in, RB_ACT_RESET, 0);
+        break;
+    case SDLK_TAB:
+        act(in, RB_ACT_CYCLE_SHAPE, shift ? -1 : 1);
+        break;
+    case SDLK_LEFTBRACKET:
+        act(in, RB_ACT_CYCLE_SHAPE, -1);
+        break;
+    case SDLK_RIGHTBRACKET:
+        act(in, RB_ACT_CYCLE_SHAPE, 1);
+        break;
+    case SDLK_t:
+        in->tool = RB_TOOL_THROW, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_THROW);
+        break;
+    case SDLK_g:
+        in->tool = RB_TOOL_GRAB, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_GRAB);
+        break;
+    case SDLK_x:
+        in->tool = RB_TOOL_DELETE, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_DELETE);
+        break;
+    case SDLK_b:
+        in->tool = RB_TOOL_EXPLODE, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_EXPLODE);
+        break;
+    case SDLK_v:
+        act(in, RB_ACT_VSYNC, 0);
+        break;
+    case SDLK_l:
+        act(in, RB_ACT_RESCAN, 0);
+        break;
     default:
         if (key >= SDLK_1 && key <= SDLK_5) act(in, RB_ACT_RESET, (int)(key - SDLK_0));
         break;

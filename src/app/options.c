@@ -105,14 +105,30 @@ typedef struct option_spec {
 } option_spec;
 
 static const option_spec specs[] = {
-    {"--help", false, BOTH},         {"-h", false, BOTH},           {"--json", false, BOTH},
-    {"--shape", true, BOTH},         {"--plugins", true, BOTH},     {"--meshes", true, BOTH},
-    {"--dt", true, BOTH},            {"--backend", true, BOTH},     {"--device", true, BOTH},
-    {"--headless", false, RUBBLE},   {"--list-shapes", false, RUBBLE}, {"--list-devices", false, RUBBLE},
-    {"--no-vsync", false, RUBBLE},   {"--formation", true, RUBBLE}, {"--bodies", true, RUBBLE},
-    {"--steps", true, RUBBLE},       {"--screenshot", true, RUBBLE}, {"--frames", true, RUBBLE},
-    {"--script", true, RUBBLE},      {"--width", true, RUBBLE},     {"--height", true, RUBBLE},
-    {"--shaders", true, RUBBLE},     {"--quiet", false, BENCH},     {"--warmup", true, BENCH},
+    {"--help", false, BOTH},
+    {"-h", false, BOTH},
+    {"--json", false, BOTH},
+    {"--shape", true, BOTH},
+    {"--plugins", true, BOTH},
+    {"--meshes", true, BOTH},
+    {"--dt", true, BOTH},
+    {"--backend", true, BOTH},
+    {"--device", true, BOTH},
+    {"--headless", false, RUBBLE},
+    {"--list-shapes", false, RUBBLE},
+    {"--list-devices", false, RUBBLE},
+    {"--no-vsync", false, RUBBLE},
+    {"--formation", true, RUBBLE},
+    {"--bodies", true, RUBBLE},
+    {"--steps", true, RUBBLE},
+    {"--screenshot", true, RUBBLE},
+    {"--frames", true, RUBBLE},
+    {"--script", true, RUBBLE},
+    {"--width", true, RUBBLE},
+    {"--height", true, RUBBLE},
+    {"--shaders", true, RUBBLE},
+    {"--quiet", false, BENCH},
+    {"--warmup", true, BENCH},
     {"--time", true, BENCH},
 };
 
@@ -178,8 +194,8 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         else if (!strcmp(v, "both") && program == RB_PROGRAM_BENCH)
             o->backend = RB_BACKEND_OPENCL, o->both_backends = true;
         else
-            return FAIL("--backend takes reference or opencl%s, not '%s'", program == RB_PROGRAM_BENCH ? " or both" : "",
-                        v);
+            return FAIL("--backend takes reference or opencl%s, not '%s'",
+                        program == RB_PROGRAM_BENCH ? " or both" : "", v);
     } else if (!strcmp(a, "--shape")) {
         o->shape = v;
     } else if (!strcmp(a, "--screenshot")) {

@@ -89,7 +89,9 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
          * second; in a log: a line every 10 s. */
         double t = rb_seconds();
         if (progress && (tty || t - last_note > 10.0) && t - t0 > 1.0) {
-            fprintf(stderr, tty ? "\r  %s: step %ld / %ld (%3.0f%%), %.0f steps/s   " : "  %s: step %ld / %ld (%3.0f%%), %.0f steps/s\n",
+            fprintf(stderr,
+                    tty ? "\r  %s: step %ld / %ld (%3.0f%%), %.0f steps/s   "
+                        : "  %s: step %ld / %ld (%3.0f%%), %.0f steps/s\n",
                     label, done, steps, 100.0 * (double)done / (double)steps, (double)done / (t - t0));
             last_note = t;
         }

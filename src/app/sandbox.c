@@ -102,7 +102,8 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
     if (shapes == 0) rb_log(RB_LOG_WARN, "no shapes loaded: check the plugins folder");
     int want = opts->shape ? rb_entities_find(sb->entities, opts->shape) : -1;
     if (opts->shape && want < 0 && shapes > 0)
-        rb_log(RB_LOG_WARN, "no shape named '%s'; using %s", opts->shape, rb_entities_get(sb->entities, 0)->shape->name);
+        rb_log(RB_LOG_WARN, "no shape named '%s'; using %s", opts->shape,
+               rb_entities_get(sb->entities, 0)->shape->name);
     sb->formation_shape = sb->selected_shape = want >= 0 ? want : shapes > 0 ? 0 : -1;
     if (opts->script) {
         sb->script = rb_script_load(opts->script, err, err_size);
@@ -239,8 +240,7 @@ static void project(const float vp[16], const float p[3], int w, int h, float ou
 }
 
 static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
-    const rb_entity *sel =
-        sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
+    const rb_entity *sel = sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
     rb_hud_info hud = {
         .fps = sb->fps,
         .frame_ms = sb->frame_ms,
@@ -285,7 +285,7 @@ static void draw(rb_sandbox *sb) {
     }
     SDL_GL_GetDrawableSize(sb->window, &sb->width, &sb->height);
     if (sb->width <= 0 || sb->height <= 0) return; /* minimized: nothing to draw into */
-    rb_view_read(sb->view, sb->world); /* a backend failure is logged: draw what was read */
+    rb_view_read(sb->view, sb->world);             /* a backend failure is logged: draw what was read */
 
     rb_render_view view = {.width = sb->width, .height = sb->height};
     rb_camera_matrices(&sb->camera, sb->width, sb->height, view.view, view.proj);
@@ -299,7 +299,8 @@ static void draw(rb_sandbox *sb) {
     }
     rb_view_focus(sb->view, scene.focus, &scene.focus_radius);
     rb_renderer_begin(sb->renderer, &view, &scene);
-    rb_view_style style = {.particle_view = sb->particle_view, .highlight = sb->grab.active ? sb->grab.body : (rb_body_id){0}};
+    rb_view_style style = {.particle_view = sb->particle_view,
+                           .highlight = sb->grab.active ? sb->grab.body : (rb_body_id){0}};
     rb_view_submit(sb->view, sb->renderer, sb->world, sb->entities, &style);
     draw_hud(sb, &view);
     rb_renderer_end(sb->renderer);

@@ -172,17 +172,38 @@ static void rescan(rb_sandbox *sb) {
 
 void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
     switch (a->kind) {
-    case RB_ACT_QUIT: sb->quit = true; break;
-    case RB_ACT_HELP: sb->help = !sb->help; break;
-    case RB_ACT_HIDE_HUD: sb->hide_hud = !sb->hide_hud; break;
-    case RB_ACT_RELOAD_SHADERS: reload_shaders(sb); break;
-    case RB_ACT_PARTICLE_VIEW: sb->particle_view = !sb->particle_view; break;
-    case RB_ACT_PAUSE: sb->paused = !sb->paused; break;
-    case RB_ACT_STEP_ONCE: sb->step_once = sb->paused; break;
-    case RB_ACT_RESET: rb_sandbox_reset(sb, a->arg ? a->arg : sb->formation); break;
-    case RB_ACT_CYCLE_SHAPE: cycle_shape(sb, a->arg); break;
-    case RB_ACT_SELECT_TOOL: break; /* the input keeps the tool */
-    case RB_ACT_RESCAN: rescan(sb); break;
+    case RB_ACT_QUIT:
+        sb->quit = true;
+        break;
+    case RB_ACT_HELP:
+        sb->help = !sb->help;
+        break;
+    case RB_ACT_HIDE_HUD:
+        sb->hide_hud = !sb->hide_hud;
+        break;
+    case RB_ACT_RELOAD_SHADERS:
+        reload_shaders(sb);
+        break;
+    case RB_ACT_PARTICLE_VIEW:
+        sb->particle_view = !sb->particle_view;
+        break;
+    case RB_ACT_PAUSE:
+        sb->paused = !sb->paused;
+        break;
+    case RB_ACT_STEP_ONCE:
+        sb->step_once = sb->paused;
+        break;
+    case RB_ACT_RESET:
+        rb_sandbox_reset(sb, a->arg ? a->arg : sb->formation);
+        break;
+    case RB_ACT_CYCLE_SHAPE:
+        cycle_shape(sb, a->arg);
+        break;
+    case RB_ACT_SELECT_TOOL:
+        break; /* the input keeps the tool */
+    case RB_ACT_RESCAN:
+        rescan(sb);
+        break;
     case RB_ACT_SCREENSHOT:
         if (a->path) {
             snprintf(sb->pending_shot, sizeof sb->pending_shot, "%s", a->path);
@@ -200,7 +221,9 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
         else
             rb_sandbox_notice(sb, sb->vsync ? "vsync on" : "vsync off");
         break;
-    case RB_ACT_TOOL_PRESS: tool_press(sb, (rb_tool)a->arg, a->x, a->y); break;
+    case RB_ACT_TOOL_PRESS:
+        tool_press(sb, (rb_tool)a->arg, a->x, a->y);
+        break;
     case RB_ACT_TOOL_RELEASE:
         if (sb->throwing) {
             sb->throwing = false;

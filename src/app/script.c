@@ -1,3 +1,4 @@
+/* script.c - input scripts: parsing the timed event lines, and feeding them to SDL (see script.h). */
 #include "script.h"
 
 #include "base/log.h"

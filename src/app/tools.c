@@ -1,3 +1,4 @@
+/* tools.c - the tools on the world: picking, throwing, grabbing, explosions (see tools.h). */
 #include "tools.h"
 
 #include "base/rb_math.h"

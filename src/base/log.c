@@ -1,3 +1,4 @@
+/* log.c - the one logger: a replaceable sink, stderr by default, and the last error for the HUD. */
 #include "log.h"
 
 #include <stdarg.h>

@@ -24,7 +24,6 @@
 #include <stb_easy_font.h>
 #pragma GCC diagnostic pop
 
-
 /* Shadow map side, texels: 2048 keeps a 20 m scene at 2 cm a texel. */
 #define RB_SHADOW_SIZE 2048
 
