@@ -127,17 +127,8 @@ static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_ru
 
 int main(int argc, char **argv) {
     rb_options o;
-    rb_options_defaults(&o, RB_PROGRAM_BENCH);
-    char err[256];
-    if (!rb_options_parse(&o, RB_PROGRAM_BENCH, argc, argv, err, sizeof err)) {
-        fprintf(stderr, "rubble-bench: %s\n\n", err);
-        rb_options_usage(RB_PROGRAM_BENCH, stderr);
-        return 2;
-    }
-    if (o.help) {
-        rb_options_usage(RB_PROGRAM_BENCH, stdout);
-        return 0;
-    }
+    int code = rb_options_read(&o, RB_PROGRAM_BENCH, argc, argv);
+    if (code >= 0) return code;
     rb_paths paths;
     rb_paths_find(&paths, NULL);
     rb_registry *reg = rb_app_registry(&o, &paths);

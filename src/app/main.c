@@ -102,23 +102,14 @@ static int headless(const rb_options *o, const rb_paths *paths) {
 
 int main(int argc, char **argv) {
     rb_options o;
-    rb_options_defaults(&o, RB_PROGRAM_RUBBLE);
-    char err[256];
-    if (!rb_options_parse(&o, RB_PROGRAM_RUBBLE, argc, argv, err, sizeof err)) {
-        fprintf(stderr, "rubble: %s\n\n", err);
-        rb_options_usage(RB_PROGRAM_RUBBLE, stderr);
-        return 2;
-    }
-    if (o.help) {
-        rb_options_usage(RB_PROGRAM_RUBBLE, stdout);
-        return 0;
-    }
+    int code = rb_options_read(&o, RB_PROGRAM_RUBBLE, argc, argv);
+    if (code >= 0) return code;
     if (o.list_devices) return rb_world_list_devices(stdout) > 0 ? 0 : 1;
     rb_paths paths;
     rb_paths_find(&paths, o.shader_dir);
     if (o.list_shapes) {
         rb_registry *reg = rb_app_registry(&o, &paths);
-        int code = reg ? list_shapes(reg, o.json) : 1;
+        code = reg ? list_shapes(reg, o.json) : 1;
         rb_registry_destroy(reg);
         return code;
     }

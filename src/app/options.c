@@ -252,3 +252,19 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
         return FAIL("no scene given (e.g. rubble-bench pile 1000)");
     return true;
 }
+
+int rb_options_read(rb_options *o, rb_program program, int argc, char **argv) {
+    const char *name = program == RB_PROGRAM_BENCH ? "rubble-bench" : "rubble";
+    char err[256];
+    rb_options_defaults(o, program);
+    if (!rb_options_parse(o, program, argc, argv, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n\n", name, err);
+        rb_options_usage(program, stderr);
+        return 2;
+    }
+    if (o->help) {
+        rb_options_usage(program, stdout);
+        return 0;
+    }
+    return -1;
+}

@@ -56,5 +56,8 @@ void rb_options_defaults(rb_options *o, rb_program program);
  * rubble-bench, a missing scene. */
 bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, char *err, int err_size);
 void rb_options_usage(rb_program program, FILE *out);
+/* Defaults, then argv: a bad command line prints what is wrong and the usage
+ * (returns 2), --help prints the usage (returns 0). Returns -1 to go on. */
+int rb_options_read(rb_options *o, rb_program program, int argc, char **argv);
 
 #endif
