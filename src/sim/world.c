@@ -392,6 +392,32 @@ bool rb_world_set_velocity(rb_world *w, rb_body_id id, const float velocity[3], 
     return true;
 }
 
+bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) {
+    uint32_t b;
+    if (!st || !index_of(w, id, &b)) return false;
+    const float *q = st->orientation;
+    const float q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!all_finite(st->position, 3) || !all_finite(q, 4) || !all_finite(st->velocity, 3) ||
+        !all_finite(st->angular_momentum, 3) || !isfinite(st->sleep_timer) || !(st->sleep_timer >= 0.0f) ||
+        !(fabsf(q2 - 1.0f) <= 1e-3f)) {
+        rb_log(RB_LOG_ERROR, "world: restore_body with a non-finite value, a negative sleep timer or an orientation "
+                             "that is not a unit quaternion: ignored");
+        return false;
+    }
+    if (!host_current(w)) return false;
+    rb_world_data *d = &w->d;
+    d->body_pos[b] = (rb_float4){st->position[0], st->position[1], st->position[2], st->sleep_timer};
+    d->body_quat[b] = (rb_float4){q[0], q[1], q[2], q[3]};
+    d->body_vel[b].x = st->velocity[0], d->body_vel[b].y = st->velocity[1], d->body_vel[b].z = st->velocity[2];
+    d->body_angmom[b] = (rb_float4){st->angular_momentum[0], st->angular_momentum[1], st->angular_momentum[2], 0.0f};
+    /* as the step leaves it (reference.c, integrate.cl): zero while asleep, else from L at this orientation */
+    const bool asleep = w->params.sleep_time > 0.0f && st->sleep_timer >= w->params.sleep_time;
+    d->body_omega[b] = asleep ? (rb_float4){0.0f, 0.0f, 0.0f, 0.0f}
+                              : rb_apply_inv_inertia(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
+    w->host_dirty = true;
+    return true;
+}
+
 /* ---- stepping ---- */
 
 bool rb_world_step(rb_world *w, uint32_t steps) {
@@ -430,6 +456,7 @@ bool rb_world_get_body(rb_world *w, uint32_t b, rb_body_state *out) {
         .angular_velocity = {d->body_omega[b].x, d->body_omega[b].y, d->body_omega[b].z},
         .angular_momentum = {d->body_angmom[b].x, d->body_angmom[b].y, d->body_angmom[b].z},
         .mass = 1.0f / d->body_vel[b].w,
+        .sleep_timer = d->body_pos[b].w,
         .asleep = w->params.sleep_time > 0.0f && d->body_pos[b].w >= w->params.sleep_time,
     };
     return true;

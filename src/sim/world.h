@@ -88,7 +88,9 @@ typedef struct rb_body_desc {
     float angular_velocity[3]; /* rad/s, world frame */
 } rb_body_desc;
 
-/* A body's state as read back. */
+/* A body's state as read back. Position, orientation, velocity, angular
+ * momentum and sleep_timer are the whole of what a step carries over:
+ * rb_world_restore_body() puts them back bit for bit. */
 typedef struct rb_body_state {
     rb_body_id id;
     uint32_t shape;
@@ -98,6 +100,7 @@ typedef struct rb_body_state {
     float angular_velocity[3]; /* world frame */
     float angular_momentum[3]; /* world frame, about the centre of mass */
     float mass;
+    float sleep_timer; /* s the body has been slow (no load, under sleep_speed); asleep once >= sleep_time */
     bool asleep;
 } rb_body_state;
 
@@ -130,6 +133,16 @@ bool rb_world_apply_impulse(rb_world *world, rb_body_id id, const float impulse[
 bool rb_world_apply_force(rb_world *world, rb_body_id id, const float force[3], const float point[3]);
 /* Sets a body's linear and angular velocity (rad/s, world frame). */
 bool rb_world_set_velocity(rb_world *world, rb_body_id id, const float velocity[3], const float angular_velocity[3]);
+/* Puts back a state read with rb_world_get_body(): position, orientation
+ * (verbatim, not normalised), velocity, angular momentum and sleep_timer, bit
+ * for bit; the angular velocity is derived from them as a step derives it
+ * (zero while asleep). A world given the same shapes and bodies in the same
+ * order and every body's state then steps on exactly as the world it was read
+ * from did (the same digests). The other fields of state (id, shape, mass,
+ * angular_velocity, asleep) are not read. False, with nothing changed, for a
+ * stale id or a non-finite value, a negative sleep_timer or an orientation
+ * that is not a unit quaternion (within 1e-3; logged). */
+bool rb_world_restore_body(rb_world *world, rb_body_id id, const rb_body_state *state);
 
 /* Advances the world by steps fixed steps. False on a backend failure (logged). */
 bool rb_world_step(rb_world *world, uint32_t steps);
