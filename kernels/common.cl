@@ -13,6 +13,11 @@
     const float radius, const float stiffness, const float damping, const float tangential, const float friction,      \
         const float dt
 
+/* Body kinds, as rb_body_kind (src/sim/world.h). */
+#define RB_BODY_DYNAMIC 0u
+#define RB_BODY_STATIC 1u
+#define RB_BODY_KINEMATIC 2u
+
 /* Cross product as rb_v3_cross writes it (no built-in: its rounding is the device's). */
 static inline float3 rb_cross(const float3 a, const float3 b) {
     return (float3)(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
@@ -116,7 +121,17 @@ static inline float rb_contact_normal(const float k, const float c, const float 
     return fmax(f, 0.0f);
 }
 
-/* Force on particle i from an overlapping particle j (rb_contact_particles,
+/* Effective mass of a contact of particle i of a dynamic body with particle
+ * j, as rb_pair_mass: m_j INFINITY (a static or kinematic body) leaves m_i. */
+static inline float rb_pair_mass(const float mi, const float mj) { return isinf(mj) ? mi : mi * mj / (mi + mj); }
+
+/* The mass the tangential damping is scaled by, as rb_pair_tangential_mass
+ * (src/sim/contact.h says why m_i / 2 against a static or kinematic body). */
+static inline float rb_pair_tangential_mass(const float mi, const float mj, const float meff) {
+    return isinf(mj) ? 0.5f * mi : meff;
+}
+
+/* Force on particle i of a dynamic body from an overlapping particle j (rb_contact_particles,
  * after its overlap test: x = pj - pi, 0 < dist2 < (2 radius)^2), added to
  * *f, and its moment about i's centre, added to *t: spring and dashpot along
  * the normal that never pull, tangential damping capped by Coulomb friction.
@@ -129,7 +144,7 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
     const float d = 2.0f * radius;
     const float dist = sqrt(dist2);
     const float3 n = (float3)(x.x / dist, x.y / dist, x.z / dist);
-    const float meff = mi * mj / (mi + mj);
+    const float meff = rb_pair_mass(mi, mj);
     /* v_j + wj x (-x/2) - (v_i + wi x (x/2)) = v_j - v_i - (wi + wj) x (x/2) */
     const float3 ws = (float3)(0.5f * (wi.x + wj.x), 0.5f * (wi.y + wj.y), 0.5f * (wi.z + wj.z));
     const float3 v = (float3)(vj.x - vi.x - (ws.y * x.z - ws.z * x.y), vj.y - vi.y - (ws.z * x.x - ws.x * x.z),
@@ -137,7 +152,7 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
     const float vn = v.x * n.x + v.y * n.y + v.z * n.z;
     const float fn = -meff * rb_contact_normal(stiffness, damping, d - dist, vn, dt);
     const float3 vt = (float3)(v.x - vn * n.x, v.y - vn * n.y, v.z - vn * n.z);
-    const float eta = meff * tangential;
+    const float eta = rb_pair_tangential_mass(mi, mj, meff) * tangential;
     const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
     const float cap = friction * -fn;
     const float scale = ft_len > cap ? cap / ft_len : 1.0f;

@@ -18,8 +18,10 @@
  * reference.
  *
  * A particle of a sleeping body that overlaps a particle of an awake body
- * moving faster than sleep_speed marks its body to wake (every writer
- * writes 1: no race). */
+ * moving faster than sleep_speed, or a moving particle of a kinematic body,
+ * marks its body to wake (every writer writes 1: no race). A particle of a
+ * static or kinematic body (mass INFINITY) gets no force: nothing moves
+ * those bodies. */
 
 /* The sorted particle copies (grid.cl, rb_reorder) and the body values a
  * contact reads. */
@@ -55,12 +57,14 @@ static inline __attribute__((always_inline)) void rb_visit_slot(rb_summing *q, c
     const uint key = as_uint(vj.w), bj = in->body[j];
     /* in another row, or past x + 1 of this one (x is the key's low 10 bits) */
     if ((key >> 10) != (row_key >> 10) || ((key - row_key) & 1023u) > 2u) return;
-    if (q->sleeping && dist2 < touch2 && dist2 > 0.0f && !rb_asleep(in->body_pos[bj].w, sleep_time) &&
-        rb_length2(vj.xyz) > sleep_speed * sleep_speed)
-        q->wake = true;
+    const float mj = in->body_inv_inertia[bj].w;
+    if (q->sleeping && dist2 < touch2 && dist2 > 0.0f && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
+        const float speed2 = rb_length2(vj.xyz);
+        if (speed2 > sleep_speed * sleep_speed || (isinf(mj) && speed2 > 0.0f)) q->wake = true;
+    }
     if (dist2 >= d2 || dist2 == 0.0f) return; /* apart, or coincident with no normal */
-    rb_contact_particles(sep, dist2, q->v, q->w, q->m, vj.xyz, in->body_omega[bj].xyz, in->body_inv_inertia[bj].w,
-                         &q->f, &q->t, radius, stiffness, damping, tangential, friction, dt);
+    rb_contact_particles(sep, dist2, q->v, q->w, q->m, vj.xyz, in->body_omega[bj].xyz, mj, &q->f, &q->t, radius,
+                         stiffness, damping, tangential, friction, dt);
 }
 
 /* The lowest set bit's index, and the mask without it. */
@@ -109,10 +113,16 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                           sorted_vel, body_pos, body_omega, body_inv_inertia};
     rb_summing q;
     q.b = sorted_body[s];
+    q.m = body_inv_inertia[q.b].w;
+    const uint i = sorted_index[s];
+    if (isinf(q.m)) { /* a static or kinematic body's */
+        vstore3((float3)(0.0f, 0.0f, 0.0f), i, force);
+        vstore3((float3)(0.0f, 0.0f, 0.0f), i, moment);
+        return;
+    }
     q.p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
     q.v = sorted_vel[s].xyz;
     q.w = body_omega[q.b].xyz;
-    q.m = body_inv_inertia[q.b].w;
     const float4 x = body_pos[q.b];
     q.sleeping = rb_asleep(x.w, sleep_time);
     q.wake = false;
@@ -143,7 +153,6 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
      * contacts' moment about the particle's centre. The lever is (x + r) - x,
      * as the reference forms it from the particle's position. */
     const float3 lever = (float3)(q.p.x - x.x, q.p.y - x.y, q.p.z - x.z), lf = rb_cross(lever, q.f);
-    const uint i = sorted_index[s];
     vstore3(q.f, i, force); /* packed xyz: 12 bytes a particle, in index order */
     vstore3((float3)(lf.x + q.t.x, lf.y + q.t.y, lf.z + q.t.z), i, moment);
     if (q.wake) wake_body[q.b] = 1u;

@@ -11,7 +11,9 @@
  * RB_MIN_CHUNK particles is summed in particle order from the external load
  * and gravity, exactly as the reference does, and a body of hundreds of
  * particles is spread over the whole group. Sleeping follows the reference:
- * a sleeping body is left untouched unless woken (forces.cl) or loaded. */
+ * a sleeping body is left untouched unless woken (forces.cl) or loaded. A
+ * static body sums nothing and is left as it is; a kinematic body sums
+ * nothing and moves on at its own velocity and angular velocity. */
 #ifndef RB_BODY_GROUP
 #define RB_BODY_GROUP 32
 #endif
@@ -36,10 +38,22 @@ static float4 rb_quat_turn(const float4 q, const float3 w, const float t) {
 static void rb_integrate_body(const uint b, __local const float4 *part_f, __local const float4 *part_t,
                               __global float4 *body_pos, __global float4 *body_quat, __global float4 *body_vel,
                               __global float4 *body_angmom, __global float4 *body_omega,
-                              __global const float4 *body_inv_inertia, __global const uint *wake, const float dt,
-                              const float sleep_speed, const float sleep_time, const float wake_accel,
-                              __global float4 *transforms) {
+                              __global const float4 *body_inv_inertia, __global const uint *body_kind,
+                              __global const uint *wake, const float dt, const float sleep_speed,
+                              const float sleep_time, const float wake_accel, __global float4 *transforms) {
+    const uint kind = body_kind[b];
+    if (kind == RB_BODY_STATIC) return; /* never moves: its transform stays as uploaded */
     const float4 x = body_pos[b], q = body_quat[b];
+    if (kind == RB_BODY_KINEMATIC) { /* its own velocities, whatever pushes it (as the reference) */
+        const float4 v = body_vel[b];
+        const float4 xn = (float4)(x.x + v.x * dt, x.y + v.y * dt, x.z + v.z * dt, x.w);
+        const float4 qn = rb_quat_turn(q, body_omega[b].xyz, dt);
+        body_pos[b] = xn;
+        body_quat[b] = qn;
+        transforms[2 * b] = (float4)(xn.xyz, 0.0f);
+        transforms[2 * b + 1] = qn;
+        return;
+    }
     const float inv_mass = body_vel[b].w;
     float3 F = part_f[0].xyz, T = part_t[0].xyz;
     for (uint k = 1; k < RB_BODY_GROUP; k++) {
@@ -100,20 +114,22 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
              __global const float *moment, __global float4 *body_pos, __global float4 *body_quat,
              __global float4 *body_vel, __global float4 *body_angmom, __global float4 *body_omega,
              __global const float4 *body_inv_inertia, __global const float4 *body_force,
-             __global const float4 *body_torque, __global const uint *wake, const float4 gravity, const float dt,
-             const float sleep_speed, const float sleep_time, const float wake_accel, __global float4 *transforms) {
+             __global const float4 *body_torque, __global const uint *body_kind, __global const uint *wake,
+             const float4 gravity, const float dt, const float sleep_speed, const float sleep_time,
+             const float wake_accel, __global float4 *transforms) {
     /* float4, not float3: one layout on every compiler */
     __local float4 part_f[RB_BODY_GROUP], part_t[RB_BODY_GROUP];
     const uint b = get_group_id(0), l = get_local_id(0);
     /* No work-item leaves before the barrier, and nothing computed before it
      * is used after it (work-item 0 reads its body again): PoCL 3.1 was seen
      * to miscompile values live across this barrier. */
-    const uint first = body_first_particle[b], last = body_first_particle[b + 1];
+    const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC; /* the others sum nothing */
+    const uint first = body_first_particle[b], last = dynamic ? body_first_particle[b + 1] : first;
     const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_BODY_GROUP - 1) / RB_BODY_GROUP);
-    const float mass = 1.0f / body_vel[b].w;
 
     float3 F = (float3)(0.0f, 0.0f, 0.0f), T = F;
-    if (l == 0) {
+    if (l == 0 && dynamic) {
+        const float mass = 1.0f / body_vel[b].w;
         const float4 ef = body_force[b];
         F = (float3)(ef.x + mass * gravity.x, ef.y + mass * gravity.y, ef.z + mass * gravity.z);
         T = body_torque[b].xyz;
@@ -129,5 +145,5 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l == 0)
         rb_integrate_body(b, part_f, part_t, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia,
-                          wake, dt, sleep_speed, sleep_time, wake_accel, transforms);
+                          body_kind, wake, dt, sleep_speed, sleep_time, wake_accel, transforms);
 }

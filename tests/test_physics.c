@@ -128,25 +128,32 @@ static void bounce(rb_world *w, rb_body_id id, float bottom_offset, float *impac
  * t_c / dt steps, so where the first touch falls within a step moves the
  * result (rb_contact_normal corrects the first step for it); twelve
  * unevenly spaced heights sample that phase. */
-static void check_sphere_restitution(float e) {
+static void check_sphere_restitution(float e, bool on_static) {
     static const float heights[] = {0.3f, 0.31f, 0.45f, 0.7f, 0.83f, 1.0f, 1.27f, 1.6f, 1.85f, 2.19f, 2.4f, 2.6f};
     rb_world_desc desc = rb_default_world_desc();
     desc.material.restitution = e;
+    if (on_static) desc.plane_count = 0;
+    const float r = desc.particle_radius, floor = on_static ? r : 0.0f; /* where the sphere's bottom touches */
     for (size_t h = 0; h < sizeof heights / sizeof *heights; h++) {
         rb_world *w = rb_test_world(desc);
-        rb_body_id id = rb_test_add_body(w, add_sphere_shape(w), 0.0f, desc.particle_radius + heights[h], 0.0f);
+        const uint32_t sphere = add_sphere_shape(w);
+        if (on_static) { /* a static sphere at the origin instead of the ground */
+            rb_body_desc ground = {.shape = sphere, .kind = RB_BODY_STATIC};
+            assert_int_not_equal(rb_world_add_body(w, &ground).generation, 0);
+        }
+        rb_body_id id = rb_test_add_body(w, sphere, 0.0f, floor + r + heights[h], 0.0f);
         float impact = 0, rebound = 0;
-        bounce(w, id, 0.0f, &impact, &rebound);
-        print_message("sphere e = %.2f from %.2f m: impact %.4f m/s, rebound %.4f m/s, ratio %.4f\n", e, heights[h],
-                      impact, rebound, rebound / impact);
+        bounce(w, id, floor, &impact, &rebound);
+        print_message("sphere e = %.2f from %.2f m on %s: impact %.4f m/s, rebound %.4f m/s, ratio %.4f\n", e,
+                      heights[h], on_static ? "a static sphere" : "the ground", impact, rebound, rebound / impact);
         assert_near(rebound / impact, e, 0.05);
         rb_world_destroy(w);
     }
 }
 
-static void test_sphere_restitution_low(void **state) { check_sphere_restitution(0.3f); }
-static void test_sphere_restitution_half(void **state) { check_sphere_restitution(0.5f); }
-static void test_sphere_restitution_high(void **state) { check_sphere_restitution(0.9f); }
+static void test_sphere_restitution_low(void **state) { check_sphere_restitution(0.3f, false); }
+static void test_sphere_restitution_half(void **state) { check_sphere_restitution(0.5f, false); }
+static void test_sphere_restitution_high(void **state) { check_sphere_restitution(0.9f, false); }
 
 /* A cube dropped flat lands on nine particles at once, each plane contact
  * carrying 3 particle masses. A contact tuned for one mass then rings
@@ -505,6 +512,221 @@ static void test_sleep_and_wake(void **state) {
     rb_registry_destroy(reg);
 }
 
+/* ---- static and kinematic bodies ---- */
+
+/* A box of nx x ny x nz particles one diameter apart (mass 64 kg a particle,
+ * the inertia of the point masses plus each particle's own). */
+static uint32_t add_box_shape(rb_world *w, int nx, int ny, int nz) {
+    const float r = rb_world_get_desc(w)->particle_radius, m = 64.0f;
+    const int n = nx * ny * nz;
+    float *p = malloc(sizeof(float) * 3 * (size_t)n), I[3] = {0, 0, 0};
+    for (int i = 0, k = 0; i < nx; i++)
+        for (int j = 0; j < ny; j++)
+            for (int l = 0; l < nz; l++, k++) {
+                float *q = &p[3 * k];
+                q[0] = 2 * r * (i - 0.5f * (nx - 1)), q[1] = 2 * r * (j - 0.5f * (ny - 1));
+                q[2] = 2 * r * (l - 0.5f * (nz - 1));
+                I[0] += m * (q[1] * q[1] + q[2] * q[2]) + 0.4f * m * r * r;
+                I[1] += m * (q[0] * q[0] + q[2] * q[2]) + 0.4f * m * r * r;
+                I[2] += m * (q[0] * q[0] + q[1] * q[1]) + 0.4f * m * r * r;
+            }
+    rb_shape_data d = {(uint32_t)n, p, m * (float)n, {I[0], I[1], I[2]}};
+    int s = rb_world_add_shape(w, &d);
+    free(p);
+    assert_true(s >= 0);
+    return (uint32_t)s;
+}
+
+static rb_body_id add_kind(rb_world *w, uint32_t shape, rb_body_kind kind, float x, float y, float z, float vx) {
+    rb_body_desc d = {.shape = shape, .position = {x, y, z}, .velocity = {vx, 0, 0}, .kind = kind};
+    rb_body_id id = rb_world_add_body(w, &d);
+    assert_int_not_equal(id.generation, 0);
+    return id;
+}
+
+/* A cube dropped 0.3 m onto a static 7 x 7 x 7 block held in the air (no
+ * gravity acts on it), off the block's rows by r along x and z so each of
+ * its nine bottom particles comes to rest in a pocket of four (Fossum's
+ * grooves, 7.1). Rest height: the top row plus sqrt(d^2 - 2 r^2) plus one
+ * row, less the static sag. 36 contacts, each inclined at cos = 0.707 and
+ * each with the cube's particle mass as effective mass (the block's is
+ * infinite: k = m K), carry the cube's 27 m g: the sag is
+ * 27 m g / (36 cos^2 m K) = 1.5 g / K (0.13 mm). Checked within 1e-5 m
+ * (8% of the sag: the normals' tilt changes by 2e-4 with it, and y near
+ * 3 m rounds to 2.4e-7), over 10 s with sleeping off, no creep over 1 mm
+ * and no speed above 1 mm/s; the block's state stays bit for bit. */
+static void test_rest_on_static(void **state) {
+    rb_world_desc desc = rb_default_world_desc();
+    desc.sleep_time = 0.0f;
+    rb_world *w = rb_test_world(desc);
+    rb_registry *reg = rb_test_registry();
+    const float r = desc.particle_radius, d = 2 * r;
+    const uint32_t cube = rb_test_add_shape(w, reg, "cube"), block = add_box_shape(w, 7, 7, 7);
+    rb_body_id base = add_kind(w, block, RB_BODY_STATIC, 0.0f, 2.0f, 0.0f, 0.0f);
+    const float top_row = 2.0f + 6 * r, rest_gap = sqrtf(d * d - 2 * r * r);
+    rb_body_id id = rb_test_add_body(w, cube, r, top_row + rest_gap + d + 0.3f, r);
+    const rb_body_state base0 = body(w, base);
+    assert_int_equal(base0.kind, RB_BODY_STATIC);
+    assert_true(isinf(base0.mass));
+    assert_true(rb_world_step(w, 2000));
+    const double rest = top_row + rest_gap + d - 1.5 * g / stiffness_rate(&desc);
+    const rb_body_state start = body(w, id);
+    float worst_speed = 0.0f, worst_height = 0.0f;
+    for (int k = 0; k < 100; k++) {
+        assert_true(rb_world_step(w, 100));
+        rb_body_state s = body(w, id);
+        worst_speed = fmaxf(worst_speed, rb_test_len(s.velocity));
+        worst_height = fmaxf(worst_height, fabsf(s.position[1] - (float)rest));
+        assert_near(s.position[1], rest, 1e-5);
+        assert_near(s.position[0], start.position[0], 1e-3);
+        assert_near(s.position[2], start.position[2], 1e-3);
+        assert_true(rb_test_len(s.velocity) < 1e-3f);
+    }
+    const rb_body_state base1 = body(w, base);
+    assert_memory_equal(base1.position, base0.position, sizeof base0.position);
+    assert_memory_equal(base1.orientation, base0.orientation, sizeof base0.orientation);
+    assert_memory_equal(base1.velocity, base0.velocity, sizeof base0.velocity);
+    assert_memory_equal(base1.angular_velocity, base0.angular_velocity, sizeof base0.angular_velocity);
+    print_message("cube on a static block: height error <= %.2g m (sag %.2g m), speed <= %.2g m/s over 10 s\n",
+                  worst_height, 1.5 * g / stiffness_rate(&desc), worst_speed);
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
+/* A sphere dropped on a static sphere bounces as on the ground: the
+ * contact's effective mass is the dropped sphere's alone, as against a
+ * plane, so the same tolerance (0.05) at the same twelve heights. */
+static void test_restitution_on_static(void **state) {
+    check_sphere_restitution(0.3f, true);
+    check_sphere_restitution(0.5f, true);
+    check_sphere_restitution(0.9f, true);
+}
+
+/* A cube dropped flat on a static cube, rows on rows, lands on nine contacts
+ * with vertical normals, each carrying 3 particle masses against an
+ * infinite one: the plane's case exactly (test_cube_flat_rebound), so the
+ * same prediction and tolerance (0.05). */
+static void test_cube_flat_rebound_on_static(void **state) {
+    rb_world_desc desc = rb_default_world_desc();
+    desc.plane_count = 0;
+    rb_world *w = rb_test_world(desc);
+    rb_registry *reg = rb_test_registry();
+    uint32_t cube = rb_test_add_shape(w, reg, "cube");
+    add_kind(w, cube, RB_BODY_STATIC, 0.0f, 0.0f, 0.0f, 0.0f);
+    /* the dropped cube's bottom row touches the static cube's top row (0.4) when its centre is 1.2 */
+    rb_body_id id = rb_test_add_body(w, cube, 0.0f, 1.2f + 1.0f, 0.0f);
+    float impact = 0, rebound = 0;
+    bounce(w, id, 1.2f - desc.particle_radius, &impact, &rebound);
+    const rb_step_params p = rb_step_params_from_desc(&desc);
+    const double predicted = rb_clamped_restitution(p.stiffness / 3.0, p.damping / 3.0, NULL);
+    print_message("cube flat on a static cube: impact %.4f m/s, rebound %.4f m/s, ratio %.4f (predicted %.4f)\n",
+                  impact, rebound, rebound / impact, predicted);
+    assert_near(rebound / impact, predicted, 0.05);
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
+/* A kinematic wall (1 x 3 x 3 particles) at 1 m/s meets a cube asleep on
+ * the ground, face on, rows on rows: it wakes the cube and pushes it along.
+ * The cube bounces off the wall and friction brings it back, ever less
+ * (restitution 0.5: a bouncing ball on a floor moving with the wall, here
+ * under mu g, comes to rest within 1 s), so over the last 0.5 s of 2 s it
+ * stays within 1 cm of touching the wall face to face, and its mean speed
+ * is the wall's within 1% (1 cm over 0.5 m moved). The wall is never
+ * pushed back: its velocity keeps its bits, gravity does not pull it down,
+ * and its position is its start plus v dt a step, added in float as the
+ * step adds it, bit for bit. Set to rest, it stays put. */
+static void test_kinematic_pushes(void **state) {
+    rb_world_desc desc = rb_default_world_desc();
+    rb_world *w = rb_test_world(desc);
+    rb_registry *reg = rb_test_registry();
+    const float r = desc.particle_radius;
+    const uint32_t cube = rb_test_add_shape(w, reg, "cube"), slab = add_box_shape(w, 1, 3, 3);
+    rb_body_id id = rb_test_add_body(w, cube, 0.0f, 3 * r, 0.0f);
+    assert_true(rb_world_step(w, 500));
+    assert_true(body(w, id).asleep);
+    /* the wall's particle rows at the cube's; 0.2 m from touching */
+    rb_body_id wall = add_kind(w, slab, RB_BODY_KINEMATIC, -1.0f - 0.2f, 3 * r, 0.0f, 1.0f);
+    const rb_body_state wall0 = body(w, wall);
+    assert_true(isinf(wall0.mass));
+    float x = wall0.position[0], x_mid = 0.0f, gap_lo = INFINITY, gap_hi = -INFINITY;
+    const int steps = (int)(2.0f / desc.dt), last = (int)(0.5f / desc.dt);
+    for (int k = 0; k < steps; k++) {
+        if (k == steps - last) x_mid = body(w, id).position[0];
+        assert_true(rb_world_step(w, 1));
+        x += wall0.velocity[0] * desc.dt;
+        if (k >= steps - last) {
+            const float gap = body(w, id).position[0] - x;
+            gap_lo = fminf(gap_lo, gap), gap_hi = fmaxf(gap_hi, gap);
+        }
+    }
+    const rb_body_state wall1 = body(w, wall), s = body(w, id);
+    const float mean = (s.position[0] - x_mid) / ((float)last * desc.dt);
+    print_message("kinematic wall: cube moved %.3f m, %.5f m/s over the last 0.5 s, %.4f-%.4f m ahead of the wall\n",
+                  s.position[0], mean, gap_lo, gap_hi);
+    assert_near(mean, 1.0, 0.01);
+    assert_true(gap_lo > 0.79f && gap_hi < 0.81f); /* face to face: 0.8 m between the centres */
+    assert_memory_equal(wall1.velocity, wall0.velocity, sizeof wall0.velocity);
+    assert_memory_equal(wall1.angular_velocity, wall0.angular_velocity, sizeof wall0.angular_velocity);
+    assert_memory_equal(wall1.orientation, wall0.orientation, sizeof wall0.orientation);
+    assert_memory_equal(&wall1.position[0], &x, sizeof x);
+    assert_memory_equal(&wall1.position[1], &wall0.position[1], 2 * sizeof(float));
+    /* set to rest, it stays where it is, bit for bit */
+    assert_true(rb_world_set_velocity(w, wall, (const float[3]){0, 0, 0}, (const float[3]){0, 0, 0}));
+    assert_true(rb_world_step(w, 200));
+    assert_memory_equal(body(w, wall).position, wall1.position, sizeof wall1.position);
+    /* a static body cannot be given a velocity */
+    rb_body_id fixed = add_kind(w, slab, RB_BODY_STATIC, 0.0f, 5.0f, 5.0f, 0.0f);
+    assert_false(rb_world_set_velocity(w, fixed, (const float[3]){1, 0, 0}, (const float[3]){0, 0, 0}));
+    rb_body_desc moving_static = {.shape = slab, .position = {0, 5, -5}, .velocity = {1, 0, 0}, .kind = RB_BODY_STATIC};
+    assert_int_equal(rb_world_add_body(w, &moving_static).generation, 0);
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
+/* A 216-particle block asleep on the ground, touched lightly by a static
+ * sphere, stays asleep: a static body does not move, so its touch wakes
+ * nothing. A kinematic sphere then comes at 1 cm/s, half the sleep speed
+ * (a dynamic body that slow would wake nothing), and touches one of its
+ * particles: the block is awake after that first step of contact. Its load
+ * alone would wake it only some 90 steps later (one particle's spring must
+ * reach 1 m/s^2 on 13.8 t: about 1.4 mm of overlap, at 16 um a step), so
+ * this fails if a kinematic body's touch does not wake. */
+static void test_kinematic_wakes(void **state) {
+    rb_world_desc desc = rb_default_world_desc();
+    rb_world *w = rb_test_world(desc);
+    const float r = desc.particle_radius;
+    const uint32_t block = add_box_shape(w, 6, 6, 6), sphere = add_sphere_shape(w);
+    rb_body_id id = rb_test_add_body(w, block, 0.0f, 6 * r, 0.0f);
+    assert_true(rb_world_step(w, 500));
+    assert_true(body(w, id).asleep);
+    /* touching the top face's middle particle by 0.1 mm, from above */
+    add_kind(w, sphere, RB_BODY_STATIC, 0.2f, 12 * r + 2 * r - 1e-4f, 0.2f, 0.0f);
+    assert_true(rb_world_step(w, 100));
+    assert_true(body(w, id).asleep);
+    /* kinematic, level with a particle of the +x face's (row 3, column 3), 2 mm off */
+    rb_body_id k = add_kind(w, sphere, RB_BODY_KINEMATIC, 1.0f + 2 * r + 0.002f, 7 * r, 0.2f, -0.01f);
+    uint32_t pairs[64];
+    const uint32_t kp = rb_world_body_first_particle(w)[2]; /* the kinematic sphere's particle */
+    int touched_at = -1;
+    for (int step = 0; step < 400 && touched_at < 0; step++) {
+        uint32_t n = rb_world_contact_pairs(w, pairs, 32);
+        bool touching = false;
+        for (uint32_t p = 0; p < n && p < 32; p++) touching |= pairs[2 * p] == kp || pairs[2 * p + 1] == kp;
+        assert_true(rb_world_step(w, 1));
+        if (touching)
+            touched_at = step;
+        else
+            assert_true(body(w, id).asleep);
+    }
+    assert_true(touched_at > 0);
+    print_message("kinematic touch at step %d: block %s after it\n", touched_at,
+                  body(w, id).asleep ? "still asleep" : "awake");
+    assert_false(body(w, id).asleep);
+    assert_int_equal(body(w, k).kind, RB_BODY_KINEMATIC);
+    rb_world_destroy(w);
+}
+
 /* ---- tunnelling ---- */
 
 /* Largest penetration of any particle into a plane (m). */
@@ -615,6 +837,11 @@ int main(void) {
         cmocka_unit_test(test_no_tunnelling_ground),
         cmocka_unit_test(test_no_tunnelling_wall),
         cmocka_unit_test(test_no_tunnelling_cubes),
+        cmocka_unit_test(test_rest_on_static),
+        cmocka_unit_test(test_restitution_on_static),
+        cmocka_unit_test(test_cube_flat_rebound_on_static),
+        cmocka_unit_test(test_kinematic_pushes),
+        cmocka_unit_test(test_kinematic_wakes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,39 +197,50 @@ static void test_transforms_match_states(void **state) {
 }
 
 /* The scene of the save-and-restore test: twelve bodies of three shapes
- * (27, 8 and 216 particles) dropped spinning, a cube thrown into them after
- * they settled; see test_restore_continues. */
-static const float restore_spin[3] = {0.4f, -1.1f, 0.7f};
+ * (27, 8 and 216 particles) dropped spinning, a static cube among them, a
+ * kinematic cube gliding and turning above them, and a cube thrown into them
+ * after they settled; see test_restore_continues. */
+enum { RESTORE_DROPPED = 12, RESTORE_BODIES = 15 };
 
 static rb_body_desc restore_scene_desc(const uint32_t shapes[3], int i) {
+    static const float spin[3] = {0.4f, -1.1f, 0.7f};
+    if (i == RESTORE_DROPPED) /* static, on the ground beside the first row */
+        return (rb_body_desc){.shape = shapes[0], .position = {-3.0f, 0.6f, 0.0f}, .kind = RB_BODY_STATIC};
+    if (i == RESTORE_DROPPED + 1) /* kinematic, above the last row */
+        return (rb_body_desc){.shape = shapes[0],
+                              .position = {-2.0f, 3.5f, 6.0f},
+                              .velocity = {0.3f, 0.0f, 0.05f},
+                              .angular_velocity = {0.1f, 0.5f, -0.2f},
+                              .kind = RB_BODY_KINEMATIC};
+    if (i == RESTORE_DROPPED + 2) /* thrown in after the others settled */
+        return (rb_body_desc){.shape = shapes[0], .position = {-3.0f, 1.0f, 3.0f}, .velocity = {12.0f, 1.0f, 0.0f}};
     rb_body_desc d = {.shape = shapes[i % 3], .position = {(i % 4) * 3.0f, 1.5f + (i % 3) * 0.7f, (i / 4) * 3.0f}};
-    for (int k = 0; k < 3; k++) d.angular_velocity[k] = restore_spin[k] * (float)(i % 5);
+    for (int k = 0; k < 3; k++) d.angular_velocity[k] = spin[k] * (float)(i % 5);
     return d;
 }
 
 /* Save and restore, for scene files that reload and go on: a world runs
- * 2000 steps (bodies falling asleep), a cube is thrown into it and it runs
+ * 2550 steps (bodies falling asleep), a cube is thrown into it and it runs
  * 40 more (bodies woken, sleep timers part-way, contacts in progress).
- * Every body's state is read; a new world gets the same shapes and bodies in
- * the same order and each body's state restored. The states read back are
- * the saved ones bit for bit (angular velocity and sleep timer included),
- * and after 800 more steps of both worlds their digests are equal: the
- * state a step carries over is exactly what rb_world_restore_body puts back.
- * (Tested with the sleep timer left out of the restore: the digests part.) */
+ * Every body's state is read; a new world gets the same shapes and bodies
+ * (kinds included) in the same order and each body's state restored. The
+ * states read back are the saved ones bit for bit (angular velocity and
+ * sleep timer included), and after 800 more steps of both worlds their
+ * digests are equal: the state a step carries over is exactly what
+ * rb_world_restore_body puts back. (Tested with the sleep timer left out of
+ * the restore: the digests part.) */
 static void test_restore_continues(void **state) {
     uint32_t shapes[3], fresh_shapes[3];
     rb_registry *reg, *reg2;
     rb_world *a = world_with_shapes(shapes, &reg);
-    enum { N = 13, STEPS = 2550 };
-    rb_body_id ids[N];
+    enum { N = RESTORE_BODIES, STEPS = 2550 };
     for (int i = 0; i < N - 1; i++) {
         rb_body_desc d = restore_scene_desc(shapes, i);
-        ids[i] = rb_world_add_body(a, &d);
-        assert_int_not_equal(ids[i].generation, 0);
+        assert_int_not_equal(rb_world_add_body(a, &d).generation, 0);
     }
     assert_true(rb_world_step(a, STEPS));
-    rb_body_desc thrown = {.shape = shapes[0], .position = {-3.0f, 1.0f, 3.0f}, .velocity = {12.0f, 1.0f, 0.0f}};
-    ids[N - 1] = rb_world_add_body(a, &thrown);
+    rb_body_desc thrown = restore_scene_desc(shapes, N - 1);
+    assert_int_not_equal(rb_world_add_body(a, &thrown).generation, 0);
     assert_true(rb_world_step(a, 40));
 
     rb_body_state saved[N];
@@ -243,13 +254,15 @@ static void test_restore_continues(void **state) {
     }
     print_message("saved %d bodies: %d asleep, %d with a sleep timer running, %d moving\n", N, asleep, timing, moving);
     assert_true(asleep > 0 && timing > 0 && moving > 0); /* every part of the state matters */
+    assert_int_equal(saved[RESTORE_DROPPED].kind, RB_BODY_STATIC);
+    assert_int_equal(saved[RESTORE_DROPPED + 1].kind, RB_BODY_KINEMATIC);
 
     rb_world *b = world_with_shapes(fresh_shapes, &reg2);
+    rb_body_id ids[N];
     for (int i = 0; i < N; i++) {
-        rb_body_desc d = i < N - 1 ? restore_scene_desc(fresh_shapes, i) : thrown;
-        d.shape = fresh_shapes[saved[i].shape];
-        rb_body_id id = rb_world_add_body(b, &d);
-        assert_true(rb_world_restore_body(b, id, &saved[i]));
+        rb_body_desc d = restore_scene_desc(fresh_shapes, i);
+        ids[i] = rb_world_add_body(b, &d);
+        assert_true(rb_world_restore_body(b, ids[i], &saved[i]));
     }
     for (int i = 0; i < N; i++) {
         rb_body_state s;
@@ -258,6 +271,7 @@ static void test_restore_continues(void **state) {
         assert_memory_equal(s.angular_velocity, saved[i].angular_velocity, sizeof s.angular_velocity);
         assert_memory_equal(&s.sleep_timer, &saved[i].sleep_timer, sizeof s.sleep_timer);
         assert_int_equal(s.asleep, saved[i].asleep);
+        assert_int_equal(s.kind, saved[i].kind);
     }
     assert_true(rb_world_digest(a) == rb_world_digest(b));
     for (int k = 0; k < 4; k++) {
@@ -266,7 +280,8 @@ static void test_restore_continues(void **state) {
         assert_true(rb_world_digest(a) == rb_world_digest(b));
     }
 
-    /* refused, with nothing changed: a stale id, non-finite values, a bad quaternion, a negative timer */
+    /* refused, with nothing changed: a stale id, non-finite values, a bad
+     * quaternion, a negative timer, a static body given a velocity */
     const uint64_t digest = rb_world_digest(b);
     rb_body_state bad = saved[0];
     assert_false(rb_world_restore_body(b, (rb_body_id){0, 0}, &bad));
@@ -278,6 +293,8 @@ static void test_restore_continues(void **state) {
     assert_false(rb_world_restore_body(b, ids[0], &bad));
     bad = saved[0], bad.sleep_timer = -1.0f;
     assert_false(rb_world_restore_body(b, ids[0], &bad));
+    bad = saved[RESTORE_DROPPED], bad.velocity[0] = 1.0f;
+    assert_false(rb_world_restore_body(b, ids[RESTORE_DROPPED], &bad));
     assert_true(rb_world_digest(b) == digest);
     rb_world_destroy(a), rb_world_destroy(b);
     rb_registry_destroy(reg), rb_registry_destroy(reg2);

@@ -74,6 +74,7 @@ typedef struct ocl_buffers {
     ocl_buffer body_pos, body_quat, body_vel, body_angmom, body_omega; /* 16 B each, state */
     ocl_buffer body_inv_inertia, body_force, body_torque;              /* 16 B each, inputs */
     ocl_buffer body_first_particle;                                    /* 4 B, capacity + 1 */
+    ocl_buffer body_kind;                                              /* 4 B: rb_body_kind */
     ocl_buffer wake;                                                   /* 4 B: touched by a mover this step */
     ocl_buffer transforms;                                             /* 32 B: what the renderer reads */
     ocl_buffer particle_offset;                                        /* 16 B */
@@ -162,7 +163,8 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
               make_buffer(o, &b->body_force, cap * 16u, "body_force") &&
               make_buffer(o, &b->body_torque, cap * 16u, "body_torque") &&
               make_buffer(o, &b->body_first_particle, (cap + 1u) * 4u, "body_first_particle") &&
-              make_buffer(o, &b->wake, cap * 4u, "wake") && make_buffer(o, &b->transforms, cap * 32u, "transforms");
+              make_buffer(o, &b->body_kind, cap * 4u, "body_kind") && make_buffer(o, &b->wake, cap * 4u, "wake") &&
+              make_buffer(o, &b->transforms, cap * 32u, "transforms");
     o->body_capacity = ok ? (uint32_t)cap : 0;
     return ok;
 }
@@ -354,10 +356,10 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_MEM(K_INTEGRATE, 5, body_quat) && ARG_MEM(K_INTEGRATE, 6, body_vel) &&
          ARG_MEM(K_INTEGRATE, 7, body_angmom) && ARG_MEM(K_INTEGRATE, 8, body_omega) &&
          ARG_MEM(K_INTEGRATE, 9, body_inv_inertia) && ARG_MEM(K_INTEGRATE, 10, body_force) &&
-         ARG_MEM(K_INTEGRATE, 11, body_torque) && ARG_MEM(K_INTEGRATE, 12, wake) && ARG_VAL(K_INTEGRATE, 13, gravity) &&
-         ARG_VAL(K_INTEGRATE, 14, dt) && ARG_VAL(K_INTEGRATE, 15, sleep_speed) &&
-         ARG_VAL(K_INTEGRATE, 16, sleep_time) && ARG_VAL(K_INTEGRATE, 17, wake_accel) &&
-         ARG_MEM(K_INTEGRATE, 18, transforms);
+         ARG_MEM(K_INTEGRATE, 11, body_torque) && ARG_MEM(K_INTEGRATE, 12, body_kind) &&
+         ARG_MEM(K_INTEGRATE, 13, wake) && ARG_VAL(K_INTEGRATE, 14, gravity) && ARG_VAL(K_INTEGRATE, 15, dt) &&
+         ARG_VAL(K_INTEGRATE, 16, sleep_speed) && ARG_VAL(K_INTEGRATE, 17, sleep_time) &&
+         ARG_VAL(K_INTEGRATE, 18, wake_accel) && ARG_MEM(K_INTEGRATE, 19, transforms);
 
     ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
@@ -403,6 +405,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
               write_buffer(o, &B->body_torque, d->body_torque, b16, "body_torque") &&
               write_buffer(o, &B->body_first_particle, d->body_first_particle, ((size_t)nb + 1u) * 4u,
                            "body_first_particle") &&
+              write_buffer(o, &B->body_kind, d->body_kind, (size_t)nb * 4u, "body_kind") &&
               write_buffer(o, &B->transforms, o->staging, (size_t)nb * 32u, "transforms") &&
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
               write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body");
@@ -545,8 +548,9 @@ bool rb_opencl_read_transforms(rb_backend *backend, rb_transform *out, uint32_t 
         rb_log(RB_LOG_ERROR, "OpenCL backend: transforms of %u bodies asked, %u uploaded", count, o->body_count);
         return false;
     }
-    return CHECK("clEnqueueReadBuffer(transforms)", clEnqueueReadBuffer(o->queue, o->buf.transforms.mem, CL_TRUE, 0,
-                                                                        (size_t)count * sizeof *out, out, 0, NULL, NULL));
+    return CHECK("clEnqueueReadBuffer(transforms)",
+                 clEnqueueReadBuffer(o->queue, o->buf.transforms.mem, CL_TRUE, 0, (size_t)count * sizeof *out, out, 0,
+                                     NULL, NULL));
 }
 
 /* ---- creation ---- */

@@ -138,14 +138,16 @@ typedef struct force_visit {
 } force_visit;
 
 /* A sleeping body touched by a particle of an awake body moving faster than
- * sleep_speed is marked to wake. */
+ * sleep_speed, or by a moving particle of a kinematic body, is marked to
+ * wake (a static body's particles do not move). */
 static void visit_force(void *ctx, uint32_t j) {
     force_visit *v = ctx;
     reference *r = v->r;
     const uint32_t i = v->i;
     if (v->sleeping && !asleep(v->d, v->p, v->d->particle_body[j]) && overlapping(r, v->p, i, j)) {
         rb_float4 vj = r->vel[j];
-        if (vj.x * vj.x + vj.y * vj.y + vj.z * vj.z > v->p->sleep_speed * v->p->sleep_speed)
+        float speed2 = vj.x * vj.x + vj.y * vj.y + vj.z * vj.z;
+        if (speed2 > v->p->sleep_speed * v->p->sleep_speed || (isinf(r->pos[j].w) && speed2 > 0.0f))
             r->wake[v->d->particle_body[i]] = 1;
     }
     const rb_float4 *omega = v->d->body_omega;
@@ -153,11 +155,14 @@ static void visit_force(void *ctx, uint32_t j) {
                          omega[v->d->particle_body[j]], r->pos[j].w, v->p, v->f, v->t);
 }
 
-/* Stage 3 for one particle: its neighbours, then the planes in order. */
+/* Stage 3 for one particle: its neighbours, then the planes in order. A
+ * static or kinematic body's particle (mass INFINITY) gets none: nothing
+ * moves those bodies, and they exert no forces on each other or on planes. */
 static void particle_force(reference *r, const rb_world_data *d, const rb_step_params *p, uint32_t i, float f[3],
                            float t[3]) {
     f[0] = f[1] = f[2] = 0.0f;
     t[0] = t[1] = t[2] = 0.0f;
+    if (isinf(r->pos[i].w)) return;
     force_visit v = {r, d, p, i, asleep(d, p, d->particle_body[i]), f, t};
     for_each_neighbour(r, d, i, visit_force, &v);
     for (uint32_t k = 0; k < p->plane_count; k++)
@@ -180,13 +185,22 @@ static rb_float4 rb_quat_turn(rb_float4 q4, rb_float4 w, float t) {
     return (rb_float4){q[0], q[1], q[2], q[3]};
 }
 
-/* Stage 4: sum each body's particle forces and torques (r_i x f_i plus the
+/* Stage 4: a static body stays, a kinematic one moves on at its own
+ * velocities. For each dynamic body: sum its particle forces and torques (r_i x f_i plus the
  * contact moments about the particle centres), add gravity and the external
  * load, and integrate with semi-implicit Euler; the orientation turns by the
  * exact rotation of omega dt (Fossum 5.12-5.13), omega taken at the midpoint. */
 static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
     const float dt = p->dt;
     for (uint32_t b = 0; b < d->body_count; b++) {
+        if (d->body_kind[b] == RB_BODY_STATIC) continue; /* never moves */
+        if (d->body_kind[b] == RB_BODY_KINEMATIC) {
+            /* its own velocity and angular velocity (world frame), whatever pushes it */
+            const rb_float4 v = d->body_vel[b];
+            d->body_pos[b].x += v.x * dt, d->body_pos[b].y += v.y * dt, d->body_pos[b].z += v.z * dt;
+            d->body_quat[b] = rb_quat_turn(d->body_quat[b], d->body_omega[b], dt);
+            continue;
+        }
         rb_float4 x = d->body_pos[b], v = d->body_vel[b], L = d->body_angmom[b];
         float inv_mass = v.w, mass = 1.0f / inv_mass;
         float F[3] = {d->body_force[b].x + mass * p->gravity[0], d->body_force[b].y + mass * p->gravity[1],

@@ -63,7 +63,7 @@ static bool reserve_bodies(rb_world *w, uint32_t need) {
         if (!q) return false;
         *f4[i] = q;
     }
-    uint32_t **u[] = {&d->body_first_particle, &d->body_shape, &d->body_slot};
+    uint32_t **u[] = {&d->body_first_particle, &d->body_shape, &d->body_kind, &d->body_slot};
     for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
         void *q = realloc(*u[i], cap * sizeof(uint32_t));
         if (!q) return false;
@@ -168,7 +168,7 @@ void rb_world_destroy(rb_world *w) {
     rb_world_data *d = &w->d;
     free(d->body_pos), free(d->body_quat), free(d->body_vel), free(d->body_angmom), free(d->body_omega);
     free(d->body_inv_inertia), free(d->body_force), free(d->body_torque);
-    free(d->body_first_particle), free(d->body_shape), free(d->body_slot);
+    free(d->body_first_particle), free(d->body_shape), free(d->body_kind), free(d->body_slot);
     free(d->particle_offset), free(d->particle_body);
     for (uint32_t s = 0; s < w->shape_count; s++) free(w->shapes[s].offsets);
     free(w->shapes);
@@ -183,6 +183,8 @@ static bool all_finite(const float *v, size_t n) {
         if (!isfinite(v[i])) return false;
     return true;
 }
+
+static bool any_nonzero(const float v[3]) { return v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f; }
 
 int rb_world_add_shape(rb_world *w, const rb_shape_data *s) {
     if (!s || s->particle_count == 0 || !s->offsets) {
@@ -233,6 +235,18 @@ static rb_float4 angmom_from_omega(rb_float4 q4, rb_float4 inv_inertia, const fl
     return (rb_float4){L[0], L[1], L[2], 0.0f};
 }
 
+/* A body's angular velocity (world frame): a dynamic body's through its
+ * angular momentum, as the step derives it; a kinematic body's as given. */
+static void set_angular_velocity(rb_world_data *d, uint32_t b, const float omega[3]) {
+    if (d->body_kind[b] == RB_BODY_DYNAMIC) {
+        d->body_angmom[b] = angmom_from_omega(d->body_quat[b], d->body_inv_inertia[b], omega);
+        d->body_omega[b] = rb_apply_inv_inertia(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
+    } else {
+        d->body_angmom[b] = (rb_float4){0.0f, 0.0f, 0.0f, 0.0f};
+        d->body_omega[b] = (rb_float4){omega[0], omega[1], omega[2], 0.0f};
+    }
+}
+
 static uint32_t take_slot(rb_world *w) {
     if (w->free_count) return w->free_slots[--w->free_count];
     uint32_t slot = w->slot_count;
@@ -260,6 +274,14 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
         rb_log(RB_LOG_ERROR, "world: add_body with a non-finite position, orientation or velocity");
         return null_id;
     }
+    if ((unsigned)bd->kind > RB_BODY_KINEMATIC) {
+        rb_log(RB_LOG_ERROR, "world: add_body with unknown kind %u", (unsigned)bd->kind);
+        return null_id;
+    }
+    if (bd->kind == RB_BODY_STATIC && (any_nonzero(bd->velocity) || any_nonzero(bd->angular_velocity))) {
+        rb_log(RB_LOG_ERROR, "world: a static body never moves: add it without a velocity (or make it kinematic)");
+        return null_id;
+    }
     const world_shape *s = &w->shapes[bd->shape];
     rb_world_data *d = &w->d;
     if (!host_current(w) || !reserve_bodies(w, d->body_count + 1) ||
@@ -275,14 +297,17 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     rb_quat_normalize(q);
 
     uint32_t b = d->body_count, first = d->particle_count;
+    const bool dynamic = bd->kind == RB_BODY_DYNAMIC;
+    /* static and kinematic: infinite mass and inertia (contact.h reads the particle mass) */
     rb_float4 inv_inertia = {1.0f / s->inertia[0], 1.0f / s->inertia[1], 1.0f / s->inertia[2],
                              s->mass / (float)s->particle_count};
+    if (!dynamic) inv_inertia = (rb_float4){0.0f, 0.0f, 0.0f, INFINITY};
     d->body_pos[b] = (rb_float4){bd->position[0], bd->position[1], bd->position[2], 0.0f};
     d->body_quat[b] = (rb_float4){q[0], q[1], q[2], q[3]};
-    d->body_vel[b] = (rb_float4){bd->velocity[0], bd->velocity[1], bd->velocity[2], 1.0f / s->mass};
+    d->body_vel[b] = (rb_float4){bd->velocity[0], bd->velocity[1], bd->velocity[2], dynamic ? 1.0f / s->mass : 0.0f};
     d->body_inv_inertia[b] = inv_inertia;
-    d->body_angmom[b] = angmom_from_omega(d->body_quat[b], inv_inertia, bd->angular_velocity);
-    d->body_omega[b] = rb_apply_inv_inertia(d->body_quat[b], inv_inertia, d->body_angmom[b]);
+    d->body_kind[b] = bd->kind;
+    set_angular_velocity(d, b, bd->angular_velocity);
     d->body_force[b] = d->body_torque[b] = (rb_float4){0};
     d->body_shape[b] = bd->shape;
     d->body_slot[b] = slot;
@@ -314,6 +339,7 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     for (size_t i = 0; i < sizeof f4 / sizeof *f4; i++)
         memmove(&f4[i][b], &f4[i][b + 1], later_bodies * sizeof(rb_float4));
     memmove(&d->body_shape[b], &d->body_shape[b + 1], later_bodies * sizeof(uint32_t));
+    memmove(&d->body_kind[b], &d->body_kind[b + 1], later_bodies * sizeof(uint32_t));
     memmove(&d->body_slot[b], &d->body_slot[b + 1], later_bodies * sizeof(uint32_t));
     for (uint32_t k = b; k < b + later_bodies; k++) d->body_first_particle[k] = d->body_first_particle[k + 1] - count;
     d->body_first_particle[b + later_bodies] = first + later_particles;
@@ -359,6 +385,7 @@ bool rb_world_apply_impulse(rb_world *w, rb_body_id id, const float impulse[3], 
     uint32_t b;
     if (!body_for_edit(w, id, &b, impulse, point)) return false;
     rb_world_data *d = &w->d;
+    if (d->body_kind[b] != RB_BODY_DYNAMIC) return true; /* infinite mass: taken without moving */
     float inv_mass = d->body_vel[b].w, r[3], t[3];
     d->body_vel[b].x += impulse[0] * inv_mass, d->body_vel[b].y += impulse[1] * inv_mass;
     d->body_vel[b].z += impulse[2] * inv_mass;
@@ -373,6 +400,7 @@ bool rb_world_apply_force(rb_world *w, rb_body_id id, const float force[3], cons
     uint32_t b;
     if (!body_for_edit(w, id, &b, force, point)) return false;
     rb_world_data *d = &w->d;
+    if (d->body_kind[b] != RB_BODY_DYNAMIC) return true; /* nothing moves it */
     float r[3], t[3];
     r[0] = point[0] - d->body_pos[b].x, r[1] = point[1] - d->body_pos[b].y, r[2] = point[2] - d->body_pos[b].z;
     rb_v3_cross(r, force, t);
@@ -384,36 +412,50 @@ bool rb_world_apply_force(rb_world *w, rb_body_id id, const float force[3], cons
 
 bool rb_world_set_velocity(rb_world *w, rb_body_id id, const float velocity[3], const float angular_velocity[3]) {
     uint32_t b;
+    if (index_of(w, id, &b) && w->d.body_kind[b] == RB_BODY_STATIC) {
+        rb_log(RB_LOG_ERROR, "world: set_velocity on a static body, which never moves (make it kinematic)");
+        return false;
+    }
     if (!body_for_edit(w, id, &b, velocity, angular_velocity)) return false;
     rb_world_data *d = &w->d;
     d->body_vel[b].x = velocity[0], d->body_vel[b].y = velocity[1], d->body_vel[b].z = velocity[2];
-    d->body_angmom[b] = angmom_from_omega(d->body_quat[b], d->body_inv_inertia[b], angular_velocity);
-    d->body_omega[b] = rb_apply_inv_inertia(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
+    set_angular_velocity(d, b, angular_velocity);
     return true;
 }
 
 bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) {
     uint32_t b;
     if (!st || !index_of(w, id, &b)) return false;
+    const rb_body_kind kind = (rb_body_kind)w->d.body_kind[b];
     const float *q = st->orientation;
     const float q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     if (!all_finite(st->position, 3) || !all_finite(q, 4) || !all_finite(st->velocity, 3) ||
-        !all_finite(st->angular_momentum, 3) || !isfinite(st->sleep_timer) || !(st->sleep_timer >= 0.0f) ||
-        !(fabsf(q2 - 1.0f) <= 1e-3f)) {
+        !all_finite(st->angular_momentum, 3) || !all_finite(st->angular_velocity, 3) || !isfinite(st->sleep_timer) ||
+        !(st->sleep_timer >= 0.0f) || !(fabsf(q2 - 1.0f) <= 1e-3f)) {
         rb_log(RB_LOG_ERROR, "world: restore_body with a non-finite value, a negative sleep timer or an orientation "
                              "that is not a unit quaternion: ignored");
         return false;
     }
+    if (kind == RB_BODY_STATIC && (any_nonzero(st->velocity) || any_nonzero(st->angular_velocity))) {
+        rb_log(RB_LOG_ERROR, "world: restore_body gave a static body a velocity: ignored");
+        return false;
+    }
     if (!host_current(w)) return false;
     rb_world_data *d = &w->d;
-    d->body_pos[b] = (rb_float4){st->position[0], st->position[1], st->position[2], st->sleep_timer};
+    const float timer = kind == RB_BODY_DYNAMIC ? st->sleep_timer : 0.0f; /* the others never sleep */
+    d->body_pos[b] = (rb_float4){st->position[0], st->position[1], st->position[2], timer};
     d->body_quat[b] = (rb_float4){q[0], q[1], q[2], q[3]};
     d->body_vel[b].x = st->velocity[0], d->body_vel[b].y = st->velocity[1], d->body_vel[b].z = st->velocity[2];
-    d->body_angmom[b] = (rb_float4){st->angular_momentum[0], st->angular_momentum[1], st->angular_momentum[2], 0.0f};
-    /* as the step leaves it (reference.c, integrate.cl): zero while asleep, else from L at this orientation */
-    const bool asleep = w->params.sleep_time > 0.0f && st->sleep_timer >= w->params.sleep_time;
-    d->body_omega[b] = asleep ? (rb_float4){0.0f, 0.0f, 0.0f, 0.0f}
-                              : rb_apply_inv_inertia(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
+    if (kind == RB_BODY_DYNAMIC) {
+        d->body_angmom[b] =
+            (rb_float4){st->angular_momentum[0], st->angular_momentum[1], st->angular_momentum[2], 0.0f};
+        /* as the step leaves it (reference.c, integrate.cl): zero while asleep, else from L at this orientation */
+        const bool asleep = w->params.sleep_time > 0.0f && timer >= w->params.sleep_time;
+        d->body_omega[b] = asleep ? (rb_float4){0.0f, 0.0f, 0.0f, 0.0f}
+                                  : rb_apply_inv_inertia(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
+    } else {
+        set_angular_velocity(d, b, st->angular_velocity);
+    }
     w->host_dirty = true;
     return true;
 }
@@ -458,6 +500,7 @@ bool rb_world_get_body(rb_world *w, uint32_t b, rb_body_state *out) {
         .mass = 1.0f / d->body_vel[b].w,
         .sleep_timer = d->body_pos[b].w,
         .asleep = w->params.sleep_time > 0.0f && d->body_pos[b].w >= w->params.sleep_time,
+        .kind = (rb_body_kind)d->body_kind[b],
     };
     return true;
 }

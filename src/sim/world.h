@@ -79,18 +79,31 @@ typedef struct rb_body_id {
     uint32_t generation;
 } rb_body_id;
 
-/* Where a new body starts. Zero fields mean: at rest, unrotated. */
+/* How a body moves (README.md, "Physics"). A dynamic body is moved by
+ * contacts, gravity and loads. A static body never moves; a kinematic body
+ * moves at its velocity and angular velocity (world frame) for ever, changed
+ * only by rb_world_set_velocity() or rb_world_restore_body(). Neither is
+ * pushed by anything, gravity included: their mass and inertia are infinite,
+ * so a contact with one has the dynamic partner's mass as its effective
+ * mass, as a plane contact does. Two of them never exert forces on each
+ * other, and they never sleep. A kinematic body's touch wakes a sleeping
+ * body (a static one's does not: it is not moving). */
+typedef enum rb_body_kind { RB_BODY_DYNAMIC = 0, RB_BODY_STATIC, RB_BODY_KINEMATIC } rb_body_kind;
+
+/* Where a new body starts. Zero fields mean: a dynamic body at rest, unrotated. */
 typedef struct rb_body_desc {
     uint32_t shape;            /* from rb_world_add_shape() */
     float position[3];         /* m, centre of mass */
     float orientation[4];      /* quaternion x, y, z, w; all zero = identity */
-    float velocity[3];         /* m/s */
-    float angular_velocity[3]; /* rad/s, world frame */
+    float velocity[3];         /* m/s; must be zero for a static body */
+    float angular_velocity[3]; /* rad/s, world frame; must be zero for a static body */
+    rb_body_kind kind;
 } rb_body_desc;
 
 /* A body's state as read back. Position, orientation, velocity, angular
- * momentum and sleep_timer are the whole of what a step carries over:
- * rb_world_restore_body() puts them back bit for bit. */
+ * momentum (a kinematic body: angular velocity) and sleep_timer are the
+ * whole of what a step carries over: rb_world_restore_body() puts them back
+ * bit for bit. */
 typedef struct rb_body_state {
     rb_body_id id;
     uint32_t shape;
@@ -98,10 +111,11 @@ typedef struct rb_body_state {
     float orientation[4]; /* x, y, z, w */
     float velocity[3];
     float angular_velocity[3]; /* world frame */
-    float angular_momentum[3]; /* world frame, about the centre of mass */
-    float mass;
-    float sleep_timer; /* s the body has been slow (no load, under sleep_speed); asleep once >= sleep_time */
+    float angular_momentum[3]; /* world frame, about the centre of mass; zero for static and kinematic bodies */
+    float mass;                /* kg; INFINITY for static and kinematic bodies */
+    float sleep_timer;         /* s the body has been slow (no load, under sleep_speed); asleep once >= sleep_time */
     bool asleep;
+    rb_body_kind kind;
 } rb_body_state;
 
 typedef struct rb_world rb_world;
@@ -120,27 +134,35 @@ bool rb_world_desc_check(const rb_world_desc *desc, char *err, size_t err_size);
 int rb_world_add_shape(rb_world *world, const rb_shape_data *shape);
 uint32_t rb_world_shape_count(const rb_world *world);
 
-/* Adds a body; returns a null id on bad input (unknown shape, non-finite values). */
+/* Adds a body; returns a null id on bad input (unknown shape or kind,
+ * non-finite values, a static body with a velocity: logged). */
 rb_body_id rb_world_add_body(rb_world *world, const rb_body_desc *desc);
 /* Removes a body; every other body keeps its state. False if the id is stale. */
 bool rb_world_remove_body(rb_world *world, rb_body_id id);
 void rb_world_clear(rb_world *world);
 bool rb_world_body_valid(const rb_world *world, rb_body_id id);
 
-/* An instant change of momentum: impulse (N s) at a world point (m). */
+/* An instant change of momentum: impulse (N s) at a world point (m). A static
+ * or kinematic body's infinite mass takes it without moving (true). */
 bool rb_world_apply_impulse(rb_world *world, rb_body_id id, const float impulse[3], const float point[3]);
-/* A force (N) at a world point held during the next rb_world_step() call, then cleared. */
+/* A force (N) at a world point held during the next rb_world_step() call,
+ * then cleared. Nothing for a static or kinematic body (true). */
 bool rb_world_apply_force(rb_world *world, rb_body_id id, const float force[3], const float point[3]);
-/* Sets a body's linear and angular velocity (rad/s, world frame). */
+/* Sets a body's linear and angular velocity (rad/s, world frame): a
+ * kinematic body keeps them until set again. False for a static body. */
 bool rb_world_set_velocity(rb_world *world, rb_body_id id, const float velocity[3], const float angular_velocity[3]);
 /* Puts back a state read with rb_world_get_body(): position, orientation
  * (verbatim, not normalised), velocity, angular momentum and sleep_timer, bit
  * for bit; the angular velocity is derived from them as a step derives it
  * (zero while asleep). A world given the same shapes and bodies in the same
- * order and every body's state then steps on exactly as the world it was read
- * from did (the same digests). The other fields of state (id, shape, mass,
- * angular_velocity, asleep) are not read. False, with nothing changed, for a
- * stale id or a non-finite value, a negative sleep_timer or an orientation
+ * order (kinds included) and every body's state then steps on exactly as the
+ * world it was read from did (the same digests). The body keeps its shape
+ * and kind; id, shape, mass, asleep and kind of state are not read. A
+ * kinematic body takes its angular velocity from state->angular_velocity
+ * (it has no angular momentum); a static body takes position and
+ * orientation only, and its velocities must be zero. Static and kinematic
+ * bodies never sleep: their timer stays 0. False, with nothing changed, for
+ * a stale id, a non-finite value, a negative sleep_timer or an orientation
  * that is not a unit quaternion (within 1e-3; logged). */
 bool rb_world_restore_body(rb_world *world, rb_body_id id, const rb_body_state *state);
 

@@ -44,14 +44,17 @@ typedef struct rb_world_data {
     uint32_t body_count, body_capacity;
     rb_float4 *body_pos;           /* 16 B: centre of mass, m; w = seconds spent slow (asleep when >= sleep_time) */
     rb_float4 *body_quat;          /* 16 B: orientation x, y, z, w */
-    rb_float4 *body_vel;           /* 16 B: linear velocity; w = 1 / mass */
-    rb_float4 *body_angmom;        /* 16 B: angular momentum, world; w unused */
-    rb_float4 *body_omega;         /* 16 B: angular velocity, world (derived from angmom and quat, cached) */
-    rb_float4 *body_inv_inertia;   /* 16 B: body-frame inverse principal moments; w = particle mass */
+    rb_float4 *body_vel;           /* 16 B: linear velocity; w = 1 / mass (0: static, kinematic) */
+    rb_float4 *body_angmom;        /* 16 B: angular momentum, world (0: static, kinematic); w unused */
+    rb_float4 *body_omega;         /* 16 B: angular velocity, world (derived from angmom and quat, cached;
+                                    * a kinematic body's own, set) */
+    rb_float4 *body_inv_inertia;   /* 16 B: body-frame inverse principal moments (0: static, kinematic);
+                                    * w = particle mass (INFINITY: static, kinematic) */
     rb_float4 *body_force;         /* 16 B: external force for the next step call; w unused */
     rb_float4 *body_torque;        /* 16 B: external torque for the next step call */
     uint32_t *body_first_particle; /* body_count + 1 entries */
     uint32_t *body_shape;          /* 4 B */
+    uint32_t *body_kind;           /* 4 B: rb_body_kind */
     uint32_t *body_slot;           /* 4 B: slot of the body's id */
 
     uint32_t particle_count, particle_capacity;
