@@ -6,12 +6,11 @@
  * Units: metres, kilograms, seconds. Quaternions are x, y, z, w. */
 #pragma OPENCL FP_CONTRACT OFF
 
-/* Contact rates and sizes for one step call (rb_step_params, plus what the host
- * derives from it once). Passed as kernel arguments, not a struct, so no
- * struct layout has to agree between host and device compilers. */
-#define RB_CONTACT_ARGS                                                                                                \
-    const float radius, const float stiffness, const float damping, const float tangential, const float friction,      \
-        const float dt
+/* Sizes for one step call (rb_step_params). Passed as kernel arguments, not
+ * a struct, so no struct layout has to agree between host and device
+ * compilers. A contact's rates are a row of the pair table (rb_contact_rates
+ * as a float4: x stiffness, y damping, z tangential, w friction). */
+#define RB_CONTACT_ARGS const float radius, const float dt
 
 /* Body kinds, as rb_body_kind (src/sim/world.h). */
 #define RB_BODY_DYNAMIC 0u
@@ -132,15 +131,16 @@ static inline float rb_pair_tangential_mass(const float mi, const float mj, cons
 }
 
 /* Force on particle i of a dynamic body from an overlapping particle j (rb_contact_particles,
- * after its overlap test: x = pj - pi, 0 < dist2 < (2 radius)^2), added to
- * *f, and its moment about i's centre, added to *t: spring and dashpot along
+ * after its overlap test: x = pj - pi, 0 < dist2 < (2 radius)^2), with the
+ * rates c of their materials' pair, added to *f, and its moment about i's
+ * centre, added to *t: spring and dashpot along
  * the normal that never pull, tangential damping capped by Coulomb friction.
  * The force acts at the midpoint of the centres, so only its tangential part
  * has a moment, and a pair's moments cancel. Slip is measured there too: the
  * centres' velocities plus each body's angular velocity (wi, wj) x lever. */
 static inline void rb_contact_particles(const float3 x, const float dist2, const float3 vi, const float3 wi,
                                         const float mi, const float3 vj, const float3 wj, const float mj, float3 *f,
-                                        float3 *t, RB_CONTACT_ARGS) {
+                                        float3 *t, const float4 c, RB_CONTACT_ARGS) {
     const float d = 2.0f * radius;
     const float dist = sqrt(dist2);
     const float3 n = (float3)(x.x / dist, x.y / dist, x.z / dist);
@@ -150,11 +150,11 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
     const float3 v = (float3)(vj.x - vi.x - (ws.y * x.z - ws.z * x.y), vj.y - vi.y - (ws.z * x.x - ws.x * x.z),
                               vj.z - vi.z - (ws.x * x.y - ws.y * x.x));
     const float vn = v.x * n.x + v.y * n.y + v.z * n.z;
-    const float fn = -meff * rb_contact_normal(stiffness, damping, d - dist, vn, dt);
+    const float fn = -meff * rb_contact_normal(c.x, c.y, d - dist, vn, dt);
     const float3 vt = (float3)(v.x - vn * n.x, v.y - vn * n.y, v.z - vn * n.z);
-    const float eta = rb_pair_tangential_mass(mi, mj, meff) * tangential;
+    const float eta = rb_pair_tangential_mass(mi, mj, meff) * c.z;
     const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
-    const float cap = friction * -fn;
+    const float cap = c.w * -fn;
     const float scale = ft_len > cap ? cap / ft_len : 1.0f;
     const float es = eta * scale;
     const float3 ft = (float3)(es * vt.x, es * vt.y, es * vt.z);
@@ -165,12 +165,13 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
 }
 
 /* Force on particle i from a plane (xyz unit normal out of the solid, w
- * offset), the plane an immovable partner (rb_contact_plane), added to *f;
+ * offset), the plane an immovable partner (rb_contact_plane), with the rates
+ * c of i's own material, added to *f;
  * its moment about i's centre, acting at the plane point under the centre
  * (where the slip is measured, with the body's angular velocity wi), added
  * to *t. */
 static inline void rb_contact_plane(const float3 pi, const float3 vi, const float3 wi, const float mi,
-                                    const float4 plane, float3 *f, float3 *t, RB_CONTACT_ARGS) {
+                                    const float4 plane, float3 *f, float3 *t, const float4 c, RB_CONTACT_ARGS) {
     const float3 n = plane.xyz;
     const float height = n.x * pi.x + n.y * pi.y + n.z * pi.z - plane.w;
     const float overlap = radius - height;
@@ -179,11 +180,11 @@ static inline void rb_contact_plane(const float3 pi, const float3 vi, const floa
     const float3 vc = (float3)(vi.x - height * (wi.y * n.z - wi.z * n.y), vi.y - height * (wi.z * n.x - wi.x * n.z),
                                vi.z - height * (wi.x * n.y - wi.y * n.x));
     const float vn = n.x * vc.x + n.y * vc.y + n.z * vc.z;
-    const float fn = mi * rb_contact_normal(stiffness, damping, overlap, vn, dt);
+    const float fn = mi * rb_contact_normal(c.x, c.y, overlap, vn, dt);
     const float3 vt = (float3)(-(vc.x - vn * n.x), -(vc.y - vn * n.y), -(vc.z - vn * n.z));
-    const float eta = mi * tangential;
+    const float eta = mi * c.z;
     const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
-    const float cap = friction * fn;
+    const float cap = c.w * fn;
     const float scale = ft_len > cap ? cap / ft_len : 1.0f;
     const float es = eta * scale;
     const float3 ft = (float3)(es * vt.x, es * vt.y, es * vt.z);

@@ -14,8 +14,9 @@
  * 16-wide test ran slower on PoCL.) Particles of other cells that share
  * those buckets are skipped by their cell key. Contacts are summed in the
  * reference's order: rows z, then y, each row's cells x - 1, x, x + 1, each
- * cell's particles by index; then the planes. The same bits as the
- * reference.
+ * cell's particles by index; then the planes. Each contact takes the row
+ * of the pair table (rates) for its two bodies' materials; a plane contact
+ * the particle's own material's. The same bits as the reference.
  *
  * A particle of a sleeping body that overlaps a particle of an awake body
  * moving faster than sleep_speed, or a moving particle of a kinematic body,
@@ -30,6 +31,7 @@ typedef struct rb_sorted {
     __global const uint *body;
     __global const float4 *vel; /* w: the cell key */
     __global const float4 *body_pos, *body_omega, *body_inv_inertia;
+    __global const uint *body_material;
 } rb_sorted;
 
 /* The particle whose force is summed, and its sums. */
@@ -37,6 +39,7 @@ typedef struct rb_summing {
     float3 p, v, w; /* position, velocity, its body's angular velocity */
     float m;        /* its body's mass */
     uint b;         /* its body */
+    __constant const float4 *row; /* the pair table's rows of its body's material */
     bool sleeping, wake;
     float3 f, t; /* force, and moment about the particle's centre */
 } rb_summing;
@@ -63,8 +66,8 @@ static inline __attribute__((always_inline)) void rb_visit_slot(rb_summing *q, c
         if (speed2 > sleep_speed * sleep_speed || (isinf(mj) && speed2 > 0.0f)) q->wake = true;
     }
     if (dist2 >= d2 || dist2 == 0.0f) return; /* apart, or coincident with no normal */
-    rb_contact_particles(sep, dist2, q->v, q->w, q->m, vj.xyz, in->body_omega[bj].xyz, mj, &q->f, &q->t, radius,
-                         stiffness, damping, tangential, friction, dt);
+    rb_contact_particles(sep, dist2, q->v, q->w, q->m, vj.xyz, in->body_omega[bj].xyz, mj, &q->f, &q->t,
+                         q->row[in->body_material[bj]], radius, dt);
 }
 
 /* The lowest set bit's index, and the mask without it. */
@@ -94,8 +97,7 @@ static inline __attribute__((always_inline)) void rb_visit_run(rb_summing *q, co
         const ulong quarter = halves.lo | halves.hi;
         uint bits = (uint)quarter | (uint)(quarter >> 32);
         while (bits != 0u)
-            rb_visit_slot(q, in, s + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, radius, stiffness,
-                          damping, tangential, friction, dt);
+            rb_visit_slot(q, in, s + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, radius, dt);
     }
 }
 
@@ -104,13 +106,13 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         __global const uint *table, const uint mask, __global const float *sorted_x,
                         __global const float *sorted_y, __global const float *sorted_z,
                         __global const uint *sorted_body, __global const float4 *sorted_vel, __constant float4 *planes,
-                        const uint plane_count, const float inv_cell, RB_CONTACT_ARGS, const float sleep_speed,
-                        const float sleep_time, __global float *force, __global float *moment,
-                        __global uint *wake_body) {
+                        const uint plane_count, const float inv_cell, __global const uint *body_material,
+                        __constant float4 *rates, RB_CONTACT_ARGS, const float sleep_speed, const float sleep_time,
+                        __global float *force, __global float *moment, __global uint *wake_body) {
     const uint s = get_global_id(0);
     if (s >= n) return;
-    const rb_sorted in = {sorted_x,   sorted_y, sorted_z,   sorted_body,
-                          sorted_vel, body_pos, body_omega, body_inv_inertia};
+    const rb_sorted in = {sorted_x, sorted_y,   sorted_z,         sorted_body,
+                          sorted_vel, body_pos, body_omega, body_inv_inertia, body_material};
     rb_summing q;
     q.b = sorted_body[s];
     q.m = body_inv_inertia[q.b].w;
@@ -123,6 +125,8 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     q.p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
     q.v = sorted_vel[s].xyz;
     q.w = body_omega[q.b].xyz;
+    const uint material = body_material[q.b];
+    q.row = rates + material * RB_MAX_MATERIALS;
     const float4 x = body_pos[q.b];
     q.sleeping = rb_asleep(x.w, sleep_time);
     q.wake = false;
@@ -137,18 +141,14 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
             const int3 first = (int3)(rb_cell_step(c.x, -1), rb_cell_step(c.y, dy), rb_cell_step(c.z, dz));
             const uint h = rb_cell_hash(first, mask), key = rb_cell_key(first);
             if (h + 3u <= buckets) {
-                rb_visit_run(&q, &in, table[h], table[h + 3u], key, sleep_speed, sleep_time, radius, stiffness, damping,
-                             tangential, friction, dt);
+                rb_visit_run(&q, &in, table[h], table[h + 3u], key, sleep_speed, sleep_time, radius, dt);
             } else { /* the row passes the table's end: its tail, then its head from bucket 0 */
-                rb_visit_run(&q, &in, table[h], table[buckets], key, sleep_speed, sleep_time, radius, stiffness,
-                             damping, tangential, friction, dt);
-                rb_visit_run(&q, &in, 0u, table[h + 3u - buckets], key, sleep_speed, sleep_time, radius, stiffness,
-                             damping, tangential, friction, dt);
+                rb_visit_run(&q, &in, table[h], table[buckets], key, sleep_speed, sleep_time, radius, dt);
+                rb_visit_run(&q, &in, 0u, table[h + 3u - buckets], key, sleep_speed, sleep_time, radius, dt);
             }
         }
     for (uint k = 0; k < plane_count; k++)
-        rb_contact_plane(q.p, q.v, q.w, q.m, planes[k], &q.f, &q.t, radius, stiffness, damping, tangential, friction,
-                         dt);
+        rb_contact_plane(q.p, q.v, q.w, q.m, planes[k], &q.f, &q.t, q.row[material], radius, dt);
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,
      * as the reference forms it from the particle's position. */

@@ -124,13 +124,26 @@ static rb_world_desc boxed_desc(float half) {
     return d;
 }
 
+/* Materials besides the default, different in every rate (all resolved at
+ * the default step). */
+static const rb_material test_materials[] = {
+    {.restitution = 0.9f, .friction = 0.2f, .contact_time = 0.008f},
+    {.restitution = 0.3f, .friction = 0.9f, .contact_time = 0.012f},
+    {.restitution = 0.6f, .friction = 0.0f, .contact_time = 0.0064f},
+};
+#define TEST_MATERIALS (sizeof test_materials / sizeof *test_materials)
+
 /* Both worlds get n random bodies of the listed shapes, crowded in a box of
  * half-width half; with kinds, about one in six is static (at rest) and one
- * in six kinematic (moving and spinning). */
-static void random_scene(const fixture *f, rb_world *w[2], uint32_t seed, uint32_t n, float half, float top,
-                         bool kinds) {
+ * in six kinematic (moving and spinning); with materials, each body has one
+ * of four. */
+static void random_scene(const fixture *f, rb_world *w[2], uint32_t seed, uint32_t n, float half, float top, bool kinds,
+                         bool materials) {
     uint32_t shapes[2][SHAPE_COUNT];
     for (int k = 0; k < 2; k++) add_shapes(f, w[k], shapes[k]);
+    for (int k = 0; k < 2 && materials; k++)
+        for (uint32_t m = 0; m < TEST_MATERIALS; m++)
+            assert_int_equal(rb_world_add_material(w[k], test_materials[m]), m + 1);
     rng_state = seed;
     for (uint32_t b = 0; b < n; b++) {
         rb_body_desc d;
@@ -148,6 +161,7 @@ static void random_scene(const fixture *f, rb_world *w[2], uint32_t seed, uint32
         } else if (kind == 2) {
             d.kind = RB_BODY_KINEMATIC;
         }
+        d.material = materials ? (uint32_t)frand(0, TEST_MATERIALS + 1) : 0;
         for (int k = 0; k < 2; k++) {
             d.shape = shapes[k][s];
             assert_true(rb_world_add_body(w[k], &d).generation != 0);
@@ -181,18 +195,19 @@ static uint32_t compare_forces(const float *a, const float *ref, uint32_t n, uin
     return exact;
 }
 
-static void check_forces(const fixture *f, uint32_t seed, uint32_t bodies, float half, bool kinds) {
+static void check_forces(const fixture *f, uint32_t seed, uint32_t bodies, float half, bool kinds, bool materials) {
     rb_world_desc desc = boxed_desc(half);
     rb_world *w[2] = {make_world(RB_BACKEND_OPENCL, &desc), make_world(RB_BACKEND_REFERENCE, &desc)};
-    random_scene(f, w, seed, bodies, half, 2.0f * half, kinds);
+    random_scene(f, w, seed, bodies, half, 2.0f * half, kinds, materials);
     uint32_t n = rb_world_particle_count(w[0]);
     assert_int_equal(n, rb_world_particle_count(w[1]));
     float *fa = malloc(n * 3 * sizeof *fa), *fb = malloc(n * 3 * sizeof *fb);
     assert_true(rb_world_particle_forces(w[0], fa));
     assert_true(rb_world_particle_forces(w[1], fb));
     uint32_t touching, exact = compare_forces(fa, fb, n, &touching);
-    printf("    seed %u%s: %u bodies, %u particles, %u touching, %u bit-equal\n", seed,
-           kinds ? " (static and kinematic bodies among them)" : "", bodies, n, touching, exact);
+    printf("    seed %u%s%s: %u bodies, %u particles, %u touching, %u bit-equal\n", seed,
+           kinds ? " (static and kinematic bodies among them)" : "", materials ? " (four materials)" : "", bodies, n,
+           touching, exact);
     assert_true(touching > n / 4); /* the scene really is crowded */
     assert_int_equal(exact, n);    /* the same contacts in the same order: the same bits */
     free(fa), free(fb);
@@ -201,9 +216,9 @@ static void check_forces(const fixture *f, uint32_t seed, uint32_t bodies, float
 
 static void test_forces_random(void **state) {
     const fixture *f = *state;
-    check_forces(f, 1, 60, 3.0f, false);
-    check_forces(f, 2, 400, 6.0f, false);
-    check_forces(f, 3, 1500, 9.0f, false); /* table collisions and many buckets */
+    check_forces(f, 1, 60, 3.0f, false, false);
+    check_forces(f, 2, 400, 6.0f, false, false);
+    check_forces(f, 3, 1500, 9.0f, false, false); /* table collisions and many buckets */
 }
 
 /* Static and kinematic bodies among the dynamic ones: their particles get
@@ -211,8 +226,18 @@ static void test_forces_random(void **state) {
  * contact's effective mass, and the forces are still the reference's bits. */
 static void test_forces_kinds(void **state) {
     const fixture *f = *state;
-    check_forces(f, 4, 60, 3.0f, true);
-    check_forces(f, 5, 400, 6.0f, true);
+    check_forces(f, 4, 60, 3.0f, true, false);
+    check_forces(f, 5, 400, 6.0f, true, false);
+}
+
+/* Bodies of four materials: each contact takes its pair's row of the pair
+ * table (a plane contact its particle's own), and the forces are still the
+ * reference's bits; also with static and kinematic bodies among them. */
+static void test_forces_materials(void **state) {
+    const fixture *f = *state;
+    check_forces(f, 6, 60, 3.0f, false, true);
+    check_forces(f, 7, 400, 6.0f, false, true);
+    check_forces(f, 8, 400, 6.0f, true, true);
 }
 
 /* Cells x - 1, x, x + 1 of a row fill consecutive buckets, and the force
@@ -385,8 +410,9 @@ static void test_determinism(void **state) {
  * this pile at the default parameters misses them, but a change of the
  * parameters by a rounding (the damping) was seen to hit one. Then this
  * test fails with the forces still bit-equal (test_forces_random). */
-/* Cubes (27 particles: summed in the reference's order) dropped on a static
- * 300-particle slab and swept off it by a kinematic rod: the same digest as the
+/* Cubes (27 particles: summed in the reference's order) of four materials
+ * dropped on a static 300-particle slab of another and swept off it by a
+ * kinematic rod: the same digest as the
  * reference after 1200 steps, on PoCL (see test_pile_matches_reference for
  * why it is PoCL only: sin and cos; the rod does not spin, so its
  * orientation needs neither). */
@@ -395,7 +421,8 @@ static uint64_t kinds_digest(const fixture *f, rb_backend_kind backend, bool *po
     if (pocl) *pocl = strstr(rb_world_device_name(w), "Portable Computing Language") != NULL;
     uint32_t s[SHAPE_COUNT];
     add_shapes(f, w, s);
-    rb_body_desc slab = {.shape = s[SHAPE_SLAB], .position = {0.0f, 2.0f, 0.0f}, .kind = RB_BODY_STATIC};
+    for (uint32_t m = 0; m < TEST_MATERIALS; m++) assert_int_equal(rb_world_add_material(w, test_materials[m]), m + 1);
+    rb_body_desc slab = {.shape = s[SHAPE_SLAB], .position = {0.0f, 2.0f, 0.0f}, .kind = RB_BODY_STATIC, .material = 2};
     rb_body_desc rod = {
         .shape = s[SHAPE_ROD], .position = {-4.0f, 3.8f, 0.0f}, .velocity = {2.0f, 0, 0}, .kind = RB_BODY_KINEMATIC};
     assert_true(rb_world_add_body(w, &slab).generation != 0);
@@ -405,6 +432,7 @@ static uint64_t kinds_digest(const fixture *f, rb_backend_kind backend, bool *po
             .shape = s[SHAPE_CUBE],
             .position = {-2.25f + 1.5f * (float)(b % 4), 4.5f + 1.5f * (float)(b / 4), -0.4f + 0.4f * (float)(b % 3)}};
         d.angular_velocity[0] = 0.5f * (float)(b % 3), d.angular_velocity[2] = -0.3f * (float)(b % 5);
+        d.material = b % (TEST_MATERIALS + 1);
         assert_true(rb_world_add_body(w, &d).generation != 0);
     }
     assert_true(rb_world_step(w, 1200));
@@ -536,6 +564,7 @@ int main(void) {
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_pile_matches_reference),
         cmocka_unit_test(test_forces_kinds),
+        cmocka_unit_test(test_forces_materials),
         cmocka_unit_test(test_kinds_match_reference),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -22,7 +22,7 @@ static rb_body_state body(rb_world *w, rb_body_id id) {
 }
 
 /* The contact spring rate K (k = m_eff K) the world derives from e and t_c. */
-static double stiffness_rate(const rb_world_desc *d) { return rb_step_params_from_desc(d).stiffness; }
+static double stiffness_rate(const rb_world_desc *d) { return rb_step_params_from_desc(d).rates[0].stiffness; }
 
 /* A one-particle body: a solid sphere of radius r and 64 kg. */
 static uint32_t add_sphere_shape(rb_world *w) {
@@ -107,20 +107,31 @@ static void test_cube_rests_on_face(void **state) {
 /* Speeds at which the body crosses into contact and out of it: the
  * velocities of the step that crossed (no contact force acts in the step
  * that crosses in, and the one that crosses out carries the last). */
-static void bounce(rb_world *w, rb_body_id id, float bottom_offset, float *impact, float *rebound) {
+static void bounce(rb_world *w, rb_body_id id, float bottom_offset, float *impact, float *rebound);
+
+/* bounce() for n bodies at once, each with its own bottom offset; steps
+ * (may be NULL) gets how many steps each spent in contact. */
+static void bounce_all(rb_world *w, int n, const rb_body_id *ids, const float *bottom_offset, float *impact,
+                       float *rebound, int *steps) {
     const float r = rb_world_get_desc(w)->particle_radius;
-    bool touched = false;
-    for (int step = 0; step < 5000; step++) {
-        rb_body_state s = body(w, id);
-        bool contact = s.position[1] - bottom_offset < r;
-        if (!touched && contact) touched = true, *impact = -s.velocity[1];
-        if (touched && !contact) {
-            *rebound = s.velocity[1];
-            return;
+    enum { MAX = 4 };
+    assert_true(n <= MAX);
+    int state[MAX] = {0}, left = n; /* 0: falling, 1: in contact, 2: left */
+    for (int step = 0; step < 5000 && left > 0; step++) {
+        for (int k = 0; k < n; k++) {
+            rb_body_state s = body(w, ids[k]);
+            bool contact = s.position[1] - bottom_offset[k] < r;
+            if (state[k] == 0 && contact) state[k] = 1, impact[k] = -s.velocity[1];
+            if (state[k] == 1 && !contact) state[k] = 2, rebound[k] = s.velocity[1], left--;
+            if (state[k] == 1 && steps) steps[k]++;
         }
         assert_true(rb_world_step(w, 1));
     }
-    fail_msg("the body never left the ground");
+    if (left > 0) fail_msg("a body never left the ground");
+}
+
+static void bounce(rb_world *w, rb_body_id id, float bottom_offset, float *impact, float *rebound) {
+    bounce_all(w, 1, &id, &bottom_offset, impact, rebound, NULL);
 }
 
 /* A sphere dropped from 0.3 to 2.6 m rebounds with e of its impact speed at
@@ -173,7 +184,7 @@ static void test_cube_flat_rebound(void **state) {
     float impact = 0, rebound = 0;
     bounce(w, id, half, &impact, &rebound);
     const rb_step_params p = rb_step_params_from_desc(&desc);
-    const double predicted = rb_clamped_restitution(p.stiffness / 3.0, p.damping / 3.0, NULL);
+    const double predicted = rb_clamped_restitution(p.rates[0].stiffness / 3.0, p.rates[0].damping / 3.0, NULL);
     print_message("cube flat: impact %.4f m/s, rebound %.4f m/s, ratio %.4f (predicted %.4f)\n", impact, rebound,
                   rebound / impact, predicted);
     assert_true(rebound < impact);
@@ -618,7 +629,7 @@ static void test_cube_flat_rebound_on_static(void **state) {
     float impact = 0, rebound = 0;
     bounce(w, id, 1.2f - desc.particle_radius, &impact, &rebound);
     const rb_step_params p = rb_step_params_from_desc(&desc);
-    const double predicted = rb_clamped_restitution(p.stiffness / 3.0, p.damping / 3.0, NULL);
+    const double predicted = rb_clamped_restitution(p.rates[0].stiffness / 3.0, p.rates[0].damping / 3.0, NULL);
     print_message("cube flat on a static cube: impact %.4f m/s, rebound %.4f m/s, ratio %.4f (predicted %.4f)\n",
                   impact, rebound, rebound / impact, predicted);
     assert_near(rebound / impact, predicted, 0.05);
@@ -725,6 +736,180 @@ static void test_kinematic_wakes(void **state) {
     assert_false(body(w, id).asleep);
     assert_int_equal(body(w, k).kind, RB_BODY_KINEMATIC);
     rb_world_destroy(w);
+}
+
+/* ---- materials ---- */
+
+static rb_material material(float e, float mu, float tc) {
+    return (rb_material){.restitution = e, .friction = mu, .contact_time = tc};
+}
+
+/* One world, two materials besides the default: spheres of e = 0.9 and
+ * e = 0.3 dropped side by side from the twelve heights of
+ * check_sphere_restitution rebound at their own e, within the same 0.05;
+ * and two cubes dropped flat, one of each, at their own predicted e_eff
+ * (test_cube_flat_rebound, from each material's own rates) within 0.05. */
+static void test_material_restitution(void **state) {
+    static const float heights[] = {0.3f, 0.31f, 0.45f, 0.7f, 0.83f, 1.0f, 1.27f, 1.6f, 1.85f, 2.19f, 2.4f, 2.6f};
+    const rb_material bouncy = material(0.9f, 0.5f, 0.008f), dull = material(0.3f, 0.5f, 0.008f);
+    const rb_world_desc desc = rb_default_world_desc();
+    const float r = desc.particle_radius;
+    rb_registry *reg = rb_test_registry();
+    for (size_t h = 0; h <= sizeof heights / sizeof *heights; h++) {
+        rb_world *w = rb_test_world(desc);
+        const int mb = rb_world_add_material(w, bouncy), md = rb_world_add_material(w, dull);
+        assert_int_equal(mb, 1);
+        assert_int_equal(md, 2);
+        const bool cubes = h == sizeof heights / sizeof *heights; /* the last round: cubes dropped 1 m flat */
+        const uint32_t shape = cubes ? rb_test_add_shape(w, reg, "cube") : add_sphere_shape(w);
+        const float half = cubes ? 0.4f : 0.0f, drop = cubes ? 1.0f : heights[h];
+        rb_body_desc a = {.shape = shape, .position = {0.0f, half + r + drop, 0.0f}, .material = (uint32_t)mb};
+        rb_body_desc b = {.shape = shape, .position = {4.0f, half + r + drop, 0.0f}, .material = (uint32_t)md};
+        const rb_body_id ids[2] = {rb_world_add_body(w, &a), rb_world_add_body(w, &b)};
+        assert_int_equal(body(w, ids[0]).material, (uint32_t)mb);
+        const float offsets[2] = {half, half};
+        float impact[2], rebound[2];
+        bounce_all(w, 2, ids, offsets, impact, rebound, NULL);
+        double expect[2] = {bouncy.restitution, dull.restitution};
+        if (cubes)
+            for (int k = 0; k < 2; k++) {
+                const rb_contact_rates c = rb_contact_rates_of(k ? dull : bouncy, desc.dt);
+                expect[k] = rb_clamped_restitution(c.stiffness / 3.0, c.damping / 3.0, NULL);
+            }
+        print_message("%s from %.2f m: e = 0.9 rebounds at %.4f (expected %.4f), e = 0.3 at %.4f (expected %.4f)\n",
+                      cubes ? "cubes flat" : "spheres", drop, rebound[0] / impact[0], expect[0], rebound[1] / impact[1],
+                      expect[1]);
+        assert_near(rebound[0] / impact[0], expect[0], 0.05);
+        assert_near(rebound[1] / impact[1], expect[1], 0.05);
+        rb_world_destroy(w);
+    }
+    rb_registry_destroy(reg);
+}
+
+/* Rails: nz rows along x, particles sx apart along a row (so a particle
+ * riding a row bumps by at most d - sqrt(d^2 - (sx/2)^2)), rows sz apart. */
+static uint32_t add_rails_shape(rb_world *w, int nx, float sx, int nz, float sz) {
+    const int n = nx * nz;
+    float *p = malloc(sizeof(float) * 3 * (size_t)n);
+    for (int i = 0, k = 0; i < nx; i++)
+        for (int l = 0; l < nz; l++, k++)
+            p[3 * k] = sx * (i - 0.5f * (nx - 1)), p[3 * k + 1] = 0.0f, p[3 * k + 2] = sz * (l - 0.5f * (nz - 1));
+    rb_shape_data d = {(uint32_t)n, p, 64.0f * (float)n, {1e4f, 1e4f, 1e4f}}; /* static: mass unused */
+    int s = rb_world_add_shape(w, &d);
+    free(p);
+    assert_true(s >= 0);
+    return (uint32_t)s;
+}
+
+/* A cube of material a pushed to 3 m/s along a static slab of material b:
+ * its deceleration from 0.1 s after the push until below 0.5 m/s (as
+ * test_sliding_friction). */
+static float slide(rb_material a, rb_material b) {
+    rb_world_desc desc = rb_default_world_desc();
+    desc.plane_count = 0;
+    rb_world *w = rb_test_world(desc);
+    rb_registry *reg = rb_test_registry();
+    const uint32_t cube = rb_test_add_shape(w, reg, "cube");
+    const int ma = rb_world_add_material(w, a), mb = rb_world_add_material(w, b);
+    assert_true(ma > 0 && mb > 0);
+    /* the slab: three rails 0.4 m apart under the cube's three columns, of
+     * particles 6 cm apart (bumps of 1.1 mm; 0.4 / 0.06 is no integer, so
+     * the cube's rows ride them out of step) */
+    rb_body_desc slab = {.shape = add_rails_shape(w, 133, 0.06f, 3, 0.4f),
+                         .position = {2.0f, 0.0f, 0.0f},
+                         .kind = RB_BODY_STATIC,
+                         .material = (uint32_t)mb};
+    assert_int_not_equal(rb_world_add_body(w, &slab).generation, 0);
+    rb_body_desc c = {.shape = cube, .position = {-1.0f, 1.2f, 0.0f}, .material = (uint32_t)ma};
+    const rb_body_id id = rb_world_add_body(w, &c);
+    assert_true(rb_world_step(w, 600)); /* settle */
+    assert_true(rb_world_set_velocity(w, id, (const float[3]){3, 0, 0}, (const float[3]){0, 0, 0}));
+    assert_true(rb_world_step(w, (uint32_t)(0.1f / desc.dt)));
+    float v1 = body(w, id).velocity[0], t = 0.0f, v2 = v1;
+    while (v2 > 0.5f && t < 2.0f) {
+        assert_true(rb_world_step(w, 10));
+        t += 10 * desc.dt;
+        v2 = body(w, id).velocity[0];
+    }
+    assert_true(body(w, id).position[0] < 5.0f); /* still on the slab */
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+    return (v1 - v2) / t;
+}
+
+/* Steps a sphere of material a dropped 0.5 m on a static sphere of
+ * material b spends in contact (its centre within 2 r of the other's). */
+static int contact_steps(rb_world_desc desc, rb_material a, rb_material b) {
+    const float r = desc.particle_radius;
+    rb_world *w = rb_test_world(desc);
+    const uint32_t sphere = add_sphere_shape(w);
+    const int ma = rb_world_add_material(w, a), mb = rb_world_add_material(w, b);
+    assert_true(ma > 0 && mb > 0);
+    rb_body_desc ground = {.shape = sphere, .kind = RB_BODY_STATIC, .material = (uint32_t)mb};
+    assert_int_not_equal(rb_world_add_body(w, &ground).generation, 0);
+    rb_body_desc ball = {.shape = sphere, .position = {0, 2 * r + 0.5f, 0}, .material = (uint32_t)ma};
+    const rb_body_id id = rb_world_add_body(w, &ball);
+    float impact, rebound, offset = r;
+    int steps = 0;
+    bounce_all(w, 1, &id, &offset, &impact, &rebound, &steps);
+    rb_world_destroy(w);
+    return steps;
+}
+
+/* Contacts between materials follow the mixing rules (rb_material_mix;
+ * README, "The contact"):
+ * - friction sqrt(mu_a mu_b): a cube of mu 0.8 sliding on a static slab of
+ *   mu 0.2 slows at mu_pair g = 0.4 g within 10% (the slab's rails add 3-5%:
+ *   their bumps and the tilt of the contacts), and within 1% of a cube of
+ *   mu 0.4 on a slab of mu 0.4, which isolates the rule from the slab's
+ *   shape (max would give 0.8, the mean 0.5, Bullet's product 0.16);
+ * - restitution max(e_a, e_b): a sphere of e = 0.3 dropped on a static
+ *   sphere of e = 0.9 rebounds at 0.9 within 0.05 from the twelve heights
+ *   (the mean would give 0.6);
+ * - contact time sqrt((t_a^2 + t_b^2) / 2) = 11.66 ms: a sphere of
+ *   t_c = 4 ms on a static sphere of 16 ms stays in contact as long as one
+ *   of that contact time on a sphere of its own, within a step (0.4 ms;
+ *   both overlap a little longer than t_c, after the force has let go),
+ *   where the mean, 10 ms, would be 4 steps shorter. */
+static void test_material_mixing(void **state) {
+    const float mixed = slide(material(0.5f, 0.8f, 0.008f), material(0.5f, 0.2f, 0.008f));
+    const float same = slide(material(0.5f, 0.4f, 0.008f), material(0.5f, 0.4f, 0.008f));
+    const float mu = rb_material_mix(material(0.5f, 0.8f, 0.008f), material(0.5f, 0.2f, 0.008f)).friction;
+    print_message("mu 0.8 on mu 0.2: %.4f m/s^2 (mu_pair %.4f: %.4f m/s^2); mu 0.4 on mu 0.4: %.4f m/s^2\n", mixed, mu,
+                  mu * g, same);
+    assert_near(mu, 0.4, 1e-6);
+    assert_near(mixed, mu * g, 0.1 * mu * g);
+    assert_near(mixed, same, 0.01 * same);
+
+    static const float heights[] = {0.3f, 0.31f, 0.45f, 0.7f, 0.83f, 1.0f, 1.27f, 1.6f, 1.85f, 2.19f, 2.4f, 2.6f};
+    rb_world_desc desc = rb_default_world_desc();
+    desc.plane_count = 0;
+    const float r = desc.particle_radius;
+    for (size_t h = 0; h < sizeof heights / sizeof *heights; h++) {
+        rb_world *w = rb_test_world(desc);
+        const uint32_t sphere = add_sphere_shape(w);
+        const int dull = rb_world_add_material(w, material(0.3f, 0.5f, 0.008f));
+        const int bouncy = rb_world_add_material(w, material(0.9f, 0.5f, 0.008f));
+        rb_body_desc ground = {.shape = sphere, .kind = RB_BODY_STATIC, .material = (uint32_t)bouncy};
+        assert_int_not_equal(rb_world_add_body(w, &ground).generation, 0);
+        rb_body_desc ball = {.shape = sphere, .position = {0, 2 * r + heights[h], 0}, .material = (uint32_t)dull};
+        const rb_body_id id = rb_world_add_body(w, &ball);
+        float impact, rebound;
+        bounce(w, id, r, &impact, &rebound);
+        print_message("e = 0.3 on e = 0.9 from %.2f m: rebound ratio %.4f\n", heights[h], rebound / impact);
+        assert_near(rebound / impact, 0.9, 0.05);
+        rb_world_destroy(w);
+    }
+
+    desc.dt = 0.0004f;
+    const rb_material quick = material(0.5f, 0.5f, 0.004f), slow = material(0.5f, 0.5f, 0.016f);
+    const int steps = contact_steps(desc, quick, slow);
+    const rb_material pair = rb_material_mix(quick, slow);
+    const int control = contact_steps(desc, pair, pair);
+    print_message("t_c 4 ms on 16 ms: in contact %.2f ms; t_c %.2f ms on itself: %.2f ms\n", 1e3 * steps * desc.dt,
+                  1e3 * pair.contact_time, 1e3 * control * desc.dt);
+    assert_near(pair.contact_time, sqrt(0.5 * (0.004 * 0.004 + 0.016 * 0.016)), 1e-8);
+    assert_true(abs(steps - control) <= 1);
 }
 
 /* ---- tunnelling ---- */
@@ -842,6 +1027,8 @@ int main(void) {
         cmocka_unit_test(test_cube_flat_rebound_on_static),
         cmocka_unit_test(test_kinematic_pushes),
         cmocka_unit_test(test_kinematic_wakes),
+        cmocka_unit_test(test_material_restitution),
+        cmocka_unit_test(test_material_mixing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

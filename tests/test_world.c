@@ -196,8 +196,11 @@ static void test_transforms_match_states(void **state) {
     rb_registry_destroy(reg);
 }
 
+static const rb_material restore_material = {.restitution = 0.8f, .friction = 0.3f, .contact_time = 0.01f};
+
 /* The scene of the save-and-restore test: twelve bodies of three shapes
- * (27, 8 and 216 particles) dropped spinning, a static cube among them, a
+ * (27, 8 and 216 particles, every other of restore_material) dropped
+ * spinning, a static cube among them, a
  * kinematic cube gliding and turning above them, and a cube thrown into them
  * after they settled; see test_restore_continues. */
 enum { RESTORE_DROPPED = 12, RESTORE_BODIES = 15 };
@@ -214,16 +217,20 @@ static rb_body_desc restore_scene_desc(const uint32_t shapes[3], int i) {
                               .kind = RB_BODY_KINEMATIC};
     if (i == RESTORE_DROPPED + 2) /* thrown in after the others settled */
         return (rb_body_desc){.shape = shapes[0], .position = {-3.0f, 1.0f, 3.0f}, .velocity = {12.0f, 1.0f, 0.0f}};
-    rb_body_desc d = {.shape = shapes[i % 3], .position = {(i % 4) * 3.0f, 1.5f + (i % 3) * 0.7f, (i / 4) * 3.0f}};
+    rb_body_desc d = {.shape = shapes[i % 3],
+                      .position = {(i % 4) * 3.0f, 1.5f + (i % 3) * 0.7f, (i / 4) * 3.0f},
+                      .material = (uint32_t)(i % 2)};
     for (int k = 0; k < 3; k++) d.angular_velocity[k] = spin[k] * (float)(i % 5);
     return d;
 }
 
 /* Save and restore, for scene files that reload and go on: a world runs
- * 2550 steps (bodies falling asleep), a cube is thrown into it and it runs
- * 40 more (bodies woken, sleep timers part-way, contacts in progress).
- * Every body's state is read; a new world gets the same shapes and bodies
- * (kinds included) in the same order and each body's state restored. The
+ * 2000 steps (bodies falling asleep), a cube is thrown into it and it runs
+ * on until bodies are asleep, others have their sleep timers part-way and
+ * others move (contacts in progress).
+ * Every body's state is read; a new world gets the same shapes, materials
+ * and bodies (kinds and materials included) in the same order and each
+ * body's state restored. The
  * states read back are the saved ones bit for bit (angular velocity and
  * sleep timer included), and after 800 more steps of both worlds their
  * digests are equal: the state a step carries over is exactly what
@@ -233,31 +240,39 @@ static void test_restore_continues(void **state) {
     uint32_t shapes[3], fresh_shapes[3];
     rb_registry *reg, *reg2;
     rb_world *a = world_with_shapes(shapes, &reg);
-    enum { N = RESTORE_BODIES, STEPS = 2550 };
+    assert_int_equal(rb_world_add_material(a, restore_material), 1);
+    enum { N = RESTORE_BODIES };
     for (int i = 0; i < N - 1; i++) {
         rb_body_desc d = restore_scene_desc(shapes, i);
         assert_int_not_equal(rb_world_add_body(a, &d).generation, 0);
     }
-    assert_true(rb_world_step(a, STEPS));
+    assert_true(rb_world_step(a, 2000));
     rb_body_desc thrown = restore_scene_desc(shapes, N - 1);
     assert_int_not_equal(rb_world_add_body(a, &thrown).generation, 0);
-    assert_true(rb_world_step(a, 40));
-
+    /* saved once every part of the state matters: some bodies asleep, some
+     * with their sleep timer running, some moving */
     rb_body_state saved[N];
-    int asleep = 0, timing = 0, moving = 0;
+    int asleep = 0, timing = 0, moving = 0, steps = 2000;
     const float sleep_time = rb_world_get_desc(a)->sleep_time;
-    for (int i = 0; i < N; i++) {
-        assert_true(rb_world_get_body(a, (uint32_t)i, &saved[i]));
-        asleep += saved[i].asleep;
-        timing += saved[i].sleep_timer > 0.0f && saved[i].sleep_timer < sleep_time;
-        moving += rb_test_len(saved[i].velocity) > 0.1f;
+    while (!(asleep > 0 && timing > 0 && moving > 0) && steps < 6000) {
+        assert_true(rb_world_step(a, 10));
+        steps += 10;
+        asleep = timing = moving = 0;
+        for (int i = 0; i < N; i++) {
+            assert_true(rb_world_get_body(a, (uint32_t)i, &saved[i]));
+            asleep += saved[i].asleep;
+            timing += saved[i].sleep_timer > 0.0f && saved[i].sleep_timer < sleep_time;
+            moving += rb_test_len(saved[i].velocity) > 0.1f;
+        }
     }
-    print_message("saved %d bodies: %d asleep, %d with a sleep timer running, %d moving\n", N, asleep, timing, moving);
-    assert_true(asleep > 0 && timing > 0 && moving > 0); /* every part of the state matters */
+    print_message("saved %d bodies after %d steps: %d asleep, %d with a sleep timer running, %d moving\n", N, steps,
+                  asleep, timing, moving);
+    assert_true(asleep > 0 && timing > 0 && moving > 0);
     assert_int_equal(saved[RESTORE_DROPPED].kind, RB_BODY_STATIC);
     assert_int_equal(saved[RESTORE_DROPPED + 1].kind, RB_BODY_KINEMATIC);
 
     rb_world *b = world_with_shapes(fresh_shapes, &reg2);
+    assert_int_equal(rb_world_add_material(b, restore_material), 1);
     rb_body_id ids[N];
     for (int i = 0; i < N; i++) {
         rb_body_desc d = restore_scene_desc(fresh_shapes, i);
@@ -272,6 +287,7 @@ static void test_restore_continues(void **state) {
         assert_memory_equal(&s.sleep_timer, &saved[i].sleep_timer, sizeof s.sleep_timer);
         assert_int_equal(s.asleep, saved[i].asleep);
         assert_int_equal(s.kind, saved[i].kind);
+        assert_int_equal(s.material, saved[i].material);
     }
     assert_true(rb_world_digest(a) == rb_world_digest(b));
     for (int k = 0; k < 4; k++) {
@@ -300,6 +316,91 @@ static void test_restore_continues(void **state) {
     rb_registry_destroy(reg), rb_registry_destroy(reg2);
 }
 
+static bool same_material(rb_material a, rb_material b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* Materials: indices from 1 (0 is the description's), refused with the
+ * reason (out of range; a step too large for the dashpot, naming the step
+ * it needs; the 17th), bodies naming one, the mixing rules' algebra, and the
+ * step changed for every pair or for none. */
+static void test_materials(void **state) {
+    rb_world_desc desc = rb_default_world_desc();
+    rb_world *w = rb_test_world(desc);
+    rb_registry *reg = rb_test_registry();
+    const uint32_t cube = rb_test_add_shape(w, reg, "cube");
+    rb_material m;
+    assert_int_equal(rb_world_material_count(w), 1);
+    assert_true(rb_world_get_material(w, 0, &m) && same_material(m, desc.material));
+    assert_false(rb_world_get_material(w, 1, &m));
+
+    const rb_material dull = {.restitution = 0.3f, .friction = 0.9f, .contact_time = 0.008f};
+    const rb_material ice = {.restitution = 0.5f, .friction = 0.0f, .contact_time = 0.012f};
+    assert_int_equal(rb_world_add_material(w, dull), 1);
+    assert_int_equal(rb_world_add_material(w, ice), 2);
+    assert_true(rb_world_get_material(w, 2, &m) && same_material(m, ice));
+    rb_log_clear_last_error();
+    assert_int_equal(
+        rb_world_add_material(w, (rb_material){.restitution = 0.2f, .friction = 0.5f, .contact_time = 0.008f}), -1);
+    assert_non_null(strstr(rb_log_last_error(), "needs dt < 0.00124"));
+    assert_int_equal(
+        rb_world_add_material(w, (rb_material){.restitution = 0.5f, .friction = NAN, .contact_time = 0.008f}), -1);
+    assert_non_null(strstr(rb_log_last_error(), "friction"));
+    assert_int_equal(rb_world_material_count(w), 3);
+
+    /* the mixing rules: symmetric, a material with itself is itself, values as README says */
+    const rb_material ab = rb_material_mix(dull, ice), ba = rb_material_mix(ice, dull);
+    assert_true(same_material(ab, ba));
+    assert_true(same_material(rb_material_mix(dull, dull), dull));
+    assert_true(same_material(rb_material_mix(ice, ice), ice));
+    assert_near(ab.friction, 0.0, 0.0);
+    assert_near(ab.restitution, 0.5, 0.0);
+    assert_near(ab.contact_time, sqrt(0.5 * (0.008 * 0.008 + 0.012 * 0.012)), 1e-9);
+    assert_near(rb_material_mix(dull, desc.material).friction, sqrt(0.45), 1e-7);
+
+    /* bodies name a material; an unknown one is refused */
+    rb_body_desc d = {.shape = cube, .position = {0, 0.6f, 0}, .material = 2};
+    rb_body_id id = rb_world_add_body(w, &d);
+    rb_body_state s;
+    assert_true(rb_world_get_body_by_id(w, id, &s));
+    assert_int_equal(s.material, 2);
+    d.material = 3, d.position[0] = 3.0f;
+    assert_int_equal(rb_world_add_body(w, &d).generation, 0);
+
+    /* a step the e = 0.3 material cannot take is refused for every material, naming it */
+    assert_false(rb_world_set_material(w, desc.material, 0.0017f));
+    assert_non_null(strstr(rb_log_last_error(), "material 1"));
+    assert_non_null(strstr(rb_log_last_error(), "needs dt < 0.00166"));
+    assert_true(rb_world_get_desc(w)->dt == desc.dt);
+    const rb_material soft = {.restitution = 0.6f, .friction = 0.4f, .contact_time = 0.01f};
+    assert_true(rb_world_set_material(w, soft, 0.001f));
+    assert_true(rb_world_get_material(w, 0, &m) && same_material(m, soft));
+    assert_true(rb_world_get_desc(w)->dt == 0.001f && same_material(rb_world_get_desc(w)->material, soft));
+    assert_true(rb_world_get_material(w, 1, &m) && same_material(m, dull));
+
+    /* a 16th material, and no 17th */
+    for (uint32_t k = rb_world_material_count(w); k < RB_MAX_MATERIALS; k++)
+        assert_int_equal(rb_world_add_material(w, dull), (int)k);
+    assert_int_equal(rb_world_add_material(w, dull), -1);
+    assert_non_null(strstr(rb_log_last_error(), "at most 16"));
+    d.material = RB_MAX_MATERIALS - 1;
+    assert_int_not_equal(rb_world_add_body(w, &d).generation, 0);
+    d.material = RB_MAX_MATERIALS;
+    assert_int_equal(rb_world_add_body(w, &d).generation, 0);
+
+    /* gravity is not a material: changing it leaves every pair's contact as it was */
+    d = (rb_body_desc){.shape = cube, .position = {0.9f, 0.55f, 0.2f}, .material = 1};
+    assert_int_not_equal(rb_world_add_body(w, &d).generation, 0); /* on the ground, into the first cube */
+    const uint32_t n = rb_world_particle_count(w);
+    float *before = malloc(sizeof(float) * 3 * n), *after = malloc(sizeof(float) * 3 * n);
+    assert_true(rb_world_particle_forces(w, before));
+    assert_true(rb_world_set_gravity(w, (const float[3]){0.0f, -3.7f, 0.0f}));
+    assert_true(rb_world_particle_forces(w, after));
+    assert_memory_equal(before, after, sizeof(float) * 3 * n);
+    assert_true(before[3 * (n - 27) + 0] != 0.0f); /* the new cube's first particle touches the first cube */
+    free(before), free(after);
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_remove_keeps_states),
@@ -308,6 +409,7 @@ int main(void) {
         cmocka_unit_test(test_growth_and_clear),
         cmocka_unit_test(test_transforms_match_states),
         cmocka_unit_test(test_restore_continues),
+        cmocka_unit_test(test_materials),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

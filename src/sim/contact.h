@@ -47,14 +47,15 @@ static inline float rb_pair_tangential_mass(float mi, float mj, float meff) { re
 
 /* Force on particle i of a dynamic body (position pi, velocity vi, mass mi,
  * its body's angular velocity wi) from particle j (mass INFINITY if its body
- * is static or kinematic), added to f, and its moment about i's centre,
- * added to t. The force acts at the midpoint of the centres, so the pair's
+ * is static or kinematic), with the rates c of their materials' pair, added
+ * to f, and its moment about i's centre, added to t. The force acts at the midpoint of the centres, so the pair's
  * torques cancel and angular momentum is kept; only the tangential part has
  * a moment. Slip is measured there too (the centres' velocities plus
  * w x lever): friction then only ever takes energy away. Nothing if the
  * particles do not overlap. */
 static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, rb_float4 wi, float mi, rb_float4 pj, rb_float4 vj,
-                                        rb_float4 wj, float mj, const rb_step_params *p, float f[3], float t[3]) {
+                                        rb_float4 wj, float mj, const rb_contact_rates *c, const rb_step_params *p,
+                                        float f[3], float t[3]) {
     float d = 2.0f * p->radius;
     float x[3] = {pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
     float dist2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
@@ -68,11 +69,11 @@ static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, rb_float4 wi
                   vj.z - vi.z - (ws[0] * x[1] - ws[1] * x[0])};
     float vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
     /* Along n (towards j): spring pushes i away, dashpot resists approach; never pulls. */
-    float fn = -meff * rb_contact_normal(p->stiffness, p->damping, d - dist, vn, p->dt);
+    float fn = -meff * rb_contact_normal(c->stiffness, c->damping, d - dist, vn, p->dt);
     float vt[3] = {v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2]};
-    float eta = rb_pair_tangential_mass(mi, mj, meff) * p->tangential;
+    float eta = rb_pair_tangential_mass(mi, mj, meff) * c->tangential;
     float ft_len = eta * sqrtf(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
-    float cap = p->friction * -fn;
+    float cap = c->friction * -fn;
     float scale = ft_len > cap ? cap / ft_len : 1.0f; /* Coulomb: |f_t| <= mu |f_n| */
     float ft[3] = {eta * scale * vt[0], eta * scale * vt[1], eta * scale * vt[2]};
     for (int k = 0; k < 3; k++) f[k] += fn * n[k] + ft[k];
@@ -83,10 +84,11 @@ static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, rb_float4 wi
 }
 
 /* Force on particle i from a plane (xyz normal out of the solid, w offset),
- * added to f, with its moment about i's centre (acting at the point of the
- * plane under the centre, where the slip is measured) added to t. */
+ * with the rates c of its own material, added to f, with its moment about
+ * i's centre (acting at the point of the plane under the centre, where the
+ * slip is measured) added to t. */
 static inline void rb_contact_plane(rb_float4 pi, rb_float4 vi, rb_float4 wi, float mi, rb_float4 plane,
-                                    const rb_step_params *p, float f[3], float t[3]) {
+                                    const rb_contact_rates *c, const rb_step_params *p, float f[3], float t[3]) {
     float n[3] = {plane.x, plane.y, plane.z};
     float height = n[0] * pi.x + n[1] * pi.y + n[2] * pi.z - plane.w;
     float overlap = p->radius - height;
@@ -95,12 +97,12 @@ static inline void rb_contact_plane(rb_float4 pi, rb_float4 vi, rb_float4 wi, fl
     float vc[3] = {vi.x - height * (wi.y * n[2] - wi.z * n[1]), vi.y - height * (wi.z * n[0] - wi.x * n[2]),
                    vi.z - height * (wi.x * n[1] - wi.y * n[0])};
     float vn = n[0] * vc[0] + n[1] * vc[1] + n[2] * vc[2];
-    float fn = mi * rb_contact_normal(p->stiffness, p->damping, overlap, vn, p->dt);
+    float fn = mi * rb_contact_normal(c->stiffness, c->damping, overlap, vn, p->dt);
     /* The plane is still: the relative tangential velocity is -v_t of the contact point. */
     float vt[3] = {-(vc[0] - vn * n[0]), -(vc[1] - vn * n[1]), -(vc[2] - vn * n[2])};
-    float eta = mi * p->tangential;
+    float eta = mi * c->tangential;
     float ft_len = eta * sqrtf(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
-    float cap = p->friction * fn;
+    float cap = c->friction * fn;
     float scale = ft_len > cap ? cap / ft_len : 1.0f;
     float ft[3] = {eta * scale * vt[0], eta * scale * vt[1], eta * scale * vt[2]};
     for (int k = 0; k < 3; k++) f[k] += fn * n[k] + ft[k];

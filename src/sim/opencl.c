@@ -75,6 +75,7 @@ typedef struct ocl_buffers {
     ocl_buffer body_inv_inertia, body_force, body_torque;              /* 16 B each, inputs */
     ocl_buffer body_first_particle;                                    /* 4 B, capacity + 1 */
     ocl_buffer body_kind;                                              /* 4 B: rb_body_kind */
+    ocl_buffer body_material;                                          /* 4 B: material index */
     ocl_buffer wake;                                                   /* 4 B: touched by a mover this step */
     ocl_buffer transforms;                                             /* 32 B: what the renderer reads */
     ocl_buffer particle_offset;                                        /* 16 B */
@@ -85,6 +86,7 @@ typedef struct ocl_buffers {
     ocl_buffer table;         /* 4 B x (table_size + 1) */
     ocl_buffer chunk_sums;    /* 4 B x chunk_count */
     ocl_buffer planes;        /* RB_MAX_PLANES x 16 B */
+    ocl_buffer rates;         /* the pair table: RB_MAX_MATERIALS^2 x 16 B (rb_contact_rates) */
 } ocl_buffers;
 
 /* ocl_buffers holds nothing but ocl_buffer fields: it is walked as an array
@@ -163,8 +165,9 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
               make_buffer(o, &b->body_force, cap * 16u, "body_force") &&
               make_buffer(o, &b->body_torque, cap * 16u, "body_torque") &&
               make_buffer(o, &b->body_first_particle, (cap + 1u) * 4u, "body_first_particle") &&
-              make_buffer(o, &b->body_kind, cap * 4u, "body_kind") && make_buffer(o, &b->wake, cap * 4u, "wake") &&
-              make_buffer(o, &b->transforms, cap * 32u, "transforms");
+              make_buffer(o, &b->body_kind, cap * 4u, "body_kind") &&
+              make_buffer(o, &b->body_material, cap * 4u, "body_material") &&
+              make_buffer(o, &b->wake, cap * 4u, "wake") && make_buffer(o, &b->transforms, cap * 32u, "transforms");
     o->body_capacity = ok ? (uint32_t)cap : 0;
     return ok;
 }
@@ -312,8 +315,7 @@ static bool set_args(ocl *o, const rb_step_params *p) {
     const cl_uint table_size = o->table_size, chunk_size = o->chunk_size, chunk_count = o->chunk_count;
     const cl_uint plane_count = p->plane_count;
     const cl_float inv_cell = 1.0f / (2.0f * p->radius); /* as the reference computes it */
-    const cl_float radius = p->radius, stiffness = p->stiffness, damping = p->damping;
-    const cl_float tangential = p->tangential, friction = p->friction, dt = p->dt;
+    const cl_float radius = p->radius, dt = p->dt;
     const cl_float sleep_speed = p->sleep_speed, sleep_time = p->sleep_time, wake_accel = p->wake_accel;
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
@@ -346,10 +348,9 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_VAL(K_FORCES, 6, mask) && ARG_MEM(K_FORCES, 7, sorted_x) && ARG_MEM(K_FORCES, 8, sorted_y) &&
          ARG_MEM(K_FORCES, 9, sorted_z) && ARG_MEM(K_FORCES, 10, sorted_body) && ARG_MEM(K_FORCES, 11, sorted_vel) &&
          ARG_MEM(K_FORCES, 12, planes) && ARG_VAL(K_FORCES, 13, plane_count) && ARG_VAL(K_FORCES, 14, inv_cell) &&
-         ARG_VAL(K_FORCES, 15, radius) && ARG_VAL(K_FORCES, 16, stiffness) && ARG_VAL(K_FORCES, 17, damping) &&
-         ARG_VAL(K_FORCES, 18, tangential) && ARG_VAL(K_FORCES, 19, friction) && ARG_VAL(K_FORCES, 20, dt) &&
-         ARG_VAL(K_FORCES, 21, sleep_speed) && ARG_VAL(K_FORCES, 22, sleep_time) && ARG_MEM(K_FORCES, 23, force) &&
-         ARG_MEM(K_FORCES, 24, moment) && ARG_MEM(K_FORCES, 25, wake);
+         ARG_MEM(K_FORCES, 15, body_material) && ARG_MEM(K_FORCES, 16, rates) && ARG_VAL(K_FORCES, 17, radius) &&
+         ARG_VAL(K_FORCES, 18, dt) && ARG_VAL(K_FORCES, 19, sleep_speed) && ARG_VAL(K_FORCES, 20, sleep_time) &&
+         ARG_MEM(K_FORCES, 21, force) && ARG_MEM(K_FORCES, 22, moment) && ARG_MEM(K_FORCES, 23, wake);
 
     ok = ok && ARG_VAL(K_INTEGRATE, 0, bodies) && ARG_MEM(K_INTEGRATE, 1, body_first_particle) &&
          ARG_MEM(K_INTEGRATE, 2, force) && ARG_MEM(K_INTEGRATE, 3, moment) && ARG_MEM(K_INTEGRATE, 4, body_pos) &&
@@ -365,9 +366,14 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
          ARG_MEM(K_POSITIONS, 4, body_quat) && ARG_MEM(K_POSITIONS, 5, force);
 
-    /* The planes, for this call's parameters (a small constant buffer). */
+    /* The planes and the pair table's rows of the materials in use, for this
+     * call's parameters (small constant buffers). */
     ok = ok && CHECK("clEnqueueWriteBuffer(planes)", clEnqueueWriteBuffer(o->queue, o->buf.planes.mem, CL_TRUE, 0,
                                                                           sizeof p->planes, p->planes, 0, NULL, NULL));
+    ok = ok && CHECK("clEnqueueWriteBuffer(rates)",
+                     clEnqueueWriteBuffer(o->queue, o->buf.rates.mem, CL_TRUE, 0,
+                                          (size_t)p->material_count * RB_MAX_MATERIALS * sizeof *p->rates, p->rates, 0,
+                                          NULL, NULL));
     return ok;
 }
 
@@ -406,6 +412,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
               write_buffer(o, &B->body_first_particle, d->body_first_particle, ((size_t)nb + 1u) * 4u,
                            "body_first_particle") &&
               write_buffer(o, &B->body_kind, d->body_kind, (size_t)nb * 4u, "body_kind") &&
+              write_buffer(o, &B->body_material, d->body_material, (size_t)nb * 4u, "body_material") &&
               write_buffer(o, &B->transforms, o->staging, (size_t)nb * 32u, "transforms") &&
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
               write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body");
@@ -581,8 +588,9 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(o->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     char options[256];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu%s", RB_BODY_GROUP,
-             RB_MIN_CHUNK, (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu%s",
+             RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS,
+             (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {
         size_t size = 0;
@@ -687,6 +695,7 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
     o->events = malloc(RB_EVENT_BATCH * sizeof *o->events);
     o->event_kernel = malloc(RB_EVENT_BATCH * sizeof *o->event_kernel);
     if (!o->events || !o->event_kernel || !make_buffer(o, &o->buf.planes, RB_MAX_PLANES * 16u, "planes") ||
+        !make_buffer(o, &o->buf.rates, sizeof(rb_contact_rates) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rates") ||
         !reserve_bodies(o, 0) || !reserve_particles(o, 0)) {
         snprintf(err, err_size, "cannot allocate the first buffers (see the log)");
         goto fail;

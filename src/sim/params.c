@@ -1,7 +1,8 @@
-/* params.c - defaults, checks, and the contact rates derived from the material. */
+/* params.c - defaults, checks, the mixing of materials, and the contact rates derived from each material and pair. */
 #include "world_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -60,12 +61,22 @@ static double continuous_rates(double e, double tc, double *w0) {
 
 #define FAIL(...) (snprintf(err, err_size, __VA_ARGS__), false)
 
-bool rb_world_desc_check(const rb_world_desc *d, char *err, size_t err_size) {
-    if (!(isfinite(d->particle_radius) && d->particle_radius > 0.0f))
-        return FAIL("particle_radius must be a positive number (got %g)", d->particle_radius);
-    for (int i = 0; i < 3; i++)
-        if (!isfinite(d->gravity[i])) return FAIL("gravity[%d] is not finite (got %g)", i, d->gravity[i]);
-    const rb_material *m = &d->material;
+/* Mixing rules (README.md, "The contact"). Each is exact on floats given
+ * as doubles (a float's square fits a double), so a material mixed with
+ * itself comes back bit for bit, and a pair of materials the step resolves
+ * is resolved too: its restitution is the larger (less damping) and its
+ * contact time at least the shorter, so its dashpot is never stronger than
+ * either material's own. */
+rb_material rb_material_mix(rb_material a, rb_material b) {
+    const double ta = a.contact_time, tb = b.contact_time;
+    return (rb_material){
+        .restitution = fmaxf(a.restitution, b.restitution),
+        .friction = (float)sqrt((double)a.friction * (double)b.friction),
+        .contact_time = (float)sqrt(0.5 * (ta * ta + tb * tb)),
+    };
+}
+
+bool rb_material_check(const rb_material *m, float dt, char *err, size_t err_size) {
     /* A contact that never pulls rebounds at e^-2 = 0.135 of its speed even
      * when critically damped: lower restitution needs another contact law. */
     if (!(isfinite(m->restitution) && m->restitution >= 0.14f && m->restitution <= 1.0f))
@@ -76,22 +87,31 @@ bool rb_world_desc_check(const rb_world_desc *d, char *err, size_t err_size) {
         return FAIL("friction must be a number >= 0 (got %g)", m->friction);
     if (!(isfinite(m->contact_time) && m->contact_time > 0.0f))
         return FAIL("contact_time must be a positive number of seconds (got %g)", m->contact_time);
-    if (!(isfinite(d->dt) && d->dt > 0.0f)) return FAIL("dt must be a positive number of seconds (got %g)", d->dt);
+    if (!(isfinite(dt) && dt > 0.0f)) return FAIL("dt must be a positive number of seconds (got %g)", dt);
     /* Explicit tangential damping decays slip by a factor 1 - pi dt / t_c a
      * step: past t_c / pi it overshoots. t_c / 4 keeps a margin; t_c / 5 is the default. */
-    if (d->dt > m->contact_time / 4.0f)
-        return FAIL("dt %g s is too large for contact_time %g s: keep dt <= contact_time / 4 (/ 5 is the default)",
-                    d->dt, m->contact_time);
+    if (dt > m->contact_time / 4.0f)
+        return FAIL("dt %g s is too large for contact_time %g s: keep dt <= contact_time / 4 (/ 5 is the default)", dt,
+                    m->contact_time);
     /* The dashpot acts explicitly: past c dt = 1/2 one step takes more than
      * half the approach speed, the first and last steps of a contact
      * (rb_contact_normal) are no longer near the continuous contact, and
      * restitution comes out far from e (e = 0.2 at t_c / 5 rebounded at 0.16
      * on average). Low restitution needs a smaller step. */
     double w0, c = continuous_rates(m->restitution, m->contact_time, &w0);
-    if (c * d->dt >= 0.5)
+    if (c * dt >= 0.5)
         return FAIL("restitution %g with contact_time %g s needs dt < %.3g s (got %g s): the contact's damping is too "
                     "strong for a larger step",
-                    m->restitution, m->contact_time, 0.5 / c, d->dt);
+                    m->restitution, m->contact_time, 0.5 / c, dt);
+    return true;
+}
+
+bool rb_world_desc_check(const rb_world_desc *d, char *err, size_t err_size) {
+    if (!(isfinite(d->particle_radius) && d->particle_radius > 0.0f))
+        return FAIL("particle_radius must be a positive number (got %g)", d->particle_radius);
+    for (int i = 0; i < 3; i++)
+        if (!isfinite(d->gravity[i])) return FAIL("gravity[%d] is not finite (got %g)", i, d->gravity[i]);
+    if (!rb_material_check(&d->material, d->dt, err, err_size)) return false;
     if (!(isfinite(d->sleep_speed) && d->sleep_speed >= 0.0f && isfinite(d->sleep_time) && d->sleep_time >= 0.0f))
         return FAIL("sleep_speed and sleep_time must be numbers >= 0 (got %g, %g)", d->sleep_speed, d->sleep_time);
     if (d->plane_count > RB_MAX_PLANES) return FAIL("at most %d planes (got %u)", RB_MAX_PLANES, d->plane_count);
@@ -146,8 +166,8 @@ static double discrete_mean_restitution(double k, double c, double dt) {
     return sum / PHASES;
 }
 
-rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
-    const double e = d->material.restitution, tc = d->material.contact_time;
+rb_contact_rates rb_contact_rates_of(rb_material m, float dt) {
+    const double e = m.restitution, tc = m.contact_time;
     double w0, damping = continuous_rates(e, tc, &w0);
     /* The step resolves the contact in only t_c / dt steps, and its mean
      * restitution over where the first touch falls within a step is not the
@@ -161,35 +181,72 @@ rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
      * dashpot) and for dt < t_c / 256 (bias below 1e-3). Where even no
      * damping rebounds below e (e above 0.989 at t_c / 4, 0.994 at t_c / 5), the contact
      * gets no damping: the closest it comes. */
-    if (e < 1.0 && d->dt * 256.0 >= tc && damping * d->dt < 0.5) {
-        double clo = 0.0, chi = fmin(2.0 * damping, 0.5 / d->dt);
+    if (e < 1.0 && dt * 256.0 >= tc && damping * dt < 0.5) {
+        double clo = 0.0, chi = fmin(2.0 * damping, 0.5 / dt);
         for (int i = 0; i < 40; i++) {
             double c = 0.5 * (clo + chi);
-            if (discrete_mean_restitution(w0 * w0, c, d->dt) > e)
+            if (discrete_mean_restitution(w0 * w0, c, dt) > e)
                 clo = c;
             else
                 chi = c;
         }
         damping = 0.5 * (clo + chi);
     }
-    rb_step_params p = {
-        .radius = d->particle_radius,
-        .dt = d->dt,
-        .gravity = {d->gravity[0], d->gravity[1], d->gravity[2]},
+    return (rb_contact_rates){
         .stiffness = (float)(w0 * w0),
         .damping = (float)damping,
         /* Tangential damping as fast as the normal spring's frequency: sliding
          * contacts reach the Coulomb cap after a few mm/s of slip, and
          * eta_t dt / m_eff = pi dt / t_c stays below 1 for dt <= t_c / 4. */
         .tangential = (float)(M_PI / tc),
-        .friction = d->material.friction,
+        .friction = m.friction,
+    };
+}
+
+rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
+    rb_step_params p = {
+        .radius = d->particle_radius,
+        .dt = d->dt,
+        .gravity = {d->gravity[0], d->gravity[1], d->gravity[2]},
         .sleep_speed = d->sleep_speed,
         .sleep_time = d->sleep_time,
         .wake_accel = 1.0f,
         .plane_count = d->plane_count,
+        .material_count = 1,
     };
+    p.rates[0] = rb_contact_rates_of(d->material, d->dt);
     for (uint32_t i = 0; i < d->plane_count; i++)
         p.planes[i] =
             (rb_float4){d->planes[i].normal[0], d->planes[i].normal[1], d->planes[i].normal[2], d->planes[i].offset};
     return p;
+}
+
+bool rb_step_params_set_materials(rb_step_params *p, const rb_material *materials, uint32_t count, uint32_t kept,
+                                  char *err, size_t err_size) {
+    char why[256];
+    if (count == 0 || count > RB_MAX_MATERIALS)
+        return FAIL("a world holds 1 to %d materials (asked for %u)", RB_MAX_MATERIALS, count);
+    for (uint32_t a = 0; a < count; a++)
+        if (!rb_material_check(&materials[a], p->dt, why, sizeof why)) return FAIL("material %u: %s", a, why);
+    for (uint32_t a = 0; a < count; a++)
+        for (uint32_t b = a + 1; b < count; b++) {
+            const rb_material m = rb_material_mix(materials[a], materials[b]);
+            if (!rb_material_check(&m, p->dt, why, sizeof why))
+                return FAIL("materials %u and %u in contact: %s", a, b, why);
+        }
+    /* Each distinct pair material is calibrated once: with the mixing rules
+     * many pairs share one (every pair of one material, say). */
+    rb_material done[RB_MAX_MATERIALS * RB_MAX_MATERIALS];
+    rb_contact_rates done_rates[RB_MAX_MATERIALS * RB_MAX_MATERIALS];
+    uint32_t done_count = 0;
+    for (uint32_t a = 0; a < count; a++)
+        for (uint32_t b = a < kept ? kept : a; b < count; b++) {
+            const rb_material m = rb_material_mix(materials[a], materials[b]);
+            uint32_t k = 0;
+            while (k < done_count && memcmp(&done[k], &m, sizeof m) != 0) k++;
+            if (k == done_count) done[done_count] = m, done_rates[done_count++] = rb_contact_rates_of(m, p->dt);
+            p->rates[rb_pair_index(a, b)] = p->rates[rb_pair_index(b, a)] = done_rates[k];
+        }
+    p->material_count = count;
+    return true;
 }

@@ -132,6 +132,7 @@ typedef struct force_visit {
     reference *r;
     const rb_world_data *d;
     const rb_step_params *p;
+    const rb_contact_rates *rates; /* the pair table's row of particle i's material */
     uint32_t i;
     bool sleeping;
     float *f, *t;
@@ -151,11 +152,14 @@ static void visit_force(void *ctx, uint32_t j) {
             r->wake[v->d->particle_body[i]] = 1;
     }
     const rb_float4 *omega = v->d->body_omega;
+    const uint32_t bj = v->d->particle_body[j];
     rb_contact_particles(r->pos[i], r->vel[i], omega[v->d->particle_body[i]], r->pos[i].w, r->pos[j], r->vel[j],
-                         omega[v->d->particle_body[j]], r->pos[j].w, v->p, v->f, v->t);
+                         omega[bj], r->pos[j].w, &v->rates[v->d->body_material[bj]], v->p, v->f, v->t);
 }
 
-/* Stage 3 for one particle: its neighbours, then the planes in order. A
+/* Stage 3 for one particle: its neighbours, then the planes in order, each
+ * contact with the rates of its pair of materials (a plane's: the
+ * particle's own material with itself). A
  * static or kinematic body's particle (mass INFINITY) gets none: nothing
  * moves those bodies, and they exert no forces on each other or on planes. */
 static void particle_force(reference *r, const rb_world_data *d, const rb_step_params *p, uint32_t i, float f[3],
@@ -163,10 +167,12 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
     f[0] = f[1] = f[2] = 0.0f;
     t[0] = t[1] = t[2] = 0.0f;
     if (isinf(r->pos[i].w)) return;
-    force_visit v = {r, d, p, i, asleep(d, p, d->particle_body[i]), f, t};
+    const uint32_t b = d->particle_body[i], material = d->body_material[b];
+    force_visit v = {r, d, p, &p->rates[rb_pair_index(material, 0)], i, asleep(d, p, b), f, t};
     for_each_neighbour(r, d, i, visit_force, &v);
     for (uint32_t k = 0; k < p->plane_count; k++)
-        rb_contact_plane(r->pos[i], r->vel[i], d->body_omega[d->particle_body[i]], r->pos[i].w, p->planes[k], p, f, t);
+        rb_contact_plane(r->pos[i], r->vel[i], d->body_omega[b], r->pos[i].w, p->planes[k], &v.rates[material], p, f,
+                         t);
 }
 
 static void forces(reference *r, const rb_world_data *d, const rb_step_params *p) {

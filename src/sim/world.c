@@ -33,6 +33,9 @@ struct rb_world {
     world_shape *shapes;
     uint32_t shape_count;
 
+    rb_material materials[RB_MAX_MATERIALS]; /* 0: desc.material; params.rates holds their pairs */
+    uint32_t material_count;
+
     /* body ids: slot -> body index, generation (0 = never used) */
     uint32_t *slot_index, *slot_generation, slot_count, slot_capacity;
     uint32_t *free_slots, free_count;
@@ -63,7 +66,7 @@ static bool reserve_bodies(rb_world *w, uint32_t need) {
         if (!q) return false;
         *f4[i] = q;
     }
-    uint32_t **u[] = {&d->body_first_particle, &d->body_shape, &d->body_kind, &d->body_slot};
+    uint32_t **u[] = {&d->body_first_particle, &d->body_shape, &d->body_kind, &d->body_material, &d->body_slot};
     for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
         void *q = realloc(*u[i], cap * sizeof(uint32_t));
         if (!q) return false;
@@ -152,6 +155,8 @@ rb_world *rb_world_create(const rb_world_desc *desc, char *err, size_t err_size)
     if (!w) return snprintf(err, err_size, "out of memory"), NULL;
     w->desc = dd;
     w->params = rb_step_params_from_desc(&dd);
+    w->materials[0] = dd.material;
+    w->material_count = 1;
     w->backend = make_backend(&dd, err, err_size);
     if (!w->backend || !reserve_bodies(w, 0)) {
         rb_world_destroy(w);
@@ -168,7 +173,7 @@ void rb_world_destroy(rb_world *w) {
     rb_world_data *d = &w->d;
     free(d->body_pos), free(d->body_quat), free(d->body_vel), free(d->body_angmom), free(d->body_omega);
     free(d->body_inv_inertia), free(d->body_force), free(d->body_torque);
-    free(d->body_first_particle), free(d->body_shape), free(d->body_kind), free(d->body_slot);
+    free(d->body_first_particle), free(d->body_shape), free(d->body_kind), free(d->body_material), free(d->body_slot);
     free(d->particle_offset), free(d->particle_body);
     for (uint32_t s = 0; s < w->shape_count; s++) free(w->shapes[s].offsets);
     free(w->shapes);
@@ -278,6 +283,11 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
         rb_log(RB_LOG_ERROR, "world: add_body with unknown kind %u", (unsigned)bd->kind);
         return null_id;
     }
+    if (bd->material >= w->material_count) {
+        rb_log(RB_LOG_ERROR, "world: add_body with unknown material %u (%u materials)", bd->material,
+               w->material_count);
+        return null_id;
+    }
     if (bd->kind == RB_BODY_STATIC && (any_nonzero(bd->velocity) || any_nonzero(bd->angular_velocity))) {
         rb_log(RB_LOG_ERROR, "world: a static body never moves: add it without a velocity (or make it kinematic)");
         return null_id;
@@ -307,6 +317,7 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     d->body_vel[b] = (rb_float4){bd->velocity[0], bd->velocity[1], bd->velocity[2], dynamic ? 1.0f / s->mass : 0.0f};
     d->body_inv_inertia[b] = inv_inertia;
     d->body_kind[b] = bd->kind;
+    d->body_material[b] = bd->material;
     set_angular_velocity(d, b, bd->angular_velocity);
     d->body_force[b] = d->body_torque[b] = (rb_float4){0};
     d->body_shape[b] = bd->shape;
@@ -340,6 +351,7 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
         memmove(&f4[i][b], &f4[i][b + 1], later_bodies * sizeof(rb_float4));
     memmove(&d->body_shape[b], &d->body_shape[b + 1], later_bodies * sizeof(uint32_t));
     memmove(&d->body_kind[b], &d->body_kind[b + 1], later_bodies * sizeof(uint32_t));
+    memmove(&d->body_material[b], &d->body_material[b + 1], later_bodies * sizeof(uint32_t));
     memmove(&d->body_slot[b], &d->body_slot[b + 1], later_bodies * sizeof(uint32_t));
     for (uint32_t k = b; k < b + later_bodies; k++) d->body_first_particle[k] = d->body_first_particle[k + 1] - count;
     d->body_first_particle[b + later_bodies] = first + later_particles;
@@ -501,6 +513,7 @@ bool rb_world_get_body(rb_world *w, uint32_t b, rb_body_state *out) {
         .sleep_timer = d->body_pos[b].w,
         .asleep = w->params.sleep_time > 0.0f && d->body_pos[b].w >= w->params.sleep_time,
         .kind = (rb_body_kind)d->body_kind[b],
+        .material = d->body_material[b],
     };
     return true;
 }
@@ -573,15 +586,26 @@ uint64_t rb_world_digest(rb_world *w) {
 
 const rb_world_desc *rb_world_get_desc(const rb_world *w) { return &w->desc; }
 
+/* New settings: the step's parameters derived again, every pair of
+ * materials calibrated at the new step (material 0 is the description's). */
 static bool set_desc(rb_world *w, rb_world_desc nd) {
-    char err[256];
+    char err[512];
+    rb_material materials[RB_MAX_MATERIALS];
+    memcpy(materials, w->materials, sizeof materials);
+    materials[0] = nd.material;
     if (!rb_world_desc_check(&nd, err, sizeof err)) {
+        rb_log(RB_LOG_ERROR, "world: %s (kept the old settings)", err);
+        return false;
+    }
+    rb_step_params params = rb_step_params_from_desc(&nd);
+    if (!rb_step_params_set_materials(&params, materials, w->material_count, 0, err, sizeof err)) {
         rb_log(RB_LOG_ERROR, "world: %s (kept the old settings)", err);
         return false;
     }
     if (!host_current(w)) return false;
     w->desc = nd;
-    w->params = rb_step_params_from_desc(&nd);
+    w->params = params;
+    w->materials[0] = nd.material;
     w->host_dirty = true;
     return true;
 }
@@ -594,9 +618,48 @@ bool rb_world_set_material(rb_world *w, rb_material m, float dt) {
 }
 
 bool rb_world_set_gravity(rb_world *w, const float g[3]) {
+    char err[256];
     rb_world_desc nd = w->desc;
     memcpy(nd.gravity, g, sizeof nd.gravity);
-    return set_desc(w, nd);
+    if (!rb_world_desc_check(&nd, err, sizeof err)) {
+        rb_log(RB_LOG_ERROR, "world: %s (kept the old settings)", err);
+        return false;
+    }
+    if (!host_current(w)) return false;
+    w->desc = nd;
+    memcpy(w->params.gravity, g, sizeof w->params.gravity); /* the materials' calibration does not depend on it */
+    w->host_dirty = true;
+    return true;
+}
+
+int rb_world_add_material(rb_world *w, rb_material m) {
+    char err[512];
+    if (w->material_count == RB_MAX_MATERIALS) {
+        rb_log(RB_LOG_ERROR, "world: add_material: a world holds at most %d materials", RB_MAX_MATERIALS);
+        return -1;
+    }
+    rb_material materials[RB_MAX_MATERIALS];
+    memcpy(materials, w->materials, sizeof materials);
+    materials[w->material_count] = m;
+    /* the pairs already calibrated stay; only the new material's are calibrated */
+    rb_step_params params = w->params;
+    if (!rb_step_params_set_materials(&params, materials, w->material_count + 1, w->material_count, err, sizeof err)) {
+        rb_log(RB_LOG_ERROR, "world: add_material: %s", err);
+        return -1;
+    }
+    if (!host_current(w)) return -1;
+    w->params = params;
+    w->materials[w->material_count] = m;
+    w->host_dirty = true;
+    return (int)w->material_count++;
+}
+
+uint32_t rb_world_material_count(const rb_world *w) { return w->material_count; }
+
+bool rb_world_get_material(const rb_world *w, uint32_t index, rb_material *out) {
+    if (index >= w->material_count) return false;
+    *out = w->materials[index];
+    return true;
 }
 
 const char *rb_world_backend_name(const rb_world *w) { return w->backend->vtbl->name; }

@@ -17,6 +17,8 @@
 #include "base/transform.h"
 
 #define RB_MAX_PLANES 8
+/* Materials a world holds (rb_world_add_material), the description's included. */
+#define RB_MAX_MATERIALS 16
 
 typedef enum rb_backend_kind {
     RB_BACKEND_AUTO = 0,  /* OpenCL if a device exists, else the reference */
@@ -24,12 +26,21 @@ typedef enum rb_backend_kind {
     RB_BACKEND_OPENCL,
 } rb_backend_kind;
 
-/* Contact material. Physical, not spring constants: see README.md, "The contact". */
+/* Contact material. Physical, not spring constants: see README.md, "The
+ * contact". Each body has one (rb_body_desc.material); a contact between two
+ * materials behaves as the material rb_material_mix() makes of them. */
 typedef struct rb_material {
     float restitution;  /* e in [0.14, 1]: normal speed after / before one contact */
     float friction;     /* Coulomb mu: |f_t| <= mu |f_n| */
     float contact_time; /* t_c, s: how long one particle-particle contact lasts */
 } rb_material;
+
+/* The material of a contact between materials a and b (README.md, "The
+ * contact"): friction sqrt(mu_a mu_b), restitution max(e_a, e_b), contact
+ * time sqrt((t_a^2 + t_b^2) / 2) (their springs in series). A material with
+ * itself is itself, bit for bit; a pair of materials the step can resolve is
+ * one too. */
+rb_material rb_material_mix(rb_material a, rb_material b);
 
 /* A solid half-space: points x with dot(normal, x) < offset are inside. */
 typedef struct rb_plane {
@@ -41,7 +52,7 @@ typedef struct rb_world_desc {
     float particle_radius; /* m; every particle of the world has this radius */
     float gravity[3];      /* m/s^2 */
     float dt;              /* s, the fixed step */
-    rb_material material;
+    rb_material material;  /* material 0, every body's unless it names another */
     /* Sleeping: a body slower than sleep_speed (m/s, and rad/s) with no load
      * left over (net acceleration under 1 m/s^2) for sleep_time seconds stops
      * moving until something wakes it: a moving body's touch, a change of its
@@ -98,6 +109,7 @@ typedef struct rb_body_desc {
     float velocity[3];         /* m/s; must be zero for a static body */
     float angular_velocity[3]; /* rad/s, world frame; must be zero for a static body */
     rb_body_kind kind;
+    uint32_t material; /* from rb_world_add_material(); 0: the world description's */
 } rb_body_desc;
 
 /* A body's state as read back. Position, orientation, velocity, angular
@@ -116,6 +128,7 @@ typedef struct rb_body_state {
     float sleep_timer;         /* s the body has been slow (no load, under sleep_speed); asleep once >= sleep_time */
     bool asleep;
     rb_body_kind kind;
+    uint32_t material;
 } rb_body_state;
 
 typedef struct rb_world rb_world;
@@ -134,8 +147,8 @@ bool rb_world_desc_check(const rb_world_desc *desc, char *err, size_t err_size);
 int rb_world_add_shape(rb_world *world, const rb_shape_data *shape);
 uint32_t rb_world_shape_count(const rb_world *world);
 
-/* Adds a body; returns a null id on bad input (unknown shape or kind,
- * non-finite values, a static body with a velocity: logged). */
+/* Adds a body; returns a null id on bad input (unknown shape, kind or
+ * material, non-finite values, a static body with a velocity: logged). */
 rb_body_id rb_world_add_body(rb_world *world, const rb_body_desc *desc);
 /* Removes a body; every other body keeps its state. False if the id is stale. */
 bool rb_world_remove_body(rb_world *world, rb_body_id id);
@@ -156,8 +169,9 @@ bool rb_world_set_velocity(rb_world *world, rb_body_id id, const float velocity[
  * for bit; the angular velocity is derived from them as a step derives it
  * (zero while asleep). A world given the same shapes and bodies in the same
  * order (kinds included) and every body's state then steps on exactly as the
- * world it was read from did (the same digests). The body keeps its shape
- * and kind; id, shape, mass, asleep and kind of state are not read. A
+ * world it was read from did (the same digests). The body keeps its shape,
+ * kind and material; id, shape, mass, asleep, kind and material of state are
+ * not read. A
  * kinematic body takes its angular velocity from state->angular_velocity
  * (it has no angular momentum); a static body takes position and
  * orientation only, and its velocities must be zero. Static and kinematic
@@ -202,8 +216,20 @@ uint32_t rb_world_contact_pairs(rb_world *world, uint32_t *pairs, uint32_t max_p
 uint64_t rb_world_digest(rb_world *world);
 
 const rb_world_desc *rb_world_get_desc(const rb_world *world);
-/* Changes the material and step. False if out of range (nothing changed). */
+/* Changes material 0 (the description's) and the step; every pair of
+ * materials is calibrated again. False, with nothing changed and the reason
+ * logged, if the material is out of range or the step cannot resolve it or
+ * one of its pairs (the message names the step it needs). */
 bool rb_world_set_material(rb_world *world, rb_material material, float dt);
+/* Adds a material for bodies to name (rb_body_desc.material); returns its
+ * index, or -1 (logged, as rb_world_set_material) when it is out of range,
+ * the step cannot resolve it, or the world has RB_MAX_MATERIALS already.
+ * Each pair of materials is calibrated on the step when it is added
+ * (README.md, "The contact"). */
+int rb_world_add_material(rb_world *world, rb_material material);
+uint32_t rb_world_material_count(const rb_world *world);
+/* The index-th material (0: the description's); false past the end. */
+bool rb_world_get_material(const rb_world *world, uint32_t index, rb_material *out);
 bool rb_world_set_gravity(rb_world *world, const float gravity[3]);
 
 const char *rb_world_backend_name(const rb_world *world); /* "reference", "opencl" */

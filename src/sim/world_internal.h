@@ -16,25 +16,57 @@ typedef struct rb_float4 {
     float x, y, z, w;
 } rb_float4;
 
-/* Per-pair contact coefficients are these rates times the pair's effective
- * mass m_eff = m_i m_j / (m_i + m_j) (m_i for a plane):
- * k = m_eff * stiffness, c = m_eff * damping, eta_t = m_eff * tangential. */
+/* A contact's rates per unit effective mass: k = m_eff * stiffness,
+ * c = m_eff * damping, eta_t = m_eff * tangential (contact.h says which
+ * m_eff), and the Coulomb friction. One row of the pair table: the layout of
+ * cl_float4 (x stiffness, y damping, z tangential, w friction). */
+typedef struct rb_contact_rates {
+    float stiffness;  /* w0^2, 1/s^2: with damping, a contact lasting t_c with restitution e (params.c) */
+    float damping;    /* 2 zeta w0, 1/s, calibrated on the stepped contact */
+    float tangential; /* tangential damping rate, 1/s */
+    float friction;   /* mu */
+} rb_contact_rates;
+_Static_assert(sizeof(rb_contact_rates) == 16, "rb_contact_rates must have the layout of cl_float4");
+
+/* The pair table's row of materials a and b (a, b < RB_MAX_MATERIALS). */
+static inline uint32_t rb_pair_index(uint32_t a, uint32_t b) { return a * RB_MAX_MATERIALS + b; }
+
 typedef struct rb_step_params {
     float radius;      /* m */
     float dt;          /* s */
     float gravity[3];  /* m/s^2 */
-    float stiffness;   /* w0^2, 1/s^2: with damping, a contact lasting t_c with restitution e (params.c) */
-    float damping;     /* 2 zeta w0, 1/s */
-    float tangential;  /* tangential damping rate, 1/s */
-    float friction;    /* mu */
     float sleep_speed; /* m/s and rad/s */
     float sleep_time;  /* s; 0: never sleep */
     float wake_accel;  /* m/s^2 and rad/s^2: a larger net load wakes a sleeping body */
     uint32_t plane_count;
     rb_float4 planes[RB_MAX_PLANES]; /* xyz normal, w offset */
+    /* Materials 0 .. material_count - 1 (0: the description's). A contact
+     * between a particle of material a and one of material b takes
+     * rates[rb_pair_index(a, b)], the rates of rb_material_mix(a, b) at this
+     * step; a plane contact takes its particle's (a, a). */
+    uint32_t material_count;
+    rb_contact_rates rates[RB_MAX_MATERIALS * RB_MAX_MATERIALS];
 } rb_step_params;
 
+/* Everything but the materials past the description's: material_count 1. */
 rb_step_params rb_step_params_from_desc(const rb_world_desc *desc);
+
+/* The rates of one material (or pair material) at step dt: the contact law's
+ * spring from e and t_c, the damping calibrated on the stepped contact. The
+ * material must pass rb_material_check. */
+rb_contact_rates rb_contact_rates_of(rb_material m, float dt);
+
+/* Checks a material against the step: in range, and a dashpot the step can
+ * resolve. False with the message rb_world_desc_check gives. */
+bool rb_material_check(const rb_material *m, float dt, char *err, size_t err_size);
+
+/* Fills p's pair table for count materials at p->dt: every material and
+ * every pair checked first (false, with the material or pair named and
+ * nothing changed, if one fails), then each distinct pair material
+ * calibrated once. The pairs among the first `kept` materials are taken as
+ * already in p (0: every pair calibrated). */
+bool rb_step_params_set_materials(rb_step_params *p, const rb_material *materials, uint32_t count, uint32_t kept,
+                                  char *err, size_t err_size);
 
 /* Restitution of a unit-mass contact with spring rate k (1/s^2) and dashpot
  * rate c (1/s) whose force never pulls; theta (may be NULL) gets w_d t_end. */
@@ -55,6 +87,7 @@ typedef struct rb_world_data {
     uint32_t *body_first_particle; /* body_count + 1 entries */
     uint32_t *body_shape;          /* 4 B */
     uint32_t *body_kind;           /* 4 B: rb_body_kind */
+    uint32_t *body_material;       /* 4 B: material index (rb_step_params.rates) */
     uint32_t *body_slot;           /* 4 B: slot of the body's id */
 
     uint32_t particle_count, particle_capacity;
