@@ -130,14 +130,15 @@ static inline float rb_pair_tangential_mass(const float mi, const float mj, cons
     return isinf(mj) ? 0.5f * mi : meff;
 }
 
-/* Force on particle i of a dynamic body from an overlapping particle j (rb_contact_particles,
- * after its overlap test: x = pj - pi, 0 < dist2 < (2 radius)^2), with the
- * rates c of their materials' pair, added to *f, and its moment about i's
- * centre, added to *t: spring and dashpot along
- * the normal that never pull, tangential damping capped by Coulomb friction.
- * The force acts at the midpoint of the centres, so only its tangential part
- * has a moment, and a pair's moments cancel. Slip is measured there too: the
- * centres' velocities plus each body's angular velocity (wi, wj) x lever. */
+/* Force on particle i of a dynamic body from an overlapping particle j
+ * (rb_contact_particles, after its overlap test: x = pj - pi,
+ * 0 < dist2 < (2 radius)^2), with the rates c of their materials' pair,
+ * added to *f, and its moment about i's centre, added to *t: spring and
+ * dashpot along the normal that never pull, tangential damping capped by
+ * Coulomb friction. The force acts at the midpoint of the centres, so only
+ * its tangential part has a moment, and a pair's moments cancel. Slip is
+ * measured there too: the centres' velocities plus each body's angular
+ * velocity (wi, wj) x lever. */
 static inline void rb_contact_particles(const float3 x, const float dist2, const float3 vi, const float3 wi,
                                         const float mi, const float3 vj, const float3 wj, const float mj, float3 *f,
                                         float3 *t, const float4 c, RB_CONTACT_ARGS) {
@@ -166,10 +167,9 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
 
 /* Force on particle i from a plane (xyz unit normal out of the solid, w
  * offset), the plane an immovable partner (rb_contact_plane), with the rates
- * c of i's own material, added to *f;
- * its moment about i's centre, acting at the plane point under the centre
- * (where the slip is measured, with the body's angular velocity wi), added
- * to *t. */
+ * c of i's own material, added to *f; its moment about i's centre, acting at
+ * the plane point under the centre (where the slip is measured, with the
+ * body's angular velocity wi), added to *t. */
 static inline void rb_contact_plane(const float3 pi, const float3 vi, const float3 wi, const float mi,
                                     const float4 plane, float3 *f, float3 *t, const float4 c, RB_CONTACT_ARGS) {
     const float3 n = plane.xyz;

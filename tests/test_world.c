@@ -365,6 +365,19 @@ static void test_materials(void **state) {
     d.material = 3, d.position[0] = 3.0f;
     assert_int_equal(rb_world_add_body(w, &d).generation, 0);
 
+    /* removing a body moves the later ones' kinds and materials down with them */
+    rb_body_desc k1 = {.shape = cube, .position = {-3, 3, 0}, .kind = RB_BODY_STATIC, .material = 1};
+    rb_body_desc k2 = {.shape = cube, .position = {-6, 3, 0}, .kind = RB_BODY_KINEMATIC, .material = 0};
+    const rb_body_id i1 = rb_world_add_body(w, &k1), i2 = rb_world_add_body(w, &k2);
+    assert_true(rb_world_remove_body(w, id));
+    assert_true(rb_world_get_body_by_id(w, i1, &s));
+    assert_true(s.kind == RB_BODY_STATIC && s.material == 1);
+    assert_true(rb_world_get_body_by_id(w, i2, &s));
+    assert_true(s.kind == RB_BODY_KINEMATIC && s.material == 0);
+    assert_true(rb_world_remove_body(w, i1) && rb_world_remove_body(w, i2));
+    d.material = 2, d.position[0] = 0.0f;
+    id = rb_world_add_body(w, &d);
+
     /* a step the e = 0.3 material cannot take is refused for every material, naming it */
     assert_false(rb_world_set_material(w, desc.material, 0.0017f));
     assert_non_null(strstr(rb_log_last_error(), "material 1"));

@@ -48,11 +48,11 @@ static inline float rb_pair_tangential_mass(float mi, float mj, float meff) { re
 /* Force on particle i of a dynamic body (position pi, velocity vi, mass mi,
  * its body's angular velocity wi) from particle j (mass INFINITY if its body
  * is static or kinematic), with the rates c of their materials' pair, added
- * to f, and its moment about i's centre, added to t. The force acts at the midpoint of the centres, so the pair's
- * torques cancel and angular momentum is kept; only the tangential part has
- * a moment. Slip is measured there too (the centres' velocities plus
- * w x lever): friction then only ever takes energy away. Nothing if the
- * particles do not overlap. */
+ * to f, and its moment about i's centre, added to t. The force acts at the
+ * midpoint of the centres, so the pair's torques cancel and angular momentum
+ * is kept; only the tangential part has a moment. Slip is measured there too
+ * (the centres' velocities plus w x lever): friction then only ever takes
+ * energy away. Nothing if the particles do not overlap. */
 static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, rb_float4 wi, float mi, rb_float4 pj, rb_float4 vj,
                                         rb_float4 wj, float mj, const rb_contact_rates *c, const rb_step_params *p,
                                         float f[3], float t[3]) {

@@ -159,9 +159,9 @@ static void visit_force(void *ctx, uint32_t j) {
 
 /* Stage 3 for one particle: its neighbours, then the planes in order, each
  * contact with the rates of its pair of materials (a plane's: the
- * particle's own material with itself). A
- * static or kinematic body's particle (mass INFINITY) gets none: nothing
- * moves those bodies, and they exert no forces on each other or on planes. */
+ * particle's own material with itself). A static or kinematic body's
+ * particle (mass INFINITY) gets none: nothing moves those bodies, and they
+ * exert no forces on each other or on planes. */
 static void particle_force(reference *r, const rb_world_data *d, const rb_step_params *p, uint32_t i, float f[3],
                            float t[3]) {
     f[0] = f[1] = f[2] = 0.0f;
@@ -192,10 +192,11 @@ static rb_float4 rb_quat_turn(rb_float4 q4, rb_float4 w, float t) {
 }
 
 /* Stage 4: a static body stays, a kinematic one moves on at its own
- * velocities. For each dynamic body: sum its particle forces and torques (r_i x f_i plus the
- * contact moments about the particle centres), add gravity and the external
- * load, and integrate with semi-implicit Euler; the orientation turns by the
- * exact rotation of omega dt (Fossum 5.12-5.13), omega taken at the midpoint. */
+ * velocities. For each dynamic body: sum its particle forces and torques
+ * (r_i x f_i plus the contact moments about the particle centres), add
+ * gravity and the external load, and integrate with semi-implicit Euler; the
+ * orientation turns by the exact rotation of omega dt (Fossum 5.12-5.13),
+ * omega taken at the midpoint. */
 static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
     const float dt = p->dt;
     for (uint32_t b = 0; b < d->body_count; b++) {

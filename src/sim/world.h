@@ -167,17 +167,17 @@ bool rb_world_set_velocity(rb_world *world, rb_body_id id, const float velocity[
 /* Puts back a state read with rb_world_get_body(): position, orientation
  * (verbatim, not normalised), velocity, angular momentum and sleep_timer, bit
  * for bit; the angular velocity is derived from them as a step derives it
- * (zero while asleep). A world given the same shapes and bodies in the same
- * order (kinds included) and every body's state then steps on exactly as the
- * world it was read from did (the same digests). The body keeps its shape,
- * kind and material; id, shape, mass, asleep, kind and material of state are
- * not read. A
- * kinematic body takes its angular velocity from state->angular_velocity
- * (it has no angular momentum); a static body takes position and
- * orientation only, and its velocities must be zero. Static and kinematic
- * bodies never sleep: their timer stays 0. False, with nothing changed, for
- * a stale id, a non-finite value, a negative sleep_timer or an orientation
- * that is not a unit quaternion (within 1e-3; logged). */
+ * (zero while asleep). A world given the same shapes, materials and bodies
+ * (kinds and materials included) in the same order and every body's state
+ * then steps on exactly as the world it was read from did (the same
+ * digests). The body keeps its shape, kind and material: id, shape, mass,
+ * asleep, kind and material of state are not read. A kinematic body takes
+ * its angular velocity from state->angular_velocity (it has no angular
+ * momentum); a static body takes position and orientation only, and its
+ * velocities must be zero. Static and kinematic bodies never sleep: their
+ * timer stays 0. False, with nothing changed, for a stale id, a non-finite
+ * value, a negative sleep_timer or an orientation that is not a unit
+ * quaternion (within 1e-3; logged). */
 bool rb_world_restore_body(rb_world *world, rb_body_id id, const rb_body_state *state);
 
 /* Advances the world by steps fixed steps. False on a backend failure (logged). */
