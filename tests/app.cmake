@@ -1,5 +1,5 @@
 # Tests of the app's house: the step clock alone, the entity table, and the
-# layering rule (tests/check_layers.cmake).
+# layering rule (tests/data/check_layers.cmake).
 rb_add_test(test_step_clock SOURCES test_step_clock.c LIBS rubble_app)
 target_include_directories(test_step_clock PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
 
@@ -11,4 +11,14 @@ add_dependencies(test_entities cube cube2)
 # plugins see only plugins/rubble_plugin.h, and no header includes itself
 # through others.
 add_test(NAME test_layers COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P
-                                  ${CMAKE_CURRENT_SOURCE_DIR}/check_layers.cmake)
+                                  ${CMAKE_CURRENT_SOURCE_DIR}/data/check_layers.cmake)
+
+# Scene files: reading, generators, refusals, saving, bit-identical reloads;
+# on the reference and again on the OpenCL backend.
+rb_add_test(test_scene SOURCES test_scene.c LIBS rubble_scenes rubble_shapes rubble_base)
+target_compile_definitions(test_scene PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
+                                              RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}"
+                                              RB_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_dependencies(test_scene cube cube2 mesh)
+add_test(NAME test_scene_opencl COMMAND test_scene WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+set_tests_properties(test_scene_opencl PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_TEST_BACKEND=opencl" TIMEOUT 600)

@@ -15,7 +15,7 @@ endforeach()
 
 set(RB_TEST_DEFS RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}" RB_BAD_PLUGIN_DIR="${RB_BAD_PLUGIN_DIR}"
                  RB_TEST_RUBBLE="$<TARGET_FILE:rubble>" RB_TEST_BENCH="$<TARGET_FILE:rubble-bench>"
-                 RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
+                 RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}" RB_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 rb_add_test(test_mass SOURCES test_mass.c LIBS rubble_shapes)
 rb_add_test(test_plugins SOURCES test_plugins.c LIBS rubble_shapes)

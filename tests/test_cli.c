@@ -182,6 +182,47 @@ static void test_bench_and_headless_agree(void **state) {
     assert_non_null(strstr(out, "usage: rubble-bench"));
 }
 
+/* --scene: a shipped scene runs headless and in the bench; a broken one is
+ * refused with the file, the key and the problem, exit 2. */
+static void test_scene_files(void **state) {
+    char args[1024], path[512];
+    snprintf(path, sizeof path, "%s/assets/scenes/tower_on_platform.json", RB_TEST_SOURCE_DIR);
+    snprintf(args, sizeof args, "--headless --json --backend reference --steps 50 --scene '%s'", path);
+    int code = run(args, out, sizeof out, err, sizeof err);
+    if (code != 0) fail_msg("exit %d: %s", code, err);
+    cJSON *j = cJSON_Parse(out);
+    assert_non_null(j);
+    assert_int_equal(cJSON_GetObjectItem(j, "bodies")->valueint, 35); /* 25 static cubes and a tower of 10 */
+    assert_string_equal(cJSON_GetObjectItem(j, "scene")->valuestring, path);
+    assert_string_equal(cJSON_GetObjectItem(j, "shape")->valuestring, "cube");
+    cJSON_Delete(j);
+
+    snprintf(args, sizeof args, "'%s' --backend reference --warmup 0 --time 0.08 --json --quiet", path);
+    code = run_program(RB_TEST_BENCH, args, out, sizeof out, err, sizeof err);
+    if (code != 0) fail_msg("rubble-bench exit %d: %s", code, err);
+    j = cJSON_Parse(out);
+    assert_non_null(j);
+    assert_int_equal(cJSON_GetObjectItem(j, "bodies")->valueint, 35);
+    cJSON_Delete(j);
+
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s/tests/cli-bad-scene.json", RB_TEST_BUILD_DIR);
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"cube\", \"rows\": 1e9, "
+          "\"columns\": 1}]}",
+          f);
+    fclose(f);
+    snprintf(args, sizeof args, "--headless --scene '%s'", bad);
+    code = run(args, out, sizeof out, err, sizeof err);
+    assert_int_equal(code, 2);
+    assert_non_null(strstr(err, "cli-bad-scene.json: generators[0].rows: 1e+09 is more than the limit of 2000000"));
+    snprintf(args, sizeof args, "--headless --scene '%s/no-such-scene.json'", RB_TEST_BUILD_DIR);
+    assert_int_equal(run(args, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "no-such-scene.json: cannot open: No such file or directory"));
+    remove(bad);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_summary),
@@ -190,6 +231,7 @@ int main(void) {
         cmocka_unit_test(test_bad_command_lines),
         cmocka_unit_test(test_bad_plugin_folder_goes_on),
         cmocka_unit_test(test_bench_and_headless_agree),
+        cmocka_unit_test(test_scene_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,21 @@ static void test_rows_follow_the_registry(void **state) {
     assert_int_equal(rb_entities_of_world_shape(t, 999), -1);
     rb_entities_set_mesh(t, 1, 7);
     assert_int_equal(rb_entities_get(t, 1)->mesh, 7);
+    /* A second table on the same world: its rows' world shapes are n .. 2n - 1,
+     * so a row and its world shape differ and the map between them is needed. */
+    rb_entities *t2 = rb_entities_create(reg, w);
+    for (uint32_t i = 0; i < n; i++) {
+        const rb_entity *e = rb_entities_get(t2, i);
+        assert_int_equal(e->world_shape, (int)(n + i));
+        assert_int_equal(rb_entities_of_world_shape(t2, n + i), i);
+        assert_int_equal(rb_entities_of_world_shape(t2, i), -1); /* the first table's */
+    }
+    rb_body_id id = rb_entities_spawn(t2, 1, &(rb_body_desc){.position = {0, 5, 0}});
+    rb_body_state st;
+    assert_true(rb_world_get_body_by_id(w, id, &st));
+    assert_int_equal(st.shape, n + 1);
+    rb_entities_destroy(t2);
+    rb_world_clear(w);
 
     /* A shape the registry gains later (a rescan) gets one new row, in the world too. */
     assert_int_equal(rb_entities_sync(t), 0);
@@ -44,7 +59,7 @@ static void test_rows_follow_the_registry(void **state) {
     assert_int_equal(rb_entities_count(t), n + 1);
     int rod = rb_entities_find(t, "rod5");
     assert_int_equal(rod, (int)n);
-    assert_int_equal(rb_world_shape_count(w), n + 1);
+    assert_int_equal(rb_world_shape_count(w), 2 * n + 1);
     rb_entities_destroy(t);
     rb_world_destroy(w);
     rb_registry_destroy(reg);

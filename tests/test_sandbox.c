@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "base/log.h"
 #include "sandbox.h"
 #include "view.h"
 #include "base/rb_math.h"
@@ -518,6 +519,58 @@ static void test_l_loads_a_new_plugin(void **state) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* Ctrl+S saves the world; a broken scene dropped on the window is refused
+ * and changes nothing; the saved file dropped on the window (or Ctrl+O)
+ * loads exactly the world that was saved. */
+static void test_save_drop_and_load_scenes(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(12);
+    script(sb, "0 key Space\n"); /* paused: nothing moves between the save and the load */
+    run_frames(sb, 30);
+    rb_world *w = rb_sandbox_world(sb);
+    const uint64_t digest = rb_world_digest(w);
+    script(sb, "0 key down Left Ctrl\n0 key S\n0 key up Left Ctrl\n");
+    run_frames(sb, 2);
+    rb_sandbox_stats st = stats(sb);
+    assert_true(strncmp(st.last_saved, "rubble-scene-", 13) == 0);
+    char saved[600];
+    snprintf(saved, sizeof saved, "%s", st.last_saved);
+
+    /* a broken scene: refused, named, and the world is the one it was */
+    const char *bad = "test-sandbox-bad-scene.json";
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1]}]}", f);
+    fclose(f);
+    char text[700];
+    snprintf(text, sizeof text, "0 drop %s\n", bad);
+    script(sb, text);
+    run_frames(sb, 2);
+    assert_ptr_equal(rb_sandbox_world(sb), w);
+    assert_true(rb_world_digest(w) == digest);
+    assert_non_null(
+        strstr(rb_log_last_error(), "test-sandbox-bad-scene.json: bodies[0].position: expected 3 numbers, got 2"));
+    assert_string_equal(stats(sb).scene_file, "");
+
+    /* the saved scene, dropped: the same world, bit for bit */
+    snprintf(text, sizeof text, "0 drop %s\n", saved);
+    script(sb, text);
+    run_frames(sb, 2);
+    assert_string_equal(stats(sb).scene_file, saved);
+    assert_int_equal(stats(sb).bodies, 12);
+    assert_true(rb_world_digest(rb_sandbox_world(sb)) == digest);
+    /* after running on, Ctrl+O loads the last save again */
+    script(sb, "0 key Space\n");
+    run_frames(sb, 20);
+    assert_true(rb_world_digest(rb_sandbox_world(sb)) != digest);
+    script(sb, "0 key down Left Ctrl\n0 key O\n0 key up Left Ctrl\n0 key Space\n");
+    run_frames(sb, 1);
+    assert_true(rb_world_digest(rb_sandbox_world(sb)) == digest);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    remove(bad), remove(saved);
+    rb_sandbox_destroy(sb);
+}
+
 static void test_bad_script_lines_are_named(void **state) {
     (void)state;
     rb_sandbox *sb = make_sandbox(0);
@@ -547,6 +600,7 @@ int main(void) {
         cmocka_unit_test(test_slow_simulation_slows_down_instead_of_spiralling),
         cmocka_unit_test(test_l_loads_a_new_plugin),
         cmocka_unit_test(test_bad_script_lines_are_named),
+        cmocka_unit_test(test_save_drop_and_load_scenes),
     };
     /* RB_TEST_SKIP="pattern" leaves out matching tests (cmocka globs), for runs by hand. */
     const char *skip = getenv("RB_TEST_SKIP");

@@ -19,19 +19,21 @@
 #include "run.h"
 
 static const char *scene_name(const rb_run_scene *s, char *buf, size_t size) {
-    if (s->formation)
+    if (s->file)
+        snprintf(buf, size, "%s", s->file);
+    else if (s->formation)
         snprintf(buf, size, "formation%d %d", s->formation, s->bodies);
     else
         snprintf(buf, size, "pile %d", s->bodies);
     return buf;
 }
 
-static void print_text(const char *name, rb_run *run, const rb_run_stats *r, double t_start) {
+static void print_text(const char *name, const char *shape, rb_run *run, const rb_run_stats *r, double t_start) {
     rb_world *w = rb_run_world(run);
     const rb_world_desc *d = rb_world_get_desc(w);
     const uint32_t nb = rb_world_body_count(w), np = rb_world_particle_count(w);
     const double sps = r->steps / r->wall_s;
-    printf("%s (%s) on %s [%s]\n", name, rb_run_shape(run)->name, rb_world_backend_name(w), rb_world_device_name(w));
+    printf("%s (%s) on %s [%s]\n", name, shape, rb_world_backend_name(w), rb_world_device_name(w));
     printf("  bodies %u, particles %u, dt %g s, timed t = %g .. %g s (%ld steps)\n", nb, np, d->dt, t_start,
            t_start + r->steps * d->dt, r->steps);
     printf("  %.2f s wall: %.1f steps/s, real-time factor %.3f, %.2f M particle-steps/s\n", r->wall_s, sps, sps * d->dt,
@@ -52,7 +54,7 @@ static void print_text(const char *name, rb_run *run, const rb_run_stats *r, dou
     fflush(stdout);
 }
 
-static void print_json(const char *name, rb_run *run, const rb_run_stats *r, double t_start) {
+static void print_json(const char *name, const char *shape, rb_run *run, const rb_run_stats *r, double t_start) {
     rb_world *w = rb_run_world(run);
     const rb_world_desc *d = rb_world_get_desc(w);
     const uint32_t nb = rb_world_body_count(w), np = rb_world_particle_count(w);
@@ -62,7 +64,7 @@ static void print_json(const char *name, rb_run *run, const rb_run_stats *r, dou
     snprintf(digest, sizeof digest, "%016llx", (unsigned long long)rb_world_digest(w));
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "scene", name);
-    cJSON_AddStringToObject(j, "shape", rb_run_shape(run)->name);
+    cJSON_AddStringToObject(j, "shape", shape);
     cJSON_AddStringToObject(j, "backend", rb_world_backend_name(w));
     cJSON_AddStringToObject(j, "device", rb_world_device_name(w));
     cJSON_AddNumberToObject(j, "bodies", nb);
@@ -95,33 +97,40 @@ static void print_json(const char *name, rb_run *run, const rb_run_stats *r, dou
 
 static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_run_scene *scene,
                         rb_backend_kind backend) {
-    char name[64], err[1024];
+    char name[256], err[1024];
     scene_name(scene, name, sizeof name);
     rb_world_desc desc = rb_app_world_desc(o);
     desc.backend = backend;
-    rb_run_error why;
-    rb_run *run = rb_run_create(reg, o->shape, scene, &desc, &why, err, sizeof err);
-    if (!run) return fprintf(stderr, "rubble-bench: %s: %s\n", name, err), false;
-    if (rb_run_added(run) != scene->bodies) {
-        fprintf(stderr, "rubble-bench: %s: only %d of %d bodies could be added\n", name, rb_run_added(run),
-                scene->bodies);
+    rb_scene *sc = rb_run_make_scene(reg, o->shape, scene, err, sizeof err);
+    if (sc && o->dt > 0.0f) sc->world.dt = o->dt; /* --dt overrides the scene's step */
+    rb_run *run = sc ? rb_run_create(reg, sc, &desc, err, sizeof err) : NULL;
+    if (!run) {
+        fprintf(stderr, "rubble-bench: %s: %s\n", name, err);
+        rb_scene_destroy(sc);
+        return false;
+    }
+    if ((uint32_t)rb_run_added(run) != sc->body_count) {
+        fprintf(stderr, "rubble-bench: %s: only %d of %u bodies could be added: %s\n", name, rb_run_added(run),
+                sc->body_count, err);
         rb_run_destroy(run);
+        rb_scene_destroy(sc);
         return false;
     }
     rb_world *w = rb_run_world(run);
     const double dt = rb_world_get_desc(w)->dt;
     const long warm_steps = lround(o->warmup / dt), timed_steps = lround(o->time / dt);
-    char label[128];
+    char label[400];
     snprintf(label, sizeof label, "%s %s warm-up", name, rb_world_backend_name(w));
     rb_run_stats r;
     bool ok = rb_run_steps(run, warm_steps, label, !o->quiet, &r);
     snprintf(label, sizeof label, "%s %s timed", name, rb_world_backend_name(w));
     ok = ok && rb_run_steps(run, timed_steps > 0 ? timed_steps : 1, label, !o->quiet, &r);
     if (ok)
-        (o->json ? print_json : print_text)(name, run, &r, warm_steps * dt);
+        (o->json ? print_json : print_text)(name, rb_scene_shape_name(sc), run, &r, warm_steps * dt);
     else
         fprintf(stderr, "rubble-bench: %s: stepping failed\n", name);
     rb_run_destroy(run);
+    rb_scene_destroy(sc);
     return ok;
 }
 
@@ -133,7 +142,9 @@ int main(int argc, char **argv) {
     rb_paths_find(&paths, NULL);
     rb_registry *reg = rb_app_registry(&o, &paths);
     if (!reg) return fprintf(stderr, "rubble-bench: cannot create the shape registry\n"), 2;
-    if (rb_registry_find(reg, o.shape) < 0) {
+    bool files_only = true;
+    for (int s = 0; s < o.scene_count; s++) files_only &= o.scenes[s].file != NULL;
+    if (!files_only && rb_registry_find(reg, o.shape) < 0) {
         fprintf(stderr, "rubble-bench: no shape '%s' (is the plugin folder found? try --plugins DIR)\n", o.shape);
         rb_registry_destroy(reg);
         return 2;

@@ -22,7 +22,10 @@ const char *const rb_hud_help_lines[][2] = {
     {"Alt + left", "grab, whatever the tool"},
     {"Tab  [  ]", "next / previous / next shape to throw"},
     {"1 - 5", "reset to a formation"},
-    {"R", "reset"},
+    {"R", "reset (the scene, or the formation)"},
+    {"Ctrl+S", "save the scene (rubble-scene-DATE-TIME.json)"},
+    {"Ctrl+O", "load the last saved scene (or the --scene file)"},
+    {"drop a file", "a .json scene file on the window loads it"},
     {"Space", "pause"},
     {"N", "one step while paused"},
     {"P", "particle view"},
@@ -84,8 +87,12 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
     snprintf(buf, sizeof buf, "%u bodies  %u particles   %s on %.40s", in->bodies, in->particles, in->backend,
              in->device);
     y = line(r, x, y, g_dim, buf);
-    snprintf(buf, sizeof buf, "tool %s   shape %s (%d/%d)   formation %d: %s", in->tool, in->shape, in->shape_index + 1,
-             in->shape_count, in->formation, in->formation_name);
+    if (in->formation > 0)
+        snprintf(buf, sizeof buf, "tool %s   shape %s (%d/%d)   formation %d: %s", in->tool, in->shape,
+                 in->shape_index + 1, in->shape_count, in->formation, in->formation_name);
+    else
+        snprintf(buf, sizeof buf, "tool %s   shape %s (%d/%d)   scene %s", in->tool, in->shape, in->shape_index + 1,
+                 in->shape_count, in->formation_name);
     y = line(r, x, y, g_dim, buf);
     if (in->paused)
         y = line(r, x, y, g_warn, "PAUSED   (Space resumes, N steps once)");

@@ -20,8 +20,8 @@ typedef struct rb_hud_info {
     const char *shape; /* the shape the throw tool throws */
     int shape_index, shape_count;
     const char *tool;
-    int formation;
-    const char *formation_name;
+    int formation;              /* 1..5; 0 for a scene file */
+    const char *formation_name; /* the formation's, or the scene file's name */
     bool paused, particle_view, vsync;
     float camera_speed; /* m/s */
     float throw_charge; /* 0..1 while the throw button is held, else < 0 */

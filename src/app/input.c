@@ -9,14 +9,23 @@ void rb_input_init(rb_input *in, float mouse_x, float mouse_y) {
     in->tool = RB_TOOL_THROW;
 }
 
+void rb_input_release(rb_input *in) {
+    for (int i = 0; i < in->dropped_count; i++) SDL_free(in->dropped[i]);
+    in->dropped_count = 0;
+}
+
 void rb_input_begin_frame(rb_input *in) {
+    rb_input_release(in);
     in->action_count = 0;
     in->look_dx = in->look_dy = 0.0f;
 }
 
-static void act(rb_input *in, rb_action_kind kind, int arg) {
-    if (in->action_count >= RB_INPUT_MAX_ACTIONS) return;
-    in->actions[in->action_count++] = (rb_action){.kind = kind, .arg = arg, .x = in->mouse_x, .y = in->mouse_y};
+/* Appends an action; NULL (and dropped) when the frame's list is full. */
+static rb_action *act(rb_input *in, rb_action_kind kind, int arg) {
+    if (in->action_count >= RB_INPUT_MAX_ACTIONS) return NULL;
+    rb_action *a = &in->actions[in->action_count++];
+    *a = (rb_action){.kind = kind, .arg = arg, .x = in->mouse_x, .y = in->mouse_y};
+    return a;
 }
 
 static bool held(const rb_input *in, SDL_Scancode a, SDL_Scancode b) { return in->keys[a] || in->keys[b]; }
@@ -25,7 +34,12 @@ static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
     if (k->keysym.scancode < SDL_NUM_SCANCODES) in->keys[k->keysym.scancode] = true;
     if (k->repeat) return;
     const bool shift = held(in, SDL_SCANCODE_LSHIFT, SDL_SCANCODE_RSHIFT);
+    const bool ctrl = held(in, SDL_SCANCODE_LCTRL, SDL_SCANCODE_RCTRL);
     const SDL_Keycode key = k->keysym.sym;
+    if (ctrl && (key == SDLK_s || key == SDLK_o)) {
+        act(in, key == SDLK_s ? RB_ACT_SAVE_SCENE : RB_ACT_LOAD_SCENE, 0);
+        return;
+    }
     switch (key) {
     case SDLK_ESCAPE:
         act(in, RB_ACT_QUIT, 0);
@@ -130,14 +144,30 @@ void rb_input_event(rb_input *in, const SDL_Event *e, uint32_t screenshot_event)
     case SDL_MOUSEWHEEL: {
         float notches = e->wheel.preciseY != 0.0f ? e->wheel.preciseY : (float)e->wheel.y;
         if (e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED) notches = -notches;
-        act(in, RB_ACT_WHEEL, 0);
-        if (in->action_count > 0) in->actions[in->action_count - 1].amount = notches;
+        rb_action *a = act(in, RB_ACT_WHEEL, 0);
+        if (a) a->amount = notches;
+        break;
+    }
+    case SDL_DROPTEXT:
+        SDL_free(e->drop.file); /* dragged text: SDL hands it over, nothing uses it */
+        break;
+    case SDL_DROPFILE: {
+        /* SDL hands the name over; it is freed at the next frame */
+        if (!e->drop.file) break;
+        rb_action *a =
+            in->dropped_count < (int)(sizeof in->dropped / sizeof *in->dropped) ? act(in, RB_ACT_DROP_FILE, 0) : NULL;
+        if (a) {
+            in->dropped[in->dropped_count++] = e->drop.file;
+            a->path = e->drop.file;
+        } else {
+            SDL_free(e->drop.file); /* more files than one frame takes: not opened */
+        }
         break;
     }
     default:
         if (e->type != 0 && e->type == screenshot_event && e->user.data1) {
-            act(in, RB_ACT_SCREENSHOT, 0);
-            if (in->action_count > 0) in->actions[in->action_count - 1].path = (const char *)e->user.data1;
+            rb_action *a = act(in, RB_ACT_SCREENSHOT, 0);
+            if (a) a->path = (const char *)e->user.data1;
         }
         break;
     }

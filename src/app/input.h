@@ -33,6 +33,9 @@ typedef enum rb_action_kind {
     RB_ACT_TOOL_PRESS,     /* left button down: arg the tool to use (Alt: grab) */
     RB_ACT_TOOL_RELEASE,   /* left button up */
     RB_ACT_WHEEL,          /* wheel: amount in notches (positive: away from the user) */
+    RB_ACT_SAVE_SCENE,     /* Ctrl+S */
+    RB_ACT_LOAD_SCENE,     /* Ctrl+O */
+    RB_ACT_DROP_FILE,      /* a file dropped on the window (path) */
 } rb_action_kind;
 
 typedef struct rb_action {
@@ -40,7 +43,7 @@ typedef struct rb_action {
     int arg;
     float amount;
     float x, y;       /* the cursor when it happened, window coordinates */
-    const char *path; /* RB_ACT_SCREENSHOT: owned by the script, valid this frame */
+    const char *path; /* RB_ACT_SCREENSHOT, RB_ACT_DROP_FILE: valid this frame */
 } rb_action;
 
 /* Actions one frame can hold; later ones in the same frame are dropped. */
@@ -55,15 +58,19 @@ typedef struct rb_input {
     rb_action actions[RB_INPUT_MAX_ACTIONS];
     int action_count;
     float look_dx, look_dy; /* mouse look, pixels of motion */
+    char *dropped[8];       /* dropped files' names (SDL's, freed at the next frame) */
+    int dropped_count;
 } rb_input;
 
 void rb_input_init(rb_input *in, float mouse_x, float mouse_y);
-/* Starts a frame: forgets the last frame's actions and look. */
+/* Starts a frame: forgets the last frame's actions, look and dropped files. */
 void rb_input_begin_frame(rb_input *in);
 /* Turns one event into actions. screenshot_event: the SDL user event type of
  * a script's screenshot lines (0 if none). */
 void rb_input_event(rb_input *in, const SDL_Event *e, uint32_t screenshot_event);
 /* The fly keys as amounts in -1..1 (W A S D, Q E, Ctrl) and Shift. */
+/* Frees what the input holds (dropped files' names). */
+void rb_input_release(rb_input *in);
 void rb_input_fly(const rb_input *in, float *right, float *up, float *forward, bool *fast);
 
 #endif

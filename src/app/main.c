@@ -28,7 +28,8 @@ static int list_shapes(const rb_registry *reg, bool json) {
     return rb_registry_count(reg) > 0 ? 0 : 1;
 }
 
-static void print_json(const rb_options *o, rb_run *run, const rb_run_stats *st, const rb_run_summary *s, bool ok) {
+static void print_json(const rb_options *o, const rb_scene *scene, rb_run *run, const rb_run_stats *st,
+                       const rb_run_summary *s, bool ok) {
     rb_world *w = rb_run_world(run);
     const double dt = rb_decimal(rb_world_get_desc(w)->dt), sps = st->wall_s > 0 ? o->steps / st->wall_s : 0.0;
     char digest[17];
@@ -44,8 +45,11 @@ static void print_json(const rb_options *o, rb_run *run, const rb_run_stats *st,
     cJSON_AddNumberToObject(j, "particle_steps_per_second", sps * s->particles);
     cJSON_AddStringToObject(j, "backend", rb_world_backend_name(w));
     cJSON_AddStringToObject(j, "device", rb_world_device_name(w));
-    cJSON_AddStringToObject(j, "shape", rb_run_shape(run)->name);
-    cJSON_AddNumberToObject(j, "formation", o->formation);
+    cJSON_AddStringToObject(j, "shape", rb_scene_shape_name(scene));
+    if (o->scene)
+        cJSON_AddStringToObject(j, "scene", o->scene);
+    else
+        cJSON_AddNumberToObject(j, "formation", o->formation);
     cJSON_AddNumberToObject(j, "max_speed", rb_decimal(s->max_speed));
     cJSON_AddNumberToObject(j, "min_y", rb_decimal(s->min_y));
     cJSON_AddBoolToObject(j, "nan", s->nan);
@@ -57,12 +61,17 @@ static void print_json(const rb_options *o, rb_run *run, const rb_run_stats *st,
     cJSON_Delete(j);
 }
 
-static void print_text(const rb_options *o, rb_run *run, const rb_run_stats *st, const rb_run_summary *s) {
+static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, const rb_run_stats *st,
+                       const rb_run_summary *s) {
     rb_world *w = rb_run_world(run);
     const float dt = rb_world_get_desc(w)->dt;
     const double sps = st->wall_s > 0 ? o->steps / st->wall_s : 0.0;
-    printf("rubble: %u bodies of '%s' (%u particles), formation %d (%s)\n", s->bodies, rb_run_shape(run)->name,
-           s->particles, o->formation, rb_formation_name(o->formation));
+    if (o->scene)
+        printf("rubble: %u bodies of '%s' (%u particles), scene %s\n", s->bodies, rb_scene_shape_name(scene),
+               s->particles, o->scene);
+    else
+        printf("rubble: %u bodies of '%s' (%u particles), formation %d (%s)\n", s->bodies, rb_scene_shape_name(scene),
+               s->particles, o->formation, rb_formation_name(o->formation));
     printf("backend %s on %s; %ld steps of %g s = %.3f s simulated in %.3f s wall\n", rb_world_backend_name(w),
            rb_world_device_name(w), o->steps, dt, o->steps * dt, st->wall_s);
     printf("%.1f steps/s, %.3g particle-steps/s, real-time factor %.3f\n", sps, sps * s->particles, sps * dt);
@@ -75,27 +84,36 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     rb_registry *reg = rb_app_registry(o, paths);
     if (!reg) return 1;
     rb_world_desc desc = rb_app_world_desc(o);
-    rb_run_scene scene = {.formation = o->formation, .bodies = o->bodies};
-    rb_run_error why;
+    rb_run_scene spec = {.file = o->scene, .formation = o->formation, .bodies = o->bodies};
     char err[1024];
-    rb_run *run = rb_run_create(reg, o->shape, &scene, &desc, &why, err, sizeof err);
+    rb_scene *scene = rb_run_make_scene(reg, o->shape, &spec, err, sizeof err);
+    if (scene && o->dt > 0.0f) scene->world.dt = o->dt; /* --dt overrides the scene's step */
+    rb_run *run = scene ? rb_run_create(reg, scene, &desc, err, sizeof err) : NULL;
     if (!run) {
         fprintf(stderr, "rubble: %s\n", err);
+        rb_scene_destroy(scene);
         rb_registry_destroy(reg);
-        return why == RB_RUN_NO_SHAPE ? 2 : 1;
+        return scene ? 1 : 2; /* a scene that cannot be read or a shape that does not exist is a usage error */
     }
-    if (rb_run_added(run) != o->bodies)
-        fprintf(stderr, "rubble: only %d of %d bodies could be added\n", rb_run_added(run), o->bodies);
+    if ((uint32_t)rb_run_added(run) != scene->body_count) {
+        /* a scene the world will not take whole is not run as something else */
+        fprintf(stderr, "rubble: only %d of %u bodies could be added: %s\n", rb_run_added(run), scene->body_count, err);
+        rb_run_destroy(run);
+        rb_scene_destroy(scene);
+        rb_registry_destroy(reg);
+        return 2;
+    }
     rb_run_stats stats;
     bool ok = rb_run_steps(run, o->steps, "headless", !o->json && o->steps >= 2000, &stats);
     if (!ok) stats.wall_s = 0.0;
     rb_run_summary s = rb_run_summarize(run);
     ok = ok && s.ok;
     if (o->json)
-        print_json(o, run, &stats, &s, ok);
+        print_json(o, scene, run, &stats, &s, ok);
     else
-        print_text(o, run, &stats, &s);
+        print_text(o, scene, run, &stats, &s);
     rb_run_destroy(run);
+    rb_scene_destroy(scene);
     rb_registry_destroy(reg);
     return ok && !s.nan ? 0 : 1;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "scenes/formations.h"
+#include "scenes/scene.h"
 
 void rb_options_defaults(rb_options *o, rb_program program) {
     *o = (rb_options){
@@ -33,6 +34,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                      "scenes:\n"
                      "  pile N             N bodies in the benchmark pile: layers of 16 x 16 in walls at +-15 m\n"
                      "  formationK [N]     the thesis's formation K (1..5) of N bodies (default 1000)\n"
+                     "  FILE.json          a scene file (docs/scene-format.md)\n"
                      "options:\n"
                      "  --backend B        opencl (default), reference, or both\n"
                      "  --device I         OpenCL device index (see rubble --list-devices)\n"
@@ -52,6 +54,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "A particle-based rigid body sandbox. Without --headless it opens the sandbox window.\n"
                  "\n"
                  "Scene:\n"
+                 "  --scene FILE       start from a scene file (docs/scene-format.md); assets/scenes has some\n"
                  "  --formation K      starting formation, 1-5 (1: staggered stacks; 2-5: towers 5/10/20/40 high) [1]\n"
                  "  --bodies N         number of bodies [100]\n"
                  "  --shape NAME       shape of the bodies (see --list-shapes) [cube]\n"
@@ -127,6 +130,7 @@ static const option_spec specs[] = {
     {"--width", true, RUBBLE},
     {"--height", true, RUBBLE},
     {"--shaders", true, RUBBLE},
+    {"--scene", true, RUBBLE},
     {"--quiet", false, BENCH},
     {"--warmup", true, BENCH},
     {"--time", true, BENCH},
@@ -139,6 +143,12 @@ static bool parse_scene(rb_options *o, int argc, char **argv, int *i, char *err,
     const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     long n;
     rb_run_scene s = {.formation = 0, .bodies = 1000};
+    size_t len = strlen(a);
+    if (len > 5 && strcmp(a + len - 5, ".json") == 0) {
+        if (o->scene_count >= RB_MAX_SCENES) return FAIL("at most %d scenes", RB_MAX_SCENES);
+        o->scenes[o->scene_count++] = (rb_run_scene){.file = a};
+        return true;
+    }
     if (strncmp(a, "formation", 9) == 0) {
         if (!parse_long(a + 9, 1, RB_FORMATION_COUNT, &n))
             return FAIL("unknown scene '%s' (formation1 .. formation%d)", a, RB_FORMATION_COUNT);
@@ -146,10 +156,10 @@ static bool parse_scene(rb_options *o, int argc, char **argv, int *i, char *err,
     } else if (strcmp(a, "pile") != 0) {
         return FAIL("unknown scene or option '%s'", a);
     }
-    if (v && parse_long(v, 1, 10000000, &n))
+    if (v && parse_long(v, 1, RB_SCENE_MAX_BODIES, &n))
         s.bodies = (int)n, (*i)++;
     else if (s.formation == 0)
-        return FAIL("'pile' needs a body count from 1 to 10000000");
+        return FAIL("'pile' needs a body count from 1 to %u", RB_SCENE_MAX_BODIES);
     if (o->scene_count >= RB_MAX_SCENES) return FAIL("at most %d scenes", RB_MAX_SCENES);
     o->scenes[o->scene_count++] = s;
     return true;
@@ -162,7 +172,8 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         if (!parse_long(v, 1, RB_FORMATION_COUNT, &n)) return FAIL("--formation takes 1 to 5, not '%s'", v);
         o->formation = (int)n;
     } else if (!strcmp(a, "--bodies")) {
-        if (!parse_long(v, 1, 10000000, &n)) return FAIL("--bodies takes a count from 1 to 10000000, not '%s'", v);
+        if (!parse_long(v, 1, RB_SCENE_MAX_BODIES, &n))
+            return FAIL("--bodies takes a count from 1 to %u, not '%s'", RB_SCENE_MAX_BODIES, v);
         o->bodies = (int)n;
     } else if (!strcmp(a, "--steps")) {
         if (!parse_long(v, 0, 1000000000, &n)) return FAIL("--steps takes a count >= 0, not '%s'", v);
@@ -198,6 +209,8 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
                         program == RB_PROGRAM_BENCH ? " or both" : "", v);
     } else if (!strcmp(a, "--shape")) {
         o->shape = v;
+    } else if (!strcmp(a, "--scene")) {
+        o->scene = v;
     } else if (!strcmp(a, "--screenshot")) {
         o->screenshot = v;
     } else if (!strcmp(a, "--shaders")) {

@@ -24,6 +24,7 @@ typedef struct rb_options {
     bool list_shapes;                     /* --list-shapes */
     bool list_devices;                    /* --list-devices */
     bool help;                            /* --help */
+    const char *scene;                    /* --scene FILE: a scene file (docs/scene-format.md) */
     int formation;                        /* --formation K, 1..5 */
     int bodies;                           /* --bodies N */
     const char *shape;                    /* --shape NAME */
@@ -43,7 +44,7 @@ typedef struct rb_options {
     bool vsync;             /* --no-vsync turns it off */
     const char *shader_dir; /* --shaders DIR: GLSL files (default: found beside the program) */
     /* rubble-bench */
-    rb_run_scene scenes[RB_MAX_SCENES]; /* SCENE...: pile N, formationK [N] */
+    rb_run_scene scenes[RB_MAX_SCENES]; /* SCENE...: pile N, formationK [N], FILE.json */
     int scene_count;
     bool both_backends;  /* --backend both */
     double warmup, time; /* --warmup S, --time S: simulated seconds untimed, then timed */

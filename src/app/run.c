@@ -9,8 +9,6 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "scenes/formations.h"
-#include "scenes/pile.h"
 
 /* Steps per rb_world_step call: progress and stage times are gathered between calls. */
 #define RB_RUN_CHUNK 50
@@ -18,22 +16,25 @@
 struct rb_run {
     rb_world *world;
     rb_entities *entities;
-    const rb_shape *shape;
     int added;
 };
 
-rb_run *rb_run_create(const rb_registry *registry, const char *shape, const rb_run_scene *scene,
-                      const rb_world_desc *desc, rb_run_error *why, char *err, size_t err_size) {
-    int index = rb_registry_find(registry, shape);
-    if (index < 0) {
+rb_scene *rb_run_make_scene(const rb_registry *registry, const char *shape, const rb_run_scene *spec, char *err,
+                            size_t err_size) {
+    if (spec->file) return rb_scene_load(spec->file, registry, err, err_size);
+    if (rb_registry_find(registry, shape) < 0) {
         int n = snprintf(err, err_size, "no shape named '%s'; the shapes are:", shape);
         for (uint32_t i = 0; i < rb_registry_count(registry) && n >= 0 && (size_t)n < err_size; i++)
             n += snprintf(err + n, err_size - (size_t)n, " %s", rb_registry_get(registry, i)->name);
-        *why = RB_RUN_NO_SHAPE;
         return NULL;
     }
-    rb_world_desc d = *desc;
-    if (scene->formation == 0) rb_pile_planes(&d);
+    if (spec->formation == 0) return rb_scene_pile(registry, shape, spec->bodies, err, err_size);
+    return rb_scene_formation(registry, shape, spec->formation, spec->bodies, err, err_size);
+}
+
+rb_run *rb_run_create(const rb_registry *registry, const rb_scene *scene, const rb_world_desc *base, char *err,
+                      size_t err_size) {
+    rb_world_desc d = rb_scene_world_desc(scene, base);
     char why_not[512];
     rb_run *run = calloc(1, sizeof *run);
     if (run) run->world = rb_world_create(&d, why_not, sizeof why_not);
@@ -41,14 +42,10 @@ rb_run *rb_run_create(const rb_registry *registry, const char *shape, const rb_r
     if (!run || !run->world || !run->entities) {
         snprintf(err, err_size, "cannot create the world: %s", run && !run->world ? why_not : "out of memory");
         rb_run_destroy(run);
-        *why = RB_RUN_NO_WORLD;
         return NULL;
     }
-    run->shape = rb_registry_get(registry, (uint32_t)index);
-    run->added = scene->formation == 0
-                     ? (int)rb_pile_build(run->entities, (uint32_t)index, (uint32_t)scene->bodies)
-                     : rb_formation_build(run->entities, (uint32_t)index, scene->formation, scene->bodies);
-    *why = RB_RUN_OK;
+    err[0] = '\0';
+    run->added = (int)rb_scene_build(scene, run->entities, err, err_size);
     return run;
 }
 
@@ -60,7 +57,6 @@ void rb_run_destroy(rb_run *run) {
 }
 
 rb_world *rb_run_world(rb_run *run) { return run->world; }
-const rb_shape *rb_run_shape(const rb_run *run) { return run->shape; }
 int rb_run_added(const rb_run *run) { return run->added; }
 
 /* CPU seconds this process has used (all threads, user + system). */

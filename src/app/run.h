@@ -10,16 +10,23 @@
 #include <stdint.h>
 
 #include "scenes/entities.h"
+#include "scenes/scene.h"
 #include "shapes/shapes.h"
 #include "sim/world.h"
 
 #define RB_RUN_MAX_KERNELS 16
 
-/* What to build: a formation, or the benchmark pile (scenes/pile.h). */
+/* What to build: a scene file, a formation, or the benchmark pile (scenes/pile.h). */
 typedef struct rb_run_scene {
-    int formation; /* 1..5: the thesis's formations; 0: the benchmark pile */
+    const char *file; /* a scene file (docs/scene-format.md); NULL: formation or pile */
+    int formation;    /* 1..5: the thesis's formations; 0: the benchmark pile */
     int bodies;
 } rb_run_scene;
+
+/* The scene a run_scene names, with bodies of `shape` for a formation or the
+ * pile. NULL with the reason in err ("FILE: key: what is wrong" for a file). */
+rb_scene *rb_run_make_scene(const rb_registry *registry, const char *shape, const rb_run_scene *spec, char *err,
+                            size_t err_size);
 
 /* Time spent in rb_run_steps, summed over its steps. */
 typedef struct rb_run_stats {
@@ -42,24 +49,18 @@ typedef struct rb_run_summary {
     bool ok;         /* false if reading the state failed */
 } rb_run_summary;
 
-typedef enum rb_run_error {
-    RB_RUN_OK = 0,
-    RB_RUN_NO_SHAPE, /* no shape of that name: a usage error */
-    RB_RUN_NO_WORLD, /* the world could not be created (err says why) */
-} rb_run_error;
-
 typedef struct rb_run rb_run;
 
-/* A new world from desc with `scene` of the shape named `shape` from the
- * registry (which must outlive the run); the pile also gets the pile's walls.
- * NULL with *why and a message in err. A world that took fewer bodies than
- * asked is not an error: see rb_run_added. */
-rb_run *rb_run_create(const rb_registry *registry, const char *shape, const rb_run_scene *scene,
-                      const rb_world_desc *desc, rb_run_error *why, char *err, size_t err_size);
+/* A new world for the scene (its settings; backend and device from base),
+ * with the scene's bodies, spawned through an entity table of the registry
+ * (which must outlive the run). NULL with the reason in err when the world
+ * cannot be made. A world that took fewer bodies than the scene holds is not
+ * an error: rb_run_added says how many, and err why. */
+rb_run *rb_run_create(const rb_registry *registry, const rb_scene *scene, const rb_world_desc *base, char *err,
+                      size_t err_size);
 void rb_run_destroy(rb_run *run);
 
 rb_world *rb_run_world(rb_run *run);
-const rb_shape *rb_run_shape(const rb_run *run);
 /* How many bodies the scene put in the world. */
 int rb_run_added(const rb_run *run);
 

@@ -14,57 +14,17 @@
 #include "capture.h"
 #include "hud.h"
 #include "sandbox_internal.h"
+#include "window.h"
 #include "scenes/formations.h"
 
 /* Steps per rb_world_step() call: the grab spring is re-aimed between calls. */
 #define RB_STEP_CHUNK 16
 #define RB_GRAB_CHUNK 4
 
-/* ---- the window ---- */
-
-static bool open_window(rb_sandbox *sb, char *err, size_t err_size) {
-    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
-        snprintf(err, err_size, "SDL_Init: %s", SDL_GetError());
-        return false;
-    }
-    int w = sb->opts.width > 0 ? sb->opts.width : 1280, h = sb->opts.height > 0 ? sb->opts.height : 720;
-    /* 4x multisampling where the driver offers it; without, if it does not. */
-    for (int attempt = 0; attempt < 2 && !sb->gl; attempt++) {
-        SDL_GL_ResetAttributes();
-        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
-        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
-        SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
-        SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
-        SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
-        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, attempt == 0 ? 1 : 0);
-        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, attempt == 0 ? 4 : 0);
-        sb->window = SDL_CreateWindow("Rubble", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
-                                      SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-        if (!sb->window) continue;
-        sb->gl = SDL_GL_CreateContext(sb->window);
-        if (!sb->gl) {
-            SDL_DestroyWindow(sb->window);
-            sb->window = NULL;
-        }
-    }
-    if (!sb->gl) {
-        snprintf(err, err_size, "no OpenGL 3.3 core context: %s", SDL_GetError());
-        return false;
-    }
-    SDL_GL_MakeCurrent(sb->window, sb->gl);
-    if (SDL_GL_SetSwapInterval(sb->vsync ? 1 : 0) != 0 && sb->vsync)
-        rb_log(RB_LOG_INFO, "vsync is not available: %s", SDL_GetError());
-    sb->window_id = SDL_GetWindowID(sb->window);
-    rb_render_pin_gl_driver();
-    char gl[256];
-    rb_render_describe_gl(gl, sizeof gl);
-    rb_log(RB_LOG_INFO, "%s", gl);
-    return true;
-}
-
 /* ---- create and destroy ---- */
 
 rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, char *err, size_t err_size) {
+    rb_scene *scene = NULL; /* --scene, until the sandbox takes it */
     rb_sandbox *sb = calloc(1, sizeof *sb);
     if (!sb) {
         snprintf(err, err_size, "out of memory");
@@ -75,7 +35,9 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
     sb->vsync = opts->vsync;
     sb->formation = opts->formation >= 1 && opts->formation <= RB_FORMATION_COUNT ? opts->formation : 1;
     if (opts->script || opts->screenshot || opts->frames > 0) sb->fixed_dt = 1.0 / 60.0;
-    if (!open_window(sb, err, err_size)) goto fail;
+    sb->window = rb_window_open(opts->width, opts->height, sb->vsync, &sb->gl, err, err_size);
+    if (!sb->window) goto fail;
+    sb->window_id = SDL_GetWindowID(sb->window);
     if (!paths->shaders[0]) {
         snprintf(err, err_size, "no shaders/ folder beside %s, in the source tree or the install folder",
                  paths->exe_dir);
@@ -89,6 +51,13 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
         goto fail;
     }
     rb_world_desc desc = rb_app_world_desc(opts);
+    if (opts->scene) {
+        /* The scene the user named, or no sandbox: a typo is not run as something else. */
+        scene = rb_scene_load(opts->scene, sb->registry, err, err_size);
+        if (!scene) goto fail;
+        desc = rb_scene_world_desc(scene, &desc);
+        if (opts->dt > 0.0f) desc.dt = opts->dt;
+    }
     sb->world = rb_world_create(&desc, err, err_size);
     if (!sb->world) goto fail;
     sb->entities = rb_entities_create(sb->registry, sb->world);
@@ -110,7 +79,13 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
         if (!sb->script) goto fail;
     }
     rb_step_clock_init(&sb->steps_clock, desc.dt, sb->fixed_dt > 0.0);
-    rb_sandbox_reset(sb, sb->formation);
+    if (scene) { /* built into the world made for it; installing takes the scene */
+        rb_scene *taken = scene;
+        scene = NULL;
+        if (!rb_sandbox_install_scene(sb, taken, opts->scene, err, err_size)) goto fail;
+    } else {
+        rb_sandbox_reset(sb, sb->formation);
+    }
     rb_sandbox_frame_camera(sb);
     SDL_GL_GetDrawableSize(sb->window, &sb->width, &sb->height);
     int window_w, window_h; /* the cursor is in window coordinates, not drawable pixels (high DPI) */
@@ -120,6 +95,7 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
     sb->fps = 60.0;
     return sb;
 fail:
+    rb_scene_destroy(scene);
     rb_sandbox_destroy(sb);
     return NULL;
 }
@@ -127,6 +103,8 @@ fail:
 void rb_sandbox_destroy(rb_sandbox *sb) {
     if (!sb) return;
     rb_script_destroy(sb->script);
+    rb_input_release(&sb->input);
+    rb_scene_destroy(sb->scene);
     rb_view_destroy(sb->view);
     rb_entities_destroy(sb->entities);
     rb_world_destroy(sb->world);
@@ -193,6 +171,8 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
         .read_ms_mean = mean,
     };
     rb_view_drawn(sb->view, &o->drawn_instances, &o->drawn_particle_bodies);
+    o->scene_file = sb->scene_file;
+    o->last_saved = sb->last_saved;
     memcpy(o->grab_target, sb->grab.target, sizeof o->grab_target);
 }
 
@@ -239,6 +219,12 @@ static void project(const float vp[16], const float p[3], int w, int h, float ou
     out[1] = (0.5f - o[1] / o[3] * 0.5f) * (float)h;
 }
 
+/* A scene file's name without its folders. */
+static const char *scene_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
     const rb_entity *sel = sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
     rb_hud_info hud = {
@@ -257,7 +243,7 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         .shape_count = (int)rb_entities_count(sb->entities),
         .tool = rb_tool_name(sb->input.tool),
         .formation = sb->formation,
-        .formation_name = rb_formation_name(sb->formation),
+        .formation_name = sb->formation > 0 ? rb_formation_name(sb->formation) : scene_name(sb->scene_file),
         .paused = sb->paused,
         .particle_view = sb->particle_view,
         .vsync = sb->vsync,

@@ -51,7 +51,8 @@ bool rb_sandbox_screenshot(rb_sandbox *sb, const char *path);
 /* The last drawn frame, RGBA rows from the top; *rgba is malloc'd, the caller frees it. */
 bool rb_sandbox_read_pixels(rb_sandbox *sb, int *width, int *height, uint8_t **rgba);
 
-/* Clears the world and builds formation k (1..5) of the --bodies count. */
+/* Clears the world and builds formation k (1..5) of the --bodies count;
+ * k = 0: the current scene again (a formation or a scene file). */
 void rb_sandbox_reset(rb_sandbox *sb, int formation);
 
 /* What a test can see. */
@@ -80,6 +81,8 @@ typedef struct rb_sandbox_stats {
     double read_ms;       /* host ms the last frame spent reading the world and filling the renderer */
     double read_ms_mean;  /* the same, averaged over every frame drawn */
     uint32_t drawn_instances, drawn_particle_bodies; /* the last frame's bodies drawn as meshes, as particles */
+    const char *scene_file;                          /* the scene file installed, "" for a formation */
+    const char *last_saved;                          /* the last Ctrl+S, "" if none */
 } rb_sandbox_stats;
 
 void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *out);

@@ -10,7 +10,6 @@
 #include "base/log.h"
 #include "base/rb_math.h"
 #include "sandbox_internal.h"
-#include "scenes/formations.h"
 
 /* Explosion: radius (m) and the kick (m/s) at its centre. */
 #define RB_EXPLODE_RADIUS 4.0f
@@ -72,18 +71,6 @@ void rb_sandbox_frame_camera(rb_sandbox *sb) {
     float speed = sb->camera.speed;
     rb_camera_init(&sb->camera, eye, target);
     if (speed > 0.0f) sb->camera.speed = speed;
-}
-
-void rb_sandbox_reset(rb_sandbox *sb, int formation) {
-    if (formation < 1 || formation > RB_FORMATION_COUNT) formation = 1;
-    sb->formation = formation;
-    rb_grab_end(&sb->grab);
-    rb_world_clear(sb->world);
-    sb->steps_clock.accumulator = 0.0;
-    if (sb->formation_shape < 0 || sb->opts.bodies <= 0) return;
-    int added = rb_formation_build(sb->entities, (uint32_t)sb->formation_shape, formation, sb->opts.bodies);
-    if (added < sb->opts.bodies)
-        rb_log(RB_LOG_WARN, "formation %d: only %d of %d bodies could be added", formation, added, sb->opts.bodies);
 }
 
 void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]) {
@@ -194,7 +181,16 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
         sb->step_once = sb->paused;
         break;
     case RB_ACT_RESET:
-        rb_sandbox_reset(sb, a->arg ? a->arg : sb->formation);
+        rb_sandbox_reset(sb, a->arg);
+        break;
+    case RB_ACT_SAVE_SCENE:
+        rb_sandbox_save(sb);
+        break;
+    case RB_ACT_LOAD_SCENE:
+        rb_sandbox_load_last(sb);
+        break;
+    case RB_ACT_DROP_FILE:
+        rb_sandbox_drop(sb, a->path);
         break;
     case RB_ACT_CYCLE_SHAPE:
         cycle_shape(sb, a->arg);

@@ -12,6 +12,7 @@
 #include "render/render.h"
 #include "sandbox.h"
 #include "scenes/entities.h"
+#include "scenes/scene.h"
 #include "script.h"
 #include "step_clock.h"
 #include "view.h"
@@ -37,9 +38,12 @@ struct rb_sandbox {
     rb_script *script;
     double script_start;
 
-    int selected_shape;  /* entity row the throw tool throws; -1 if none */
-    int formation_shape; /* entity row formations are built from; -1 if none */
-    int formation;
+    int selected_shape;    /* entity row the throw tool throws; -1 if none */
+    int formation_shape;   /* entity row formations are built from; -1 if none */
+    int formation;         /* 1..5, or 0 when the scene came from a file */
+    rb_scene *scene;       /* what R resets to */
+    char scene_file[4096]; /* the file the scene came from; "" for a formation */
+    char last_saved[512];  /* the last Ctrl+S, which Ctrl+O loads */
     bool paused, step_once, particle_view, help, quit, hide_hud;
 
     bool throwing; /* the left button is held with the throw tool */
@@ -74,5 +78,18 @@ void rb_sandbox_sync_shapes(rb_sandbox *sb);
 void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]);
 /* Looks at the bodies from the front right and above. */
 void rb_sandbox_frame_camera(rb_sandbox *sb);
+
+/* sandbox_scene.c */
+/* Makes scene the world (the sandbox takes it). On failure (logged, and in
+ * err) the current world and scene stay as they were, and scene is freed. */
+bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file, char *err, size_t err_size);
+/* Loads a scene file; a failure is logged and shown, and nothing changes. */
+bool rb_sandbox_load_file(rb_sandbox *sb, const char *path);
+/* Ctrl+S: the world as a scene file in the working folder. */
+void rb_sandbox_save(rb_sandbox *sb);
+/* Ctrl+O: the last saved scene, else the --scene file. */
+void rb_sandbox_load_last(rb_sandbox *sb);
+/* A file dropped on the window. */
+void rb_sandbox_drop(rb_sandbox *sb, const char *path);
 
 #endif

@@ -19,6 +19,7 @@ typedef enum rb_script_op {
     OP_BUTTON_UP,
     OP_WHEEL,
     OP_SCREENSHOT,
+    OP_DROP,
     OP_QUIT,
 } rb_script_op;
 
@@ -28,7 +29,7 @@ typedef struct rb_script_event {
     SDL_Keycode key;
     int button; /* SDL_BUTTON_LEFT ... */
     float x, y; /* pixels, or wheel notches in y */
-    char *text; /* screenshot file */
+    char *text; /* screenshot file, dropped file */
 } rb_script_event;
 
 struct rb_script {
@@ -204,6 +205,14 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
             e.op = OP_SCREENSHOT;
             e.text = strdup(args);
             if (!e.text || !push_event(s, &e)) goto oom;
+        } else if (!strcmp(verb, "drop")) {
+            if (!*args) {
+                snprintf(err, err_size, "%s:%d: 'drop' takes a file name", name, line_no);
+                goto fail;
+            }
+            e.op = OP_DROP;
+            e.text = strdup(args);
+            if (!e.text || !push_event(s, &e)) goto oom;
         } else if (!strcmp(verb, "quit")) {
             if (*args) {
                 snprintf(err, err_size, "%s:%d: 'quit' takes nothing after it", name, line_no);
@@ -213,7 +222,7 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
             if (!push_event(s, &e)) goto oom;
         } else {
             snprintf(err, err_size,
-                     "%s:%d: unknown event '%s' (key, move, look, button, click, wheel, screenshot, quit)", name,
+                     "%s:%d: unknown event '%s' (key, move, look, button, click, wheel, screenshot, drop, quit)", name,
                      line_no, verb);
             goto fail;
         }
@@ -341,6 +350,14 @@ int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
             ev.type = g_screenshot_event;
             ev.user.windowID = window_id;
             ev.user.data1 = e->text;
+            break;
+        case OP_DROP:
+            /* As SDL delivers a file dropped on the window: the receiver frees the name. */
+            ev.type = SDL_DROPFILE;
+            ev.drop.timestamp = now;
+            ev.drop.windowID = window_id;
+            ev.drop.file = SDL_strdup(e->text);
+            if (!ev.drop.file) continue;
             break;
         case OP_QUIT:
             ev.type = SDL_QUIT;

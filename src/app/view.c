@@ -75,22 +75,28 @@ const rb_transform *rb_view_transforms(const rb_view *v, uint32_t *count) {
 }
 
 void rb_view_focus(const rb_view *v, float focus[3], float *radius) {
-    const uint32_t n = v->body_count;
-    float c[3] = {0, 0, 0};
-    for (uint32_t b = 0; b < n; b++)
-        for (int k = 0; k < 3; k++) c[k] += v->transforms[b].position[k];
+    /* Bodies whose position is not finite (a simulation that blew up) are left out. */
+    double c[3] = {0, 0, 0};
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < v->body_count; b++) {
+        const float *p = v->transforms[b].position;
+        if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) continue;
+        for (int k = 0; k < 3; k++) c[k] += p[k];
+        n++;
+    }
     if (n)
-        for (int k = 0; k < 3; k++) c[k] /= (float)n;
-    float r2 = 0.0f;
-    for (uint32_t b = 0; b < n; b++) {
-        float d2 = 0.0f;
-        for (int k = 0; k < 3; k++) d2 += (v->transforms[b].position[k] - c[k]) * (v->transforms[b].position[k] - c[k]);
-        if (d2 > r2) r2 = d2;
+        for (int k = 0; k < 3; k++) c[k] /= (double)n;
+    double r2 = 0.0;
+    for (uint32_t b = 0; b < v->body_count; b++) {
+        const float *p = v->transforms[b].position;
+        double d2 = 0.0;
+        for (int k = 0; k < 3; k++) d2 += (p[k] - c[k]) * (p[k] - c[k]);
+        if (isfinite(d2) && d2 > r2) r2 = d2;
     }
     /* Room for the bodies' own size; bounded so one body flung far away does not blur every shadow. */
-    float r = sqrtf(r2) + 3.0f;
-    *radius = r < 8.0f ? 8.0f : r > 80.0f ? 80.0f : r;
-    memcpy(focus, c, sizeof c);
+    float r = (float)sqrt(r2) + 3.0f;
+    *radius = !(r >= 8.0f) ? 8.0f : r > 80.0f ? 80.0f : r;
+    for (int k = 0; k < 3; k++) focus[k] = (float)c[k];
 }
 
 const float *rb_view_particles(rb_view *v, rb_world *world) {

@@ -70,6 +70,7 @@ uint32_t rb_entities_sync(rb_entities *t) {
 }
 
 uint32_t rb_entities_count(const rb_entities *t) { return t->count; }
+rb_world *rb_entities_world(const rb_entities *t) { return t->world; }
 
 const rb_entity *rb_entities_get(const rb_entities *t, uint32_t index) {
     return index < t->count ? &t->rows[index] : NULL;

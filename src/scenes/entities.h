@@ -37,6 +37,8 @@ void rb_entities_destroy(rb_entities *t);
 uint32_t rb_entities_sync(rb_entities *t);
 
 uint32_t rb_entities_count(const rb_entities *t);
+/* The world the table spawns into. */
+rb_world *rb_entities_world(const rb_entities *t);
 /* Row `index` (= the shape's registry index), or NULL past the end. */
 const rb_entity *rb_entities_get(const rb_entities *t, uint32_t index);
 /* The row of the shape of that name, or -1. */

@@ -18,4 +18,8 @@ const char *rb_formation_name(int formation);
  * Returns the number of bodies added. */
 int rb_formation_build(rb_entities *entities, uint32_t entity, int formation, int n);
 
+/* Where body i of formation k of n bodies of a shape starts (centre, m); the
+ * bodies start unrotated and at rest. False for a bad formation or index. */
+bool rb_formation_pose(const rb_shape *shape, int formation, int n, int i, float position[3]);
+
 #endif

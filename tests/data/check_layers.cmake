@@ -2,7 +2,8 @@
 #  - a file in src/<layer>/ includes only its own layer and lower ones:
 #    base <- shapes <- sim, render <- scenes <- app (sim and render do not
 #    see each other);
-#  - no include reaches out with a relative path ("../");
+#  - no include reaches out with a relative path (a ".." anywhere), with
+#    quotes or angle brackets;
 #  - plugins/ includes nothing of src/ (plugins talk through rubble_plugin.h);
 #  - no file includes itself through others (an include loop).
 # cmake -DROOT=<source dir> -P check_layers.cmake
@@ -18,12 +19,12 @@ set(problems "")
 
 file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/src/*.c ${ROOT}/src/*.h ${ROOT}/plugins/*.c ${ROOT}/plugins/*.h)
 foreach(f ${files})
-  file(STRINGS ${ROOT}/${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  file(STRINGS ${ROOT}/${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
   get_filename_component(dir ${f} DIRECTORY)
   set(edges "")
   foreach(line ${lines})
-    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" inc "${line}")
-    if(inc MATCHES "^\\.\\./")
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]+)[\">].*" "\\1" inc "${line}")
+    if(inc MATCHES "(^|/)\\.\\.(/|$)")
       list(APPEND problems "${f}: includes \"${inc}\" by a relative path")
     endif()
     string(REGEX MATCH "^[a-z]+" top "${inc}")

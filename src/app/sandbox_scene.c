@@ -1,0 +1,168 @@
+/* sandbox_scene.c - the sandbox's scene: installing one (a formation, a
+ * scene file, a dropped file), resetting to it, saving the world (Ctrl+S)
+ * and loading it back (Ctrl+O). Part of the loop, with sandbox.c. A scene
+ * that cannot be read or built leaves the current world as it was. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "sandbox_internal.h"
+#include "scenes/formations.h"
+
+static bool same_world(const rb_world_desc *a, const rb_world_desc *b) {
+    if (a->particle_radius != b->particle_radius || a->dt != b->dt || a->sleep_speed != b->sleep_speed ||
+        a->sleep_time != b->sleep_time || a->plane_count != b->plane_count ||
+        a->material.restitution != b->material.restitution || a->material.friction != b->material.friction ||
+        a->material.contact_time != b->material.contact_time)
+        return false;
+    for (int k = 0; k < 3; k++)
+        if (a->gravity[k] != b->gravity[k]) return false;
+    for (uint32_t i = 0; i < a->plane_count; i++) {
+        for (int k = 0; k < 3; k++)
+            if (a->planes[i].normal[k] != b->planes[i].normal[k]) return false;
+        if (a->planes[i].offset != b->planes[i].offset) return false;
+    }
+    return true;
+}
+
+bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file, char *err, size_t err_size) {
+    const rb_world_desc *now = rb_world_get_desc(sb->world);
+    rb_world_desc desc = rb_scene_world_desc(scene, now);
+    if (sb->opts.dt > 0.0f) desc.dt = sb->opts.dt; /* --dt overrides a scene's step */
+    rb_world *world = sb->world;
+    rb_entities *entities = sb->entities;
+    /* A reset (a formation, R), or any scene into an empty world, with the
+     * same settings and no materials added yet only empties the world (no
+     * new OpenCL program). A file otherwise gets a new world, swapped in once
+     * it is built: a scene that fails loses nothing. */
+    const bool reuse =
+        (!file || rb_world_body_count(world) == 0) && same_world(&desc, now) && rb_world_material_count(world) == 1;
+    if (reuse) {
+        rb_world_clear(world);
+    } else {
+        world = rb_world_create(&desc, err, err_size);
+        entities = world ? rb_entities_create(sb->registry, world) : NULL;
+        if (!entities) {
+            if (world && !entities) snprintf(err, err_size, "out of memory");
+            rb_world_destroy(world);
+            rb_log(RB_LOG_ERROR, "%s: %s", scene->name, err);
+            if (scene != sb->scene) rb_scene_destroy(scene);
+            return false;
+        }
+        for (uint32_t i = 0; i < rb_entities_count(entities); i++)
+            rb_entities_set_mesh(entities, i, rb_entities_get(sb->entities, i)->mesh);
+    }
+    err[0] = '\0';
+    uint32_t added = rb_scene_build(scene, entities, err, err_size);
+    if (added != scene->body_count) {
+        rb_log(RB_LOG_ERROR, "%s", err);
+        if (!reuse) {
+            rb_entities_destroy(entities);
+            rb_world_destroy(world);
+        } else if (sb->scene && scene != sb->scene) {
+            /* the emptied world: back to the scene it had (a reset was asked for anyway) */
+            char again[512];
+            rb_world_clear(world);
+            rb_scene_build(sb->scene, sb->entities, again, sizeof again);
+        }
+        if (scene != sb->scene) rb_scene_destroy(scene);
+        return false;
+    }
+    rb_grab_end(&sb->grab);
+    if (!reuse) {
+        rb_entities_destroy(sb->entities);
+        rb_world_destroy(sb->world);
+        sb->world = world, sb->entities = entities;
+    }
+    if (scene != sb->scene) {
+        rb_scene_destroy(sb->scene);
+        sb->scene = scene;
+    }
+    snprintf(sb->scene_file, sizeof sb->scene_file, "%s", file ? file : "");
+    if (file) sb->formation = 0;
+    sb->steps_clock.accumulator = 0.0;
+    return true;
+}
+
+void rb_sandbox_reset(rb_sandbox *sb, int formation) {
+    char err[1024];
+    if (formation == 0 && sb->scene) { /* R: the scene as it was installed */
+        char file[4096];
+        snprintf(file, sizeof file, "%s", sb->scene_file);
+        rb_sandbox_install_scene(sb, sb->scene, file[0] ? file : NULL, err, sizeof err);
+        return;
+    }
+    if (formation < 1 || formation > RB_FORMATION_COUNT) formation = 1;
+    if (sb->formation_shape < 0 || sb->opts.bodies <= 0) return;
+    const char *shape = rb_entities_get(sb->entities, (uint32_t)sb->formation_shape)->shape->name;
+    rb_scene *scene = rb_scene_formation(sb->registry, shape, formation, sb->opts.bodies, err, sizeof err);
+    if (!scene) {
+        rb_log(RB_LOG_ERROR, "%s", err);
+        return;
+    }
+    if (rb_sandbox_install_scene(sb, scene, NULL, err, sizeof err)) sb->formation = formation;
+}
+
+bool rb_sandbox_load_file(rb_sandbox *sb, const char *path) {
+    char err[1024];
+    rb_scene *scene = rb_scene_load(path, sb->registry, err, sizeof err);
+    if (!scene) {
+        rb_log(RB_LOG_ERROR, "%s%s", err, sb->scene ? " (the current scene is kept)" : "");
+        return false;
+    }
+    if (!rb_sandbox_install_scene(sb, scene, path, err, sizeof err)) return false;
+    char text[600];
+    snprintf(text, sizeof text, "loaded %s", path);
+    rb_sandbox_notice(sb, text);
+    return true;
+}
+
+void rb_sandbox_save(rb_sandbox *sb) {
+    char name[64], err[1024];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(name, sizeof name, "rubble-scene-%Y%m%d-%H%M%S.json", &tm);
+    if (!rb_scene_save(name, sb->world, sb->entities, err, sizeof err)) {
+        rb_log(RB_LOG_ERROR, "%s", err);
+        return;
+    }
+    snprintf(sb->last_saved, sizeof sb->last_saved, "%s", name);
+    char text[128];
+    snprintf(text, sizeof text, "saved %s (Ctrl+O loads it)", name);
+    rb_sandbox_notice(sb, text);
+    rb_log(RB_LOG_INFO, "scene saved to %s", name);
+}
+
+void rb_sandbox_load_last(rb_sandbox *sb) {
+    const char *path = sb->last_saved[0] ? sb->last_saved : sb->scene_file[0] ? sb->scene_file : NULL;
+    if (!path) {
+        rb_sandbox_notice(sb, "nothing to load: save with Ctrl+S, or drop a scene file on the window");
+        return;
+    }
+    char copy[4096]; /* installing replaces scene_file */
+    snprintf(copy, sizeof copy, "%s", path);
+    rb_sandbox_load_file(sb, copy);
+}
+
+static bool ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcasecmp(s + n - m, tail) == 0;
+}
+
+void rb_sandbox_drop(rb_sandbox *sb, const char *path) {
+    static const char *const meshes[] = {".obj", ".stl", ".ply", ".off", ".gltf", ".glb", ".fbx", ".dae"};
+    if (ends_with(path, ".json")) {
+        rb_sandbox_load_file(sb, path);
+        return;
+    }
+    for (size_t i = 0; i < sizeof meshes / sizeof *meshes; i++)
+        if (ends_with(path, meshes[i])) {
+            rb_log(RB_LOG_WARN,
+                   "%s: meshes cannot be added by dropping yet; copy it into a --meshes folder and start again", path);
+            return;
+        }
+    rb_log(RB_LOG_WARN, "%s: not a scene file (.json); nothing loaded", path);
+}

@@ -1,0 +1,91 @@
+/* scene.h - scenes as data: what a scene file holds (docs/scene-format.md),
+ * read with every error named by file and key, written so that a saved
+ * world reloads and continues bit for bit, and built into a world through
+ * the entity table.
+ *
+ * A scene is the world's settings (gravity, step, material, sleeping,
+ * planes), named materials, and bodies. Generators (wall, pile, tower, grid,
+ * ring, formation) are expanded into bodies when the file is read, so a
+ * scene in memory is only bodies. The formations of --formation and the
+ * benchmark pile are made the same way (rb_scene_formation, rb_scene_pile):
+ * there is one way to set a scene up. */
+#ifndef RB_SCENE_H
+#define RB_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "entities.h"
+#include "shapes/shapes.h"
+#include "sim/world.h"
+
+#define RB_SCENE_VERSION 1
+/* The most bodies a scene may hold, generators included. */
+#define RB_SCENE_MAX_BODIES 2000000u
+/* ... and particles (a million 3x3x3 cubes is 27 M). */
+#define RB_SCENE_MAX_PARTICLES 64000000u
+#define RB_SCENE_MAX_MATERIALS 16u
+#define RB_SCENE_NAME_SIZE 64
+
+typedef struct rb_scene_material {
+    char name[RB_SCENE_NAME_SIZE];
+    rb_material material;
+} rb_scene_material;
+
+typedef struct rb_scene_body {
+    char shape[RB_SCENE_NAME_SIZE]; /* a registry shape's name */
+    rb_body_desc desc;              /* where it starts; desc.shape is unused (the name says) */
+    uint32_t material;              /* index into the scene's materials; 0 = the world's */
+    bool is_static, is_kinematic;
+    float scale; /* 1 */
+    /* Saved state (a scene written by rb_scene_save): set exactly after the
+     * body is added, so the run continues bit for bit. */
+    bool exact;
+    float angular_momentum[3]; /* world frame, kg m^2/s */
+    float sleep_timer;         /* s the body has been slow */
+} rb_scene_body;
+
+typedef struct rb_scene {
+    char name[256]; /* the file, for messages */
+    rb_world_desc world;
+    rb_scene_material materials[RB_SCENE_MAX_MATERIALS]; /* [0] is the world's material, "default" */
+    uint32_t material_count;
+    rb_scene_body *bodies;
+    uint32_t body_count, body_capacity;
+    uint64_t particle_count;
+} rb_scene;
+
+/* Reads a scene file; shapes are checked against the registry (and sized by
+ * it, for generators). NULL with "FILE: key.path: what is wrong" in err.
+ * Unknown keys are warned about (rb_log), not fatal. */
+rb_scene *rb_scene_load(const char *path, const rb_registry *registry, char *err, size_t err_size);
+/* The same from text; name stands for the file in messages. */
+rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *registry, char *err, size_t err_size);
+void rb_scene_destroy(rb_scene *scene);
+
+/* An empty scene with the default world (a ground plane). */
+rb_scene *rb_scene_create(const char *name);
+/* Formation k (1..5) of n bodies of a shape, on the default world. NULL (err) for an unknown shape. */
+rb_scene *rb_scene_formation(const rb_registry *registry, const char *shape, int formation, int n, char *err,
+                             size_t err_size);
+/* The benchmark pile (scenes/pile.h): n bodies of a shape, with its walls. */
+rb_scene *rb_scene_pile(const rb_registry *registry, const char *shape, int n, char *err, size_t err_size);
+
+/* The shape every body has, "mixed" if they differ, "none" without bodies. */
+const char *rb_scene_shape_name(const rb_scene *scene);
+
+/* The world description the scene asks for; backend and device from base. */
+rb_world_desc rb_scene_world_desc(const rb_scene *scene, const rb_world_desc *base);
+/* Adds the scene's bodies to a world made from rb_scene_world_desc, through
+ * the table (which must be for that world). Returns the bodies added; on a
+ * body the world refuses, stops with the reason in err. */
+uint32_t rb_scene_build(const rb_scene *scene, rb_entities *entities, char *err, size_t err_size);
+
+/* Writes the world as a scene file: its settings, and every body's full
+ * state in body order, so loading it and stepping gives the same digest as
+ * stepping on. Written to a temporary file and renamed, so a failed save
+ * never destroys the file it would replace. False with the reason in err. */
+bool rb_scene_save(const char *path, rb_world *world, const rb_entities *entities, char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,359 @@
+/* Scene files (src/scenes/scene.h, docs/scene-format.md): the minimal scene,
+ * each generator, every refusal named by file and key, saving through a
+ * temporary file, and a saved world that reloads and continues bit for bit
+ * (on the backend RUBBLE_TEST_BACKEND names: both run in CTest). */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rb_test.h"
+#include "scenes/formations.h"
+#include "scenes/pile.h"
+#include "scenes/scene.h"
+
+static rb_registry *g_reg;
+static char g_log[1 << 14];
+
+static void keep_log(rb_log_level level, const char *message, void *user) {
+    size_t n = strlen(g_log);
+    snprintf(g_log + n, sizeof g_log - n, "%s\n", message);
+}
+
+static int setup(void **state) {
+    /* the build's plugins, with the shipped meshes for the mesh plugin */
+    const char *meshes[1] = {RB_TEST_SOURCE_DIR "/assets/meshes"};
+    g_reg = rb_registry_create(&(rb_registry_desc){.particle_radius = 0.2f, .mesh_dirs = meshes, .mesh_dir_count = 1});
+    rb_registry_scan_dir(g_reg, RB_TEST_PLUGIN_DIR);
+    rb_set_log_fn(keep_log, NULL);
+    return g_reg && rb_registry_find(g_reg, "cube") >= 0 ? 0 : -1;
+}
+static int teardown(void **state) {
+    rb_set_log_fn(NULL, NULL);
+    rb_registry_destroy(g_reg);
+    return 0;
+}
+
+static rb_scene *parse(const char *text) {
+    char err[1024];
+    rb_scene *s = rb_scene_parse(text, "t.json", g_reg, err, sizeof err);
+    if (!s) fail_msg("refused: %s", err);
+    return s;
+}
+
+/* Refused, with says in the message. */
+static void refused(const char *text, const char *says) {
+    char err[1024] = "";
+    rb_scene *s = rb_scene_parse(text, "t.json", g_reg, err, sizeof err);
+    if (s) fail_msg("accepted, but should say '%s': %s", says, text);
+    if (!strstr(err, says)) fail_msg("says '%s', should say '%s'", err, says);
+}
+
+static void test_minimal_scene(void **state) {
+    rb_scene *s = parse("{\"rubble_scene\": 1,\n"
+                        " \"world\": {\"gravity\": [0, -9.81, 0], \"dt\": 0.0016},\n"
+                        " \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 3, 0], \"orientation\": [0, 0, 0, 1],\n"
+                        "             \"velocity\": [0, 0, 0], \"angular_velocity\": [0, 0, 0]}]}");
+    assert_int_equal(s->body_count, 1);
+    assert_string_equal(s->bodies[0].shape, "cube");
+    assert_true(s->bodies[0].desc.position[1] == 3.0f);
+    assert_true(s->world.dt == 0.0016f && s->world.gravity[1] == -9.81f);
+    assert_int_equal(s->world.plane_count, 1); /* the ground, by default */
+    assert_false(s->bodies[0].exact);
+    rb_scene_destroy(s);
+    /* only shape and position are required */
+    s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube2\", \"position\": [1, 2, 3]}]}");
+    assert_true(s->bodies[0].desc.orientation[3] == 1.0f);
+    rb_scene_destroy(s);
+}
+
+static void test_bad_input_is_named(void **state) {
+    refused("{\"rubble_scene\": 1,\n \"bodies\": [\n  {\"shape\": \"cube\" \"position\": [0, 1, 0]}]}",
+            "t.json: not JSON: a syntax error at line 3, column 20");
+    refused("[1, 2]", "t.json: expected a JSON object");
+    refused("{\"bodies\": []}", "t.json: not a scene file: no \"rubble_scene\" version key");
+    refused("{\"rubble_scene\": 2}", "t.json: rubble_scene: version 2 is not one this program reads (it reads 1)");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cub\", \"position\": [0, 1, 0]}]}",
+            "t.json: bodies[0].shape: unknown shape 'cub' (the shapes are: cube");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0]},"
+            "{\"shape\": \"cube\", \"position\": [0, 3, 0]}, {\"shape\": \"cube\", \"position\": [0, 5, 0]},"
+            "{\"shape\": \"cube\", \"position\": [0, 7]}]}",
+            "t.json: bodies[3].position: expected 3 numbers, got 2");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\"}]}", "t.json: bodies[0]: 'position' is missing");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1e400, 0]}]}",
+            "bodies[0].position: element 1 is not a finite number");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1e39, 0]}]}",
+            "bodies[0].position: element 1 is not a finite number"); /* finite as a double, not as a float */
+    refused("{\"rubble_scene\": 1, \"world\": {\"dt\": -1}}", "t.json: world.dt: -1 is out of range");
+    refused("{\"rubble_scene\": 1, \"materials\": {\"bouncy\": {\"restitution\": 2}}}",
+            "t.json: materials.bouncy.restitution: 2 is out of range [0, 1]");
+    refused("{\"rubble_scene\": 1, \"materials\": {\"mud\": {\"restitution\": 0.2}}}",
+            "materials.mud: restitution 0.2");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"orientation\": [0, 0, "
+            "0, 0]}]}",
+            "t.json: bodies[0].orientation: a zero quaternion is no rotation");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"scale\": -2}]}",
+            "t.json: bodies[0].scale: scale must be greater than 0 (got -2)");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"material\": "
+            "\"rubberr\"}]}",
+            "t.json: bodies[0].material: unknown material 'rubberr' (the materials are: default)");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"static\": true, "
+            "\"kinematic\": true}]}",
+            "bodies[0]: a body is static or kinematic, not both");
+    refused("{\"rubble_scene\": 1, \"planes\": [{\"normal\": [0, 0, 0]}]}", "planes[0]: normal: a zero vector");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"scale\": 2}]}",
+            "bodies[0].scale: scale 2: this version simulates shapes at scale 1 only");
+    refused("{\"rubble_scene\": 1, \"bodies\": [], \"bodies\": []}", "t.json: bodies: the key is given twice");
+    refused("{\"rubble_scene\": 1, \"materials\": {\"a\": {}, \"a\": {}}}",
+            "t.json: materials.a: the key is given twice");
+    refused(
+        "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"velocity\": [1, 0, 0], "
+        "\"static\": true}]}",
+        "bodies[0]: a static body never moves");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"orientation\": [0, 0, "
+            "0, 5], \"sleep_timer\": 0}]}",
+            "bodies[0].orientation: a saved state (with angular_momentum or sleep_timer) needs a unit quaternion");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cu\\u001b[2Jbe\", \"position\": [0, 1, 0]}]}",
+            "unknown shape 'cu?[2Jbe'"); /* control bytes are not printed */
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"pyramid\", \"shape\": \"cube\"}]}",
+            "generators[0].type: unknown generator 'pyramid'");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"cube\", \"rows\": 2.5, "
+            "\"columns\": 2}]}",
+            "generators[0].rows: expected a whole number >= 0, got 2.5");
+}
+
+/* 10^9 bodies are refused with the limit at once, not by failing to allocate. */
+static void test_huge_generators_are_refused_with_the_limit(void **state) {
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"tower\", \"shape\": \"cube\", \"height\": 1e9}]}",
+            "t.json: generators[0].height: 1e+09 is more than the limit of 2000000");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"cube\", \"rows\": 100000, "
+            "\"columns\": 100000}]}",
+            "generators[0]: the scene would hold 10000000000 bodies; the limit is 2000000");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"grid\", \"shape\": \"cube\", \"count\": [1000, 1000, "
+            "1000]}]}",
+            "generators[0]: the scene would hold 1000000000 bodies; the limit is 2000000");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"grid\", \"shape\": \"cube\", \"count\": [0, 4e9, "
+            "4e9]}]}",
+            "generators[0].count: expected whole counts from 0 to 2000000");
+    /* bodies of many particles: the particle count is limited too */
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"tower\", \"shape\": \"torus\", \"height\": "
+            "2000000}]}",
+            "generators[0]: the scene would hold 528000000 particles; the limit is 64000000");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"tower\", \"shape\": \"cube\", \"height\": -1}]}",
+            "generators[0].height: expected a whole number >= 0, got -1");
+    /* a grid with a zero count is empty, at once */
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"grid\", \"shape\": \"cube\", \"count\": "
+                        "[0, 2000000, 2000000]}]}");
+    assert_int_equal(s->body_count, 0);
+    rb_scene_destroy(s);
+}
+
+static void test_unknown_keys_are_warned_about(void **state) {
+    g_log[0] = '\0';
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"colour\": 3, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, "
+                        "0], \"velocty\": [1, 0, 0]}], \"emitters\": []}");
+    assert_int_equal(s->body_count, 1);
+    assert_non_null(strstr(g_log, "t.json: colour: unknown key, ignored"));
+    assert_non_null(strstr(g_log, "t.json: bodies[0].velocty: unknown key, ignored"));
+    rb_scene_destroy(s);
+}
+
+/* "default" is read first wherever it stands: the others start from it. */
+static void test_materials_do_not_depend_on_key_order(void **state) {
+    rb_scene *a = parse("{\"rubble_scene\": 1, \"materials\": {\"rubber\": {\"restitution\": 0.8}, \"default\": "
+                        "{\"friction\": 0.9}}}");
+    rb_scene *b = parse("{\"rubble_scene\": 1, \"materials\": {\"default\": {\"friction\": 0.9}, \"rubber\": "
+                        "{\"restitution\": 0.8}}}");
+    assert_int_equal(a->material_count, 2);
+    assert_true(a->materials[1].material.friction == 0.9f && b->materials[1].material.friction == 0.9f);
+    assert_true(a->materials[1].material.restitution == 0.8f);
+    assert_true(a->world.material.friction == 0.9f);
+    rb_scene_destroy(a), rb_scene_destroy(b);
+}
+
+static const rb_shape *shape(const char *name) {
+    return rb_registry_get(g_reg, (uint32_t)rb_registry_find(g_reg, name));
+}
+
+static void test_generators(void **state) {
+    rb_scene *s =
+        parse("{\"rubble_scene\": 1, \"generators\": ["
+              "{\"type\": \"wall\", \"shape\": \"cube\", \"rows\": 3, \"columns\": 4, \"gap\": 0},"
+              "{\"type\": \"tower\", \"shape\": \"cube2\", \"height\": 5, \"position\": [20, 0, 0]},"
+              "{\"type\": \"grid\", \"shape\": \"cube\", \"count\": [2, 3, 4], \"position\": [-20, 0, 0]},"
+              "{\"type\": \"ring\", \"shape\": \"cube2\", \"count\": 6, \"radius\": 5, \"position\": [0, 0, 30]},"
+              "{\"type\": \"formation\", \"formation\": 2, \"count\": 7, \"shape\": \"cube\"},"
+              "{\"type\": \"pile\", \"count\": 300, \"shape\": \"cube\", \"material\": \"default\"}]}");
+    assert_int_equal(s->body_count, 11 + 5 + 24 + 6 + 7 + 300);
+    const rb_scene_body *b = s->bodies;
+    /* the wall: rows of 4 and 3 cubes 1.2 m apart, every other row shifted 0.6 m
+     * (running bond) and one shorter, so nothing overhangs; 1.2 m up a row */
+    assert_near(b[1].desc.position[0] - b[0].desc.position[0], 1.2, 1e-5);
+    assert_near(b[4].desc.position[0] - b[0].desc.position[0], 0.6, 1e-5);
+    assert_near(b[7].desc.position[0] - b[0].desc.position[0], 0.0, 1e-5);
+    assert_near(b[4].desc.position[1] - b[0].desc.position[1], 1.2, 1e-5);
+    assert_near(b[10].desc.position[0] - b[3].desc.position[0], 0.0, 1e-5); /* the rows end flush */
+    assert_near(b[0].desc.position[1], 0.6, 1e-5);                          /* standing on the ground */
+    /* the tower: 0.8 m cubes stacked */
+    b += 11;
+    for (int i = 1; i < 5; i++) assert_near(b[i].desc.position[1] - b[i - 1].desc.position[1], 0.8 + 0.0016, 1e-5);
+    /* the grid */
+    b += 5;
+    assert_near(b[0].desc.position[0], -20.0 - 0.5 * (1.2 + 0.0024), 1e-4);
+    /* the ring: every body 5 m from its centre */
+    b += 24;
+    for (int i = 0; i < 6; i++) assert_near(hypot(b[i].desc.position[0], b[i].desc.position[2] - 30.0), 5.0, 1e-4);
+    /* the formation, as rb_formation_pose places it */
+    b += 6;
+    float p[3];
+    assert_true(rb_formation_pose(shape("cube"), 2, 7, 6, p));
+    assert_memory_equal(b[6].desc.position, p, sizeof p);
+    /* the pile, as pile.h defines it, with its four walls */
+    b += 7;
+    float q[4];
+    rb_pile_body_pose(299, p, q);
+    assert_memory_equal(b[299].desc.position, p, sizeof p);
+    assert_memory_equal(b[299].desc.orientation, q, sizeof q);
+    assert_int_equal(s->world.plane_count, 5);
+    rb_scene_destroy(s);
+}
+
+/* The formations and the pile that --formation and rubble-bench ask for come from generators. */
+static void test_formation_and_pile_scenes(void **state) {
+    char err[256];
+    rb_scene *s = rb_scene_formation(g_reg, "cube", 1, 50, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(s->body_count, 50);
+    assert_string_equal(rb_scene_shape_name(s), "cube");
+    rb_scene_destroy(s);
+    s = rb_scene_pile(g_reg, "cube2", 20, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(s->body_count, 20);
+    assert_int_equal(s->world.plane_count, 5);
+    rb_scene_destroy(s);
+    assert_null(rb_scene_formation(g_reg, "nope", 1, 5, err, sizeof err));
+}
+
+/* A saved world reloads and continues bit for bit: the digest after 300 more
+ * steps equals the run that was never saved. The scene has a static body, a
+ * kinematic one, a second material and sleeping bodies, so every saved field
+ * matters. */
+static void test_save_and_reload_continue_bit_for_bit(void **state) {
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"materials\": {\"rubber\": {\"restitution\": 0.8, \"friction\": "
+                        "0.9}},"
+                        " \"bodies\": [{\"shape\": \"cube\", \"position\": [6, 0.6, 0], \"static\": true},"
+                        "  {\"shape\": \"cube2\", \"position\": [6.1, 3, 0.2], \"material\": \"rubber\", "
+                        "\"angular_velocity\": [1, 2, 3]},"
+                        "  {\"shape\": \"cube2\", \"position\": [-10, 0.41, 12], \"kinematic\": true, \"velocity\": "
+                        "[0.5, 0, 0], \"angular_velocity\": [0, 0.3, 0]}],"
+                        " \"generators\": [{\"type\": \"formation\", \"formation\": 2, \"count\": 10, \"shape\": "
+                        "\"cube\"}, {\"type\": \"formation\", \"formation\": 1, \"count\": 8, \"shape\": \"cube2\", "
+                        "\"position\": [-6, 0, 0]}]}");
+    rb_world_desc base = rb_default_world_desc();
+    base.backend = rb_test_backend();
+    rb_world_desc d = rb_scene_world_desc(s, &base);
+    rb_world *w = rb_test_world(d);
+    rb_entities *t = rb_entities_create(g_reg, w);
+    char err[1024];
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), s->body_count);
+    assert_true(rb_world_step(w, 3000)); /* long enough for the towers to fall asleep (4.8 s) */
+    bool any_asleep = false;
+    for (uint32_t b = 0; b < rb_world_body_count(w); b++) {
+        rb_body_state st;
+        assert_true(rb_world_get_body(w, b, &st));
+        any_asleep |= st.asleep;
+    }
+    assert_true(any_asleep);
+
+    char path[256];
+    snprintf(path, sizeof path, "%s/tests/saved-scene.json", RB_TEST_BUILD_DIR);
+    remove(path);
+    assert_true(rb_scene_save(path, w, t, err, sizeof err));
+    rb_scene *again = rb_scene_load(path, g_reg, err, sizeof err);
+    if (!again) fail_msg("%s", err);
+    assert_int_equal(again->body_count, rb_world_body_count(w));
+    rb_world_desc d2 = rb_scene_world_desc(again, &base);
+    rb_world *w2 = rb_test_world(d2);
+    rb_entities *t2 = rb_entities_create(g_reg, w2);
+    assert_int_equal(rb_scene_build(again, t2, err, sizeof err), again->body_count);
+    assert_true(rb_world_digest(w2) == rb_world_digest(w)); /* the same state, bit for bit */
+    assert_true(rb_world_step(w, 300));
+    assert_true(rb_world_step(w2, 300));
+    assert_true(rb_world_digest(w2) == rb_world_digest(w));
+    rb_body_state a, b;
+    assert_true(rb_world_get_body(w, 1, &a));
+    assert_true(rb_world_get_body(w2, 1, &b));
+    assert_int_equal(a.material, b.material);
+    assert_int_equal(a.kind, b.kind);
+    assert_true(rb_world_get_body(w, 2, &a));
+    assert_true(rb_world_get_body(w2, 2, &b));
+    assert_int_equal(b.kind, RB_BODY_KINEMATIC);
+    assert_memory_equal(a.position, b.position, sizeof a.position); /* it moved, the same in both */
+    rb_entities_destroy(t2), rb_world_destroy(w2), rb_scene_destroy(again);
+    rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+}
+
+/* A save goes to a temporary file that is renamed: when the rename cannot
+ * happen, what stood at the path is untouched and no temporary is left. */
+static void test_failed_save_keeps_the_old_file(void **state) {
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0]}]}");
+    rb_world_desc base = rb_default_world_desc();
+    rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+    rb_entities *t = rb_entities_create(g_reg, w);
+    char err[1024], dir[256], inside[300];
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), 1);
+    /* a folder (holding a file) where the scene would go: rename cannot replace it */
+    snprintf(dir, sizeof dir, "%s/tests/save-target", RB_TEST_BUILD_DIR);
+    snprintf(inside, sizeof inside, "%s/keep.txt", dir);
+    mkdir(dir, 0755);
+    FILE *f = fopen(inside, "w");
+    assert_non_null(f);
+    fputs("precious", f);
+    fclose(f);
+    assert_false(rb_scene_save(dir, w, t, err, sizeof err));
+    assert_non_null(strstr(err, "not saved (the old file, if any, is untouched)"));
+    struct stat st;
+    assert_int_equal(stat(inside, &st), 0);
+    assert_int_equal(st.st_size, 8);
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", dir, (long)getpid());
+    assert_int_not_equal(stat(tmp, &st), 0); /* no temporary left behind */
+    /* a folder that does not exist */
+    assert_false(rb_scene_save("/nonexistent-folder/x.json", w, t, err, sizeof err));
+    assert_non_null(strstr(err, "/nonexistent-folder/x.json: cannot write"));
+    remove(inside), rmdir(dir);
+    rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+}
+
+/* The shipped scenes load and build. */
+static void test_shipped_scenes_build(void **state) {
+    static const char *const names[] = {"brick_wall", "tower_on_platform", "ramp_rocks", "rubble_heap"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[512], err[1024];
+        snprintf(path, sizeof path, "%s/assets/scenes/%s.json", RB_TEST_SOURCE_DIR, names[i]);
+        rb_scene *s = rb_scene_load(path, g_reg, err, sizeof err);
+        if (!s) fail_msg("%s", err);
+        assert_true(s->body_count > 0);
+        rb_world_desc base = rb_default_world_desc();
+        base.backend = rb_test_backend();
+        rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+        rb_entities *t = rb_entities_create(g_reg, w);
+        if (rb_scene_build(s, t, err, sizeof err) != s->body_count) fail_msg("%s: %s", names[i], err);
+        assert_true(rb_world_step(w, 100));
+        rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_minimal_scene),
+        cmocka_unit_test(test_bad_input_is_named),
+        cmocka_unit_test(test_huge_generators_are_refused_with_the_limit),
+        cmocka_unit_test(test_unknown_keys_are_warned_about),
+        cmocka_unit_test(test_materials_do_not_depend_on_key_order),
+        cmocka_unit_test(test_generators),
+        cmocka_unit_test(test_formation_and_pile_scenes),
+        cmocka_unit_test(test_save_and_reload_continue_bit_for_bit),
+        cmocka_unit_test(test_failed_save_keeps_the_old_file),
+        cmocka_unit_test(test_shipped_scenes_build),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
