@@ -97,6 +97,22 @@ static void test_explosion_pushes_within_its_radius(void **state) {
     float dist_a = sqrtf(1.0f + 0.25f);
     assert_true(fabsf(sqrtf(rb_v3_dot(sa.velocity, sa.velocity)) - 10.0f * (1.0f - dist_a / 4.0f)) < 1e-3f);
     assert_true(sc.velocity[0] == 0.0f && sc.velocity[1] == 0.0f);
+    /* static and kinematic bodies in the blast are not moved, and not counted */
+    rb_body_desc fixed = {.shape = shape, .position = {0.0f, 0.5f, 1.0f}, .kind = RB_BODY_STATIC};
+    rb_body_id st = rb_world_add_body(w, &fixed);
+    fixed.kind = RB_BODY_KINEMATIC, fixed.position[2] = -1.0f, fixed.velocity[0] = 0.25f;
+    rb_body_id kin = rb_world_add_body(w, &fixed);
+    assert_true(st.generation && kin.generation);
+    assert_int_equal(rb_tool_explode(w, (float[3]){0.0f, 0.0f, 0.0f}, 4.0f, 10.0f), 2);
+    rb_body_state s_st, s_kin;
+    rb_world_get_body_by_id(w, st, &s_st), rb_world_get_body_by_id(w, kin, &s_kin);
+    assert_true(s_st.velocity[0] == 0.0f && s_st.velocity[1] == 0.0f && s_st.velocity[2] == 0.0f);
+    assert_true(s_kin.velocity[0] == 0.25f && s_kin.velocity[1] == 0.0f);
+    /* and the grab does not take hold of them */
+    rb_grab g;
+    rb_pick p = {.hit = true, .body_hit = true, .body = st, .point = {0.0f, 0.5f, 1.0f}, .distance = 2.0f};
+    assert_false(rb_grab_begin(&g, w, &p));
+    assert_false(g.active);
     rb_world_destroy(w);
 }
 

@@ -101,7 +101,8 @@ int rb_tool_explode(rb_world *world, const float centre[3], float radius, float 
     uint32_t n = rb_world_body_count(world);
     for (uint32_t b = 0; b < n; b++) {
         rb_body_state s;
-        if (!rb_world_get_body(world, b, &s)) continue;
+        /* static and kinematic bodies are not pushed by anything */
+        if (!rb_world_get_body(world, b, &s) || s.kind != RB_BODY_DYNAMIC) continue;
         float d[3] = {s.position[0] - centre[0], s.position[1] - centre[1], s.position[2] - centre[2]};
         float dist = sqrtf(rb_v3_dot(d, d));
         if (dist >= radius) continue;
@@ -124,6 +125,7 @@ bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick) {
     memset(g, 0, sizeof *g);
     rb_body_state s;
     if (!pick->body_hit || !rb_world_get_body_by_id(world, pick->body, &s)) return false;
+    if (s.kind != RB_BODY_DYNAMIC) return false; /* a static or kinematic body cannot be dragged */
     float rel[3] = {pick->point[0] - s.position[0], pick->point[1] - s.position[1], pick->point[2] - s.position[2]};
     rb_quat_rotate_inv(s.orientation, rel, g->local_anchor);
     g->active = true;

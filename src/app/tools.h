@@ -42,8 +42,9 @@ float rb_throw_speed(double held);
  * caller spawns it (rb_entities_spawn) with the shape to throw. */
 rb_body_desc rb_tool_throw_desc(const float eye[3], const float dir[3], float ahead, float speed, uint32_t seed);
 
-/* Gives every body within radius (m) of centre a kick of up to speed (m/s) away
- * from it, fading linearly to zero at the radius. Returns how many bodies moved. */
+/* Gives every dynamic body within radius (m) of centre a kick of up to speed
+ * (m/s) away from it, fading linearly to zero at the radius. Returns how many
+ * bodies moved. */
 int rb_tool_explode(rb_world *world, const float centre[3], float radius, float speed);
 
 /* The mouse spring: the picked point of the body is pulled toward the point
@@ -57,7 +58,9 @@ typedef struct rb_grab {
     float anchor[3];       /* m, world: where the anchor is now (for drawing) */
 } rb_grab;
 
-/* Starts a grab at a pick that hit a body: its point and depth along the ray are kept. */
+/* Starts a grab at a pick that hit a dynamic body: its point and depth along
+ * the ray are kept. False for anything else (static and kinematic bodies are
+ * not dragged). */
 bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick);
 /* Moves the target to the cursor's current ray. */
 void rb_grab_aim(rb_grab *g, const float origin[3], const float dir[3]);
