@@ -6,11 +6,10 @@
  * Units: metres, kilograms, seconds. Quaternions are x, y, z, w. */
 #pragma OPENCL FP_CONTRACT OFF
 
-/* Sizes for one step call (rb_step_params). Passed as kernel arguments, not
- * a struct, so no struct layout has to agree between host and device
+/* Sizes for one step call (rb_step_params) are passed as kernel arguments,
+ * not a struct, so no struct layout has to agree between host and device
  * compilers. A contact's rates are a row of the pair table (rb_contact_rates
  * as a float4: x stiffness, y damping, z tangential, w friction). */
-#define RB_CONTACT_ARGS const float radius, const float dt
 
 /* Body kinds, as rb_body_kind (src/sim/world.h). */
 #define RB_BODY_DYNAMIC 0u
@@ -105,6 +104,19 @@ static inline float3 rb_separation(const float3 pi, const float3 pj) {
 }
 static inline float rb_length2(const float3 x) { return x.x * x.x + x.y * x.y + x.z * x.z; }
 
+/* True if particles of radii ri and rj whose centres are dist2 apart
+ * (squared) overlap, as rb_particles_touch: 0 < dist2 < (ri + rj)^2. */
+static inline bool rb_particles_touch(const float dist2, const float ri, const float rj) {
+    const float d = ri + rj;
+    return dist2 < d * d && dist2 > 0.0f;
+}
+
+/* The fraction of the way from i's centre to j's where their contact acts,
+ * as rb_contact_fraction (src/sim/contact.h): exactly 1/2 for equal radii. */
+static inline float rb_contact_fraction(const float dist, const float ri, const float rj) {
+    return ri == rj ? 0.5f : (dist + (ri - rj)) / (2.0f * dist);
+}
+
 /* Normal force per unit mass of a contact with overlap > 0 and separation
  * speed vn (negative: closing), never a pull; as rb_contact_normal in
  * src/sim/contact.h, which says why the first and last steps of a contact
@@ -130,51 +142,55 @@ static inline float rb_pair_tangential_mass(const float mi, const float mj, cons
     return isinf(mj) ? 0.5f * mi : meff;
 }
 
-/* Force on particle i of a dynamic body from an overlapping particle j
- * (rb_contact_particles, after its overlap test: x = pj - pi,
- * 0 < dist2 < (2 radius)^2), with the rates c of their materials' pair,
- * added to *f, and its moment about i's centre, added to *t: spring and
- * dashpot along the normal that never pull, tangential damping capped by
- * Coulomb friction. The force acts at the midpoint of the centres, so only
- * its tangential part has a moment, and a pair's moments cancel. Slip is
- * measured there too: the centres' velocities plus each body's angular
- * velocity (wi, wj) x lever. */
+/* Force on particle i (radius ri) of a dynamic body from an overlapping
+ * particle j (radius rj) (rb_contact_particles, after its overlap test:
+ * x = pj - pi, rb_particles_touch), with the rates c of their materials'
+ * pair, added to *f, and its moment about i's centre, added to *t: spring
+ * and dashpot along the normal that never pull, tangential damping capped by
+ * Coulomb friction. The force acts at the contact point
+ * (rb_contact_fraction), so only its tangential part has a moment, and a
+ * pair's moments cancel. Slip is measured there too: the centres'
+ * velocities plus each body's angular velocity (wi, wj) x lever. The
+ * tangential damping is scaled by the pair's slip scale (contact.h). */
 static inline void rb_contact_particles(const float3 x, const float dist2, const float3 vi, const float3 wi,
-                                        const float mi, const float3 vj, const float3 wj, const float mj, float3 *f,
-                                        float3 *t, const float4 c, RB_CONTACT_ARGS) {
-    const float d = 2.0f * radius;
+                                        const float mi, const float ri, const float3 vj, const float3 wj,
+                                        const float mj, const float rj, const float slip, float3 *f, float3 *t,
+                                        const float4 c, const float dt) {
     const float dist = sqrt(dist2);
     const float3 n = (float3)(x.x / dist, x.y / dist, x.z / dist);
     const float meff = rb_pair_mass(mi, mj);
-    /* v_j + wj x (-x/2) - (v_i + wi x (x/2)) = v_j - v_i - (wi + wj) x (x/2) */
-    const float3 ws = (float3)(0.5f * (wi.x + wj.x), 0.5f * (wi.y + wj.y), 0.5f * (wi.z + wj.z));
+    /* v_j + wj x (-(1 - a) x) - (v_i + wi x (a x)) = v_j - v_i - (a wi + (1 - a) wj) x x */
+    const float a = rb_contact_fraction(dist, ri, rj), b = 1.0f - a;
+    const float3 ws = (float3)(a * wi.x + b * wj.x, a * wi.y + b * wj.y, a * wi.z + b * wj.z);
     const float3 v = (float3)(vj.x - vi.x - (ws.y * x.z - ws.z * x.y), vj.y - vi.y - (ws.z * x.x - ws.x * x.z),
                               vj.z - vi.z - (ws.x * x.y - ws.y * x.x));
     const float vn = v.x * n.x + v.y * n.y + v.z * n.z;
-    const float fn = -meff * rb_contact_normal(c.x, c.y, d - dist, vn, dt);
+    const float fn = -meff * rb_contact_normal(c.x, c.y, (ri + rj) - dist, vn, dt);
     const float3 vt = (float3)(v.x - vn * n.x, v.y - vn * n.y, v.z - vn * n.z);
-    const float eta = rb_pair_tangential_mass(mi, mj, meff) * c.z;
+    const float eta = rb_pair_tangential_mass(mi, mj, meff) * c.z * slip;
     const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
     const float cap = c.w * -fn;
     const float scale = ft_len > cap ? cap / ft_len : 1.0f;
     const float es = eta * scale;
     const float3 ft = (float3)(es * vt.x, es * vt.y, es * vt.z);
     *f = (float3)((*f).x + (fn * n.x + ft.x), (*f).y + (fn * n.y + ft.y), (*f).z + (fn * n.z + ft.z));
-    /* (x / 2) x ft */
-    *t = (float3)((*t).x + 0.5f * (x.y * ft.z - x.z * ft.y), (*t).y + 0.5f * (x.z * ft.x - x.x * ft.z),
-                  (*t).z + 0.5f * (x.x * ft.y - x.y * ft.x));
+    /* (a x) x ft */
+    *t = (float3)((*t).x + a * (x.y * ft.z - x.z * ft.y), (*t).y + a * (x.z * ft.x - x.x * ft.z),
+                  (*t).z + a * (x.x * ft.y - x.y * ft.x));
 }
 
-/* Force on particle i from a plane (xyz unit normal out of the solid, w
- * offset), the plane an immovable partner (rb_contact_plane), with the rates
- * c of i's own material, added to *f; its moment about i's centre, acting at
- * the plane point under the centre (where the slip is measured, with the
- * body's angular velocity wi), added to *t. */
-static inline void rb_contact_plane(const float3 pi, const float3 vi, const float3 wi, const float mi,
-                                    const float4 plane, float3 *f, float3 *t, const float4 c, RB_CONTACT_ARGS) {
+/* Force on particle i (radius ri, its body's slip scale si) from a plane
+ * (xyz unit normal out of the solid, w offset), the plane an immovable
+ * partner (rb_contact_plane), with the rates c of i's own material, added to
+ * *f; its moment about i's centre, acting at the plane point under the
+ * centre (where the slip is measured, with the body's angular velocity wi),
+ * added to *t. */
+static inline void rb_contact_plane(const float3 pi, const float3 vi, const float3 wi, const float mi, const float ri,
+                                    const float si, const float4 plane, float3 *f, float3 *t, const float4 c,
+                                    const float dt) {
     const float3 n = plane.xyz;
     const float height = n.x * pi.x + n.y * pi.y + n.z * pi.z - plane.w;
-    const float overlap = radius - height;
+    const float overlap = ri - height;
     if (overlap <= 0.0f) return;
     /* the contact point's velocity: v_i + w x (-height n) */
     const float3 vc = (float3)(vi.x - height * (wi.y * n.z - wi.z * n.y), vi.y - height * (wi.z * n.x - wi.x * n.z),
@@ -182,7 +198,7 @@ static inline void rb_contact_plane(const float3 pi, const float3 vi, const floa
     const float vn = n.x * vc.x + n.y * vc.y + n.z * vc.z;
     const float fn = mi * rb_contact_normal(c.x, c.y, overlap, vn, dt);
     const float3 vt = (float3)(-(vc.x - vn * n.x), -(vc.y - vn * n.y), -(vc.z - vn * n.z));
-    const float eta = mi * c.z;
+    const float eta = mi * c.z * si;
     const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
     const float cap = c.w * fn;
     const float scale = ft_len > cap ? cap / ft_len : 1.0f;

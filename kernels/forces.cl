@@ -9,8 +9,10 @@
  *
  * The 27 neighbour cells are read as 9 rows of three: cells x - 1, x, x + 1
  * of a row fill consecutive buckets, so a row is one run of sorted slots
- * (two where the table wraps), tested for reach eight slots at a time; the
- * few slots within reach are then taken one by one. (Two rows in one
+ * (two where the table wraps), tested for reach eight slots at a time
+ * against one bound, the particle's radius plus the largest in the world;
+ * the few slots within reach are then taken one by one, and judged with
+ * their own radius (r_i + r_j, read from their body). (Two rows in one
  * 16-wide test ran slower on PoCL.) Particles of other cells that share
  * those buckets are skipped by their cell key. Contacts are summed in the
  * reference's order: rows z, then y, each row's cells x - 1, x, x + 1, each
@@ -32,42 +34,46 @@ typedef struct rb_sorted {
     __global const float4 *vel; /* w: the cell key */
     __global const float4 *body_pos, *body_omega, *body_inv_inertia;
     __global const uint *body_material;
+    __global const float2 *body_contact; /* x radius, y slip scale */
 } rb_sorted;
 
 /* The particle whose force is summed, and its sums. */
 typedef struct rb_summing {
     float3 p, v, w; /* position, velocity, its body's angular velocity */
     float m;        /* its body's mass */
+    float r;        /* its radius */
+    float slip;     /* its body's slip scale */
+    float reach2;   /* (r + the largest radius)^2: no particle farther touches it */
     uint b;         /* its body */
     __constant const float4 *row; /* the pair table's rows of its body's material */
     bool sleeping, wake;
     float3 f, t; /* force, and moment about the particle's centre */
 } rb_summing;
 
-/* Reach: a contact, or a touch that wakes (both (2 r)^2, written as the reference writes each). */
-#define RB_REACH2(radius) fmax((2.0f * (radius)) * (2.0f * (radius)), 4.0f * (radius) * (radius))
-
 /* Slot j's particle, within reach of a particle of another body, in the
  * row of cells whose first cell has key row_key (or in another cell that
- * shares a bucket with it: skipped). */
+ * shares a bucket with it: skipped). Reach was judged against the largest
+ * radius; whether the two touch is judged here, with j's own radius, as
+ * the reference judges it (rb_particles_touch) for the wake and the force. */
 static inline __attribute__((always_inline)) void rb_visit_slot(rb_summing *q, const rb_sorted *in, const uint j,
                                                                 const uint row_key, const float sleep_speed,
-                                                                const float sleep_time, RB_CONTACT_ARGS) {
-    const float d = 2.0f * radius, d2 = d * d, touch2 = 4.0f * radius * radius; /* as the reference writes each */
+                                                                const float sleep_time, const float dt) {
     const float3 sep = rb_separation(q->p, (float3)(in->x[j], in->y[j], in->z[j]));
     const float dist2 = rb_length2(sep);
     const float4 vj = in->vel[j];
     const uint key = as_uint(vj.w), bj = in->body[j];
     /* in another row, or past x + 1 of this one (x is the key's low 10 bits) */
     if ((key >> 10) != (row_key >> 10) || ((key - row_key) & 1023u) > 2u) return;
+    const float2 cj = in->body_contact[bj];
+    const float rj = cj.x;
+    if (!rb_particles_touch(dist2, q->r, rj)) return; /* apart, or coincident with no normal */
     const float mj = in->body_inv_inertia[bj].w;
-    if (q->sleeping && dist2 < touch2 && dist2 > 0.0f && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
+    if (q->sleeping && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
         const float speed2 = rb_length2(vj.xyz);
         if (speed2 > sleep_speed * sleep_speed || (isinf(mj) && speed2 > 0.0f)) q->wake = true;
     }
-    if (dist2 >= d2 || dist2 == 0.0f) return; /* apart, or coincident with no normal */
-    rb_contact_particles(sep, dist2, q->v, q->w, q->m, vj.xyz, in->body_omega[bj].xyz, mj, &q->f, &q->t,
-                         q->row[in->body_material[bj]], radius, dt);
+    rb_contact_particles(sep, dist2, q->v, q->w, q->m, q->r, vj.xyz, in->body_omega[bj].xyz, mj, rj,
+                         fmin(q->slip, cj.y), &q->f, &q->t, q->row[in->body_material[bj]], dt);
 }
 
 /* The lowest set bit's index, and the mask without it. */
@@ -82,8 +88,8 @@ static inline uint rb_take_lowest(uint *bits) {
 static inline __attribute__((always_inline)) void rb_visit_run(rb_summing *q, const rb_sorted *in, uint s,
                                                                const uint end, const uint row_key,
                                                                const float sleep_speed, const float sleep_time,
-                                                               RB_CONTACT_ARGS) {
-    const float reach2 = RB_REACH2(radius);
+                                                               const float dt) {
+    const float reach2 = q->reach2;
     for (; s < end; s += 8u) {
         /* rb_separation and rb_length2 of eight slots: the same operations */
         const float8 x = vload8(0, in->x + s) - q->p.x, y = vload8(0, in->y + s) - q->p.y,
@@ -97,7 +103,7 @@ static inline __attribute__((always_inline)) void rb_visit_run(rb_summing *q, co
         const ulong quarter = halves.lo | halves.hi;
         uint bits = (uint)quarter | (uint)(quarter >> 32);
         while (bits != 0u)
-            rb_visit_slot(q, in, s + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, radius, dt);
+            rb_visit_slot(q, in, s + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
     }
 }
 
@@ -107,12 +113,13 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         __global const float *sorted_y, __global const float *sorted_z,
                         __global const uint *sorted_body, __global const float4 *sorted_vel, __constant float4 *planes,
                         const uint plane_count, const float inv_cell, __global const uint *body_material,
-                        __constant float4 *rates, RB_CONTACT_ARGS, const float sleep_speed, const float sleep_time,
-                        __global float *force, __global float *moment, __global uint *wake_body) {
+                        __constant float4 *rates, __global const float2 *body_contact, const float max_radius,
+                        const float dt, const float sleep_speed, const float sleep_time, __global float *force,
+                        __global float *moment, __global uint *wake_body) {
     const uint s = get_global_id(0);
     if (s >= n) return;
-    const rb_sorted in = {sorted_x, sorted_y,   sorted_z,         sorted_body,
-                          sorted_vel, body_pos, body_omega, body_inv_inertia, body_material};
+    const rb_sorted in = {sorted_x, sorted_y,   sorted_z,         sorted_body,   sorted_vel,
+                          body_pos, body_omega, body_inv_inertia, body_material, body_contact};
     rb_summing q;
     q.b = sorted_body[s];
     q.m = body_inv_inertia[q.b].w;
@@ -124,6 +131,11 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     }
     q.p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
     q.v = sorted_vel[s].xyz;
+    const float2 own = body_contact[q.b];
+    q.r = own.x;
+    q.slip = own.y;
+    const float reach = q.r + max_radius; /* >= r + r_j for every j: rounding keeps the order */
+    q.reach2 = reach * reach;
     q.w = body_omega[q.b].xyz;
     const uint material = body_material[q.b];
     q.row = rates + material * RB_MAX_MATERIALS;
@@ -141,14 +153,14 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
             const int3 first = (int3)(rb_cell_step(c.x, -1), rb_cell_step(c.y, dy), rb_cell_step(c.z, dz));
             const uint h = rb_cell_hash(first, mask), key = rb_cell_key(first);
             if (h + 3u <= buckets) {
-                rb_visit_run(&q, &in, table[h], table[h + 3u], key, sleep_speed, sleep_time, radius, dt);
+                rb_visit_run(&q, &in, table[h], table[h + 3u], key, sleep_speed, sleep_time, dt);
             } else { /* the row passes the table's end: its tail, then its head from bucket 0 */
-                rb_visit_run(&q, &in, table[h], table[buckets], key, sleep_speed, sleep_time, radius, dt);
-                rb_visit_run(&q, &in, 0u, table[h + 3u - buckets], key, sleep_speed, sleep_time, radius, dt);
+                rb_visit_run(&q, &in, table[h], table[buckets], key, sleep_speed, sleep_time, dt);
+                rb_visit_run(&q, &in, 0u, table[h + 3u - buckets], key, sleep_speed, sleep_time, dt);
             }
         }
     for (uint k = 0; k < plane_count; k++)
-        rb_contact_plane(q.p, q.v, q.w, q.m, planes[k], &q.f, &q.t, q.row[material], radius, dt);
+        rb_contact_plane(q.p, q.v, q.w, q.m, q.r, q.slip, planes[k], &q.f, &q.t, q.row[material], dt);
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,
      * as the reference forms it from the particle's position. */

@@ -21,13 +21,30 @@
 #define RB_MIN_CHUNK 32
 #endif
 
+/* sin and cos of x as rb_sincos (src/base/rb_math.h) computes them, operation
+ * for operation, instead of the device's sin and cos, which differ from the
+ * C library's in the last bit now and then. */
+static void rb_sincos(float x, float *s, float *c) {
+    if (!(fabs(x) <= 65536.0f)) x = 0.0f;
+    const float k = floor(x * 0.636619772f + 0.5f);
+    const float r = ((x - k * 1.5703125f) - k * 4.83751297e-4f) - k * 7.54978995e-8f;
+    const float z = r * r;
+    const float sr = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r + r;
+    const float cr = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z -
+                     0.5f * z + 1.0f;
+    const int q = (int)k & 3;
+    *s = q == 0 ? sr : q == 1 ? cr : q == 2 ? -sr : -cr;
+    *c = q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr;
+}
+
 /* q turned by the rotation of w t (axis w, angle |w| t, exactly), normalised,
  * as the reference's rb_quat_turn. */
 static float4 rb_quat_turn(const float4 q, const float3 w, const float t) {
     const float speed = sqrt(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * t;
     if (!(angle > 0.0f)) return q;
-    const float s = sin(0.5f * angle);
-    const float4 dq = (float4)(w.x / speed * s, w.y / speed * s, w.z / speed * s, cos(0.5f * angle));
+    float s, c;
+    rb_sincos(0.5f * angle, &s, &c);
+    const float4 dq = (float4)(w.x / speed * s, w.y / speed * s, w.z / speed * s, c);
     float4 qn = rb_quat_mul(dq, q);
     const float len = sqrt(qn.x * qn.x + qn.y * qn.y + qn.z * qn.z + qn.w * qn.w);
     if (len > 0.0f) qn = (float4)(qn.x / len, qn.y / len, qn.z / len, qn.w / len);

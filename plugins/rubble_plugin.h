@@ -7,8 +7,9 @@
  *
  * A plugin describes geometry only. Particle centres and mesh vertices are in
  * units of the particle diameter: two touching particles are 1.0 apart. The
- * host computes mass, centre of mass and inertia from the particles, and moves
- * everything into the shape's principal frame.
+ * diameter is the host's unless a shape names its own (particle_diameter).
+ * The host computes mass, centre of mass and inertia from the particles, and
+ * moves everything into the shape's principal frame.
  *
  * This header is all a plugin author needs; it includes only the C library. */
 #ifndef RUBBLE_PLUGIN_H
@@ -21,7 +22,10 @@
 extern "C" {
 #endif
 
-/* Bumped when a struct below changes in a way an older host cannot read. */
+/* Bumped when a struct below changes in a way an older host cannot read.
+ * Fields added at the end of a struct do not bump it: the host reads such a
+ * field only when the struct_size the plugin filled in covers it, and takes
+ * its default otherwise. */
 #define RB_PLUGIN_ABI_VERSION 1u
 
 /* The name of the one exported symbol, for dlsym(). */
@@ -77,6 +81,9 @@ typedef struct rb_shape_desc {
     const float *normals;    /* vertex_count xyz triples, or NULL */
     uint32_t index_count;    /* a multiple of 3 */
     const uint32_t *indices; /* index_count vertex indices */
+
+    /* Added after the first release (read only when struct_size covers it). */
+    float particle_diameter; /* m, this shape's particles; 0 (or a plugin built without it): the host's */
 } rb_shape_desc;
 
 /* What rb_plugin_entry() returns. */

@@ -7,7 +7,7 @@ add_dependencies(test_opencl cube cube2) # the test loads the build's plugins
 # The foundation's tests that take their backend from RUBBLE_TEST_BACKEND
 # (tests/rb_test.h) run a second time on the OpenCL backend.
 set(RB_OPENCL_TEST_ENV ${RB_TEST_ENV} "RUBBLE_TEST_BACKEND=opencl")
-foreach(t test_physics test_world)
+foreach(t test_physics test_world test_sizes)
   if(TARGET ${t})
     add_test(NAME ${t}_opencl COMMAND ${t} WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     set_tests_properties(${t}_opencl PROPERTIES ENVIRONMENT "${RB_OPENCL_TEST_ENV}" TIMEOUT 600)

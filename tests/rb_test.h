@@ -49,7 +49,8 @@ static inline rb_registry *rb_test_registry(void) {
 
 /* Adds a registry shape to the world; returns its world index. */
 static inline uint32_t rb_test_add_registry_shape(rb_world *w, const rb_shape *s) {
-    rb_shape_data d = {s->particle_count, s->particles, s->mass, {s->inertia[0], s->inertia[1], s->inertia[2]}};
+    rb_shape_data d = {
+        s->particle_count, s->particles, s->mass, {s->inertia[0], s->inertia[1], s->inertia[2]}, s->particle_radius};
     int ws = rb_world_add_shape(w, &d);
     assert_true(ws >= 0);
     return (uint32_t)ws;
@@ -78,7 +79,7 @@ static inline uint32_t rb_test_add_lattice(rb_world *w, int n, float radius, flo
     for (int i = 0; i < n * n * n; i++) sum += p[3 * i] * p[3 * i] + p[3 * i + 1] * p[3 * i + 1];
     float count = (float)(n * n * n);
     float inertia = (float)(particle_mass * sum) + count * 0.4f * particle_mass * radius * radius;
-    rb_shape_data d = {(uint32_t)(n * n * n), p, particle_mass * count, {inertia, inertia, inertia}};
+    rb_shape_data d = {(uint32_t)(n * n * n), p, particle_mass * count, {inertia, inertia, inertia}, radius};
     int s = rb_world_add_shape(w, &d);
     free(p);
     assert_true(s >= 0);
@@ -94,21 +95,32 @@ static inline rb_body_id rb_test_add_body(rb_world *w, uint32_t shape, float x, 
 
 static inline float rb_test_len(const float v[3]) { return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 
-/* The largest overlap (m) between particles of different bodies now. */
+/* Every particle's radius (its body's shape's), in particle order; freed by the caller. */
+static inline float *rb_test_particle_radii(const rb_world *w) {
+    const uint32_t nb = rb_world_body_count(w), *first = rb_world_body_first_particle(w);
+    const uint32_t *shapes = rb_world_body_shapes(w);
+    float *radius = malloc(sizeof(float) * (rb_world_particle_count(w) + 1));
+    for (uint32_t b = 0; b < nb; b++)
+        for (uint32_t i = first[b]; i < first[b + 1]; i++) radius[i] = rb_world_shape_radius(w, shapes[b]);
+    return radius;
+}
+
+/* The largest overlap (m) between particles of different bodies now: r_i + r_j - distance. */
 static inline float rb_test_max_overlap(rb_world *w) {
     uint32_t np = rb_world_particle_count(w);
-    float *p = malloc(sizeof(float) * 3 * (np ? np : 1));
+    float *p = malloc(sizeof(float) * 3 * (np ? np : 1)), *radius = rb_test_particle_radii(w);
     uint32_t cap = 8 * np + 16, *pairs = malloc(sizeof(uint32_t) * 2 * cap);
     assert_true(rb_world_read_particles(w, p));
     uint32_t n = rb_world_contact_pairs(w, pairs, cap);
     if (n > cap) n = cap;
-    float d = 2.0f * rb_world_get_desc(w)->particle_radius, worst = 0.0f;
+    float worst = 0.0f;
     for (uint32_t k = 0; k < n; k++) {
-        const float *a = &p[3 * pairs[2 * k]], *b = &p[3 * pairs[2 * k + 1]];
+        const uint32_t i = pairs[2 * k], j = pairs[2 * k + 1];
+        const float *a = &p[3 * i], *b = &p[3 * j];
         float x[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-        worst = fmaxf(worst, d - rb_test_len(x));
+        worst = fmaxf(worst, radius[i] + radius[j] - rb_test_len(x));
     }
-    free(p), free(pairs);
+    free(p), free(pairs), free(radius);
     return worst;
 }
 

@@ -1,6 +1,6 @@
 /* The hashed grid finds exactly the pairs an all-pairs check finds: on
- * random clouds near the origin, far from it, and sparse clouds whose cells
- * collide in the hash table. */
+ * random clouds near the origin, far from it, sparse clouds whose cells
+ * collide in the hash table, and clouds of particles of several radii. */
 #include "rb_test.h"
 #include "sim/contact.h"
 
@@ -13,48 +13,28 @@ static int compare_pairs(const void *x, const void *y) {
     return p->a != q->a ? (p->a < q->a ? -1 : 1) : (p->b < q->b ? -1 : p->b > q->b);
 }
 
-/* n one-particle bodies uniformly in a cube of side `side` around `centre`;
- * bodies grouped in pairs of particles share a body so "same body never
- * collides" is exercised too. Returns how many pairs matched. */
-static uint32_t check_cloud(uint32_t n, float side, const float centre[3], unsigned seed, uint32_t *hash_collisions) {
-    rb_world_desc desc = rb_default_world_desc();
-    desc.backend = RB_BACKEND_REFERENCE;
-    desc.plane_count = 0;
-    rb_world *w = rb_world_create(&desc, NULL, 0);
-    const float r = desc.particle_radius;
-    /* a two-particle "dumbbell" shape (one diameter apart) and a sphere */
-    const float dumbbell[6] = {-r, 0, 0, r, 0, 0}, origin[3] = {0, 0, 0};
-    rb_shape_data two = {2, dumbbell, 128.0f, {2.048f, 7.168f, 7.168f}},
-                  one = {1, origin, 64.0f, {1.024f, 1.024f, 1.024f}};
-    uint32_t s2 = (uint32_t)rb_world_add_shape(w, &two), s1 = (uint32_t)rb_world_add_shape(w, &one);
-    srand(seed);
-    for (uint32_t i = 0; i < n; i++) {
-        rb_body_desc b = {.shape = i % 3 == 0 ? s2 : s1};
-        for (int k = 0; k < 3; k++) b.position[k] = centre[k] + side * (rand() / (float)RAND_MAX - 0.5f);
-        float axis[3] = {rand() / (float)RAND_MAX - 0.5f, rand() / (float)RAND_MAX - 0.5f, 0.3f};
-        float len = rb_test_len(axis);
-        for (int k = 0; k < 3; k++) axis[k] /= len;
-        rb_quat_from_axis_angle(axis, 6.2831853f * rand() / (float)RAND_MAX, b.orientation);
-        assert_true(rb_world_add_body(w, &b).generation != 0);
-    }
+/* The grid's pairs against all pairs, with the float test the grid uses
+ * (r_i + r_j, rb_particles_touch). Returns how many pairs there are;
+ * *hash_collisions (may be NULL) gets the distinct occupied cells among near
+ * particle indices that share a bucket (table of 2 np rounded up to a power
+ * of two, cells of the largest particle diameter, as the grid sizes them). */
+static uint32_t compare_with_all_pairs(rb_world *w, uint32_t *hash_collisions) {
     uint32_t np = rb_world_particle_count(w);
-    float *p = malloc(sizeof(float) * 3 * np);
+    float *p = malloc(sizeof(float) * 3 * (np + 1)), *radius = rb_test_particle_radii(w);
     assert_true(rb_world_read_particles(w, p));
     const uint32_t *first = rb_world_body_first_particle(w);
-    uint32_t *owner = malloc(sizeof(uint32_t) * np);
+    uint32_t *owner = malloc(sizeof(uint32_t) * (np + 1));
+    float largest = 0.0f;
     for (uint32_t b = 0; b < rb_world_body_count(w); b++)
-        for (uint32_t i = first[b]; i < first[b + 1]; i++) owner[i] = b;
+        for (uint32_t i = first[b]; i < first[b + 1]; i++) owner[i] = b, largest = fmaxf(largest, radius[i]);
 
-    /* all pairs, with the same float test the grid uses */
     uint32_t cap = 16 * np + 16, n_brute = 0;
     pair *brute = malloc(sizeof(pair) * cap);
-    const float d2 = 4.0f * r * r;
     for (uint32_t i = 0; i < np; i++)
         for (uint32_t j = i + 1; j < np; j++) {
             if (owner[i] == owner[j]) continue;
             float x = p[3 * j] - p[3 * i], y = p[3 * j + 1] - p[3 * i + 1], z = p[3 * j + 2] - p[3 * i + 2];
-            float dd = x * x + y * y + z * z;
-            if (dd < d2 && dd > 0.0f) {
+            if (rb_particles_touch(x * x + y * y + z * z, radius[i], radius[j])) {
                 if (n_brute == cap) fail_msg("more than %u pairs: the cloud is too dense for this test", cap);
                 brute[n_brute++] = (pair){i, j};
             }
@@ -72,24 +52,71 @@ static uint32_t check_cloud(uint32_t n, float side, const float centre[3], unsig
             fail_msg("pair %u differs: grid (%u, %u), all-pairs (%u, %u)", k, grid[k].a, grid[k].b, brute[k].a,
                      brute[k].b);
 
-    /* count neighbouring cells that share a bucket with another occupied cell
-     * (table of 2 np rounded up to a power of two, as the grid sizes it) */
-    uint32_t table = 64;
-    while (table < 2 * np) table *= 2;
-    const float inv = 1.0f / (2.0f * r);
-    *hash_collisions = 0;
-    for (uint32_t i = 0; i < np; i++)
-        for (uint32_t j = i + 1; j < np && j < i + 200; j++) {
-            int ci[3], cj[3];
-            for (int k = 0; k < 3; k++)
-                ci[k] = rb_cell_coord(p[3 * i + k], inv), cj[k] = rb_cell_coord(p[3 * j + k], inv);
-            bool same = ci[0] == cj[0] && ci[1] == cj[1] && ci[2] == cj[2];
-            if (!same && rb_cell_hash(ci[0], ci[1], ci[2], table - 1) == rb_cell_hash(cj[0], cj[1], cj[2], table - 1))
-                (*hash_collisions)++;
-        }
-    free(p), free(owner), free(brute), free(raw), free(grid);
-    rb_world_destroy(w);
+    if (hash_collisions) {
+        uint32_t table = 64;
+        while (table < 2 * np) table *= 2;
+        const float inv = 1.0f / (2.0f * largest);
+        *hash_collisions = 0;
+        for (uint32_t i = 0; i < np; i++)
+            for (uint32_t j = i + 1; j < np && j < i + 200; j++) {
+                int ci[3], cj[3];
+                for (int k = 0; k < 3; k++)
+                    ci[k] = rb_cell_coord(p[3 * i + k], inv), cj[k] = rb_cell_coord(p[3 * j + k], inv);
+                bool same = ci[0] == cj[0] && ci[1] == cj[1] && ci[2] == cj[2];
+                if (!same &&
+                    rb_cell_hash(ci[0], ci[1], ci[2], table - 1) == rb_cell_hash(cj[0], cj[1], cj[2], table - 1))
+                    (*hash_collisions)++;
+            }
+    }
+    free(p), free(radius), free(owner), free(brute), free(raw), free(grid);
     return n_grid;
+}
+
+/* A sphere shape of radius r (0: the world's). */
+static uint32_t add_sphere(rb_world *w, float r) {
+    const float origin[3] = {0, 0, 0};
+    rb_shape_data one = {1, origin, 64.0f, {1.024f, 1.024f, 1.024f}, r};
+    int s = rb_world_add_shape(w, &one);
+    assert_true(s >= 0);
+    return (uint32_t)s;
+}
+
+/* n bodies of the given shapes (in turn) uniformly in a cube of side
+ * `side` around `centre`, randomly turned. */
+static void add_cloud(rb_world *w, const uint32_t *shapes, uint32_t shape_count, uint32_t n, float side,
+                      const float centre[3]) {
+    for (uint32_t i = 0; i < n; i++) {
+        rb_body_desc b = {.shape = shapes[i % shape_count]};
+        for (int k = 0; k < 3; k++) b.position[k] = centre[k] + side * (rand() / (float)RAND_MAX - 0.5f);
+        float axis[3] = {rand() / (float)RAND_MAX - 0.5f, rand() / (float)RAND_MAX - 0.5f, 0.3f};
+        float len = rb_test_len(axis);
+        for (int k = 0; k < 3; k++) axis[k] /= len;
+        rb_quat_from_axis_angle(axis, 6.2831853f * rand() / (float)RAND_MAX, b.orientation);
+        assert_true(rb_world_add_body(w, &b).generation != 0);
+    }
+}
+
+static rb_world *reference_world(void) {
+    rb_world_desc desc = rb_default_world_desc();
+    desc.backend = RB_BACKEND_REFERENCE;
+    desc.plane_count = 0;
+    return rb_world_create(&desc, NULL, 0);
+}
+
+/* n bodies, a third of them two-particle "dumbbells" (one diameter apart),
+ * so "same body never collides" is exercised too, in a cloud around
+ * `centre`. Returns how many pairs matched. */
+static uint32_t check_cloud(uint32_t n, float side, const float centre[3], unsigned seed, uint32_t *hash_collisions) {
+    rb_world *w = reference_world();
+    const float r = rb_world_get_desc(w)->particle_radius;
+    const float dumbbell[6] = {-r, 0, 0, r, 0, 0};
+    rb_shape_data two = {2, dumbbell, 128.0f, {2.048f, 7.168f, 7.168f}, 0.0f};
+    const uint32_t shapes[3] = {(uint32_t)rb_world_add_shape(w, &two), add_sphere(w, 0.0f), add_sphere(w, 0.0f)};
+    srand(seed);
+    add_cloud(w, shapes, 3, n, side, centre);
+    uint32_t pairs = compare_with_all_pairs(w, hash_collisions);
+    rb_world_destroy(w);
+    return pairs;
 }
 
 static void test_dense_cloud_at_origin(void **state) {
@@ -134,12 +161,41 @@ static void test_rows_fill_consecutive_buckets(void **state) {
             }
 }
 
+/* Particles of three radii (0.05, 0.2, 0.35): pairs touch at r_i + r_j,
+ * and the cells are the largest diameter among the bodies present. The
+ * grid finds the all-pairs set in a dense cloud of pebbles and spheres;
+ * again after bodies of larger particles arrive (the cells grow: pairs at
+ * up to 0.7 m); again after they are removed (the cells shrink back to the
+ * spheres'), and after a clear, with pebbles alone (0.1 m cells). */
+static void test_mixed_radii(void **state) {
+    rb_world *w = reference_world();
+    const uint32_t small[2] = {add_sphere(w, 0.05f), add_sphere(w, 0.0f)}, big = add_sphere(w, 0.35f);
+    const float origin[3] = {0, 0, 0};
+    srand(5);
+    add_cloud(w, small, 2, 2000, 5.0f, origin);
+    const uint32_t before = compare_with_all_pairs(w, NULL);
+    const uint32_t bodies = rb_world_body_count(w);
+    add_cloud(w, &big, 1, 150, 5.0f, origin);
+    const uint32_t with_big = compare_with_all_pairs(w, NULL);
+    for (uint32_t b = rb_world_body_count(w); b-- > bodies;)
+        assert_true(rb_world_remove_body(w, rb_world_body_id(w, b)));
+    assert_int_equal(compare_with_all_pairs(w, NULL), before);
+    rb_world_clear(w);
+    add_cloud(w, small, 1, 3000, 3.0f, (const float[3]){-200.5f, 17.0f, 33.3f});
+    const uint32_t pebbles = compare_with_all_pairs(w, NULL);
+    print_message("mixed radii: %u pairs, %u with larger particles added, %u among pebbles alone\n", before, with_big,
+                  pebbles);
+    assert_true(before > 500 && with_big > before + 150 && pebbles > 300);
+    rb_world_destroy(w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense_cloud_at_origin),
         cmocka_unit_test(test_cloud_far_from_origin),
         cmocka_unit_test(test_sparse_cloud_with_hash_collisions),
         cmocka_unit_test(test_rows_fill_consecutive_buckets),
+        cmocka_unit_test(test_mixed_radii),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,7 @@ static double stiffness_rate(const rb_world_desc *d) { return rb_step_params_fro
 static uint32_t add_sphere_shape(rb_world *w) {
     const float r = rb_world_get_desc(w)->particle_radius, m = 64.0f, I = 0.4f * m * r * r;
     const float origin[3] = {0, 0, 0};
-    rb_shape_data d = {1, origin, m, {I, I, I}};
+    rb_shape_data d = {1, origin, m, {I, I, I}, 0.0f};
     int s = rb_world_add_shape(w, &d);
     assert_true(s >= 0);
     return (uint32_t)s;
@@ -328,7 +328,8 @@ static void test_torque_free_rotation(void **state) {
     const rb_shape *s = rb_registry_get(reg, 0);
     assert_true(s->inertia[1] - s->inertia[0] > 0.05f * s->inertia[0]);
     assert_true(s->inertia[2] - s->inertia[1] > 0.05f * s->inertia[1]);
-    rb_shape_data data = {s->particle_count, s->particles, s->mass, {s->inertia[0], s->inertia[1], s->inertia[2]}};
+    rb_shape_data data = {
+        s->particle_count, s->particles, s->mass, {s->inertia[0], s->inertia[1], s->inertia[2]}, s->particle_radius};
     rb_body_desc bd = {.shape = (uint32_t)rb_world_add_shape(w, &data), .angular_velocity = {1.0f, 2.0f, 0.5f}};
     rb_body_id id = rb_world_add_body(w, &bd);
     rb_body_state s0 = body(w, id);
@@ -541,7 +542,7 @@ static uint32_t add_box_shape(rb_world *w, int nx, int ny, int nz) {
                 I[1] += m * (q[0] * q[0] + q[2] * q[2]) + 0.4f * m * r * r;
                 I[2] += m * (q[0] * q[0] + q[1] * q[1]) + 0.4f * m * r * r;
             }
-    rb_shape_data d = {(uint32_t)n, p, m * (float)n, {I[0], I[1], I[2]}};
+    rb_shape_data d = {(uint32_t)n, p, m * (float)n, {I[0], I[1], I[2]}, 0.0f};
     int s = rb_world_add_shape(w, &d);
     free(p);
     assert_true(s >= 0);
@@ -794,7 +795,7 @@ static uint32_t add_rails_shape(rb_world *w, int nx, float sx, int nz, float sz)
     for (int i = 0, k = 0; i < nx; i++)
         for (int l = 0; l < nz; l++, k++)
             p[3 * k] = sx * (i - 0.5f * (nx - 1)), p[3 * k + 1] = 0.0f, p[3 * k + 2] = sz * (l - 0.5f * (nz - 1));
-    rb_shape_data d = {(uint32_t)n, p, 64.0f * (float)n, {1e4f, 1e4f, 1e4f}}; /* static: mass unused */
+    rb_shape_data d = {(uint32_t)n, p, 64.0f * (float)n, {1e4f, 1e4f, 1e4f}, 0.0f}; /* static: mass unused */
     int s = rb_world_add_shape(w, &d);
     free(p);
     assert_true(s >= 0);

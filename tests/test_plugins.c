@@ -89,6 +89,60 @@ static void test_scan_folder_goes_on(void **state) {
     rb_set_log_fn(NULL, NULL);
 }
 
+/* A shape that names its particle diameter gets it: radius, spacing and
+ * mass from the density at that size (1000 kg/m^3 of the cell, 1 kg for a
+ * 0.1 m particle), inertia of a solid sphere of it; a shape that names 0
+ * gets the registry's. A negative, huge or NaN diameter is refused with its
+ * own reason, naming the file and the field, and the plugin's other shapes
+ * load. */
+static void test_sized_shapes(void **state) {
+    rb_set_log_fn(capture, NULL);
+    rb_registry *reg = rb_registry_create(&(rb_registry_desc){.particle_radius = 0.2f});
+    char path[1024];
+    snprintf(path, sizeof path, "%s/sized.so", RB_SIZED_PLUGIN_DIR);
+    last_message[0] = '\0';
+    assert_int_equal(rb_registry_load_plugin(reg, path), RB_LOAD_BAD_SIZE);
+    assert_non_null(strstr(last_message, path));
+    assert_non_null(strstr(last_message, "particle_diameter"));
+    assert_string_equal(rb_load_result_name(RB_LOAD_BAD_SIZE), "bad particle size");
+    assert_int_equal(rb_registry_count(reg), 2);
+    assert_true(rb_registry_find(reg, "sized_negative") < 0 && rb_registry_find(reg, "sized_huge") < 0 &&
+                rb_registry_find(reg, "sized_nan") < 0);
+    const rb_shape *pebble = rb_registry_get(reg, (uint32_t)rb_registry_find(reg, "sized_pebble"));
+    assert_true(pebble->particle_radius == 0.05f);
+    assert_near(pebble->mass, 1.0, 1e-6);
+    assert_near(pebble->inertia[0], 0.4 * 1.0 * 0.05 * 0.05, 1e-9);
+    assert_near(pebble->bounding_radius, 0.05, 1e-7);
+    float half[3];
+    rb_shape_half_extents(pebble, half);
+    assert_near(half[0], 0.05, 1e-7);
+    const rb_shape *pair = rb_registry_get(reg, (uint32_t)rb_registry_find(reg, "sized_pair"));
+    assert_true(pair->particle_radius == 0.2f);
+    assert_near(pair->mass, 128.0, 1e-4);
+    const float *q = pair->particles;
+    assert_near(sqrtf((q[3] - q[0]) * (q[3] - q[0]) + (q[4] - q[1]) * (q[4] - q[1]) + (q[5] - q[2]) * (q[5] - q[2])),
+                0.4, 1e-6);
+    rb_registry_destroy(reg);
+    rb_set_log_fn(NULL, NULL);
+}
+
+/* A plugin built against the version-1 header (tests/plugins/v1: its
+ * rb_shape_desc has no particle_diameter) loads as it always did: its shape
+ * has the registry's particle size (0.15 here), not whatever lies past its
+ * struct (a float that would read as 7 m). */
+static void test_old_abi_plugin_loads(void **state) {
+    rb_registry *reg = rb_registry_create(&(rb_registry_desc){.particle_radius = 0.15f});
+    char path[1024];
+    snprintf(path, sizeof path, "%s/old_abi.so", RB_SIZED_PLUGIN_DIR);
+    assert_int_equal(rb_registry_load_plugin(reg, path), RB_LOAD_OK);
+    const int i = rb_registry_find(reg, "old_tetra");
+    assert_true(i >= 0);
+    const rb_shape *s = rb_registry_get(reg, (uint32_t)i);
+    assert_true(s->particle_radius == 0.15f);
+    assert_near(s->mass, 4 * 1000.0 * 0.3 * 0.3 * 0.3, 1e-3);
+    rb_registry_destroy(reg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cannot_open_missing),
@@ -104,6 +158,8 @@ int main(void) {
         cmocka_unit_test(test_mesh_index),
         cmocka_unit_test(test_mixed_keeps_good_shape),
         cmocka_unit_test(test_scan_folder_goes_on),
+        cmocka_unit_test(test_sized_shapes),
+        cmocka_unit_test(test_old_abi_plugin_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

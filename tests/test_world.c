@@ -142,7 +142,7 @@ static void test_bad_input(void **state) {
     assert_false(
         rb_world_set_material(w, (rb_material){.restitution = 0.5f, .friction = NAN, .contact_time = 0.008f}, 0.001f));
     const float origin[3] = {0, 0, 0};
-    rb_shape_data no_mass = {1, origin, 0.0f, {1, 1, 1}};
+    rb_shape_data no_mass = {1, origin, 0.0f, {1, 1, 1}, 0.0f};
     assert_int_equal(rb_world_add_shape(w, &no_mass), -1);
     assert_int_equal(rb_world_body_count(w), 1);
     assert_true(rb_world_digest(w) == digest);
@@ -414,6 +414,65 @@ static void test_materials(void **state) {
     rb_registry_destroy(reg);
 }
 
+/* Shapes carry their particle radius: 0 takes the description's, a
+ * negative or non-finite one is refused (logged) with nothing added; the
+ * renderer reads it with rb_world_shape_radius, 0 past the last shape. The
+ * description's own radius is kept apart: a world with pebbles still says
+ * 0.2 there. */
+static void test_shape_radius(void **state) {
+    rb_world_desc desc = rb_default_world_desc();
+    rb_world *w = rb_test_world(desc);
+    const float origin[3] = {0, 0, 0};
+    rb_shape_data d = {1, origin, 1.0f, {0.001f, 0.001f, 0.001f}, 0.0f};
+    assert_int_equal(rb_world_add_shape(w, &d), 0);
+    d.particle_radius = 0.05f;
+    assert_int_equal(rb_world_add_shape(w, &d), 1);
+    const float bad[] = {-0.1f, NAN, INFINITY};
+    for (int k = 0; k < 3; k++) {
+        rb_log_clear_last_error();
+        d.particle_radius = bad[k];
+        assert_int_equal(rb_world_add_shape(w, &d), -1);
+        assert_non_null(strstr(rb_log_last_error(), "particle_radius"));
+    }
+    assert_int_equal(rb_world_shape_count(w), 2);
+    assert_true(rb_world_shape_radius(w, 0) == desc.particle_radius);
+    assert_true(rb_world_shape_radius(w, 1) == 0.05f);
+    assert_true(rb_world_shape_radius(w, 2) == 0.0f);
+    rb_body_desc b = {.shape = 1, .position = {0, 0.05f, 0}};
+    assert_int_not_equal(rb_world_add_body(w, &b).generation, 0);
+    assert_true(rb_world_get_desc(w)->particle_radius == desc.particle_radius);
+    assert_true(rb_world_step(w, 10));
+    rb_body_state st;
+    assert_true(rb_world_get_body(w, 0, &st));
+    assert_near(st.position[1], 0.05, 1e-3); /* it rests on the ground at its own radius */
+    rb_world_destroy(w);
+}
+
+/* rb_sincos, which turns every orientation on both backends, is within an
+ * ulp of sin and cos on [-pi/4, pi/4] and within 8e-8 of them to 1e4 rad,
+ * and turns nothing for NaN or a spin past 2^16 rad a step. */
+static void test_sincos(void **state) {
+    double near = 0.0, far = 0.0;
+    for (int i = -100000; i <= 100000; i++) {
+        const float x = (float)(0.7853981 * i / 100000.0), y = (float)(1e4 * i / 100000.0) + 0.37f;
+        float s, c;
+        rb_sincos(x, &s, &c);
+        const float ulp_s = nextafterf(fabsf((float)sin(x)), INFINITY) - fabsf((float)sin(x));
+        const float ulp_c = nextafterf(fabsf((float)cos(x)), INFINITY) - fabsf((float)cos(x));
+        near = fmax(near, fmax(fabs(s - sin(x)) / ulp_s, fabs(c - cos(x)) / ulp_c));
+        rb_sincos(y, &s, &c);
+        far = fmax(far, fmax(fabs(s - sin(y)), fabs(c - cos(y))));
+    }
+    print_message("rb_sincos: %.3f ulp on [-pi/4, pi/4], %.3g to 1e4 rad\n", near, far);
+    assert_true(near <= 1.0);
+    assert_true(far <= 8e-8);
+    float s = 1.0f, c = 0.0f;
+    rb_sincos(NAN, &s, &c);
+    assert_true(s == 0.0f && c == 1.0f);
+    rb_sincos(1e6f, &s, &c);
+    assert_true(s == 0.0f && c == 1.0f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_remove_keeps_states),
@@ -423,6 +482,8 @@ int main(void) {
         cmocka_unit_test(test_transforms_match_states),
         cmocka_unit_test(test_restore_continues),
         cmocka_unit_test(test_materials),
+        cmocka_unit_test(test_shape_radius),
+        cmocka_unit_test(test_sincos),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,29 @@ static inline void rb_quat_normalize(float q[4]) {
     if (n > 0.0f) q[0] /= n, q[1] /= n, q[2] /= n, q[3] /= n;
 }
 
+/* sin and cos of x (rad), in plain float arithmetic written out, so the
+ * OpenCL kernels' twin (kernels/integrate.cl) gives the same bits on any
+ * device with IEEE single precision: the C library's sinf and a device's
+ * sin differ in the last bit now and then (PoCL's for about 0.1% of small
+ * angles), and a spinning body's orientation then parted from the
+ * reference's by an ulp that contacts amplify. Reduced by quarter turns
+ * (pi/2 in three parts, Cody and Waite), then Cephes' single-precision
+ * polynomials on [-pi/4, pi/4]: within an ulp of sin and cos there, and
+ * within 8e-8 of them (an ulp of 1 is 1.2e-7) to |x| = 1e4 (tests/test_world.c). Past 2^16 rad, and for NaN, it gives
+ * sin 0, cos 1 (no turn): no step resolves such a spin. */
+static inline void rb_sincos(float x, float *s, float *c) {
+    if (!(fabsf(x) <= 65536.0f)) x = 0.0f;
+    const float k = floorf(x * 0.636619772f + 0.5f); /* the nearest quarter turn */
+    const float r = ((x - k * 1.5703125f) - k * 4.83751297e-4f) - k * 7.54978995e-8f;
+    const float z = r * r;
+    const float sr = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r + r;
+    const float cr =
+        ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
+    const int q = (int)k & 3;
+    *s = q == 0 ? sr : q == 1 ? cr : q == 2 ? -sr : -cr;
+    *c = q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr;
+}
+
 /* Rotation by angle (rad) about a unit axis. */
 static inline void rb_quat_from_axis_angle(const float axis[3], float angle, float out[4]) {
     float s = sinf(0.5f * angle);

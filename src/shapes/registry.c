@@ -52,6 +52,7 @@ static const char *const result_names[RB_LOAD_RESULT_COUNT] = {
     "bad mesh",
     "duplicate name",
     "bad name",
+    "bad particle size",
 };
 
 const char *rb_load_result_name(rb_load_result r) {
@@ -189,10 +190,19 @@ static bool good_name(const char *name) {
     return true;
 }
 
+/* The shape's particle_diameter, where the plugin's struct has the field (a
+ * plugin built against an older header has a shorter struct: then 0, the
+ * host's diameter). */
+static float shape_diameter(const rb_shape_desc *d) {
+    return d->struct_size >= offsetof(rb_shape_desc, particle_diameter) + sizeof d->particle_diameter
+               ? d->particle_diameter
+               : 0.0f;
+}
+
 static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d, char *why, size_t why_size) {
     if (d->struct_size < offsetof(rb_shape_desc, indices) + sizeof d->indices) {
         snprintf(why, why_size, "shape struct_size %u is smaller than ABI %u's %zu", d->struct_size,
-                 RB_PLUGIN_ABI_VERSION, sizeof(rb_shape_desc));
+                 RB_PLUGIN_ABI_VERSION, offsetof(rb_shape_desc, indices) + sizeof d->indices);
         return RB_LOAD_ABI_MISMATCH;
     }
     if (!good_name(d->name)) {
@@ -243,6 +253,12 @@ static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d,
             snprintf(why, why_size, "shape '%s' has a mesh coordinate that is NaN or infinite", d->name);
             return RB_LOAD_NON_FINITE;
         }
+    }
+    const float diameter = shape_diameter(d);
+    if (diameter != 0.0f && !(diameter >= RB_MIN_DIAMETER && diameter <= RB_MAX_DIAMETER)) {
+        snprintf(why, why_size, "shape '%s': particle_diameter %g m is not 0 (the host's) nor from %g to %g m", d->name,
+                 diameter, RB_MIN_DIAMETER, RB_MAX_DIAMETER);
+        return RB_LOAD_BAD_SIZE;
     }
     return RB_LOAD_OK;
 }
@@ -315,7 +331,9 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, co
     snprintf(s->plugin, sizeof s->plugin, "%s", plugin_name ? plugin_name : "");
     snprintf(s->description, sizeof s->description, "%s", d->description ? d->description : "");
 
-    const double diameter = 2.0 * reg->desc.particle_radius;
+    /* the shape's own particle size, else the registry's; mass from the density at that size */
+    const float radius = shape_diameter(d) > 0.0f ? 0.5f * shape_diameter(d) : reg->desc.particle_radius;
+    const double diameter = 2.0 * radius;
     const float particle_mass = reg->desc.density * (float)(diameter * diameter * diameter);
     const uint32_t n = d->particle_count;
     float *scaled = malloc(3 * sizeof(float) * n);
@@ -327,7 +345,7 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, co
     for (uint32_t i = 0; i < 3 * n; i++) scaled[i] = (float)(d->particles[i] * diameter);
     float comf[3];
     double tensor[9], moments[3], rot[9];
-    rb_mass_properties(scaled, n, reg->desc.particle_radius, particle_mass, &s->mass, comf, tensor);
+    rb_mass_properties(scaled, n, radius, particle_mass, &s->mass, comf, tensor);
     rb_sym3_eigen(tensor, moments, rot);
     const double com[3] = {comf[0], comf[1], comf[2]};
     float far = 0.0f;
@@ -339,8 +357,8 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, co
     free(scaled);
     s->particle_count = n;
     for (int k = 0; k < 3; k++) s->inertia[k] = (float)moments[k];
-    s->particle_radius = reg->desc.particle_radius;
-    s->bounding_radius = far + reg->desc.particle_radius;
+    s->particle_radius = radius;
+    s->bounding_radius = far + radius;
     if (d->vertex_count > 0 && !copy_mesh(&s->mesh, d, rot, com, diameter)) {
         free_shape(s);
         return RB_LOAD_NO_SHAPES;

@@ -1,7 +1,8 @@
 /* shapes.h - the shape registry: shapes from plugins, with mass properties.
  *
  * A plugin gives particle centres in diameter units. The registry scales them
- * by the particle diameter, computes mass, centre of mass and inertia
+ * by the shape's particle diameter (the plugin's particle_diameter, else the
+ * registry's), computes mass, centre of mass and inertia
  * (each particle a solid sphere), and moves the particles and the render mesh
  * into the principal frame: centre of mass at the origin, inertia diagonal. */
 #ifndef RB_SHAPES_H
@@ -27,10 +28,15 @@ typedef enum rb_load_result {
     RB_LOAD_BAD_MESH,       /* indices out of range or not a multiple of 3 */
     RB_LOAD_DUPLICATE_NAME, /* a shape of that name is already registered */
     RB_LOAD_BAD_NAME,       /* no name, or one with spaces or over 63 characters */
+    RB_LOAD_BAD_SIZE,       /* particle_diameter not 0 and not in [RB_MIN_DIAMETER, RB_MAX_DIAMETER] */
     RB_LOAD_RESULT_COUNT
 } rb_load_result;
 
 const char *rb_load_result_name(rb_load_result r);
+
+/* The particle diameters (m) a plugin may give a shape (rb_shape_desc.particle_diameter). */
+#define RB_MIN_DIAMETER 1e-4f
+#define RB_MAX_DIAMETER 1e3f
 
 /* A triangle mesh, in metres, in the shape's principal frame. */
 typedef struct rb_mesh {
@@ -49,7 +55,7 @@ typedef struct rb_shape {
     float *particles;      /* xyz triples, m, principal frame */
     float mass;            /* kg */
     float inertia[3];      /* principal moments, kg m^2 */
-    float particle_radius; /* m, the registry's */
+    float particle_radius; /* m: the shape's own (the plugin's particle_diameter / 2), else the registry's */
     float bounding_radius; /* m, farthest particle centre + radius */
     rb_mesh mesh;
 } rb_shape;
@@ -69,8 +75,8 @@ void rb_shape_half_extents(const rb_shape *shape, float half[3]);
 typedef struct rb_registry rb_registry;
 
 typedef struct rb_registry_desc {
-    float particle_radius; /* m; 0 = 0.2 */
-    float density;         /* kg/m^3 of a particle's cubic cell (2r)^3; 0 = 1000 */
+    float particle_radius; /* m, of shapes that give no diameter of their own; 0 = 0.2 */
+    float density;         /* kg/m^3 of a particle's cubic cell (2r)^3, r the shape's radius; 0 = 1000 */
     /* Host settings handed to plugins (see rubble_plugin.h). */
     const char *const *mesh_dirs;
     uint32_t mesh_dir_count;
@@ -96,6 +102,8 @@ uint32_t rb_registry_count(const rb_registry *reg);
 const rb_shape *rb_registry_get(const rb_registry *reg, uint32_t index);
 /* Index of the shape of that name, or -1. */
 int rb_registry_find(const rb_registry *reg, const char *name);
+/* The registry's radius: that of shapes that give no diameter of their own
+ * (each shape's is rb_shape.particle_radius). */
 float rb_registry_particle_radius(const rb_registry *reg);
 
 #endif

@@ -76,6 +76,7 @@ typedef struct ocl_buffers {
     ocl_buffer body_first_particle;                                    /* 4 B, capacity + 1 */
     ocl_buffer body_kind;                                              /* 4 B: rb_body_kind */
     ocl_buffer body_material;                                          /* 4 B: material index */
+    ocl_buffer body_contact;                                           /* 8 B: particle radius, slip scale */
     ocl_buffer wake;                                                   /* 4 B: touched by a mover this step */
     ocl_buffer transforms;                                             /* 32 B: what the renderer reads */
     ocl_buffer particle_offset;                                        /* 16 B */
@@ -167,6 +168,7 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
               make_buffer(o, &b->body_first_particle, (cap + 1u) * 4u, "body_first_particle") &&
               make_buffer(o, &b->body_kind, cap * 4u, "body_kind") &&
               make_buffer(o, &b->body_material, cap * 4u, "body_material") &&
+              make_buffer(o, &b->body_contact, cap * 8u, "body_contact") &&
               make_buffer(o, &b->wake, cap * 4u, "wake") && make_buffer(o, &b->transforms, cap * 32u, "transforms");
     o->body_capacity = ok ? (uint32_t)cap : 0;
     return ok;
@@ -314,8 +316,8 @@ static bool set_args(ocl *o, const rb_step_params *p) {
     const cl_uint n = o->particle_count, bodies = o->body_count, mask = o->table_size - 1u;
     const cl_uint table_size = o->table_size, chunk_size = o->chunk_size, chunk_count = o->chunk_count;
     const cl_uint plane_count = p->plane_count;
-    const cl_float inv_cell = 1.0f / (2.0f * p->radius); /* as the reference computes it */
-    const cl_float radius = p->radius, dt = p->dt;
+    const cl_float inv_cell = 1.0f / (2.0f * p->max_radius); /* as the reference computes it */
+    const cl_float max_radius = p->max_radius, dt = p->dt;
     const cl_float sleep_speed = p->sleep_speed, sleep_time = p->sleep_time, wake_accel = p->wake_accel;
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
@@ -348,9 +350,10 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_VAL(K_FORCES, 6, mask) && ARG_MEM(K_FORCES, 7, sorted_x) && ARG_MEM(K_FORCES, 8, sorted_y) &&
          ARG_MEM(K_FORCES, 9, sorted_z) && ARG_MEM(K_FORCES, 10, sorted_body) && ARG_MEM(K_FORCES, 11, sorted_vel) &&
          ARG_MEM(K_FORCES, 12, planes) && ARG_VAL(K_FORCES, 13, plane_count) && ARG_VAL(K_FORCES, 14, inv_cell) &&
-         ARG_MEM(K_FORCES, 15, body_material) && ARG_MEM(K_FORCES, 16, rates) && ARG_VAL(K_FORCES, 17, radius) &&
-         ARG_VAL(K_FORCES, 18, dt) && ARG_VAL(K_FORCES, 19, sleep_speed) && ARG_VAL(K_FORCES, 20, sleep_time) &&
-         ARG_MEM(K_FORCES, 21, force) && ARG_MEM(K_FORCES, 22, moment) && ARG_MEM(K_FORCES, 23, wake);
+         ARG_MEM(K_FORCES, 15, body_material) && ARG_MEM(K_FORCES, 16, rates) && ARG_MEM(K_FORCES, 17, body_contact) &&
+         ARG_VAL(K_FORCES, 18, max_radius) && ARG_VAL(K_FORCES, 19, dt) && ARG_VAL(K_FORCES, 20, sleep_speed) &&
+         ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) && ARG_MEM(K_FORCES, 23, moment) &&
+         ARG_MEM(K_FORCES, 24, wake);
 
     ok = ok && ARG_VAL(K_INTEGRATE, 0, bodies) && ARG_MEM(K_INTEGRATE, 1, body_first_particle) &&
          ARG_MEM(K_INTEGRATE, 2, force) && ARG_MEM(K_INTEGRATE, 3, moment) && ARG_MEM(K_INTEGRATE, 4, body_pos) &&
@@ -413,6 +416,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
                            "body_first_particle") &&
               write_buffer(o, &B->body_kind, d->body_kind, (size_t)nb * 4u, "body_kind") &&
               write_buffer(o, &B->body_material, d->body_material, (size_t)nb * 4u, "body_material") &&
+              write_buffer(o, &B->body_contact, d->body_contact, (size_t)nb * 8u, "body_contact") &&
               write_buffer(o, &B->transforms, o->staging, (size_t)nb * 32u, "transforms") &&
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
               write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body");

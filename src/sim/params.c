@@ -203,9 +203,47 @@ rb_contact_rates rb_contact_rates_of(rb_material m, float dt) {
     };
 }
 
+/* The spin part of how a point at l (principal frame) gives way to a unit
+ * tangential force t: the largest (l x t) . D (l x t) over unit t, D the
+ * inverse principal moments. l x t spans the plane normal to l, so it is
+ * |l|^2 times the largest of u . D u over unit u in that plane: the larger
+ * root of lambda^2 - B lambda + C = 0 (the secular equation of D restricted
+ * to the plane). */
+static double spin_mobility(const double l[3], const double D[3]) {
+    const double l2 = l[0] * l[0] + l[1] * l[1] + l[2] * l[2];
+    if (!(l2 > 0.0)) return 0.0;
+    const double n[3] = {l[0] * l[0] / l2, l[1] * l[1] / l2, l[2] * l[2] / l2}; /* squared unit components */
+    const double B = n[0] * (D[1] + D[2]) + n[1] * (D[0] + D[2]) + n[2] * (D[0] + D[1]);
+    const double C = n[0] * D[1] * D[2] + n[1] * D[0] * D[2] + n[2] * D[0] * D[1];
+    return l2 * 0.5 * (B + sqrt(fmax(0.0, B * B - 4.0 * C)));
+}
+
+double rb_shape_mobility(const rb_shape_data *s, float radius) {
+    const double D[3] = {1.0 / s->inertia[0], 1.0 / s->inertia[1], 1.0 / s->inertia[2]};
+    const double m = (double)s->mass / s->particle_count;
+    double worst = 0.0;
+    for (uint32_t i = 0; i < s->particle_count; i++) {
+        const double o[3] = {s->offsets[3 * i], s->offsets[3 * i + 1], s->offsets[3 * i + 2]};
+        const double len = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+        /* points of the particle's surface: outward from the centre of mass, and toward the 26 neighbours of a cube */
+        for (int k = 0; k < 28; k++) {
+            double d[3] = {(double)(k % 3 - 1), (double)(k / 3 % 3 - 1), (double)(k / 9 % 3 - 1)};
+            if (k == 13) continue; /* (0, 0, 0) */
+            if (k == 27) {
+                if (!(len > 0.0)) continue;
+                d[0] = o[0], d[1] = o[1], d[2] = o[2];
+            }
+            const double dl = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            const double l[3] = {o[0] + radius * d[0] / dl, o[1] + radius * d[1] / dl, o[2] + radius * d[2] / dl};
+            worst = fmax(worst, spin_mobility(l, D));
+        }
+    }
+    return fmax(1.0, m * (1.0 / s->mass + worst));
+}
+
 rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
     rb_step_params p = {
-        .radius = d->particle_radius,
+        .max_radius = d->particle_radius,
         .dt = d->dt,
         .gravity = {d->gravity[0], d->gravity[1], d->gravity[2]},
         .sleep_speed = d->sleep_speed,

@@ -15,7 +15,7 @@
 typedef struct reference {
     rb_backend base;
     uint32_t capacity;      /* particles the arrays below hold */
-    rb_float4 *pos, *vel;   /* stage 1: world position (w = mass), velocity */
+    rb_float4 *pos, *vel;   /* stage 1: world position (w = mass), velocity (w = radius) */
     float *force;           /* stage 3: xyz per particle */
     float *moment;          /* stage 3: xyz per particle, contact moments about the particle's centre */
     int *cell;              /* 3 per particle: cell coordinates */
@@ -75,15 +75,17 @@ static void particle_values(reference *r, const rb_world_data *d) {
         rb_quat_rotate((const float[4]){q.x, q.y, q.z, q.w}, (const float[3]){o.x, o.y, o.z}, rel);
         r->pos[i] = (rb_float4){x.x + rel[0], x.y + rel[1], x.z + rel[2], d->body_inv_inertia[b].w};
         r->vel[i] = (rb_float4){v.x + (w.y * rel[2] - w.z * rel[1]), v.y + (w.z * rel[0] - w.x * rel[2]),
-                                v.z + (w.x * rel[1] - w.y * rel[0]), 0.0f};
+                                v.z + (w.x * rel[1] - w.y * rel[0]), d->body_contact[b].x};
     }
 }
 
-/* Stage 2: counting sort of particles by hashed cell. Scattering in index
- * order keeps particles sorted by index within each bucket. */
+/* Stage 2: counting sort of particles by hashed cell (side: the largest
+ * particle diameter, so any two particles that touch are in neighbouring
+ * cells). Scattering in index order keeps particles sorted by index within
+ * each bucket. */
 static void build_grid(reference *r, const rb_world_data *d, const rb_step_params *p) {
     const uint32_t n = d->particle_count, mask = r->table_size - 1;
-    const float inv_cell = 1.0f / (2.0f * p->radius);
+    const float inv_cell = 1.0f / (2.0f * p->max_radius);
     memset(r->bucket_start, 0, (r->table_size + 1) * sizeof *r->bucket_start);
     for (uint32_t i = 0; i < n; i++) {
         int *c = &r->cell[3 * i];
@@ -122,10 +124,9 @@ static inline void for_each_neighbour(const reference *r, const rb_world_data *d
             }
 }
 
-static bool overlapping(const reference *r, const rb_step_params *p, uint32_t i, uint32_t j) {
+static bool overlapping(const reference *r, uint32_t i, uint32_t j) {
     float x = r->pos[j].x - r->pos[i].x, y = r->pos[j].y - r->pos[i].y, z = r->pos[j].z - r->pos[i].z;
-    float dist2 = x * x + y * y + z * z;
-    return dist2 < 4.0f * p->radius * p->radius && dist2 > 0.0f;
+    return rb_particles_touch(x * x + y * y + z * z, r->vel[i].w, r->vel[j].w);
 }
 
 typedef struct force_visit {
@@ -145,7 +146,7 @@ static void visit_force(void *ctx, uint32_t j) {
     force_visit *v = ctx;
     reference *r = v->r;
     const uint32_t i = v->i;
-    if (v->sleeping && !asleep(v->d, v->p, v->d->particle_body[j]) && overlapping(r, v->p, i, j)) {
+    if (v->sleeping && !asleep(v->d, v->p, v->d->particle_body[j]) && overlapping(r, i, j)) {
         rb_float4 vj = r->vel[j];
         float speed2 = vj.x * vj.x + vj.y * vj.y + vj.z * vj.z;
         if (speed2 > v->p->sleep_speed * v->p->sleep_speed || (isinf(r->pos[j].w) && speed2 > 0.0f))
@@ -153,8 +154,11 @@ static void visit_force(void *ctx, uint32_t j) {
     }
     const rb_float4 *omega = v->d->body_omega;
     const uint32_t bj = v->d->particle_body[j];
-    rb_contact_particles(r->pos[i], r->vel[i], omega[v->d->particle_body[i]], r->pos[i].w, r->pos[j], r->vel[j],
-                         omega[bj], r->pos[j].w, &v->rates[v->d->body_material[bj]], v->p, v->f, v->t);
+    const rb_float2 *contact = v->d->body_contact;
+    const float slip = fminf(contact[v->d->particle_body[i]].y, contact[bj].y);
+    rb_contact_particles(r->pos[i], r->vel[i], omega[v->d->particle_body[i]], r->pos[i].w, r->vel[i].w, r->pos[j],
+                         r->vel[j], omega[bj], r->pos[j].w, r->vel[j].w, slip, &v->rates[v->d->body_material[bj]], v->p,
+                         v->f, v->t);
 }
 
 /* Stage 3 for one particle: its neighbours, then the planes in order, each
@@ -171,8 +175,8 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
     force_visit v = {r, d, p, &p->rates[rb_pair_index(material, 0)], i, asleep(d, p, b), f, t};
     for_each_neighbour(r, d, i, visit_force, &v);
     for (uint32_t k = 0; k < p->plane_count; k++)
-        rb_contact_plane(r->pos[i], r->vel[i], d->body_omega[b], r->pos[i].w, p->planes[k], &v.rates[material], p, f,
-                         t);
+        rb_contact_plane(r->pos[i], r->vel[i], d->body_omega[b], r->pos[i].w, r->vel[i].w, d->body_contact[b].y,
+                         p->planes[k], &v.rates[material], p, f, t);
 }
 
 static void forces(reference *r, const rb_world_data *d, const rb_step_params *p) {
@@ -180,12 +184,14 @@ static void forces(reference *r, const rb_world_data *d, const rb_step_params *p
     for (uint32_t i = 0; i < d->particle_count; i++) particle_force(r, d, p, i, &r->force[3 * i], &r->moment[3 * i]);
 }
 
-/* q turned by the rotation of w t (exactly: axis w, angle |w| t), normalised. */
+/* q turned by the rotation of w t (exactly: axis w, angle |w| t), normalised.
+ * The half angle's sine and cosine are rb_sincos's, as the kernels' are. */
 static rb_float4 rb_quat_turn(rb_float4 q4, rb_float4 w, float t) {
     float speed = sqrtf(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * t;
     if (!(angle > 0.0f)) return q4;
-    float axis[3] = {w.x / speed, w.y / speed, w.z / speed}, dq[4], q[4] = {q4.x, q4.y, q4.z, q4.w};
-    rb_quat_from_axis_angle(axis, angle, dq);
+    float s, c, q[4] = {q4.x, q4.y, q4.z, q4.w};
+    rb_sincos(0.5f * angle, &s, &c);
+    float dq[4] = {w.x / speed * s, w.y / speed * s, w.z / speed * s, c};
     rb_quat_mul(dq, q, q);
     rb_quat_normalize(q);
     return (rb_float4){q[0], q[1], q[2], q[3]};
@@ -330,7 +336,7 @@ typedef struct pair_visit {
 
 static void visit_pair(void *ctx, uint32_t j) {
     pair_visit *v = ctx;
-    if (j <= v->i || !overlapping(v->r, v->p, v->i, j)) return;
+    if (j <= v->i || !overlapping(v->r, v->i, j)) return;
     if (v->count < v->max_pairs) v->pairs[2 * v->count] = v->i, v->pairs[2 * v->count + 1] = j;
     v->count++;
 }

@@ -19,6 +19,8 @@ typedef struct world_shape {
     rb_float4 *offsets;
     float mass;
     float inertia[3];
+    float radius;     /* m, its own or the description's */
+    float slip_scale; /* 1 / rb_shape_mobility */
 } world_shape;
 
 struct rb_world {
@@ -72,6 +74,9 @@ static bool reserve_bodies(rb_world *w, uint32_t need) {
         if (!q) return false;
         *u[i] = q;
     }
+    void *contact = realloc(d->body_contact, cap * sizeof(rb_float2));
+    if (!contact) return false;
+    d->body_contact = contact;
     d->body_capacity = cap;
     return true;
 }
@@ -174,6 +179,7 @@ void rb_world_destroy(rb_world *w) {
     free(d->body_pos), free(d->body_quat), free(d->body_vel), free(d->body_angmom), free(d->body_omega);
     free(d->body_inv_inertia), free(d->body_force), free(d->body_torque);
     free(d->body_first_particle), free(d->body_shape), free(d->body_kind), free(d->body_material), free(d->body_slot);
+    free(d->body_contact);
     free(d->particle_offset), free(d->particle_body);
     for (uint32_t s = 0; s < w->shape_count; s++) free(w->shapes[s].offsets);
     free(w->shapes);
@@ -201,6 +207,13 @@ int rb_world_add_shape(rb_world *w, const rb_shape_data *s) {
         rb_log(RB_LOG_ERROR, "world: a shape needs finite offsets, a positive mass and positive principal moments");
         return -1;
     }
+    if (!(isfinite(s->particle_radius) && s->particle_radius >= 0.0f)) {
+        rb_log(RB_LOG_ERROR,
+               "world: a shape's particle_radius must be a positive number of metres, or 0 for the "
+               "world's (got %g)",
+               s->particle_radius);
+        return -1;
+    }
     world_shape *shapes = realloc(w->shapes, (w->shape_count + 1) * sizeof *shapes);
     if (!shapes) return -1;
     w->shapes = shapes;
@@ -211,11 +224,28 @@ int rb_world_add_shape(rb_world *w, const rb_shape_data *s) {
         ws->offsets[i] = (rb_float4){s->offsets[3 * i], s->offsets[3 * i + 1], s->offsets[3 * i + 2], 0.0f};
     ws->particle_count = s->particle_count;
     ws->mass = s->mass;
+    ws->radius = s->particle_radius > 0.0f ? s->particle_radius : w->desc.particle_radius;
+    ws->slip_scale = (float)(1.0 / rb_shape_mobility(s, ws->radius));
     memcpy(ws->inertia, s->inertia, sizeof ws->inertia);
     return (int)w->shape_count++;
 }
 
 uint32_t rb_world_shape_count(const rb_world *w) { return w->shape_count; }
+
+float rb_world_shape_radius(const rb_world *w, uint32_t shape) {
+    return shape < w->shape_count ? w->shapes[shape].radius : 0.0f;
+}
+
+/* The grid's cell is the largest particle diameter among the bodies present
+ * (rb_step_params.max_radius): taken again from every body when one goes
+ * (a removal moves every later body anyway), the description's radius in an
+ * empty world. A body with larger particles than any before grows it as it
+ * is added (rb_world_add_body). */
+static void refresh_max_radius(rb_world *w) {
+    float r = w->d.body_count ? 0.0f : w->desc.particle_radius;
+    for (uint32_t b = 0; b < w->d.body_count; b++) r = fmaxf(r, w->d.body_contact[b].x);
+    w->params.max_radius = r;
+}
 
 /* ---- bodies ---- */
 
@@ -322,6 +352,8 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     d->body_force[b] = d->body_torque[b] = (rb_float4){0};
     d->body_shape[b] = bd->shape;
     d->body_slot[b] = slot;
+    d->body_contact[b] = (rb_float2){s->radius, dynamic ? s->slip_scale : 1.0f};
+    w->params.max_radius = b == 0 ? s->radius : fmaxf(w->params.max_radius, s->radius);
     d->body_first_particle[b] = first;
     d->body_first_particle[b + 1] = first + s->particle_count;
     for (uint32_t i = 0; i < s->particle_count; i++) {
@@ -353,6 +385,7 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     memmove(&d->body_kind[b], &d->body_kind[b + 1], later_bodies * sizeof(uint32_t));
     memmove(&d->body_material[b], &d->body_material[b + 1], later_bodies * sizeof(uint32_t));
     memmove(&d->body_slot[b], &d->body_slot[b + 1], later_bodies * sizeof(uint32_t));
+    memmove(&d->body_contact[b], &d->body_contact[b + 1], later_bodies * sizeof(rb_float2));
     for (uint32_t k = b; k < b + later_bodies; k++) d->body_first_particle[k] = d->body_first_particle[k + 1] - count;
     d->body_first_particle[b + later_bodies] = first + later_particles;
     memmove(&d->particle_offset[first], &d->particle_offset[first + count], later_particles * sizeof(rb_float4));
@@ -361,6 +394,7 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     d->body_count--;
     d->particle_count -= count;
     for (uint32_t k = b; k < d->body_count; k++) w->slot_index[d->body_slot[k]] = k;
+    refresh_max_radius(w);
     w->slot_generation[id.slot]++;
     if (w->slot_generation[id.slot] == 0) w->slot_generation[id.slot] = 1;
     w->free_slots[w->free_count++] = id.slot;
@@ -375,6 +409,7 @@ void rb_world_clear(rb_world *w) {
         w->free_slots[w->free_count++] = slot;
     }
     w->d.body_count = w->d.particle_count = 0;
+    refresh_max_radius(w);
     w->device_ahead = w->loads_applied = false; /* nothing left to read back */
     w->host_dirty = true;
 }
@@ -598,6 +633,7 @@ static bool set_desc(rb_world *w, rb_world_desc nd) {
         return false;
     }
     rb_step_params params = rb_step_params_from_desc(&nd);
+    params.max_radius = w->params.max_radius; /* the bodies' (refresh_max_radius), not the description's */
     if (!rb_step_params_set_materials(&params, materials, w->material_count, 0, err, sizeof err)) {
         rb_log(RB_LOG_ERROR, "world: %s (kept the old settings)", err);
         return false;

@@ -1,6 +1,7 @@
 /* world.h - the simulation's public API.
  *
- * A world owns bodies made of particles (rigid sets of equal spheres), the
+ * A world owns bodies made of particles (rigid sets of spheres, all of one
+ * radius within a shape; shapes may differ), the
  * planes they stand on, and a backend that steps them: the sequential C
  * reference or the OpenCL kernels. Shapes come in as plain data (particle
  * offsets, mass, principal inertia): the world knows nothing of plugins.
@@ -49,7 +50,7 @@ typedef struct rb_plane {
 } rb_plane;
 
 typedef struct rb_world_desc {
-    float particle_radius; /* m; every particle of the world has this radius */
+    float particle_radius; /* m; a shape's particles have it unless the shape gives its own (rb_shape_data) */
     float gravity[3];      /* m/s^2 */
     float dt;              /* s, the fixed step */
     rb_material material;  /* material 0, every body's unless it names another */
@@ -74,13 +75,17 @@ rb_world_desc rb_default_world_desc(void);
 rb_material rb_default_material(void);
 
 /* A shape as the world needs it: particle offsets in the body's principal
- * frame (centre of mass at the origin), the total mass and the principal
- * moments of inertia. */
+ * frame (centre of mass at the origin), the total mass, the principal
+ * moments of inertia, and the radius of its particles. Each particle weighs
+ * mass / particle_count. A contact between particles i and j of radii r_i
+ * and r_j overlaps by r_i + r_j - distance; a plane contact by r_i - height
+ * (README.md, "The contact"). */
 typedef struct rb_shape_data {
     uint32_t particle_count;
-    const float *offsets; /* particle_count xyz triples, m */
-    float mass;           /* kg */
-    float inertia[3];     /* kg m^2, principal moments */
+    const float *offsets;  /* particle_count xyz triples, m */
+    float mass;            /* kg */
+    float inertia[3];      /* kg m^2, principal moments */
+    float particle_radius; /* m; 0: rb_world_desc.particle_radius */
 } rb_shape_data;
 
 /* A body's handle. A zeroed id is null; a removed body's id goes stale and
@@ -146,6 +151,9 @@ bool rb_world_desc_check(const rb_world_desc *desc, char *err, size_t err_size);
 /* Registers a shape; returns its index, or -1 (bad data: logged). The data is copied. */
 int rb_world_add_shape(rb_world *world, const rb_shape_data *shape);
 uint32_t rb_world_shape_count(const rb_world *world);
+/* The radius (m) of the shape's particles, its own or the description's
+ * (what a renderer or a pick draws them at); 0 for an unknown shape. */
+float rb_world_shape_radius(const rb_world *world, uint32_t shape);
 
 /* Adds a body; returns a null id on bad input (unknown shape, kind or
  * material, non-finite values, a static body with a velocity: logged). */

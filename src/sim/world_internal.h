@@ -16,6 +16,12 @@ typedef struct rb_float4 {
     float x, y, z, w;
 } rb_float4;
 
+/* The layout of cl_float2 (8 bytes). */
+typedef struct rb_float2 {
+    float x, y;
+} rb_float2;
+_Static_assert(sizeof(rb_float2) == 8, "rb_float2 must have the layout of cl_float2");
+
 /* A contact's rates per unit effective mass: k = m_eff * stiffness,
  * c = m_eff * damping, eta_t = m_eff * tangential (contact.h says which
  * m_eff), and the Coulomb friction. One row of the pair table: the layout of
@@ -32,7 +38,11 @@ _Static_assert(sizeof(rb_contact_rates) == 16, "rb_contact_rates must have the l
 static inline uint32_t rb_pair_index(uint32_t a, uint32_t b) { return a * RB_MAX_MATERIALS + b; }
 
 typedef struct rb_step_params {
-    float radius;      /* m */
+    /* The largest particle radius among the world's bodies (the
+     * description's when there are none): the grid's cell side is its
+     * diameter, so every pair that can touch (r_i + r_j <= 2 max_radius) lies
+     * in neighbouring cells. The world sets it as bodies come and go. */
+    float max_radius;  /* m */
     float dt;          /* s */
     float gravity[3];  /* m/s^2 */
     float sleep_speed; /* m/s and rad/s */
@@ -48,7 +58,8 @@ typedef struct rb_step_params {
     rb_contact_rates rates[RB_MAX_MATERIALS * RB_MAX_MATERIALS];
 } rb_step_params;
 
-/* Everything but the materials past the description's: material_count 1. */
+/* Everything but the materials past the description's: material_count 1,
+ * max_radius the description's radius. */
 rb_step_params rb_step_params_from_desc(const rb_world_desc *desc);
 
 /* The rates of one material (or pair material) at step dt: the contact law's
@@ -67,6 +78,18 @@ bool rb_material_check(const rb_material *m, float dt, char *err, size_t err_siz
  * already in p (0: every pair calibrated). */
 bool rb_step_params_set_materials(rb_step_params *p, const rb_material *materials, uint32_t count, uint32_t kept,
                                   char *err, size_t err_size);
+
+/* A shape's slip mobility (rb_world_data.body_contact): how fast its surface
+ * gives way to a tangential force (translation plus spin) against a free
+ * point of its particle mass m, which is what the contact law's tangential
+ * damping assumes: m (1 / M + max over surface points l and tangents t of
+ * (l x t) . I^-1 (l x t)), M its mass and I its principal moments, the
+ * surface points taken outward from the centre of mass and toward the 26
+ * neighbours of a cube on each particle (radius the shape's); or 1 where
+ * that is less. Bodies of many particles are under 1, a sphere of one
+ * particle is 3.5 (1 + 1 / 0.4), two particles 1.9. See
+ * rb_contact_particles. */
+double rb_shape_mobility(const rb_shape_data *shape, float radius);
 
 /* Restitution of a unit-mass contact with spring rate k (1/s^2) and dashpot
  * rate c (1/s) whose force never pulls; theta (may be NULL) gets w_d t_end. */
@@ -89,6 +112,12 @@ typedef struct rb_world_data {
     uint32_t *body_kind;           /* 4 B: rb_body_kind */
     uint32_t *body_material;       /* 4 B: material index (rb_step_params.rates) */
     uint32_t *body_slot;           /* 4 B: slot of the body's id */
+    /* 8 B: what a contact reads of the body besides its state. x: the
+     * radius of its particles (its shape's), m. y: its slip scale, 1 / its
+     * slip mobility (rb_shape_mobility; 1 for a static or kinematic body):
+     * a contact's tangential damping is scaled by the smaller of its two
+     * (contact.h). */
+    rb_float2 *body_contact;
 
     uint32_t particle_count, particle_capacity;
     rb_float4 *particle_offset; /* 16 B: rest offset in the body frame, m; w unused */
