@@ -3,7 +3,7 @@
 #include "quat.glsl"
 layout(location = 0) in vec3 a_position; // m, body frame
 layout(location = 1) in vec3 a_normal;
-layout(location = 2) in vec4 i_position; // m, world; w unused
+layout(location = 2) in vec4 i_position; // m, world; w: the body's scale (0 is taken as 1)
 layout(location = 3) in vec4 i_quat;     // x, y, z, w
 layout(location = 4) in vec4 i_color;    // sRGB, alpha
 uniform mat4 u_view_proj;
@@ -12,7 +12,8 @@ out vec3 v_local; // m, body frame: for the edges of box meshes
 out vec3 v_normal;
 out vec4 v_color;
 void main() {
-    vec3 world = i_position.xyz + rb_rotate(i_quat, a_position);
+    float scale = i_position.w > 0.0 ? i_position.w : 1.0;
+    vec3 world = i_position.xyz + rb_rotate(i_quat, a_position * scale);
     v_world = world;
     v_local = a_position;
     v_normal = rb_rotate(i_quat, a_normal);

@@ -91,6 +91,36 @@ static void test_spawn(void **state) {
     rb_registry_destroy(reg);
 }
 
+/* A scaled body is its shape at scale: particles further apart and larger,
+ * mass times scale^3, inertia times scale^5; one world shape per (shape, scale). */
+static void test_spawn_scaled(void **state) {
+    rb_registry *reg = rb_test_registry();
+    rb_world *w = rb_test_world(rb_default_world_desc());
+    rb_entities *t = rb_entities_create(reg, w);
+    const uint32_t cube = (uint32_t)rb_entities_find(t, "cube");
+    const rb_shape *s = rb_entities_get(t, cube)->shape;
+    const uint32_t shapes_before = rb_world_shape_count(w);
+    rb_body_desc d = {.position = {0.0f, 2.0f, 0.0f}};
+    rb_body_id a = rb_entities_spawn_scaled(t, cube, 0.25f, &d);
+    d.position[0] = 3.0f;
+    rb_body_id b = rb_entities_spawn_scaled(t, cube, 0.25f, &d);
+    assert_true(a.generation && b.generation);
+    assert_int_equal(rb_world_shape_count(w), shapes_before + 1); /* one variant for both */
+    rb_body_state sa;
+    assert_true(rb_world_get_body_by_id(w, a, &sa));
+    assert_int_equal(rb_entities_of_world_shape(t, sa.shape), cube);
+    assert_true(rb_entities_scale_of_world_shape(t, sa.shape) == 0.25f);
+    assert_true(rb_entities_scale_of_world_shape(t, (uint32_t)rb_entities_get(t, cube)->world_shape) == 1.0f);
+    assert_near(rb_world_shape_radius(w, sa.shape), 0.25 * s->particle_radius, 1e-7);
+    assert_near(sa.mass, s->mass / 64.0, 1e-3 * s->mass / 64.0);
+    /* out of range: nothing */
+    assert_int_equal(rb_entities_spawn_scaled(t, cube, 0.0f, &d).generation, 0);
+    assert_int_equal(rb_entities_spawn_scaled(t, cube, 1000.0f, &d).generation, 0);
+    rb_entities_destroy(t);
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
 /* The formations and the pile spawn through the table: every body has the
  * row's shape, and the counts are the ones asked for. */
 static void test_scenes_spawn_through_the_table(void **state) {
@@ -122,6 +152,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_follow_the_registry),
         cmocka_unit_test(test_spawn),
+        cmocka_unit_test(test_spawn_scaled),
         cmocka_unit_test(test_scenes_spawn_through_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

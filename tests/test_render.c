@@ -326,11 +326,45 @@ static void test_bodies_shadow_each_other(void **state) {
     assert_int_equal(rb_renderer_gl_errors(), 0);
 }
 
+/* Red, on a lit face or a face turned from the sun (darker): the ground is grey. */
+static bool is_red_lit_or_not(const uint8_t *p) { return p[0] > 60 && p[0] > 3 * p[1] && p[0] > 3 * p[2]; }
+
+/* An instance is drawn turned by its quaternion and grown by its scale (the
+ * transform's pad): a point of the turned, doubled cube that neither the
+ * plain cube, the turned one nor the doubled one covers shows red. */
+static void test_instances_turn_and_scale(void **state) {
+    fixture *f = *state;
+    static uint8_t img[W * H * 4];
+    rb_render_view v;
+    mat4 vp;
+    make_view(&v, vp);
+    rb_render_scene s = ground_scene();
+    const float c45 = 0.9238795f, s45 = 0.3826834f; /* 45 degrees about y */
+    for (int pass = 0; pass < 4; pass++) {
+        const bool turned = pass & 1, doubled = pass & 2;
+        rb_transform t = {.position = {0.0f, doubled ? 1.0f : 0.5f, 0.0f},
+                          .pad = doubled ? 2.0f : 0.0f,
+                          .orientation = {0.0f, turned ? s45 : 0.0f, 0.0f, turned ? c45 : 1.0f}};
+        rb_renderer_begin(f->renderer, &v, &s);
+        rb_renderer_add_instances(f->renderer, f->cube, &t, g_red, 1);
+        assert_true(rb_renderer_end(f->renderer));
+        assert_true(rb_renderer_read_pixels(f->renderer, W, H, img));
+        int x, y;
+        /* a corner of the turned, doubled cube reaches x = sqrt(2) at z = 0 */
+        project(vp, (float[3]){1.3f, 1.0f, 0.0f}, &x, &y);
+        assert_int_equal(is_red_lit_or_not(pixel(img, x, y)), turned && doubled);
+        /* every version covers the middle */
+        project(vp, (float[3]){0.0f, 0.6f, 0.0f}, &x, &y);
+        assert_true(is_red_lit_or_not(pixel(img, x, y)));
+    }
+    assert_int_equal(rb_renderer_gl_errors(), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_body_colour_where_it_projects),   cmocka_unit_test(test_particle_view_differs),
         cmocka_unit_test(test_broken_shader_keeps_the_old_one), cmocka_unit_test(test_walls_are_drawn_see_through),
-        cmocka_unit_test(test_bodies_shadow_each_other),
+        cmocka_unit_test(test_bodies_shadow_each_other),        cmocka_unit_test(test_instances_turn_and_scale),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -99,8 +99,8 @@ static void test_bad_input_is_named(void **state) {
             "\"kinematic\": true}]}",
             "bodies[0]: a body is static or kinematic, not both");
     refused("{\"rubble_scene\": 1, \"planes\": [{\"normal\": [0, 0, 0]}]}", "planes[0]: normal: a zero vector");
-    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"scale\": 2}]}",
-            "bodies[0].scale: scale 2: this version simulates shapes at scale 1 only");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"scale\": 200}]}",
+            "bodies[0].scale: scale 200 is out of range [0.01, 100]");
     refused("{\"rubble_scene\": 1, \"bodies\": [], \"bodies\": []}", "t.json: bodies: the key is given twice");
     refused("{\"rubble_scene\": 1, \"materials\": {\"a\": {}, \"a\": {}}}",
             "t.json: materials.a: the key is given twice");
@@ -237,16 +237,19 @@ static void test_formation_and_pile_scenes(void **state) {
  * kinematic one, a second material and sleeping bodies, so every saved field
  * matters. */
 static void test_save_and_reload_continue_bit_for_bit(void **state) {
-    rb_scene *s = parse("{\"rubble_scene\": 1, \"materials\": {\"rubber\": {\"restitution\": 0.8, \"friction\": "
-                        "0.9}},"
-                        " \"bodies\": [{\"shape\": \"cube\", \"position\": [6, 0.6, 0], \"static\": true},"
-                        "  {\"shape\": \"cube2\", \"position\": [6.1, 3, 0.2], \"material\": \"rubber\", "
-                        "\"angular_velocity\": [1, 2, 3]},"
-                        "  {\"shape\": \"cube2\", \"position\": [-10, 0.41, 12], \"kinematic\": true, \"velocity\": "
-                        "[0.5, 0, 0], \"angular_velocity\": [0, 0.3, 0]}],"
-                        " \"generators\": [{\"type\": \"formation\", \"formation\": 2, \"count\": 10, \"shape\": "
-                        "\"cube\"}, {\"type\": \"formation\", \"formation\": 1, \"count\": 8, \"shape\": \"cube2\", "
-                        "\"position\": [-6, 0, 0]}]}");
+    rb_scene *s =
+        parse("{\"rubble_scene\": 1, \"materials\": {\"rubber\": {\"restitution\": 0.8, \"friction\": "
+              "0.9}},"
+              " \"bodies\": [{\"shape\": \"cube\", \"position\": [6, 0.6, 0], \"static\": true},"
+              "  {\"shape\": \"cube2\", \"position\": [6.1, 3, 0.2], \"material\": \"rubber\", "
+              "\"angular_velocity\": [1, 2, 3]},"
+              "  {\"shape\": \"cube\", \"position\": [-4, 0.5, 8], \"scale\": 0.25, \"angular_velocity\": [0, "
+              "1, 0]},"
+              "  {\"shape\": \"cube2\", \"position\": [-10, 0.41, 12], \"kinematic\": true, \"velocity\": "
+              "[0.5, 0, 0], \"angular_velocity\": [0, 0.3, 0]}],"
+              " \"generators\": [{\"type\": \"formation\", \"formation\": 2, \"count\": 10, \"shape\": "
+              "\"cube\"}, {\"type\": \"formation\", \"formation\": 1, \"count\": 8, \"shape\": \"cube2\", "
+              "\"position\": [-6, 0, 0]}]}");
     rb_world_desc base = rb_default_world_desc();
     base.backend = rb_test_backend();
     rb_world_desc d = rb_scene_world_desc(s, &base);
@@ -283,10 +286,14 @@ static void test_save_and_reload_continue_bit_for_bit(void **state) {
     assert_true(rb_world_get_body(w2, 1, &b));
     assert_int_equal(a.material, b.material);
     assert_int_equal(a.kind, b.kind);
-    assert_true(rb_world_get_body(w, 2, &a));
-    assert_true(rb_world_get_body(w2, 2, &b));
+    assert_true(rb_world_get_body(w, 3, &a));
+    assert_true(rb_world_get_body(w2, 3, &b));
     assert_int_equal(b.kind, RB_BODY_KINEMATIC);
     assert_memory_equal(a.position, b.position, sizeof a.position); /* it moved, the same in both */
+    /* the scaled block came back at its scale */
+    assert_true(rb_world_get_body(w2, 2, &b));
+    assert_true(rb_entities_scale_of_world_shape(t2, b.shape) == 0.25f);
+    assert_near(rb_world_shape_radius(w2, b.shape), 0.05, 1e-7);
     rb_entities_destroy(t2), rb_world_destroy(w2), rb_scene_destroy(again);
     rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
 }

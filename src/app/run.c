@@ -114,16 +114,21 @@ rb_run_summary rb_run_summarize(rb_run *run) {
         for (int k = 0; k < 4; k++) s.nan |= !isfinite(st.orientation[k]);
         if (speed > s.max_speed) s.max_speed = speed;
     }
+    /* the lowest point of any particle: its centre less its shape's radius */
     float *p = malloc(sizeof(float) * 3 * (s.particles ? s.particles : 1));
+    const uint32_t *first = rb_world_body_first_particle(w), *shapes = rb_world_body_shapes(w);
     if (!p || !rb_world_read_particles(w, p))
         s.ok = false;
     else
-        for (uint32_t i = 0; i < s.particles; i++) {
-            s.nan |= !isfinite(p[3 * i + 1]);
-            if (p[3 * i + 1] < s.min_y) s.min_y = p[3 * i + 1];
+        for (uint32_t b = 0; b < s.bodies; b++) {
+            const float r = rb_world_shape_radius(w, shapes[b]);
+            for (uint32_t i = first[b]; i < first[b + 1]; i++) {
+                s.nan |= !isfinite(p[3 * i + 1]);
+                if (p[3 * i + 1] - r < s.min_y) s.min_y = p[3 * i + 1] - r;
+            }
         }
     free(p);
-    s.min_y = s.bodies && isfinite(s.min_y) ? s.min_y - rb_world_get_desc(w)->particle_radius : 0.0f;
+    if (!(s.bodies && isfinite(s.min_y))) s.min_y = 0.0f;
     s.digest = rb_world_digest(w);
     return s;
 }

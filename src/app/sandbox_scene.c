@@ -113,8 +113,8 @@ bool rb_sandbox_load_file(rb_sandbox *sb, const char *path) {
         return false;
     }
     if (!rb_sandbox_install_scene(sb, scene, path, err, sizeof err)) return false;
-    char text[600];
-    snprintf(text, sizeof text, "loaded %s", path);
+    char text[640];
+    snprintf(text, sizeof text, "loaded %.600s", path);
     rb_sandbox_notice(sb, text);
     return true;
 }

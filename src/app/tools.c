@@ -21,11 +21,11 @@ const char *rb_tool_name(rb_tool tool) {
 rb_pick rb_pick_ray(rb_world *world, const float *particles, const float origin[3], const float dir[3]) {
     rb_pick pick = {0};
     pick.distance = INFINITY;
-    const float r = rb_world_get_desc(world)->particle_radius;
-    const uint32_t *first = rb_world_body_first_particle(world);
+    const uint32_t *first = rb_world_body_first_particle(world), *shapes = rb_world_body_shapes(world);
     uint32_t bodies = rb_world_body_count(world);
     int best_body = -1;
     for (uint32_t b = 0; b < bodies; b++) {
+        const float r = rb_world_shape_radius(world, shapes[b]); /* each shape's particles have their own size */
         for (uint32_t i = first[b]; i < first[b + 1]; i++) {
             const float *p = &particles[3 * i];
             float oc[3] = {origin[0] - p[0], origin[1] - p[1], origin[2] - p[2]};
@@ -40,11 +40,8 @@ rb_pick rb_pick_ray(rb_world *world, const float *particles, const float origin[
         }
     }
     if (best_body >= 0) {
-        rb_body_state s;
-        if (rb_world_get_body(world, (uint32_t)best_body, &s)) {
-            pick.hit = pick.body_hit = true;
-            pick.body = s.id;
-        }
+        pick.hit = pick.body_hit = true;
+        pick.body = rb_world_body_id(world, (uint32_t)best_body);
     }
     /* A plane: the nearest one the ray enters from outside. */
     const rb_world_desc *desc = rb_world_get_desc(world);

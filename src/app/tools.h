@@ -1,6 +1,6 @@
 /* tools.h - what the mouse does to the world: throw, grab, delete, explode.
  *
- * Picking casts a ray against every particle (a sphere of the world's
+ * Picking casts a ray against every particle (a sphere of its shape's
  * particle radius), so it works for any shape; the planes are hit when no
  * body is. Units: metres, seconds, kilograms. */
 #ifndef RB_TOOLS_H

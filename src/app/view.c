@@ -120,7 +120,7 @@ static void submit_particles(rb_view *v, rb_renderer *r, rb_world *world, const 
     body_color(style, rb_world_body_id(world, b), rgba);
     for (uint32_t i = first[b]; i < first[b + 1]; i++) memcpy(&v->particle_colors[i * 4], rgba, sizeof rgba);
     rb_renderer_add_spheres(r, &particles[first[b] * 3], &v->particle_colors[first[b] * 4], first[b + 1] - first[b],
-                            rb_world_get_desc(world)->particle_radius);
+                            rb_world_shape_radius(world, rb_world_body_shapes(world)[b]));
 }
 
 void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entities *entities,
@@ -153,6 +153,7 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
             if (!v->mesh_out[m]) continue; /* the renderer had no room */
             rb_render_instance *out = v->mesh_out[m]++;
             out->transform = v->transforms[b];
+            out->transform.pad = rb_entities_scale_of_world_shape(entities, shapes[b]); /* the mesh's size */
             body_color(style, rb_world_body_id(world, b), out->color);
             v->drawn_instances++;
         } else if (particles) {

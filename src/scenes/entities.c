@@ -11,8 +11,16 @@ struct rb_entities {
     rb_world *world;
     rb_entity *rows;
     uint32_t count, capacity;
-    int *by_world_shape; /* world shape index -> row, -1 where no row */
+    int *by_world_shape;         /* world shape index -> row, -1 where no row */
+    float *scale_of_world_shape; /* world shape index -> scale (1 for a row's own) */
     uint32_t world_shapes;
+    /* Scaled variants: (row, scale) -> world shape */
+    struct variant {
+        uint32_t row;
+        float scale;
+        int world_shape;
+    } * variants;
+    uint32_t variant_count;
 };
 
 rb_entities *rb_entities_create(const rb_registry *registry, rb_world *world) {
@@ -28,19 +36,25 @@ void rb_entities_destroy(rb_entities *t) {
     if (!t) return;
     free(t->rows);
     free(t->by_world_shape);
+    free(t->scale_of_world_shape);
+    free(t->variants);
     free(t);
 }
 
-/* Maps world shape ws to row r, growing the map. */
-static bool map_world_shape(rb_entities *t, uint32_t ws, int row) {
+/* Maps world shape ws to row r at scale, growing the maps. */
+static bool map_world_shape(rb_entities *t, uint32_t ws, int row, float scale) {
     if (ws >= t->world_shapes) {
         uint32_t n = ws + 1;
         int *m = realloc(t->by_world_shape, n * sizeof *m);
-        if (!m) return false;
-        for (uint32_t k = t->world_shapes; k < n; k++) m[k] = -1;
-        t->by_world_shape = m, t->world_shapes = n;
+        if (m) t->by_world_shape = m;
+        float *s = realloc(t->scale_of_world_shape, n * sizeof *s);
+        if (s) t->scale_of_world_shape = s;
+        if (!m || !s) return false;
+        for (uint32_t k = t->world_shapes; k < n; k++) m[k] = -1, s[k] = 1.0f;
+        t->world_shapes = n;
     }
     t->by_world_shape[ws] = row;
+    t->scale_of_world_shape[ws] = scale;
     return true;
 }
 
@@ -61,10 +75,11 @@ uint32_t rb_entities_sync(rb_entities *t) {
             .offsets = s->particles,
             .mass = s->mass,
             .inertia = {s->inertia[0], s->inertia[1], s->inertia[2]},
+            .particle_radius = s->particle_radius,
         };
         int ws = rb_world_add_shape(t->world, &data);
         t->rows[t->count] = (rb_entity){.shape = s, .world_shape = ws, .mesh = -1};
-        if (ws >= 0 && !map_world_shape(t, (uint32_t)ws, (int)t->count)) t->rows[t->count].world_shape = -1;
+        if (ws >= 0 && !map_world_shape(t, (uint32_t)ws, (int)t->count, 1.0f)) t->rows[t->count].world_shape = -1;
     }
     return added;
 }
@@ -84,6 +99,49 @@ int rb_entities_find(const rb_entities *t, const char *name) {
 
 int rb_entities_of_world_shape(const rb_entities *t, uint32_t world_shape) {
     return world_shape < t->world_shapes ? t->by_world_shape[world_shape] : -1;
+}
+
+float rb_entities_scale_of_world_shape(const rb_entities *t, uint32_t world_shape) {
+    return world_shape < t->world_shapes ? t->scale_of_world_shape[world_shape] : 1.0f;
+}
+
+/* The world shape of row `index` at scale, registered on first use; -1 if the world refuses it. */
+static int scaled_world_shape(rb_entities *t, uint32_t index, float scale) {
+    for (uint32_t v = 0; v < t->variant_count; v++)
+        if (t->variants[v].row == index && t->variants[v].scale == scale) return t->variants[v].world_shape;
+    const rb_shape *s = t->rows[index].shape;
+    float *offsets = malloc(3 * (size_t)s->particle_count * sizeof *offsets);
+    struct variant *grown = realloc(t->variants, (t->variant_count + 1) * sizeof *grown);
+    if (grown) t->variants = grown;
+    if (!offsets || !grown) {
+        free(offsets);
+        rb_log(RB_LOG_ERROR, "entities: out of memory for '%s' at scale %g", s->name, scale);
+        return -1;
+    }
+    for (uint32_t i = 0; i < 3 * s->particle_count; i++) offsets[i] = s->particles[i] * scale;
+    const float s3 = scale * scale * scale, s5 = s3 * scale * scale;
+    rb_shape_data data = {
+        .particle_count = s->particle_count,
+        .offsets = offsets,
+        .mass = s->mass * s3,
+        .inertia = {s->inertia[0] * s5, s->inertia[1] * s5, s->inertia[2] * s5},
+        .particle_radius = s->particle_radius * scale,
+    };
+    int ws = rb_world_add_shape(t->world, &data);
+    free(offsets);
+    if (ws >= 0 && !map_world_shape(t, (uint32_t)ws, (int)index, scale)) ws = -1;
+    t->variants[t->variant_count++] = (struct variant){.row = index, .scale = scale, .world_shape = ws};
+    return ws;
+}
+
+rb_body_id rb_entities_spawn_scaled(rb_entities *t, uint32_t index, float scale, const rb_body_desc *desc) {
+    if (scale == 1.0f) return rb_entities_spawn(t, index, desc);
+    if (index >= t->count || !(scale >= 0.01f && scale <= 100.0f)) return (rb_body_id){0, 0};
+    int ws = scaled_world_shape(t, index, scale);
+    if (ws < 0) return (rb_body_id){0, 0};
+    rb_body_desc d = *desc;
+    d.shape = (uint32_t)ws;
+    return rb_world_add_body(t->world, &d);
 }
 
 void rb_entities_set_mesh(rb_entities *t, uint32_t index, int mesh) {

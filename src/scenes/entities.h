@@ -43,7 +43,8 @@ rb_world *rb_entities_world(const rb_entities *t);
 const rb_entity *rb_entities_get(const rb_entities *t, uint32_t index);
 /* The row of the shape of that name, or -1. */
 int rb_entities_find(const rb_entities *t, const char *name);
-/* The row of a world shape index (what rb_world_body_shapes() holds), or -1. */
+/* The row of a world shape index (what rb_world_body_shapes() holds; a
+ * scaled variant's row too), or -1. */
 int rb_entities_of_world_shape(const rb_entities *t, uint32_t world_shape);
 /* Sets the renderer's mesh of row `index`. */
 void rb_entities_set_mesh(rb_entities *t, uint32_t index, int mesh);
@@ -52,5 +53,12 @@ void rb_entities_set_mesh(rb_entities *t, uint32_t index, int mesh);
  * moves (its shape field is ignored). A null id if the row is unknown or the
  * world refused it (logged by the world) or the body. */
 rb_body_id rb_entities_spawn(rb_entities *t, uint32_t index, const rb_body_desc *desc);
+
+/* The same at `scale` times the shape's size (0.01 to 100): particles
+ * further apart and larger, mass times scale^3, inertia times scale^5. Each
+ * (row, scale) is registered with the world once, as its own world shape. */
+rb_body_id rb_entities_spawn_scaled(rb_entities *t, uint32_t index, float scale, const rb_body_desc *desc);
+/* The scale of a world shape's bodies: 1 for a row's own, the variant's for a scaled one. */
+float rb_entities_scale_of_world_shape(const rb_entities *t, uint32_t world_shape);
 
 #endif

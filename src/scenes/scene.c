@@ -252,13 +252,12 @@ static const rb_shape *read_template(reader *r, const rb_scene *s, const cJSON *
     if (!read_bool(r, o, "static", &t->is_static) || !read_bool(r, o, "kinematic", &t->is_kinematic)) return NULL;
     if (t->is_static && t->is_kinematic) return fail(r, "a body is static or kinematic, not both"), NULL;
     if (!read_float(r, o, "scale", -INFINITY, INFINITY, &t->scale)) return NULL;
-    if (!(t->scale > 0.0f) || t->scale != 1.0f) {
+    if (!(t->scale > 0.0f) || !(t->scale >= 0.01f && t->scale <= 100.0f)) {
         len = enter(r, "scale", 0);
         if (!(t->scale > 0.0f))
             fail(r, "scale must be greater than 0 (got %g)", t->scale);
         else
-            fail(r, "scale %g: this version simulates shapes at scale 1 only (every particle has the world's radius)",
-                 t->scale);
+            fail(r, "scale %g is out of range [0.01, 100]", t->scale);
         leave(r, len);
         return NULL;
     }
@@ -770,7 +769,7 @@ uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err
         rb_body_desc d = b->desc;
         d.kind = b->is_static ? RB_BODY_STATIC : b->is_kinematic ? RB_BODY_KINEMATIC : RB_BODY_DYNAMIC;
         d.material = world_material[b->material];
-        rb_body_id id = rb_entities_spawn(t, (uint32_t)row, &d);
+        rb_body_id id = rb_entities_spawn_scaled(t, (uint32_t)row, b->scale, &d);
         if (id.generation == 0) {
             snprintf(err, err_size, "%s: body %u (%s): the world refused it (the log says why)", s->name, i, b->shape);
             return added;
@@ -894,6 +893,11 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, char *err, s
         fputs(", \"sleep_timer\": ", f);
         put_float(f, s.sleep_timer);
         if (s.material) fprintf(f, ", \"material\": \"m%u\"", s.material);
+        const float scale = rb_entities_scale_of_world_shape(t, s.shape);
+        if (scale != 1.0f) {
+            fputs(", \"scale\": ", f);
+            put_float(f, scale);
+        }
         if (s.kind == RB_BODY_STATIC) fputs(", \"static\": true", f);
         if (s.kind == RB_BODY_KINEMATIC) fputs(", \"kinematic\": true", f);
         fputs("}", f);
