@@ -30,8 +30,9 @@ rb_add_test(test_sandbox SOURCES test_sandbox.c LIBS rubble_sandbox TIMEOUT 600)
 target_compile_definitions(test_sandbox PRIVATE RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}"
                                                 RB_TEST_SOURCE_SHADERS="${PROJECT_SOURCE_DIR}/shaders"
                                                 RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
-                                                RB_TEST_MESHLESS_DIR="${RB_MESHLESS_DIR}")
-add_dependencies(test_sandbox cube cube2 test_meshless_plugin)
+                                                RB_TEST_MESHLESS_DIR="${RB_MESHLESS_DIR}"
+                                                RB_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
+add_dependencies(test_sandbox cube cube2 test_meshless_plugin mesh) # mesh: a dropped mesh becomes a shape
 set_tests_properties(test_sandbox PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
 
 # The program as a user runs it: a script throws, grabs, deletes and explodes,

@@ -571,6 +571,30 @@ static void test_save_drop_and_load_scenes(void **state) {
     rb_sandbox_destroy(sb);
 }
 
+/* A mesh dropped on the window becomes a shape (voxelized by the mesh
+ * plugin), the one to throw; a throw then adds a body of it. */
+static void test_dropped_mesh_becomes_a_shape(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    const int shapes = stats(sb).shape_count;
+    assert_true(rb_sandbox_world_shape(sb, "sphere966") < 0);
+    script(sb, "0 drop " RB_TEST_DATA_DIR "/sphere966.off\n0.1 move 320 240\n0.2 click left\n");
+    run_frames(sb, 20);
+    rb_sandbox_stats st = stats(sb);
+    assert_int_equal(st.shape_count, shapes + 1);
+    assert_true(rb_sandbox_world_shape(sb, "sphere966") >= 0);
+    assert_string_equal(rb_entities_get(rb_sandbox_entities(sb), (uint32_t)st.shape)->shape->name, "sphere966");
+    rb_body_state b;
+    assert_true(rb_world_get_body_by_id(rb_sandbox_world(sb), st.last_thrown, &b));
+    assert_int_equal(b.shape, (uint32_t)rb_sandbox_world_shape(sb, "sphere966"));
+    /* the same file again: no second shape, and the log says why */
+    script(sb, "0 drop " RB_TEST_DATA_DIR "/sphere966.off\n");
+    run_frames(sb, 2);
+    assert_int_equal(stats(sb).shape_count, shapes + 1);
+    assert_non_null(strstr(rb_log_last_error(), "sphere966.off: no new shape"));
+    rb_sandbox_destroy(sb);
+}
+
 static void test_bad_script_lines_are_named(void **state) {
     (void)state;
     rb_sandbox *sb = make_sandbox(0);
@@ -601,6 +625,7 @@ int main(void) {
         cmocka_unit_test(test_l_loads_a_new_plugin),
         cmocka_unit_test(test_bad_script_lines_are_named),
         cmocka_unit_test(test_save_drop_and_load_scenes),
+        cmocka_unit_test(test_dropped_mesh_becomes_a_shape),
     };
     /* RB_TEST_SKIP="pattern" leaves out matching tests (cmocka globs), for runs by hand. */
     const char *skip = getenv("RB_TEST_SKIP");

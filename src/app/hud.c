@@ -25,7 +25,7 @@ const char *const rb_hud_help_lines[][2] = {
     {"R", "reset (the scene, or the formation)"},
     {"Ctrl+S", "save the scene (rubble-scene-DATE-TIME.json)"},
     {"Ctrl+O", "load the last saved scene (or the --scene file)"},
-    {"drop a file", "a .json scene file on the window loads it"},
+    {"drop a file", "a .json scene loads; a mesh becomes a shape to throw"},
     {"Space", "pause"},
     {"N", "one step while paused"},
     {"P", "particle view"},

@@ -104,6 +104,7 @@ void rb_sandbox_destroy(rb_sandbox *sb) {
     if (!sb) return;
     rb_script_destroy(sb->script);
     rb_input_release(&sb->input);
+    rb_sandbox_forget_drops(sb);
     rb_scene_destroy(sb->scene);
     rb_view_destroy(sb->view);
     rb_entities_destroy(sb->entities);

@@ -44,6 +44,7 @@ struct rb_sandbox {
     rb_scene *scene;       /* what R resets to */
     char scene_file[4096]; /* the file the scene came from; "" for a formation */
     char last_saved[512];  /* the last Ctrl+S, which Ctrl+O loads */
+    char drop_dir[4096];   /* where dropped meshes are linked for the mesh plugin; "" until one is */
     bool paused, step_once, particle_view, help, quit, hide_hud;
 
     bool throwing; /* the left button is held with the throw tool */
@@ -89,7 +90,9 @@ bool rb_sandbox_load_file(rb_sandbox *sb, const char *path);
 void rb_sandbox_save(rb_sandbox *sb);
 /* Ctrl+O: the last saved scene, else the --scene file. */
 void rb_sandbox_load_last(rb_sandbox *sb);
-/* A file dropped on the window. */
+/* A file dropped on the window: a scene file loads, a mesh becomes a shape. */
 void rb_sandbox_drop(rb_sandbox *sb, const char *path);
+/* Removes the folder of dropped meshes. */
+void rb_sandbox_forget_drops(rb_sandbox *sb);
 
 #endif

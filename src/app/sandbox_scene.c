@@ -2,10 +2,16 @@
  * scene file, a dropped file), resetting to it, saving the world (Ctrl+S)
  * and loading it back (Ctrl+O). Part of the loop, with sandbox.c. A scene
  * that cannot be read or built leaves the current world as it was. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "sandbox_internal.h"
@@ -152,6 +158,74 @@ static bool ends_with(const char *s, const char *tail) {
     return n >= m && strcasecmp(s + n - m, tail) == 0;
 }
 
+/* Links file (and its side file FILE.json, if any) into the session's drop
+ * folder, one the mesh plugin searches. */
+static bool link_into_drops(rb_sandbox *sb, const char *file) {
+    if (!sb->drop_dir[0]) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(sb->drop_dir, sizeof sb->drop_dir, "%s/rubble-drops-%ld", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+        if (mkdir(sb->drop_dir, 0700) != 0 && errno != EEXIST) {
+            rb_log(RB_LOG_ERROR, "%s: cannot make a folder for dropped meshes: %s", sb->drop_dir, strerror(errno));
+            sb->drop_dir[0] = '\0';
+            return false;
+        }
+        if (!rb_registry_add_mesh_dir(sb->registry, sb->drop_dir)) return false;
+    }
+    char real[PATH_MAX], side[PATH_MAX + 8], link[sizeof sb->drop_dir + PATH_MAX + 8];
+    if (!realpath(file, real)) {
+        rb_log(RB_LOG_ERROR, "%s: cannot open: %s", file, strerror(errno));
+        return false;
+    }
+    const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+    snprintf(link, sizeof link, "%s/%s", sb->drop_dir, base);
+    unlink(link);
+    if (symlink(real, link) != 0) {
+        rb_log(RB_LOG_ERROR, "%s: cannot link it into %s: %s", file, sb->drop_dir, strerror(errno));
+        return false;
+    }
+    snprintf(side, sizeof side, "%s.json", real);
+    if (access(side, R_OK) == 0) {
+        snprintf(link, sizeof link, "%s/%s.json", sb->drop_dir, base);
+        unlink(link);
+        if (symlink(side, link) != 0) rb_log(RB_LOG_WARN, "%s: its side file is not used: %s", file, strerror(errno));
+    }
+    return true;
+}
+
+void rb_sandbox_forget_drops(rb_sandbox *sb) {
+    if (!sb->drop_dir[0]) return;
+    DIR *d = opendir(sb->drop_dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char p[PATH_MAX + 256];
+        snprintf(p, sizeof p, "%s/%s", sb->drop_dir, e->d_name);
+        unlink(p);
+    }
+    if (d) closedir(d);
+    rmdir(sb->drop_dir);
+}
+
+/* A mesh dropped on the window becomes a shape, voxelized by the mesh plugin
+ * (with its side file's settings, if it has one), and the one to throw. */
+static void drop_mesh(rb_sandbox *sb, const char *path) {
+    if (!link_into_drops(sb, path)) return;
+    const uint32_t before = rb_entities_count(sb->entities);
+    rb_registry_reload(sb->registry);
+    rb_sandbox_sync_shapes(sb);
+    if (rb_entities_count(sb->entities) == before) {
+        rb_log(RB_LOG_WARN,
+               "%s: no new shape (a shape of that name is loaded already, or the mesh was refused: the "
+               "log says why)",
+               path);
+        return;
+    }
+    sb->selected_shape = (int)before;
+    char text[160];
+    snprintf(text, sizeof text, "added shape %s: throwing it (Tab cycles)",
+             rb_entities_get(sb->entities, before)->shape->name);
+    rb_sandbox_notice(sb, text);
+}
+
 void rb_sandbox_drop(rb_sandbox *sb, const char *path) {
     static const char *const meshes[] = {".obj", ".stl", ".ply", ".off", ".gltf", ".glb", ".fbx", ".dae"};
     if (ends_with(path, ".json")) {
@@ -160,9 +234,11 @@ void rb_sandbox_drop(rb_sandbox *sb, const char *path) {
     }
     for (size_t i = 0; i < sizeof meshes / sizeof *meshes; i++)
         if (ends_with(path, meshes[i])) {
-            rb_log(RB_LOG_WARN,
-                   "%s: meshes cannot be added by dropping yet; copy it into a --meshes folder and start again", path);
+            drop_mesh(sb, path);
             return;
         }
-    rb_log(RB_LOG_WARN, "%s: not a scene file (.json); nothing loaded", path);
+    rb_log(RB_LOG_WARN,
+           "%s: neither a scene file (.json) nor a mesh (.obj .stl .ply .off .gltf .glb .fbx .dae); "
+           "nothing loaded",
+           path);
 }

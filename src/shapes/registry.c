@@ -35,6 +35,7 @@ struct rb_registry {
     loaded_file *files; /* plugins loaded, for rescan */
     uint32_t file_count;
     const char *loading_path; /* the plugin being loaded, for log lines and "plugin_dir" */
+    bool reloading;           /* rb_registry_reload: shapes already registered are skipped quietly */
     char loading_dir[4096];
 };
 
@@ -315,8 +316,9 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, co
     char why[300];
     rb_load_result r = check_desc(reg, d, why, sizeof why);
     if (r != RB_LOAD_OK) {
-        rb_log(r == RB_LOAD_DUPLICATE_NAME ? RB_LOG_WARN : RB_LOG_ERROR, "plugin %s: %s (%s); shape skipped",
-               source ? source : plugin_name, why, rb_load_result_name(r));
+        if (!(reg->reloading && r == RB_LOAD_DUPLICATE_NAME))
+            rb_log(r == RB_LOAD_DUPLICATE_NAME ? RB_LOG_WARN : RB_LOG_ERROR, "plugin %s: %s (%s); shape skipped",
+                   source ? source : plugin_name, why, rb_load_result_name(r));
         return r;
     }
     if (reg->count == reg->capacity) {
@@ -510,6 +512,29 @@ int rb_registry_scan_dir(rb_registry *reg, const char *dir) {
     else
         free(copy);
     return scan(reg, key, false);
+}
+
+bool rb_registry_add_mesh_dir(rb_registry *reg, const char *dir) {
+    for (uint32_t i = 0; i < reg->desc.mesh_dir_count; i++)
+        if (strcmp(reg->mesh_dirs[i], dir) == 0) return true;
+    char **dirs = realloc(reg->mesh_dirs, (reg->desc.mesh_dir_count + 2) * sizeof *dirs);
+    if (!dirs) return false;
+    reg->mesh_dirs = dirs;
+    if (!(dirs[reg->desc.mesh_dir_count] = dup_string(dir))) return false;
+    dirs[++reg->desc.mesh_dir_count] = NULL;
+    return true;
+}
+
+int rb_registry_reload(rb_registry *reg) {
+    uint32_t before = reg->count;
+    reg->reloading = true;
+    for (uint32_t i = 0; i < reg->file_count; i++) {
+        char path[4096]; /* loading remembers the file again: a copy of its name */
+        snprintf(path, sizeof path, "%s", reg->files[i].path);
+        rb_registry_load_plugin(reg, path);
+    }
+    reg->reloading = false;
+    return (int)(reg->count - before);
 }
 
 int rb_registry_rescan(rb_registry *reg) {

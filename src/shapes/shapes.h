@@ -97,6 +97,14 @@ int rb_registry_scan_dir(rb_registry *reg, const char *dir);
 /* Rescans every folder scanned so far; shapes not seen before are added,
  * existing ones are kept as they are. Returns the number of new shapes. */
 int rb_registry_rescan(rb_registry *reg);
+/* Adds a folder the mesh plugin searches (the host's "mesh_dir" setting);
+ * it takes effect at the next load of the plugin (rb_registry_reload). */
+bool rb_registry_add_mesh_dir(rb_registry *reg, const char *dir);
+/* Loads every plugin loaded so far once more (a plugin's entry point runs
+ * again, as the mesh plugin's does to search its folders again): shapes it
+ * offers that are not registered yet are added; the ones already registered
+ * are skipped without a word. Returns the number of new shapes. */
+int rb_registry_reload(rb_registry *reg);
 
 uint32_t rb_registry_count(const rb_registry *reg);
 const rb_shape *rb_registry_get(const rb_registry *reg, uint32_t index);
