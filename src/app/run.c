@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/decimal.h"
 
 /* Steps per rb_world_step call: progress and stage times are gathered between calls. */
 #define RB_RUN_CHUNK 50
@@ -135,9 +136,5 @@ rb_run_summary rb_run_summarize(rb_run *run) {
 
 double rb_decimal(float f) {
     char text[32];
-    for (int digits = 1; digits <= 9; digits++) {
-        snprintf(text, sizeof text, "%.*g", digits, f);
-        if (strtof(text, NULL) == f) break;
-    }
-    return strtod(text, NULL);
+    return strtod(rb_float_decimal(f, text), NULL);
 }

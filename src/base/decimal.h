@@ -1,0 +1,20 @@
+/* decimal.h - a float written as the shortest decimal that reads back as the
+ * same float (0.001, not 0.0010000000474974513): for JSON that people read
+ * and for saved scenes that must reload bit for bit. */
+#ifndef RB_DECIMAL_H
+#define RB_DECIMAL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Writes x into text (at least 32 bytes) and returns text. Nine significant
+ * digits always read back exactly; most floats need fewer. */
+static inline const char *rb_float_decimal(float x, char text[32]) {
+    for (int digits = 1; digits <= 9; digits++) {
+        snprintf(text, 32, "%.*g", digits, x);
+        if (strtof(text, NULL) == x) break;
+    }
+    return text;
+}
+
+#endif
