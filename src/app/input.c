@@ -78,16 +78,16 @@ static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
         act(in, RB_ACT_CYCLE_SHAPE, 1);
         break;
     case SDLK_t:
-        in->tool = RB_TOOL_THROW, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_THROW);
+        in->tool = RB_TOOL_THROW;
         break;
     case SDLK_g:
-        in->tool = RB_TOOL_GRAB, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_GRAB);
+        in->tool = RB_TOOL_GRAB;
         break;
     case SDLK_x:
-        in->tool = RB_TOOL_DELETE, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_DELETE);
+        in->tool = RB_TOOL_DELETE;
         break;
     case SDLK_b:
-        in->tool = RB_TOOL_EXPLODE, act(in, RB_ACT_SELECT_TOOL, RB_TOOL_EXPLODE);
+        in->tool = RB_TOOL_EXPLODE;
         break;
     case SDLK_v:
         act(in, RB_ACT_VSYNC, 0);

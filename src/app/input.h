@@ -27,7 +27,6 @@ typedef enum rb_action_kind {
     RB_ACT_STEP_ONCE,      /* N, while paused */
     RB_ACT_RESET,          /* R (arg 0: the current formation), 1-5 (arg: that formation) */
     RB_ACT_CYCLE_SHAPE,    /* Tab, Shift+Tab, [ ]: arg +1 or -1 */
-    RB_ACT_SELECT_TOOL,    /* T G X B: arg an rb_tool */
     RB_ACT_VSYNC,          /* V */
     RB_ACT_RESCAN,         /* L */
     RB_ACT_TOOL_PRESS,     /* left button down: arg the tool to use (Alt: grab) */
@@ -53,7 +52,7 @@ typedef struct rb_input {
     bool keys[SDL_NUM_SCANCODES];
     float mouse_x, mouse_y; /* pixels, window coordinates */
     bool looking;           /* right button held: mouse motion turns the camera */
-    rb_tool tool;           /* the tool the left button uses (kept here: Alt overrides it per press) */
+    rb_tool tool;           /* the tool the left button uses, chosen with T G X B (Alt: grab, per press) */
     /* This frame */
     rb_action actions[RB_INPUT_MAX_ACTIONS];
     int action_count;

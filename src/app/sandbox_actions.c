@@ -195,8 +195,6 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
     case RB_ACT_CYCLE_SHAPE:
         cycle_shape(sb, a->arg);
         break;
-    case RB_ACT_SELECT_TOOL:
-        break; /* the input keeps the tool */
     case RB_ACT_RESCAN:
         rescan(sb);
         break;
