@@ -27,7 +27,7 @@ static rb_vox_result voxelize(const rb_gen_mesh *m, uint32_t resolution, bool su
     return rb_voxelize(&d, out);
 }
 
-/* The real sphere966.off from ../shared/meshes (a copy in tests/data). */
+/* The real sphere966.off of the CGAL data set (Debian's libcgal-demo), copied into tests/data. */
 static void load_fixture(const char *name, rb_gen_mesh *m) {
     char path[1024], err[256];
     snprintf(path, sizeof path, "%s/%s", RB_TEST_DATA, name);

@@ -4,9 +4,10 @@
  *
  * Everything is made in code from fixed numbers (no randomness from the
  * clock), so running it again gives the same files. The bunny is the one
- * mesh not made here: given the scanned bunny00.off (from ../shared/meshes),
- * it writes a decimated copy (vertex clustering, then the voxelizer's
- * orientation repair) small enough for the repo.
+ * mesh not made here: given the scanned bunny00.off (the CGAL data set, in
+ * Debian's libcgal-demo package), it writes a decimated copy (vertex
+ * clustering, then the voxelizer's orientation repair) small enough for the
+ * repo.
  * Units: decimetres, so a brick is 2.15 x 1.025 x 0.65. */
 #include <math.h>
 #include <stdio.h>
