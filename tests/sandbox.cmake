@@ -41,3 +41,8 @@ add_test(NAME test_sandbox_cli
          COMMAND ${CMAKE_COMMAND} -DRUBBLE=$<TARGET_FILE:rubble> -DSCRIPT=${CMAKE_CURRENT_SOURCE_DIR}/data/sandbox_tour.script
                  -DOUT=${CMAKE_BINARY_DIR}/test-sandbox-cli -P ${CMAKE_CURRENT_SOURCE_DIR}/data/sandbox_cli.cmake)
 set_tests_properties(test_sandbox_cli PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}" TIMEOUT 300)
+
+# --stats-every: the per-period line scripts/soak reads.
+add_test(NAME test_stats_cli COMMAND ${CMAKE_COMMAND} -DRUBBLE=$<TARGET_FILE:rubble> -DOUT=${CMAKE_BINARY_DIR}/test-stats-cli
+                                     -P ${CMAKE_CURRENT_SOURCE_DIR}/data/stats_cli.cmake)
+set_tests_properties(test_stats_cli PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}" TIMEOUT 300)

@@ -110,6 +110,8 @@ static void test_bad_command_lines(void **state) {
         {"--headless --dt nan", "--dt takes"},
         {"--headless --dt -1", "--dt takes"},
         {"--headless --backend gpu", "--backend takes reference or opencl"},
+        {"--headless --stats-every 0", "--stats-every takes seconds > 0"},
+        {"--headless --stats-every soon", "--stats-every takes seconds > 0"},
         {"--headless --steps", "needs a value"},
         {"--headless --shape nosuchshape --steps 1", "no shape named 'nosuchshape'"},
         {"--headless --dt 0.01 --steps 1", "too large for contact_time"},

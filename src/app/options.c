@@ -77,6 +77,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --screenshot FILE  save a PNG of the last frame (with --frames)\n"
                  "  --script FILE      feed timed input events from FILE (see README)\n"
                  "  --shaders DIR      load the GLSL shaders from DIR\n"
+                 "  --stats-every S    print frame times, memory and bodies on stdout every S seconds\n"
                  "  --help             this screen\n");
 }
 
@@ -130,6 +131,7 @@ static const option_spec specs[] = {
     {"--width", true, RUBBLE},
     {"--height", true, RUBBLE},
     {"--shaders", true, RUBBLE},
+    {"--stats-every", true, RUBBLE},
     {"--scene", true, RUBBLE},
     {"--quiet", false, BENCH},
     {"--warmup", true, BENCH},
@@ -190,6 +192,9 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
     } else if (!strcmp(a, "--dt")) {
         if (!parse_double(v, 1e-7, 1.0, &x)) return FAIL("--dt takes seconds in (0, 1], not '%s'", v);
         o->dt = (float)x;
+    } else if (!strcmp(a, "--stats-every")) {
+        if (!parse_double(v, 1e-6, 1e6, &x)) return FAIL("--stats-every takes seconds > 0, not '%s'", v);
+        o->stats_every = x;
     } else if (!strcmp(a, "--warmup")) {
         if (!parse_double(v, 0.0, 1e6, &x)) return FAIL("--warmup takes simulated seconds >= 0, not '%s'", v);
         o->warmup = x;

@@ -43,6 +43,7 @@ typedef struct rb_options {
     int width, height;      /* --width, --height of the window */
     bool vsync;             /* --no-vsync turns it off */
     const char *shader_dir; /* --shaders DIR: GLSL files (default: found beside the program) */
+    double stats_every;     /* --stats-every S: a line of figures on stdout every S s of wall time; 0 = none */
     /* rubble-bench */
     rb_run_scene scenes[RB_MAX_SCENES]; /* SCENE...: pile N, formationK [N], FILE.json */
     int scene_count;

@@ -93,6 +93,7 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
     rb_input_init(&sb->input, 0.5f * (float)window_w, 0.5f * (float)window_h);
     sb->last_wall = rb_seconds();
     sb->fps = 60.0;
+    if (opts->stats_every > 0.0) rb_stats_init(&sb->stats, opts->stats_every, sb->last_wall);
     return sb;
 fail:
     rb_scene_destroy(scene);
@@ -299,6 +300,35 @@ static bool save_shot(rb_sandbox *sb, const char *path) {
     return true;
 }
 
+/* ---- figures for long runs ---- */
+
+static uint32_t count_nonfinite(const float *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 1;
+    return 0;
+}
+
+/* --stats-every: one line of the period's figures on stdout (scripts/soak reads them). */
+static void report_stats(rb_sandbox *sb, double now) {
+    rb_stats_line l = {0};
+    rb_stats_take(&sb->stats, now, &l);
+    l.sim_s = sb->clock;
+    l.bodies = rb_world_body_count(sb->world);
+    l.particles = rb_world_particle_count(sb->world);
+    l.rss_bytes = rb_stats_rss_bytes();
+    l.device_bytes = rb_world_device_bytes(sb->world);
+    for (uint32_t i = 0; i < l.bodies; i++) {
+        rb_body_state b;
+        if (rb_world_get_body(sb->world, i, &b))
+            l.nonfinite += count_nonfinite(b.position, 3) | count_nonfinite(b.orientation, 4) |
+                           count_nonfinite(b.velocity, 3) | count_nonfinite(b.angular_velocity, 3);
+    }
+    char line[512];
+    rb_stats_format(&l, line, sizeof line);
+    printf("%s\n", line);
+    fflush(stdout);
+}
+
 /* ---- the frame ---- */
 
 bool rb_sandbox_frame(rb_sandbox *sb) {
@@ -345,6 +375,7 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
     } else {
         sb->frame_ms = 1000.0 / 60.0;
     }
+    if (sb->opts.stats_every > 0.0 && rb_stats_frame(&sb->stats, wall_dt, rb_seconds())) report_stats(sb, rb_seconds());
     return !sb->quit;
 }
 

@@ -14,6 +14,7 @@
 #include "scenes/entities.h"
 #include "scenes/scene.h"
 #include "script.h"
+#include "stats.h"
 #include "step_clock.h"
 #include "view.h"
 
@@ -59,6 +60,7 @@ struct rb_sandbox {
     double last_wall; /* s, wall clock at the previous frame */
     uint64_t frame, steps;
     double fps, frame_ms, sim_ms;
+    rb_stats stats; /* --stats-every */
 
     char last_error[512]; /* the log's last error as last seen, and when it changed */
     double error_since;
