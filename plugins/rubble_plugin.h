@@ -84,6 +84,10 @@ typedef struct rb_shape_desc {
 
     /* Added after the first release (read only when struct_size covers it). */
     float particle_diameter; /* m, this shape's particles; 0 (or a plugin built without it): the host's */
+    /* Added later still, in the same way: the file the shape was made from
+     * (a mesh file), named in the host's messages about the shape; NULL: the
+     * plugin alone. */
+    const char *source;
 } rb_shape_desc;
 
 /* What rb_plugin_entry() returns. */

@@ -104,6 +104,15 @@ static void write_text(const char *dir, const char *file, const char *text) {
     assert_int_equal(fclose(f), 0);
 }
 
+static void write_bytes(const char *dir, const char *file, const char *bytes, size_t size) {
+    char path[1200];
+    path_of(path, sizeof path, dir, file);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+}
+
 static void write_mesh(const char *dir, const char *file, const rb_gen_mesh *m) {
     char path[1200];
     path_of(path, sizeof path, dir, file);
@@ -141,6 +150,26 @@ static int setup(void **state) {
     write_text(folder, "badside.off.json", "{ \"resolutoin\": 5 }");
     write_mesh(folder, "badjson.off", &m);
     write_text(folder, "badjson.off.json", "{ \"resolution\": 5, }");
+    /* side files parsed strictly; names and control bytes escaped in the message */
+    static const struct {
+        const char *mesh, *side;
+    } sides[] = {
+        {"trailing.off", "{ \"resolution\": 5 } x"},
+        {"dupkey.off", "{ \"resolution\": 5, \"resolution\": 6 }"},
+        {"quote.off", "{ \"name\": \"a\\\"b\" }"},
+        {"kuebel.off", "{ \"name\": \"k\xc3\xbc"
+                       "bel\" }"},
+        {"bell.off", "{ \"description\": \"ding\\u0007\" }"},
+        {"cube.off", "{ \"name\": \"cube\" }"}, /* a name the cube plugin has: the registry's to refuse */
+    };
+    for (size_t i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+        char side[64];
+        snprintf(side, sizeof side, "%s.json", sides[i].mesh);
+        write_mesh(folder, sides[i].mesh, &m);
+        write_text(folder, side, sides[i].side);
+    }
+    write_mesh(folder, "nul.off", &m);
+    write_bytes(folder, "nul.off.json", "{ \"resolution\": 5 }\0{\"x\": 1}", 28);
     for (uint32_t t = 0; t < m.triangle_count; t++) { /* inside out: every triangle reversed */
         uint32_t a = m.t[3 * t + 1];
         m.t[3 * t + 1] = m.t[3 * t + 2], m.t[3 * t + 2] = a;
@@ -169,6 +198,14 @@ static int setup(void **state) {
     write_text(folder, "notris.off", "OFF\n3 0 0\n0 0 0\n1 0 0\n0 1 0\n");
     write_text(folder, "nan.off", "OFF\n4 4 0\nnan 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 3 2\n3 0 1 3\n3 1 2 3\n");
     write_text(folder, "readme.txt", "not a mesh extension: never opened\n");
+    /* header bombs: counts the file cannot hold, refused before assimp reads them */
+    write_text(folder, "bomb.ply",
+               "ply\nformat ascii 1.0\nelement vertex 1000000000\nproperty float x\nproperty float y\n"
+               "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n");
+    write_text(folder, "bomb.off", "OFF\n3 1000000000 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+    write_text(folder, "noface.ply",
+               "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+               "element face 2\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n0\n3 0 1 2\n");
 
     rb_gen_box(&m, 3.0, 2.0, 1.0);
     write_mesh(folder2, "slab.obj", &m);
@@ -197,6 +234,15 @@ static void test_bad_input_is_named_and_skipped(void **state) {
         {"huge.off", "more than the limit of 65536"},
         {"badside.off.json", "unknown key \"resolutoin\""},
         {"badjson.off.json", "is not a JSON object"},
+        {"trailing.off.json", "has something after its JSON object (near \"x\")"},
+        {"dupkey.off.json", "has the key \"resolution\" twice"},
+        {"nul.off.json", "holds a NUL byte at offset 19"},
+        {"quote.off.json", "\"name\" \"a\\x22b\" must be a string of 1 to 63 printable ASCII"},
+        {"kuebel.off.json", "\"name\" \"k\\xc3\\xbcbel\" must be"},
+        {"bell.off.json", "\"description\" \"ding\\x07\" must be a string of 1 to 159 characters without control"},
+        {"bomb.ply", "header declares 1000000000 vertices, the file can hold at most 1"},
+        {"bomb.off", "header declares 1000000000 faces, the file can hold at most 4"},
+        {"noface.ply", "face 0 has no vertices"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char path[1200];
@@ -213,17 +259,22 @@ static void test_bad_input_is_named_and_skipped(void **state) {
     assert_int_equal(find_line(RB_PLUGIN_LOG_WARN, "readme.txt", NULL), -1);
 
     /* What is left: the good ones, from both folders, in folder then name order. */
-    const char *expect[] = {"ball", "holed", "inverted", "shell", "slab"};
+    const char *expect[] = {"ball", "cube", "holed", "inverted", "shell", "slab"};
     uint32_t n = 0;
     for (const rb_shape_desc *d; (d = l.plugin->shape(n)); n++) {
-        assert_true(n < 5);
+        assert_true(n < 6);
         assert_string_equal(d->name, expect[n]);
         assert_int_equal(d->struct_size, sizeof(rb_shape_desc));
         assert_true(d->particle_count > 0 && d->particle_count <= RB_PLUGIN_MAX_PARTICLES);
         assert_true(d->index_count > 0 && d->index_count % 3 == 0);
         for (uint32_t i = 0; i < d->index_count; i++) assert_true(d->indices[i] < d->vertex_count);
+        /* each names its file, for the host's messages */
+        char path[1200];
+        snprintf(path, sizeof path, "%s.", d->name);
+        assert_non_null(d->source);
+        assert_non_null(strstr(d->source, path));
     }
-    assert_int_equal(n, 5);
+    assert_int_equal(n, 6);
 
     const rb_shape_desc *ball = find_shape(l.plugin, "ball"), *holed = find_shape(l.plugin, "holed"),
                         *shell = find_shape(l.plugin, "shell");

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "base/log.h"
 #include "shapegen.h"
 #include "shapes/shapes.h"
 
@@ -87,7 +88,47 @@ static void test_principal_frame_of_slanted_box(void **state) {
     rb_registry_destroy(reg);
 }
 
+static char said[4096];
+
+static void keep(rb_log_level level, const char *message, void *user) {
+    (void)level, (void)user;
+    size_t n = strlen(said);
+    snprintf(said + n, sizeof said - n, "%s\n", message);
+}
+
+/* A side file that names its mesh's shape after one already loaded: the
+ * registry's warning names the plugin, the mesh file and the shape. */
+static void test_duplicate_names_the_mesh_file(void **state) {
+    (void)state;
+    char dir[1024], path[1100];
+    snprintf(dir, sizeof dir, "%s/dup", RB_TEST_OUT);
+    mkdir(RB_TEST_OUT, 0755);
+    mkdir(dir, 0755);
+    rb_gen_mesh m = {0};
+    rb_gen_box(&m, 1.0, 1.0, 1.0);
+    snprintf(path, sizeof path, "%s/other.off", dir);
+    assert_true(rb_gen_write_off(&m, path));
+    rb_gen_free(&m);
+    FILE *f = fopen(strcat(path, ".json"), "w");
+    assert_non_null(f);
+    fputs("{ \"name\": \"other\", \"resolution\": 3 }\n", f);
+    assert_int_equal(fclose(f), 0);
+    const char *dirs[1] = {dir};
+    rb_registry *reg = rb_registry_create(&(rb_registry_desc){.mesh_dirs = dirs, .mesh_dir_count = 1});
+    assert_non_null(reg);
+    assert_int_equal(rb_registry_load_plugin(reg, RB_MESH_PLUGIN), RB_LOAD_OK);
+    said[0] = '\0';
+    rb_set_log_fn(keep, NULL);
+    /* the same folder through a second registry entry: every shape is a duplicate */
+    assert_int_equal(rb_registry_load_plugin(reg, RB_MESH_PLUGIN), RB_LOAD_DUPLICATE_NAME);
+    rb_set_log_fn(NULL, NULL);
+    snprintf(path, sizeof path, "file %s/other.off: a shape named 'other' is already loaded (from plugin mesh)", dir);
+    if (!strstr(said, path)) fail_msg("expected '%s' in:\n%s", path, said);
+    rb_registry_destroy(reg);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_principal_frame_of_slanted_box)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_principal_frame_of_slanted_box),
+                                       cmocka_unit_test(test_duplicate_names_the_mesh_file)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

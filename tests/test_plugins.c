@@ -53,7 +53,53 @@ static void test_no_entry(void **state) { expect_refusal("no_entry.so", RB_LOAD_
 static void test_entry_null(void **state) {
     expect_refusal("entry_null.so", RB_LOAD_ENTRY_FAILED, "refusing to start");
 }
-static void test_abi(void **state) { expect_refusal("abi.so", RB_LOAD_ABI_MISMATCH, "incompatible ABI"); }
+/* abi.so's shape is good: only its abi_version (99) refuses it. */
+static void test_abi(void **state) { expect_refusal("abi.so", RB_LOAD_ABI_MISMATCH, "built for version 99"); }
+
+/* A plugin without a shape function is said to be that, not an ABI mismatch. */
+static void test_null_shape_function(void **state) {
+    expect_refusal("null_shape.so", RB_LOAD_NO_SHAPES, "no shape function (shape is NULL)");
+    assert_null(strstr(last_message, "ABI"));
+}
+
+/* A name of non-ASCII bytes and a quote is refused with the name escaped. */
+static void test_bad_name_is_escaped(void **state) {
+    expect_refusal("bad_name.so", RB_LOAD_BAD_NAME, "shape name \"k\\xc3\\xbc\\x22bel\"");
+}
+
+/* A list that never ends: its shape loads once and one line says so, where
+ * 4,095 duplicate warnings were printed before. */
+static void test_endless_list_said_once(void **state) {
+    rb_registry *reg = registry_with_cubes();
+    const uint32_t before = rb_registry_count(reg);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/endless.so", RB_BAD_PLUGIN_DIR);
+    last_message[0] = '\0';
+    assert_int_equal(rb_registry_load_plugin(reg, path), RB_LOAD_DUPLICATE_NAME);
+    assert_int_equal(rb_registry_count(reg), before + 1);
+    assert_true(rb_registry_find(reg, "endless") >= 0);
+    int lines = 0;
+    for (const char *c = last_message; *c; c++) lines += *c == '\n';
+    if (lines != 1 || !strstr(last_message, "shape(1) is shape(0) again") || !strstr(last_message, path))
+        fail_msg("expected one line naming the file and the repeat, got:\n%s", last_message);
+    rb_registry_destroy(reg);
+    rb_set_log_fn(NULL, NULL);
+}
+
+/* The same line said again and again reaches the sink RB_LOG_REPEATS times,
+ * then one line with the count once another message comes. */
+static void test_log_repeats_are_counted(void **state) {
+    rb_set_log_fn(capture, NULL);
+    last_message[0] = '\0';
+    for (int i = 0; i < 1000; i++) rb_log(RB_LOG_ERROR, "world: cannot add a body");
+    rb_log(RB_LOG_INFO, "something else");
+    char expected[512] = "";
+    for (int i = 0; i < RB_LOG_REPEATS; i++) strcat(expected, "world: cannot add a body\n");
+    snprintf(expected + strlen(expected), sizeof expected - strlen(expected),
+             "(the message above came %d more times)\nsomething else\n", 1000 - RB_LOG_REPEATS);
+    assert_string_equal(last_message, expected);
+    rb_set_log_fn(NULL, NULL);
+}
 static void test_no_shapes(void **state) { expect_refusal("no_shapes.so", RB_LOAD_NO_SHAPES, "no shapes"); }
 static void test_no_particles(void **state) { expect_refusal("no_particles.so", RB_LOAD_NO_PARTICLES, "no particles"); }
 static void test_non_finite(void **state) { expect_refusal("non_finite.so", RB_LOAD_NON_FINITE, "NaN or infinite"); }
@@ -71,6 +117,9 @@ static void test_mixed_keeps_good_shape(void **state) {
     assert_int_equal(rb_registry_count(reg), before + 1);
     assert_true(rb_registry_find(reg, "pair") >= 0);
     assert_true(rb_registry_find(reg, "squeezed") < 0);
+    /* its description's control bytes are kept escaped, not printed raw */
+    assert_string_equal(rb_registry_get(reg, (uint32_t)rb_registry_find(reg, "pair"))->description,
+                        "a \\x1b[31mred\\x1b[0m pair\\x0a");
     rb_registry_destroy(reg);
     rb_set_log_fn(NULL, NULL);
 }
@@ -81,10 +130,10 @@ static void test_scan_folder_goes_on(void **state) {
     uint32_t before = rb_registry_count(reg);
     int loaded = rb_registry_scan_dir(reg, RB_BAD_PLUGIN_DIR);
     assert_int_equal(loaded, 0);                          /* every plugin there has a problem */
-    assert_int_equal(rb_registry_count(reg), before + 1); /* but mixed.so's good shape is in */
+    assert_int_equal(rb_registry_count(reg), before + 2); /* but mixed.so's good shape and endless.so's first are in */
     /* a rescan finds nothing new; loading cube again adds no duplicate */
     assert_int_equal(rb_registry_rescan(reg), 0);
-    assert_int_equal(rb_registry_count(reg), before + 1);
+    assert_int_equal(rb_registry_count(reg), before + 2);
     rb_registry_destroy(reg);
     rb_set_log_fn(NULL, NULL);
 }
@@ -150,6 +199,10 @@ int main(void) {
         cmocka_unit_test(test_no_entry),
         cmocka_unit_test(test_entry_null),
         cmocka_unit_test(test_abi),
+        cmocka_unit_test(test_null_shape_function),
+        cmocka_unit_test(test_bad_name_is_escaped),
+        cmocka_unit_test(test_endless_list_said_once),
+        cmocka_unit_test(test_log_repeats_are_counted),
         cmocka_unit_test(test_no_shapes),
         cmocka_unit_test(test_no_particles),
         cmocka_unit_test(test_non_finite),

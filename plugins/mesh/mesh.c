@@ -34,6 +34,7 @@ typedef struct rb_mesh_settings {
 
 typedef struct rb_mesh_shape {
     rb_shape_desc desc;
+    char source[4096]; /* the mesh file's path */
     char name[RB_MESH_NAME_SIZE];
     char description[RB_MESH_DESC_SIZE];
     float *particles, *vertices, *normals;
@@ -77,41 +78,84 @@ static bool file_exists(const char *path) {
     return f != NULL;
 }
 
-/* Reads a whole small file; NULL if it cannot. */
-static char *read_text(const char *path) {
+/* Reads a whole small file; NULL if it cannot. *size: the bytes read. */
+static char *read_text(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     char *text = NULL;
     if (fseek(f, 0, SEEK_END) == 0) {
-        long size = ftell(f);
-        if (size >= 0 && size < (1 << 20) && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1))) {
-            size_t got = fread(text, 1, (size_t)size, f);
-            text[got] = '\0';
+        long length = ftell(f);
+        if (length >= 0 && length < (1 << 20) && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)length + 1))) {
+            *size = fread(text, 1, (size_t)length, f);
+            text[*size] = '\0';
         }
     }
     fclose(f);
     return text;
 }
 
+/* s for a message: at most 40 bytes, quotes, backslashes, control and
+ * non-ASCII bytes escaped (\xNN), so a message shows what the file holds and
+ * a terminal is not driven by it. */
+static const char *escaped(const char *s, char *out, size_t out_size) {
+    size_t n = 0;
+    for (size_t i = 0; s[i] && i < 40 && n + 5 < out_size; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+            n += (size_t)snprintf(out + n, out_size - n, "\\x%02x", c);
+        else
+            out[n++] = (char)c;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* A shape name the host takes: printable ASCII without spaces, quotes or
+ * backslashes (the registry's rule, src/shapes/registry.c). */
+static bool good_name(const char *v) {
+    for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+        if (*c <= ' ' || *c >= 0x7f || *c == '"' || *c == '\\') return false;
+    return true;
+}
+
+static bool has_control(const char *v) {
+    for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+        if (*c < 0x20 || *c == 0x7f) return true;
+    return false;
+}
+
 /* Fills s from a JSON side file such as {"resolution": 8, "surface": true}.
  * Returns false with the problem in err: a typo must not silently give a
  * shape of another size. */
 static bool parse_side_file(const char *path, rb_mesh_settings *s, char *err, size_t err_size) {
-    char *text = read_text(path);
+    size_t size = 0;
+    char *text = read_text(path, &size);
     if (!text) {
         snprintf(err, err_size, "cannot be read (%s)", strerror(errno));
         return false;
     }
-    cJSON *root = cJSON_Parse(text);
-    bool ok = true;
-    if (!root || !cJSON_IsObject(root)) {
-        const char *at = cJSON_GetErrorPtr();
-        snprintf(err, err_size, "is not a JSON object%s%.20s%s", at && *at ? " (near \"" : "", at ? at : "",
-                 at && *at ? "\")" : "");
-        ok = false;
+    char near[200];
+    const char *nul = memchr(text, '\0', size);
+    const char *end = NULL;
+    cJSON *root = nul ? NULL : cJSON_ParseWithOpts(text, &end, true);
+    bool ok = root && cJSON_IsObject(root);
+    if (nul) {
+        snprintf(err, err_size, "holds a NUL byte at offset %zu", (size_t)(nul - text));
+    } else if (!root && end && end > text && *end && (root = cJSON_ParseWithOpts(text, NULL, false))) {
+        snprintf(err, err_size, "has something after its JSON object (near \"%s\")", escaped(end, near, sizeof near));
+    } else if (!ok) {
+        const char *at = root ? NULL : cJSON_GetErrorPtr();
+        snprintf(err, err_size, "is not a JSON object%s%s%s", at && *at ? " (near \"" : "",
+                 at && *at ? escaped(at, near, sizeof near) : "", at && *at ? "\")" : "");
     }
     for (const cJSON *item = root && ok ? root->child : NULL; item && ok; item = item->next) {
         const char *key = item->string;
+        for (const cJSON *before = root->child; before != item && ok; before = before->next)
+            if (strcmp(before->string, key) == 0) {
+                snprintf(err, err_size, "has the key \"%s\" twice", escaped(key, near, sizeof near));
+                ok = false;
+            }
+        if (!ok) break;
         if (strcmp(key, "resolution") == 0) {
             double v = cJSON_IsNumber(item) ? item->valuedouble : -1.0;
             if (!(v >= 1.0 && v <= RB_MESH_MAX_RESOLUTION) || v != floor(v)) {
@@ -129,15 +173,17 @@ static bool parse_side_file(const char *path, rb_mesh_settings *s, char *err, si
             bool is_name = strcmp(key, "name") == 0;
             size_t cap = is_name ? sizeof s->name : sizeof s->description;
             const char *v = cJSON_GetStringValue(item);
-            if (!v || !*v || strlen(v) >= cap || (is_name && strpbrk(v, " \t\n"))) {
-                snprintf(err, err_size, "\"%s\" must be a string of 1 to %zu characters%s", key, cap - 1,
-                         is_name ? " without spaces" : "");
+            if (!v || !*v || strlen(v) >= cap || (is_name ? !good_name(v) : has_control(v))) {
+                snprintf(err, err_size, "\"%s\" %s%s%s must be a string of 1 to %zu %s", key, v ? "\"" : "",
+                         v ? escaped(v, near, sizeof near) : "", v ? "\"" : "", cap - 1,
+                         is_name ? "printable ASCII characters without spaces, quotes or backslashes"
+                                 : "characters without control characters");
                 ok = false;
             } else
                 snprintf(is_name ? s->name : s->description, cap, "%s", v);
         } else {
             snprintf(err, err_size, "has an unknown key \"%s\" (known: resolution, surface, smooth, name, description)",
-                     key);
+                     escaped(key, near, sizeof near));
             ok = false;
         }
     }
@@ -191,9 +237,11 @@ static void turn_render_mesh(rb_mesh_data *mesh) {
     mesh->normals = NULL;
 }
 
-static rb_mesh_shape *make_shape(const char *file, const rb_mesh_settings *set, rb_mesh_data *mesh, rb_voxels *vox) {
+static rb_mesh_shape *make_shape(const char *path, const char *file, const rb_mesh_settings *set, rb_mesh_data *mesh,
+                                 rb_voxels *vox) {
     rb_mesh_shape *s = calloc(1, sizeof *s);
     if (!s) return NULL;
+    snprintf(s->source, sizeof s->source, "%s", path);
     snprintf(s->name, sizeof s->name, "%s", set->name);
     if (set->description[0])
         snprintf(s->description, sizeof s->description, "%s", set->description);
@@ -226,6 +274,7 @@ static rb_mesh_shape *make_shape(const char *file, const rb_mesh_settings *set, 
         .normals = s->normals,
         .index_count = 3 * mesh->triangle_count,
         .indices = s->indices,
+        .source = s->source,
     };
     return s;
 }
@@ -241,9 +290,16 @@ static void load_mesh(const char *dir, const char *file) {
         LOG(RB_PLUGIN_LOG_ERROR, "mesh: %s: side file %s; mesh skipped", side, err);
         return;
     }
+    if (!good_name(set.name)) {
+        LOG(RB_PLUGIN_LOG_ERROR,
+            "mesh: %s: the shape name \"%s\" (from the file name) is not printable ASCII without spaces, quotes "
+            "or backslashes; give a \"name\" in %s; skipped",
+            path, escaped(set.name, err, sizeof err), side);
+        return;
+    }
     if (name_taken(set.name)) {
         LOG(RB_PLUGIN_LOG_WARN, "mesh: %s: a shape named \"%s\" was already loaded from another file; skipped", path,
-            set.name);
+            escaped(set.name, err, sizeof err));
         return;
     }
     rb_mesh_data mesh;
@@ -278,7 +334,7 @@ static void load_mesh(const char *dir, const char *file) {
             LOG(RB_PLUGIN_LOG_INFO, "mesh: %s: %u triangles faced the wrong way and were turned", path, vox.flipped);
             turn_render_mesh(&mesh);
         }
-        rb_mesh_shape *s = make_shape(file, &set, &mesh, &vox);
+        rb_mesh_shape *s = make_shape(path, file, &set, &mesh, &vox);
         if (!s || !push_shape(s)) {
             LOG(RB_PLUGIN_LOG_ERROR, "mesh: %s: out of memory; skipped", path);
             free_shape(s);

@@ -1,6 +1,8 @@
 /* mesh_load.c - a triangle mesh from a file, through assimp's C API. */
 #include "mesh_load.h"
 
+#include "mesh_header.h"
+
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -37,6 +39,13 @@ bool rb_mesh_load(const char *path, bool smooth_normals, rb_mesh_data *out, char
     }
     if (st.st_size == 0) {
         snprintf(err, err_size, "is empty");
+        return false;
+    }
+    /* assimp allocates for the counts a header declares: a count the file
+     * cannot hold, or one over the caps, is refused before it reads a byte. */
+    char header[256];
+    if (!rb_mesh_header_check_file(path, header, sizeof header)) {
+        snprintf(err, err_size, "is refused: %s", header);
         return false;
     }
     /* Node transforms baked in, polygons split, points and lines sorted out

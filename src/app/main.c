@@ -16,14 +16,24 @@
 static int list_shapes(const rb_registry *reg, bool json) {
     for (uint32_t i = 0; i < rb_registry_count(reg); i++) {
         const rb_shape *s = rb_registry_get(reg, i);
-        if (json)
-            printf("{\"name\":\"%s\",\"plugin\":\"%s\",\"particles\":%u,\"mass\":%.6g,\"principal_moments\":[%.6g,%.6g,"
-                   "%.6g],\"has_mesh\":%s}\n",
-                   s->name, s->plugin, s->particle_count, s->mass, s->inertia[0], s->inertia[1], s->inertia[2],
-                   s->mesh.vertex_count ? "true" : "false");
-        else
+        if (json) { /* cJSON escapes what a plugin wrote */
+            cJSON *j = cJSON_CreateObject();
+            cJSON_AddStringToObject(j, "name", s->name);
+            cJSON_AddStringToObject(j, "plugin", s->plugin);
+            cJSON_AddNumberToObject(j, "particles", s->particle_count);
+            cJSON_AddNumberToObject(j, "mass", s->mass);
+            const double moments[3] = {s->inertia[0], s->inertia[1], s->inertia[2]};
+            cJSON_AddItemToObject(j, "principal_moments", cJSON_CreateDoubleArray(moments, 3));
+            cJSON_AddBoolToObject(j, "has_mesh", s->mesh.vertex_count > 0);
+            cJSON_AddStringToObject(j, "description", s->description);
+            char *text = cJSON_PrintUnformatted(j);
+            printf("%s\n", text ? text : "{}");
+            free(text);
+            cJSON_Delete(j);
+        } else {
             printf("%-16s %-8s %6u particles  %9.2f kg  I = (%.3g, %.3g, %.3g) kg m^2  %s\n", s->name, s->plugin,
                    s->particle_count, s->mass, s->inertia[0], s->inertia[1], s->inertia[2], s->description);
+        }
     }
     return rb_registry_count(reg) > 0 ? 0 : 1;
 }

@@ -16,9 +16,17 @@ typedef enum rb_log_level {
 
 typedef void (*rb_log_fn)(rb_log_level level, const char *message, void *user);
 
-/* Replaces the sink (NULL restores the default: stderr). */
+/* A message repeated in a row is passed on this many times; after that
+ * the repeats are only counted, and one line says how many came. */
+#define RB_LOG_REPEATS 3
+
+/* Replaces the sink (NULL restores the default: stderr), after saying any
+ * count of repeats still owed to the old one. */
 void rb_set_log_fn(rb_log_fn fn, void *user);
 void rb_log(rb_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Says the count of repeats not yet said ("(the message above came N more
+ * times)"); also done at exit. */
+void rb_log_flush(void);
 /* The last warning or error said, "" if none. For the HUD. */
 const char *rb_log_last_error(void);
 void rb_log_clear_last_error(void);

@@ -143,6 +143,13 @@ static bool finite_all(const float *v, size_t n) {
     return true;
 }
 
+/* True if every value is finite and at most bound in magnitude. */
+static bool within(const float *v, size_t n, float bound) {
+    for (size_t i = 0; i < n; i++)
+        if (!(fabsf(v[i]) <= bound)) return false;
+    return true;
+}
+
 /* True if two particles are closer than one diameter (less the tolerance),
  * or if there is no memory to check (the shape is then refused). A hash grid
  * of unit cells keeps this linear for large shapes. */
@@ -186,9 +193,30 @@ done:
 
 static bool good_name(const char *name) {
     if (!name || !name[0] || strlen(name) > 63) return false;
-    for (const char *c = name; *c; c++)
-        if (*c <= ' ' || *c == '"' || *c == '\\') return false;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        if (*c <= ' ' || *c >= 0x7f || *c == '"' || *c == '\\') return false;
     return true;
+}
+
+/* A plugin's string for a message: at most 64 bytes, quotes, backslashes,
+ * control and non-ASCII bytes as \xNN. */
+static const char *escaped(const char *s, char *out, size_t out_size) {
+    if (!s) return "(null)";
+    size_t n = 0;
+    for (size_t i = 0; s[i] && i < 64 && n + 5 < out_size; i++) {
+        const unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+            n += (size_t)snprintf(out + n, out_size - n, "\\x%02x", c);
+        else
+            out[n++] = (char)c;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* The file a shape was made from, where the plugin's struct has the field. */
+static const char *shape_source(const rb_shape_desc *d) {
+    return d->struct_size >= offsetof(rb_shape_desc, source) + sizeof d->source ? d->source : NULL;
 }
 
 /* The shape's particle_diameter, where the plugin's struct has the field (a
@@ -207,11 +235,17 @@ static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d,
         return RB_LOAD_ABI_MISMATCH;
     }
     if (!good_name(d->name)) {
-        snprintf(why, why_size, "a shape needs a name of 1-63 characters without spaces or quotes");
+        char name[340];
+        snprintf(why, why_size,
+                 "shape name \"%s\": a name is 1-63 printable ASCII characters without spaces, quotes or "
+                 "backslashes",
+                 escaped(d->name, name, sizeof name));
         return RB_LOAD_BAD_NAME;
     }
-    if (rb_registry_find(reg, d->name) >= 0) {
-        snprintf(why, why_size, "a shape named '%s' is already loaded", d->name);
+    const int taken = rb_registry_find(reg, d->name);
+    if (taken >= 0) {
+        snprintf(why, why_size, "a shape named '%s' is already loaded (from plugin %s)", d->name,
+                 reg->shapes[taken].plugin[0] ? reg->shapes[taken].plugin : "?");
         return RB_LOAD_DUPLICATE_NAME;
     }
     if (d->particle_count == 0 || !d->particles) {
@@ -249,9 +283,11 @@ static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d,
                          d->indices[i], d->vertex_count);
                 return RB_LOAD_BAD_MESH;
             }
-        if (!finite_all(d->vertices, 3 * (size_t)d->vertex_count) ||
-            (d->normals && !finite_all(d->normals, 3 * (size_t)d->vertex_count))) {
-            snprintf(why, why_size, "shape '%s' has a mesh coordinate that is NaN or infinite", d->name);
+        /* bounded as particles are: scaled and turned, a larger one would overflow to infinity */
+        if (!within(d->vertices, 3 * (size_t)d->vertex_count, MAX_COORDINATE) ||
+            (d->normals && !within(d->normals, 3 * (size_t)d->vertex_count, MAX_COORDINATE))) {
+            snprintf(why, why_size, "shape '%s' has a mesh coordinate that is NaN, infinite or over %g", d->name,
+                     MAX_COORDINATE);
             return RB_LOAD_NON_FINITE;
         }
     }
@@ -313,12 +349,14 @@ static bool copy_mesh(rb_mesh *m, const rb_shape_desc *d, const double rot[9], c
 
 rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, const char *plugin_name,
                                     const char *source) {
-    char why[300];
+    char why[400], file[340];
     rb_load_result r = check_desc(reg, d, why, sizeof why);
     if (r != RB_LOAD_OK) {
+        const char *from = r == RB_LOAD_ABI_MISMATCH ? NULL : shape_source(d);
         if (!(reg->reloading && r == RB_LOAD_DUPLICATE_NAME))
-            rb_log(r == RB_LOAD_DUPLICATE_NAME ? RB_LOG_WARN : RB_LOG_ERROR, "plugin %s: %s (%s); shape skipped",
-                   source ? source : plugin_name, why, rb_load_result_name(r));
+            rb_log(r == RB_LOAD_DUPLICATE_NAME ? RB_LOG_WARN : RB_LOG_ERROR, "plugin %s%s%s: %s (%s); shape skipped",
+                   source ? source : plugin_name, from ? ", file " : "", from ? escaped(from, file, sizeof file) : "",
+                   why, rb_load_result_name(r));
         return r;
     }
     if (reg->count == reg->capacity) {
@@ -331,7 +369,16 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, co
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%s", d->name);
     snprintf(s->plugin, sizeof s->plugin, "%s", plugin_name ? plugin_name : "");
-    snprintf(s->description, sizeof s->description, "%s", d->description ? d->description : "");
+    /* Control bytes would drive the terminal or the HUD: kept as \xNN. */
+    size_t at = 0;
+    for (const unsigned char *c = (const unsigned char *)(d->description ? d->description : "");
+         *c && at + 5 < sizeof s->description; c++) {
+        if (*c < 0x20 || *c == 0x7f)
+            at += (size_t)snprintf(s->description + at, sizeof s->description - at, "\\x%02x", *c);
+        else
+            s->description[at++] = (char)*c;
+    }
+    s->description[at] = '\0';
 
     /* the shape's own particle size, else the registry's; mass from the density at that size */
     const float radius = shape_diameter(d) > 0.0f ? 0.5f * shape_diameter(d) : reg->desc.particle_radius;
@@ -422,15 +469,24 @@ rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
     if (!plugin) {
         rb_log(RB_LOG_ERROR, "plugin %s: its entry point failed (returned no plugin)", path);
         result = RB_LOAD_ENTRY_FAILED;
-    } else if (plugin->abi_version != RB_PLUGIN_ABI_VERSION ||
-               plugin->struct_size < offsetof(rb_plugin, shutdown) + sizeof plugin->shutdown || !plugin->shape) {
-        rb_log(RB_LOG_ERROR, "plugin %s: incompatible ABI: built for version %u (struct size %u), this host speaks %u",
-               path, plugin->abi_version, plugin->struct_size, RB_PLUGIN_ABI_VERSION);
+    } else if (plugin->abi_version != RB_PLUGIN_ABI_VERSION) {
+        rb_log(RB_LOG_ERROR, "plugin %s: incompatible ABI: built for version %u, this host speaks %u", path,
+               plugin->abi_version, RB_PLUGIN_ABI_VERSION);
         result = RB_LOAD_ABI_MISMATCH;
         plugin = NULL; /* its other fields cannot be trusted */
+    } else if (plugin->struct_size < offsetof(rb_plugin, shutdown) + sizeof plugin->shutdown) {
+        rb_log(RB_LOG_ERROR, "plugin %s: its rb_plugin struct_size is %u, less than ABI %u's %zu", path,
+               plugin->struct_size, RB_PLUGIN_ABI_VERSION, offsetof(rb_plugin, shutdown) + sizeof plugin->shutdown);
+        result = RB_LOAD_ABI_MISMATCH;
+        plugin = NULL;
+    } else if (!plugin->shape) {
+        rb_log(RB_LOG_ERROR, "plugin %s: its rb_plugin has no shape function (shape is NULL)", path);
+        result = RB_LOAD_NO_SHAPES;
+        if (plugin->shutdown) plugin->shutdown();
     } else {
         const char *plugin_name = good_name(plugin->name) ? plugin->name : "unnamed";
         uint32_t offered = 0, added = 0;
+        const rb_shape_desc *first = NULL;
         for (uint32_t i = 0;; i++) {
             const rb_shape_desc *d = plugin->shape(i);
             if (!d) break;
@@ -439,6 +495,16 @@ rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
                        MAX_SHAPES_PER_PLUGIN);
                 break;
             }
+            /* A list that never ends comes round to its first shape again: said once. */
+            if (i > 0 && d == first) {
+                rb_log(RB_LOG_ERROR,
+                       "plugin %s: shape(%u) is shape(0) again: shape() must return NULL past the last shape; the "
+                       "rest are ignored",
+                       path, i);
+                if (result == RB_LOAD_OK) result = RB_LOAD_DUPLICATE_NAME;
+                break;
+            }
+            if (i == 0) first = d;
             offered++;
             rb_load_result r = rb_registry_add_desc(reg, d, plugin_name, path);
             if (r == RB_LOAD_OK)

@@ -14,6 +14,9 @@ enum {
     BAD_TOO_MANY,     /* one particle over the limit */
     BAD_MESH_INDEX,   /* a mesh index past the vertices */
     MIXED,            /* one good shape and one overlapping shape */
+    BAD_NULL_SHAPE,   /* rb_plugin.shape is NULL */
+    BAD_ENDLESS,      /* shape() never returns NULL: the same shape at every index */
+    BAD_NAME,         /* a name of non-ASCII bytes */
 };
 
 #if BAD_CASE == 1 /* BAD_NO_ENTRY; the preprocessor cannot see enums */
@@ -30,11 +33,12 @@ static rb_shape_desc shapes[2];
 static uint32_t shape_count;
 
 static const rb_shape_desc *get_shape(uint32_t i) { return i < shape_count ? &shapes[i] : 0; }
+static const rb_shape_desc *endless(uint32_t i) { return (void)i, &shapes[0]; }
 
 static rb_plugin plugin = {sizeof(rb_plugin), RB_PLUGIN_ABI_VERSION, "bad", get_shape, 0};
 
 static rb_shape_desc shape(const char *name, uint32_t n, const float *p) {
-    rb_shape_desc d = {sizeof(rb_shape_desc), name, "a test shape", n, p, 0, 0, 0, 0, 0, 0.0f};
+    rb_shape_desc d = {sizeof(rb_shape_desc), name, "a test shape", n, p, 0, 0, 0, 0, 0, 0.0f, 0};
     return d;
 }
 
@@ -44,8 +48,9 @@ RB_PLUGIN_EXPORT const rb_plugin *rb_plugin_entry(const rb_host_api *host) {
     case BAD_ENTRY_NULL:
         host->log(host->host_data, RB_PLUGIN_LOG_ERROR, "refusing to start");
         return 0;
-    case BAD_ABI:
+    case BAD_ABI: /* a good shape: only the version is wrong */
         plugin.abi_version = RB_PLUGIN_ABI_VERSION + 98;
+        shapes[0] = shape("abi_pair", 2, two);
         break;
     case BAD_NO_SHAPES:
         shape_count = 0;
@@ -72,8 +77,19 @@ RB_PLUGIN_EXPORT const rb_plugin *rb_plugin_entry(const rb_host_api *host) {
         break;
     case MIXED:
         shapes[0] = shape("pair", 2, two);
+        shapes[0].description = "a \x1b[31mred\x1b[0m pair\n";
         shapes[1] = shape("squeezed", 2, overlap);
         shape_count = 2;
+        break;
+    case BAD_NULL_SHAPE:
+        plugin.shape = 0;
+        break;
+    case BAD_ENDLESS:
+        shapes[0] = shape("endless", 2, two);
+        plugin.shape = endless;
+        break;
+    case BAD_NAME:
+        shapes[0] = shape("k\xc3\xbc\"bel", 2, two);
         break;
     }
     return &plugin;
