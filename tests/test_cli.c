@@ -128,6 +128,67 @@ static void test_bad_command_lines(void **state) {
     assert_non_null(strstr(out, "--headless"));
 }
 
+static int count_of(const char *text, const char *what) {
+    int n = 0;
+    for (const char *at = text; (at = strstr(at, what)); at += strlen(what)) n++;
+    return n;
+}
+
+/* A folder, device, script or screenshot the user named that cannot be used:
+ * exit 2 with one message, before anything runs (both programs). */
+static void test_unusable_names_exit_2(void **state) {
+    char nul_script[512], proc_script[512], args[1024];
+    snprintf(nul_script, sizeof nul_script, "%s/tests/cli-nul.script", RB_TEST_BUILD_DIR);
+    FILE *f = fopen(nul_script, "wb");
+    assert_non_null(f);
+    fwrite("0.0 key Tab\n\0"
+           "0.1 quit\n",
+           1, 21, f);
+    fclose(f);
+    snprintf(proc_script, sizeof proc_script, "%s/tests/cli-proc.script", RB_TEST_BUILD_DIR);
+    f = fopen(proc_script, "w");
+    assert_non_null(f);
+    fputs("0.1 screenshot /proc/x.png\n0.2 quit\n", f);
+    fclose(f);
+    static const struct {
+        const char *args, *says;
+    } cases[] = {
+        {"--headless --steps 1 --device 99", "--device 99: there "},
+        {"--headless --steps 1 --plugins /nonexistent", "--plugins /nonexistent: No such file or directory"},
+        {"--headless --steps 1 --meshes /nonexistent", "--meshes /nonexistent: No such file or directory"},
+        {"--headless --steps 1 --meshes /etc/hostname", "--meshes /etc/hostname: not a folder"},
+        {"--screenshot /proc/x.png --frames 1", "--screenshot /proc/x.png: cannot write in /proc"},
+        {"--screenshot /no/such/folder/x.png --frames 1",
+         "--screenshot /no/such/folder/x.png: no folder /no/such/folder"},
+        {"--script %s", "cli-nul.script:2: holds a NUL byte"},
+        {"--script %s", "cli-proc.script:1: screenshot /proc/x.png: cannot write in /proc"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(args, sizeof args, cases[i].args, i == 6 ? nul_script : proc_script);
+        int code = run(args, out, sizeof out, err, sizeof err);
+        if (code != 2 || count_of(err, cases[i].says) != 1)
+            fail_msg("'%s': exit %d, stderr '%s' should say '%s' once", args, code, err, cases[i].says);
+    }
+    int code = run_program(RB_TEST_BENCH, "pile 10 --device 99", out, sizeof out, err, sizeof err);
+    if (code != 2 || count_of(err, "--device 99: there ") != 1)
+        fail_msg("rubble-bench --device 99: exit %d, %s", code, err);
+    remove(nul_script), remove(proc_script);
+}
+
+/* A screenshot that cannot be written once the run is under way (the path is
+ * a folder): the run fails, exit 1, and says so once. */
+static void test_screenshot_failure_exits_1_once(void **state) {
+    char args[1024], folder[512];
+    snprintf(folder, sizeof folder, "%s/tests", RB_TEST_BUILD_DIR);
+    snprintf(args, sizeof args, "--frames 2 --width 64 --height 64 --screenshot '%s'", folder);
+    setenv("SDL_VIDEODRIVER", "offscreen", 1);
+    int code = run(args, out, sizeof out, err, sizeof err);
+    unsetenv("SDL_VIDEODRIVER");
+    if (strstr(err, "no sandbox window")) return; /* a build without the sandbox (RB_BUILD_APP=OFF) */
+    if (code != 1 || count_of(err, "screenshot: cannot write") != 1)
+        fail_msg("exit %d, stderr '%s' should say 'screenshot: cannot write' once", code, err);
+}
+
 /* A folder of broken plugins is reported and the run goes on with the good shapes. */
 static void test_bad_plugin_folder_goes_on(void **state) {
     char args[512];
@@ -232,6 +293,8 @@ int main(void) {
         cmocka_unit_test(test_list_shapes_json),
         cmocka_unit_test(test_bad_command_lines),
         cmocka_unit_test(test_bad_plugin_folder_goes_on),
+        cmocka_unit_test(test_unusable_names_exit_2),
+        cmocka_unit_test(test_screenshot_failure_exits_1_once),
         cmocka_unit_test(test_bench_and_headless_agree),
         cmocka_unit_test(test_scene_files),
     };

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "paths.h"
 #include "scenes/formations.h"
 #include "scenes/scene.h"
 
@@ -271,9 +272,31 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
     return true;
 }
 
+/* What the command line names must be there: each folder, the device, the
+ * screenshot's folder. One message a problem. */
+static bool usable(const rb_options *o, char *err, int err_size) {
+    char why[PATH_MAX + 64];
+    for (int i = 0; i < o->plugin_dir_count; i++)
+        if (!rb_path_is_folder(o->plugin_dirs[i], why, sizeof why))
+            return FAIL("--plugins %s: %s", o->plugin_dirs[i], why);
+    for (int i = 0; i < o->mesh_dir_count; i++)
+        if (!rb_path_is_folder(o->mesh_dirs[i], why, sizeof why)) return FAIL("--meshes %s: %s", o->mesh_dirs[i], why);
+    if (o->screenshot && !rb_path_writable(o->screenshot, why, sizeof why))
+        return FAIL("--screenshot %s: %s", o->screenshot, why);
+    if (o->device >= 0 && o->backend != RB_BACKEND_REFERENCE) {
+        FILE *null = fopen("/dev/null", "w");
+        const int devices = null ? rb_world_list_devices(null) : 0;
+        if (null) fclose(null);
+        if (o->device >= devices)
+            return FAIL("--device %d: there %s %d OpenCL device%s (see --list-devices)", o->device,
+                        devices == 1 ? "is" : "are", devices, devices == 1 ? "" : "s");
+    }
+    return true;
+}
+
 int rb_options_read(rb_options *o, rb_program program, int argc, char **argv) {
     const char *name = program == RB_PROGRAM_BENCH ? "rubble-bench" : "rubble";
-    char err[256];
+    char err[PATH_MAX + 256];
     rb_options_defaults(o, program);
     if (!rb_options_parse(o, program, argc, argv, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n\n", name, err);
@@ -283,6 +306,10 @@ int rb_options_read(rb_options *o, rb_program program, int argc, char **argv) {
     if (o->help) {
         rb_options_usage(program, stdout);
         return 0;
+    }
+    if (!usable(o, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", name, err);
+        return 2;
     }
     return -1;
 }

@@ -1,6 +1,8 @@
 /* paths.c - the program's folders (see paths.h). */
 #include "paths.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,4 +63,33 @@ void rb_paths_find(rb_paths *p, const char *shader_dir) {
         snprintf(p->shaders, sizeof p->shaders, "%s", env);
     else
         rb_find_data_dir(p->exe_dir, "shaders", p->shaders, sizeof p->shaders);
+}
+
+bool rb_path_writable(const char *path, char *err, size_t err_size) {
+    char folder[PATH_MAX];
+    snprintf(folder, sizeof folder, "%s", path);
+    char *slash = strrchr(folder, '/');
+    if (!slash)
+        strcpy(folder, ".");
+    else if (slash == folder)
+        folder[1] = '\0';
+    else
+        *slash = '\0';
+    if (!is_dir(folder)) return snprintf(err, err_size, "no folder %s", folder), false;
+    /* access() says yes to root anywhere; making a file is the real test */
+    char probe[PATH_MAX + 64];
+    snprintf(probe, sizeof probe, "%s/.rubble-probe-%ld", folder, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) return snprintf(err, err_size, "cannot write in %s: %s", folder, strerror(errno)), false;
+    close(fd);
+    unlink(probe);
+    return true;
+}
+
+bool rb_path_is_folder(const char *dir, char *err, size_t err_size) {
+    struct stat st;
+    if (stat(dir, &st) != 0) return snprintf(err, err_size, "%s", strerror(errno)), false;
+    if (!S_ISDIR(st.st_mode)) return snprintf(err, err_size, "not a folder"), false;
+    if (access(dir, R_OK | X_OK) != 0) return snprintf(err, err_size, "cannot read it: %s", strerror(errno)), false;
+    return true;
 }

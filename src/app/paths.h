@@ -25,4 +25,12 @@ void rb_paths_find(rb_paths *paths, const char *shader_dir);
  * first that exists to out; false if none does. */
 bool rb_find_data_dir(const char *exe_dir, const char *name, char *out, size_t out_size);
 
+/* Whether a file can be made at path: its folder ("." for a bare name) exists
+ * and may be written. False with the reason in err ("no folder /x", "cannot
+ * write in /proc: Permission denied"). */
+bool rb_path_writable(const char *path, char *err, size_t err_size);
+
+/* Whether dir is a folder that can be read. False with the reason in err. */
+bool rb_path_is_folder(const char *dir, char *err, size_t err_size);
+
 #endif

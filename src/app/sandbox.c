@@ -295,7 +295,7 @@ static void draw(rb_sandbox *sb) {
 }
 
 static bool save_shot(rb_sandbox *sb, const char *path) {
-    if (!rb_capture_save_png(sb->renderer, sb->width, sb->height, path)) return false;
+    if (!rb_capture_save_png(sb->renderer, sb->width, sb->height, path)) return sb->shot_failures++, false;
     sb->screenshots++;
     return true;
 }
@@ -395,26 +395,37 @@ bool rb_sandbox_screenshot(rb_sandbox *sb, const char *path) {
 
 int rb_sandbox_run(const rb_options *opts, const rb_paths *paths) {
     char err[4096];
+    /* A script that cannot be used is a command-line problem: exit 2. */
+    rb_script *script = opts->script ? rb_script_load(opts->script, err, sizeof err) : NULL;
+    if (opts->script && !script) {
+        fprintf(stderr, "rubble: %s\n", err);
+        return 2;
+    }
+    rb_script_destroy(script);
     rb_sandbox *sb = rb_sandbox_create(opts, paths, err, sizeof err);
     if (!sb) {
         fprintf(stderr, "rubble: cannot start the sandbox: %s\n", err);
         return 1;
     }
-    int code = 0, shots_before = 0;
+    int code = 0, shots_before = 0, failures_before = 0;
     for (;;) {
         bool last = opts->frames > 0 && sb->frame + 1 >= (uint64_t)opts->frames;
         /* --screenshot: the last frame is saved as it is drawn. */
         if (last && opts->screenshot) {
             snprintf(sb->pending_shot, sizeof sb->pending_shot, "%s", opts->screenshot);
-            shots_before = sb->screenshots;
+            shots_before = sb->screenshots, failures_before = sb->shot_failures;
         }
         if (!rb_sandbox_frame(sb) || last) break;
     }
     if (opts->screenshot) {
-        bool saved = sb->frame >= (uint64_t)opts->frames && sb->screenshots > shots_before;
+        bool tried =
+            sb->frame >= (uint64_t)opts->frames && sb->screenshots + sb->shot_failures > shots_before + failures_before;
         /* Quit early (Esc, a script's quit): save what the window shows now. */
-        if (!saved && !rb_sandbox_screenshot(sb, opts->screenshot)) code = 1;
+        if (!tried) rb_sandbox_screenshot(sb, opts->screenshot);
     }
+    /* A scripted run whose screenshot (--screenshot or a script's) could not
+     * be saved failed: the error was said when it happened. */
+    if (sb->shot_failures > 0 && (opts->script || opts->screenshot)) code = 1;
     rb_sandbox_destroy(sb);
     return code;
 }

@@ -69,6 +69,7 @@ struct rb_sandbox {
     double message_until;
     char pending_shot[512]; /* a screenshot asked for during this frame's events */
     int screenshots;
+    int shot_failures; /* screenshots that could not be saved (logged once each) */
 };
 
 /* sandbox_actions.c */

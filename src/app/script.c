@@ -2,6 +2,7 @@
 #include "script.h"
 
 #include "base/log.h"
+#include "paths.h"
 
 #include <SDL.h>
 #include <ctype.h>
@@ -202,6 +203,11 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
                 snprintf(err, err_size, "%s:%d: 'screenshot' takes a file name", name, line_no);
                 goto fail;
             }
+            char why[PATH_MAX + 64];
+            if (!rb_path_writable(args, why, sizeof why)) {
+                snprintf(err, err_size, "%s:%d: screenshot %s: %s", name, line_no, args, why);
+                goto fail;
+            }
             e.op = OP_SCREENSHOT;
             e.text = strdup(args);
             if (!e.text || !push_event(s, &e)) goto oom;
@@ -271,6 +277,14 @@ rb_script *rb_script_load(const char *path, char *err, size_t err_size) {
         return NULL;
     }
     buf[len] = '\0';
+    const char *nul = memchr(buf, '\0', len); /* the parser would stop there and drop the rest */
+    if (nul) {
+        int line = 1;
+        for (const char *c = buf; c < nul; c++) line += *c == '\n';
+        snprintf(err, err_size, "%s:%d: holds a NUL byte", path, line);
+        free(buf);
+        return NULL;
+    }
     rb_script *s = rb_script_parse(buf, path, err, err_size);
     free(buf);
     return s;
