@@ -223,6 +223,9 @@ static void test_script_lines(void **state) {
         if (b) fail_msg("accepted '%s'", bad[i]);
         assert_non_null(strstr(err, "bad:1:"));
     }
+    /* relative times that add up past any double (found by fuzz/fuzz_script.c) */
+    assert_null(rb_script_parse("+1e308 key W\n+1e308 key W\n", "bad", err, sizeof err));
+    assert_non_null(strstr(err, "bad:2: the time is too large"));
 }
 
 int main(void) {

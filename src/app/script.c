@@ -126,6 +126,10 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
             goto fail;
         }
         if (relative) e.time += last_time;
+        if (!isfinite(e.time)) { /* '+1e308' twice */
+            snprintf(err, err_size, "%s:%d: the time is too large", name, line_no);
+            goto fail;
+        }
         last_time = e.time;
         char *rest = trim(end);
         char verb[32] = "", arg[32] = "";
