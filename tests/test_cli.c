@@ -44,9 +44,16 @@ static cJSON *headless_json(const char *extra) {
 
 static void test_json_summary(void **state) {
     cJSON *j = headless_json("");
-    static const char *const numbers[] = {
-        "bodies",    "particles", "steps", "dt", "wall_seconds", "steps_per_second", "particle_steps_per_second",
-        "max_speed", "min_y"};
+    static const char *const numbers[] = {"bodies",
+                                          "particles",
+                                          "steps",
+                                          "dt",
+                                          "wall_seconds",
+                                          "build_seconds",
+                                          "steps_per_second",
+                                          "particle_steps_per_second",
+                                          "max_speed",
+                                          "min_y"};
     for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++)
         if (!cJSON_IsNumber(cJSON_GetObjectItem(j, numbers[i]))) fail_msg("no number '%s' in %s", numbers[i], out);
     assert_int_equal(cJSON_GetObjectItem(j, "bodies")->valueint, 20);
@@ -245,6 +252,39 @@ static void test_bench_and_headless_agree(void **state) {
     assert_non_null(strstr(out, "usage: rubble-bench"));
 }
 
+/* wall_seconds times the stepping alone: with PoCL's kernel cache empty, the
+ * program's build and the kernels' first compilation (seconds) are
+ * build_seconds; the 20 steps after them take a fraction of that. The warm-up
+ * step is undone bit for bit: rubble-bench, which has none, ends with the
+ * same digest. */
+static void test_wall_seconds_exclude_build(void **state) {
+    char cache[512], cmd[1100];
+    snprintf(cache, sizeof cache, "%s/tests/cold-pocl-cache", RB_TEST_BUILD_DIR);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", cache, cache);
+    assert_int_equal(system(cmd), 0);
+    const char *old = getenv("POCL_CACHE_DIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("POCL_CACHE_DIR", cache, 1);
+    int code = run("--headless --json --backend opencl --formation 2 --bodies 12 --steps 100", out, sizeof out, err,
+                   sizeof err);
+    if (saved) setenv("POCL_CACHE_DIR", saved, 1), free(saved);
+    if (code != 0) fail_msg("exit %d: %s", code, err);
+    cJSON *h = cJSON_Parse(out);
+    assert_non_null(h);
+    const double wall = cJSON_GetObjectItem(h, "wall_seconds")->valuedouble,
+                 build = cJSON_GetObjectItem(h, "build_seconds")->valuedouble;
+    printf("cold cache: build %.3f s, 100 steps %.3f s\n", build, wall);
+    assert_true(build > 0.3 && wall < 0.25 * build);
+    code = run_program(RB_TEST_BENCH, "formation2 12 --backend opencl --warmup 0 --time 0.16 --json --quiet", out,
+                       sizeof out, err, sizeof err);
+    if (code != 0) fail_msg("rubble-bench exit %d: %s", code, err);
+    cJSON *b = cJSON_Parse(out);
+    assert_non_null(b);
+    assert_int_equal(cJSON_GetObjectItem(b, "steps")->valueint, 100);
+    assert_string_equal(cJSON_GetObjectItem(b, "digest")->valuestring, cJSON_GetObjectItem(h, "digest")->valuestring);
+    cJSON_Delete(h), cJSON_Delete(b);
+}
+
 /* --scene: a shipped scene runs headless and in the bench; a broken one is
  * refused with the file, the key and the problem, exit 2. */
 static void test_scene_files(void **state) {
@@ -296,6 +336,7 @@ int main(void) {
         cmocka_unit_test(test_unusable_names_exit_2),
         cmocka_unit_test(test_screenshot_failure_exits_1_once),
         cmocka_unit_test(test_bench_and_headless_agree),
+        cmocka_unit_test(test_wall_seconds_exclude_build),
         cmocka_unit_test(test_scene_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

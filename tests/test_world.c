@@ -473,8 +473,27 @@ static void test_sincos(void **state) {
     assert_true(s == 0.0f && c == 1.0f);
 }
 
+/* A world bigger than any machine is refused with the estimate, before
+ * anything is allocated; one that fits is not. */
+static void test_fits_estimates_bytes(void **state) {
+    char err[512];
+    rb_world_desc d = rb_default_world_desc();
+    assert_true(rb_world_fits(&d, 1000, 27000, err, sizeof err));
+    assert_false(rb_world_fits(&d, 2000000000ull, 54000000000000ull, err, sizeof err));
+    assert_non_null(strstr(err, "2000000000 bodies of 54000000000000 particles need about 6.05 PB (host 1.08 PB, "
+                                "device 4.97 PB), more than this machine's"));
+    d.backend = RB_BACKEND_REFERENCE; /* no device buffers */
+    assert_false(rb_world_fits(&d, 2000000000ull, 54000000000000ull, err, sizeof err));
+    assert_non_null(strstr(err, "device 0 B"));
+    /* within memory but past a grid table's indexing on OpenCL */
+    d.backend = RB_BACKEND_OPENCL;
+    if (rb_world_fits(&d, 1, 600000000ull, err, sizeof err)) fail_msg("600 M particles fit OpenCL: %s", err);
+    assert_true(strstr(err, "limit of 536870912") || strstr(err, "more than this machine's"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fits_estimates_bytes),
         cmocka_unit_test(test_add_remove_keeps_states),
         cmocka_unit_test(test_impulse),
         cmocka_unit_test(test_bad_input),

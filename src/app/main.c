@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "app.h"
+#include "base/clock.h"
 #include "run.h"
 #include "scenes/formations.h"
 #ifdef RB_HAVE_SANDBOX
@@ -39,7 +40,7 @@ static int list_shapes(const rb_registry *reg, bool json) {
 }
 
 static void print_json(const rb_options *o, const rb_scene *scene, rb_run *run, const rb_run_stats *st,
-                       const rb_run_summary *s, bool ok) {
+                       const rb_run_summary *s, bool ok, double build_s) {
     rb_world *w = rb_run_world(run);
     const double dt = rb_decimal(rb_world_get_desc(w)->dt), sps = st->wall_s > 0 ? o->steps / st->wall_s : 0.0;
     char digest[17];
@@ -51,6 +52,7 @@ static void print_json(const rb_options *o, const rb_scene *scene, rb_run *run, 
     cJSON_AddNumberToObject(j, "dt", dt);
     cJSON_AddNumberToObject(j, "simulated_seconds", o->steps * dt);
     cJSON_AddNumberToObject(j, "wall_seconds", st->wall_s);
+    cJSON_AddNumberToObject(j, "build_seconds", build_s);
     cJSON_AddNumberToObject(j, "steps_per_second", sps);
     cJSON_AddNumberToObject(j, "particle_steps_per_second", sps * s->particles);
     cJSON_AddStringToObject(j, "backend", rb_world_backend_name(w));
@@ -72,7 +74,7 @@ static void print_json(const rb_options *o, const rb_scene *scene, rb_run *run, 
 }
 
 static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, const rb_run_stats *st,
-                       const rb_run_summary *s) {
+                       const rb_run_summary *s, double build_s) {
     rb_world *w = rb_run_world(run);
     const float dt = rb_world_get_desc(w)->dt;
     const double sps = st->wall_s > 0 ? o->steps / st->wall_s : 0.0;
@@ -82,8 +84,8 @@ static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, 
     else
         printf("rubble: %u bodies of '%s' (%u particles), formation %d (%s)\n", s->bodies, rb_scene_shape_name(scene),
                s->particles, o->formation, rb_formation_name(o->formation));
-    printf("backend %s on %s; %ld steps of %g s = %.3f s simulated in %.3f s wall\n", rb_world_backend_name(w),
-           rb_world_device_name(w), o->steps, dt, o->steps * dt, st->wall_s);
+    printf("backend %s on %s; %ld steps of %g s = %.3f s simulated in %.3f s wall (%.3f s building before)\n",
+           rb_world_backend_name(w), rb_world_device_name(w), o->steps, dt, o->steps * dt, st->wall_s, build_s);
     printf("%.1f steps/s, %.3g particle-steps/s, real-time factor %.3f\n", sps, sps * s->particles, sps * dt);
     printf("max speed %.3f m/s, lowest particle point y = %.4f m, %s, digest %016llx\n", s->max_speed, s->min_y,
            s->nan ? "NaN FOUND" : "all finite", (unsigned long long)s->digest);
@@ -98,6 +100,16 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     char err[1024];
     rb_scene *scene = rb_run_make_scene(reg, o->shape, &spec, err, sizeof err);
     if (scene && o->dt > 0.0f) scene->world.dt = o->dt; /* --dt overrides the scene's step */
+    if (scene) { /* more than the machine can hold is refused before anything is built */
+        const rb_world_desc wd = rb_scene_world_desc(scene, &desc);
+        if (!rb_world_fits(&wd, scene->body_count, scene->particle_count, err, sizeof err)) {
+            fprintf(stderr, "rubble: %s\n", err);
+            rb_scene_destroy(scene);
+            rb_registry_destroy(reg);
+            return 2;
+        }
+    }
+    const double t_build = rb_seconds();
     rb_run *run = scene ? rb_run_create(reg, scene, &desc, err, sizeof err) : NULL;
     if (!run) {
         fprintf(stderr, "rubble: %s\n", err);
@@ -113,15 +125,19 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         rb_registry_destroy(reg);
         return 2;
     }
+    /* the world's making (the OpenCL program's build) and the kernels' first
+     * launch are timed apart from the stepping */
+    if (o->steps > 0) rb_run_warm(run);
+    const double build_s = rb_seconds() - t_build;
     rb_run_stats stats;
     bool ok = rb_run_steps(run, o->steps, "headless", !o->json && o->steps >= 2000, &stats);
     if (!ok) stats.wall_s = 0.0;
     rb_run_summary s = rb_run_summarize(run);
     ok = ok && s.ok;
     if (o->json)
-        print_json(o, scene, run, &stats, &s, ok);
+        print_json(o, scene, run, &stats, &s, ok, build_s);
     else
-        print_text(o, scene, run, &stats, &s);
+        print_text(o, scene, run, &stats, &s, build_s);
     rb_run_destroy(run);
     rb_scene_destroy(scene);
     rb_registry_destroy(reg);

@@ -36,6 +36,7 @@ rb_scene *rb_run_make_scene(const rb_registry *registry, const char *shape, cons
 rb_run *rb_run_create(const rb_registry *registry, const rb_scene *scene, const rb_world_desc *base, char *err,
                       size_t err_size) {
     rb_world_desc d = rb_scene_world_desc(scene, base);
+    if (!rb_world_fits(&d, scene->body_count, scene->particle_count, err, err_size)) return NULL;
     char why_not[512];
     rb_run *run = calloc(1, sizeof *run);
     if (run) run->world = rb_world_create(&d, why_not, sizeof why_not);
@@ -65,6 +66,22 @@ static double cpu_seconds(void) {
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
     return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+double rb_run_warm(rb_run *run) {
+    rb_world *w = run->world;
+    const double t0 = rb_seconds();
+    if (strcmp(rb_world_backend_name(w), "opencl") != 0) return 0.0;
+    const uint32_t n = rb_world_body_count(w);
+    rb_body_state *saved = malloc(sizeof *saved * (n ? n : 1));
+    bool ok = saved != NULL;
+    for (uint32_t b = 0; ok && b < n; b++) ok = rb_world_get_body(w, b, &saved[b]);
+    /* one step runs every kernel once (PoCL compiles a kernel at its first
+     * launch); then every body is put back bit for bit, as if it never ran */
+    if (ok && rb_world_step(w, 1))
+        for (uint32_t b = 0; b < n; b++) rb_world_restore_body(w, saved[b].id, &saved[b]);
+    free(saved);
+    return rb_seconds() - t0;
 }
 
 bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_run_stats *r) {

@@ -64,6 +64,11 @@ rb_world *rb_run_world(rb_run *run);
 /* How many bodies the scene put in the world. */
 int rb_run_added(const rb_run *run);
 
+/* Runs one step on the OpenCL backend and puts every body back bit for bit:
+ * the kernels PoCL compiles at their first launch are compiled before timing
+ * starts. Returns the seconds it took (0 on the reference). */
+double rb_run_warm(rb_run *run);
+
 /* Steps `steps` steps in chunks; with progress, long runs report on stderr
  * under `label`. Fills stats. False on a backend failure (logged). */
 bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_run_stats *stats);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "base/rb_math.h"
@@ -709,4 +710,51 @@ uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, dou
     *names = NULL;
     if (!w->backend->vtbl->kernel_times) return 0;
     return w->backend->vtbl->kernel_times(w->backend, names, ms, capacity);
+}
+
+/* ---- what a world of a given size needs ---- */
+
+/* Bytes a body and a particle take: the host arrays (rb_world_data, the id
+ * slots) and the OpenCL buffers (reserve_bodies and reserve_particles in
+ * src/sim/opencl.c, the grid table at its least, one bucket a particle). */
+#define HOST_BODY_BYTES (8 * 16 + 5 * 4 + 8 + 3 * 4)
+#define HOST_PARTICLE_BYTES (16 + 4)
+#define DEVICE_BODY_BYTES (8 * 16 + 4 * 4 + 8 + 32)
+#define DEVICE_PARTICLE_BYTES (16 + 4 * 4 + 4 * 4 + 16 + 12 + 12 + 4)
+#define MAX_DEVICE_PARTICLES (1ull << 29) /* the OpenCL backend's one grid table */
+
+static void format_bytes(double bytes, char *out, size_t size) {
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int u = 0;
+    while (bytes >= 1000.0 && u < 5) bytes /= 1000.0, u++;
+    snprintf(out, size, "%.3g %s", bytes, units[u]);
+}
+
+bool rb_world_fits(const rb_world_desc *desc, uint64_t bodies, uint64_t particles, char *err, size_t err_size) {
+    const bool device = !desc || desc->backend != RB_BACKEND_REFERENCE;
+    const double host_bytes = (double)bodies * HOST_BODY_BYTES + (double)particles * HOST_PARTICLE_BYTES;
+    const double device_bytes =
+        device ? (double)bodies * DEVICE_BODY_BYTES + (double)particles * DEVICE_PARTICLE_BYTES : 0.0;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+    char need[32], host[32], dev[32], have[32];
+    format_bytes(host_bytes + device_bytes, need, sizeof need);
+    format_bytes(host_bytes, host, sizeof host);
+    format_bytes(device_bytes, dev, sizeof dev);
+    format_bytes(memory, have, sizeof have);
+    /* the device's buffers are host memory on a CPU device (PoCL) */
+    if (host_bytes + device_bytes > memory) {
+        snprintf(err, err_size,
+                 "%llu bodies of %llu particles need about %s (host %s, device %s), more than this machine's %s of "
+                 "memory",
+                 (unsigned long long)bodies, (unsigned long long)particles, need, host, dev, have);
+        return false;
+    }
+    if (particles > UINT32_MAX || (device && particles > MAX_DEVICE_PARTICLES)) {
+        snprintf(err, err_size, "%llu particles are more than the %s backend's limit of %llu",
+                 (unsigned long long)particles, device ? "OpenCL" : "reference",
+                 device ? MAX_DEVICE_PARTICLES : (unsigned long long)UINT32_MAX);
+        return false;
+    }
+    return true;
 }

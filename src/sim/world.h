@@ -253,6 +253,16 @@ extern const char *const rb_stage_names[RB_STAGE_COUNT];
 void rb_world_stage_times(const rb_world *world, double ms[RB_STAGE_COUNT]);
 /* Bytes of backend (device) memory held, all buffers counted. */
 size_t rb_world_device_bytes(const rb_world *world);
+
+/* Whether a world of this many bodies and particles fits this machine: the
+ * host arrays (world.c) plus, unless desc asks for the reference backend,
+ * the OpenCL buffers (src/sim/opencl.c), against the machine's memory, and
+ * the particle count against what one grid table indexes. False with the
+ * estimate and the limit in err ("2000000 bodies of 128000000000 particles
+ * need about 2.56 TB (host ..., device ...), more than this machine's
+ * 23.4 GB of memory"), so a world that cannot be built is refused at once
+ * rather than after minutes of failing to grow. */
+bool rb_world_fits(const rb_world_desc *desc, uint64_t bodies, uint64_t particles, char *err, size_t err_size);
 /* Finer than the stages, where the backend times its kernels (OpenCL
  * profiling events): sets *names to the kernels' names and fills ms (up to
  * capacity) with each kernel's time in ms summed over the last step call.
