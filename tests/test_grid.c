@@ -143,6 +143,25 @@ static void test_sparse_cloud_with_hash_collisions(void **state) {
     assert_true(pairs > 50);
 }
 
+/* Two of a cell's 27 neighbours in one bucket: in the backend's own table
+ * (64 buckets for a few particles) cells (x - 1, y - 1, z) and (x + 1, y + 1,
+ * z) hash alike (x + 19349663 y: 31 y mod 64, and 2 + 62 = 64). Two spheres
+ * touching across that diagonal are one pair: a neighbour walk that does not
+ * check each candidate's cell would meet the other sphere twice. */
+static void test_neighbour_cells_sharing_a_bucket(void **state) {
+    assert_int_equal(rb_cell_hash(1, 1, 0, 63), rb_cell_hash(-1, -1, 0, 63));
+    rb_world *w = reference_world();
+    const float r = rb_world_get_desc(w)->particle_radius; /* cells of 2r */
+    const uint32_t sphere = add_sphere(w, 0.0f);
+    const float at[2][3] = {{2 * r - 0.01f, 2 * r - 0.01f, r}, {3 * r - 0.01f, 3 * r - 0.01f, r}};
+    for (int b = 0; b < 2; b++) {
+        rb_body_desc d = {.shape = sphere, .position = {at[b][0], at[b][1], at[b][2]}};
+        assert_true(rb_world_add_body(w, &d).generation != 0);
+    }
+    assert_int_equal(compare_with_all_pairs(w, NULL), 1);
+    rb_world_destroy(w);
+}
+
 /* The OpenCL force pass reads cells x - 1, x, x + 1 of a row as one run of
  * buckets: cell x + 1 must hash to the bucket after cell x's, the table's
  * last bucket followed by bucket 0, everywhere (negative cells and the ends
@@ -195,6 +214,7 @@ int main(void) {
         cmocka_unit_test(test_cloud_far_from_origin),
         cmocka_unit_test(test_sparse_cloud_with_hash_collisions),
         cmocka_unit_test(test_rows_fill_consecutive_buckets),
+        cmocka_unit_test(test_neighbour_cells_sharing_a_bucket),
         cmocka_unit_test(test_mixed_radii),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
