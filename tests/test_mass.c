@@ -124,11 +124,40 @@ static void test_eigen_random(void **state) {
     }
 }
 
+/* Mesh vertices and normals are bounded as particles are (1e6 diameters): a
+ * larger one, scaled by the diameter and turned into the principal frame,
+ * became an infinite vertex (found by fuzz/fuzz_registry.c). The bound itself
+ * is taken, and comes out finite. */
+static void test_mesh_too_large_is_refused(void **state) {
+    static const float one[3] = {0, 0, 0};
+    static const uint32_t tri[3] = {0, 1, 2};
+    rb_registry *reg = rb_registry_create(NULL);
+    float v[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, n[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+    rb_shape_desc d = {.struct_size = sizeof d,
+                       .name = "big",
+                       .particle_count = 1,
+                       .particles = one,
+                       .vertex_count = 3,
+                       .vertices = v,
+                       .normals = n,
+                       .index_count = 3,
+                       .indices = tri,
+                       .particle_diameter = 1e3f};
+    v[3] = 3e38f;
+    assert_int_equal(rb_registry_add_desc(reg, &d, "test", "test_mass"), RB_LOAD_NON_FINITE);
+    v[3] = 1.0f, n[0] = 3e38f;
+    assert_int_equal(rb_registry_add_desc(reg, &d, "test", "test_mass"), RB_LOAD_NON_FINITE);
+    n[0] = 0.0f, v[3] = 1e6f, v[7] = -1e6f;
+    assert_int_equal(rb_registry_add_desc(reg, &d, "test", "test_mass"), RB_LOAD_OK);
+    const rb_shape *s = rb_registry_get(reg, 0);
+    for (int i = 0; i < 9; i++) assert_true(isfinite(s->mesh.positions[i]) && isfinite(s->mesh.normals[i]));
+    rb_registry_destroy(reg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cube_by_hand),
-        cmocka_unit_test(test_l_shape_principal_axes),
-        cmocka_unit_test(test_collinear_rod),
+        cmocka_unit_test(test_cube_by_hand),  cmocka_unit_test(test_l_shape_principal_axes),
+        cmocka_unit_test(test_collinear_rod), cmocka_unit_test(test_mesh_too_large_is_refused),
         cmocka_unit_test(test_eigen_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
