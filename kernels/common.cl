@@ -82,10 +82,16 @@ static inline int3 rb_cell_of(const float3 p, const float inv_cell) {
  * range (saturated cells) instead of overflowing, as rb_cell_step. */
 static inline int rb_cell_step(const int c, const int d) { return as_int((uint)c + (uint)d); }
 
-/* Bucket of a cell in a table of mask + 1 (a power of two) buckets, as
- * rb_cell_hash: cells x and x + 1 of a row fill buckets h and h + 1. */
-static inline uint rb_cell_hash(const int3 c, const uint mask) {
-    return ((uint)c.x + (uint)c.y * 19349663u + (uint)c.z * 83492791u) & mask;
+/* Bucket of a cell in a table of mask + 1 (a power of two) buckets: its
+ * index in a grid of rows along x, stride_z buckets from one row to the
+ * next along z and stride_y from one layer to the next along y, wrapped.
+ * Cells x and x + 1 of a row fill buckets h and h + 1 (the force pass reads
+ * a row as one run), and the rows next to a row along z are the runs just
+ * before and after it: neighbours in space are neighbours in memory. The
+ * host sizes the strides to the world's extent (src/sim/opencl.c); any
+ * strides give the same contacts, only more or fewer cells in a bucket. */
+static inline uint rb_cell_hash(const int3 c, const uint stride_z, const uint stride_y, const uint mask) {
+    return ((uint)c.x + (uint)c.z * stride_z + (uint)c.y * stride_y) & mask;
 }
 
 /* A cell's coordinates modulo 1024, packed in 30 bits. Distinct cells

@@ -115,7 +115,8 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         const uint plane_count, const float inv_cell, __global const uint *body_material,
                         __constant float4 *rates, __global const float2 *body_contact, const float max_radius,
                         const float dt, const float sleep_speed, const float sleep_time, __global float *force,
-                        __global float *moment, __global uint *wake_body) {
+                        __global float *moment, __global uint *wake_body, const uint stride_z,
+                        const uint stride_y) {
     const uint s = get_global_id(0);
     if (s >= n) return;
     const rb_sorted in = {sorted_x, sorted_y,   sorted_z,         sorted_body,   sorted_vel,
@@ -151,7 +152,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
         for (int dy = -1; dy <= 1; dy++) {
             /* per component: as int3 arithmetic it cost PoCL 13% */
             const int3 first = (int3)(rb_cell_step(c.x, -1), rb_cell_step(c.y, dy), rb_cell_step(c.z, dz));
-            const uint h = rb_cell_hash(first, mask), key = rb_cell_key(first);
+            const uint h = rb_cell_hash(first, stride_z, stride_y, mask), key = rb_cell_key(first);
             if (h + 3u <= buckets) {
                 rb_visit_run(&q, &in, table[h], table[h + 3u], key, sleep_speed, sleep_time, dt);
             } else { /* the row passes the table's end: its tail, then its head from bucket 0 */

@@ -51,13 +51,13 @@ static float4 rb_quat_turn(const float4 q, const float3 w, const float t) {
     return qn;
 }
 
-/* Work-item 0's part: the partial sums in order, then the integration of body b. */
-static void rb_integrate_body(const uint b, __local const float4 *part_f, __local const float4 *part_t,
-                              __global float4 *body_pos, __global float4 *body_quat, __global float4 *body_vel,
-                              __global float4 *body_angmom, __global float4 *body_omega,
-                              __global const float4 *body_inv_inertia, __global const uint *body_kind,
-                              __global const uint *wake, const float dt, const float sleep_speed,
-                              const float sleep_time, const float wake_accel, __global float4 *transforms) {
+/* The integration of body b under force F and torque T (the sums). */
+static void rb_integrate_body(const uint b, const float3 F, const float3 T, __global float4 *body_pos,
+                              __global float4 *body_quat, __global float4 *body_vel, __global float4 *body_angmom,
+                              __global float4 *body_omega, __global const float4 *body_inv_inertia,
+                              __global const uint *body_kind, __global const uint *wake, const float dt,
+                              const float sleep_speed, const float sleep_time, const float wake_accel,
+                              __global float4 *transforms) {
     const uint kind = body_kind[b];
     if (kind == RB_BODY_STATIC) return; /* never moves: its transform stays as uploaded */
     const float4 x = body_pos[b], q = body_quat[b];
@@ -72,11 +72,6 @@ static void rb_integrate_body(const uint b, __local const float4 *part_f, __loca
         return;
     }
     const float inv_mass = body_vel[b].w;
-    float3 F = part_f[0].xyz, T = part_t[0].xyz;
-    for (uint k = 1; k < RB_BODY_GROUP; k++) {
-        F = (float3)(F.x + part_f[k].x, F.y + part_f[k].y, F.z + part_f[k].z);
-        T = (float3)(T.x + part_t[k].x, T.y + part_t[k].y, T.z + part_t[k].z);
-    }
 
     /* Sleeping: a sleeping body stays as it is until a mover touches it or a
      * load (support gone, a push) accelerates it. */
@@ -160,7 +155,55 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
     part_f[l] = (float4)(F, 0.0f);
     part_t[l] = (float4)(T, 0.0f);
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (l == 0)
-        rb_integrate_body(b, part_f, part_t, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia,
-                          body_kind, wake, dt, sleep_speed, sleep_time, wake_accel, transforms);
+    if (l != 0) return;
+    F = part_f[0].xyz, T = part_t[0].xyz; /* the partial sums in order */
+    for (uint k = 1; k < RB_BODY_GROUP; k++) {
+        F = (float3)(F.x + part_f[k].x, F.y + part_f[k].y, F.z + part_f[k].z);
+        T = (float3)(T.x + part_t[k].x, T.y + part_t[k].y, T.z + part_t[k].z);
+    }
+    rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
+                      wake, dt, sleep_speed, sleep_time, wake_accel, transforms);
+}
+
+/* rb_integrate with one work-item a body, for GPUs: the same partial sums,
+ * formed one after another and added in the same order, so the same bits.
+ * Neighbouring work-items take neighbouring bodies, and no work-item of a
+ * group waits idle while one sums a small body. */
+__kernel void rb_integrate_flat(const uint body_count, __global const uint *body_first_particle,
+                                __global const float *force, __global const float *moment, __global float4 *body_pos,
+                                __global float4 *body_quat, __global float4 *body_vel, __global float4 *body_angmom,
+                                __global float4 *body_omega, __global const float4 *body_inv_inertia,
+                                __global const float4 *body_force, __global const float4 *body_torque,
+                                __global const uint *body_kind, __global const uint *wake, const float4 gravity,
+                                const float dt, const float sleep_speed, const float sleep_time, const float wake_accel,
+                                __global float4 *transforms) {
+    const uint b = get_global_id(0);
+    if (b >= body_count) return;
+    const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC;
+    const uint first = body_first_particle[b], last = dynamic ? body_first_particle[b + 1] : first;
+    const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_BODY_GROUP - 1) / RB_BODY_GROUP);
+    float3 F = (float3)(0.0f, 0.0f, 0.0f), T = F;
+    for (uint l = 0; l < RB_BODY_GROUP; l++) {
+        float3 pf = (float3)(0.0f, 0.0f, 0.0f), pt = pf; /* work-item l's partial sum in rb_integrate */
+        if (l == 0 && dynamic) {
+            const float mass = 1.0f / body_vel[b].w;
+            const float4 ef = body_force[b];
+            pf = (float3)(ef.x + mass * gravity.x, ef.y + mass * gravity.y, ef.z + mass * gravity.z);
+            pt = body_torque[b].xyz;
+        }
+        const uint lo = min(last, first + l * chunk), hi = min(last, lo + chunk);
+        for (uint i = lo; i < hi; i++) {
+            const float3 f = vload3(i, force), m = vload3(i, moment);
+            pf = (float3)(pf.x + f.x, pf.y + f.y, pf.z + f.z);
+            pt = (float3)(pt.x + m.x, pt.y + m.y, pt.z + m.z);
+        }
+        if (l == 0) {
+            F = pf, T = pt;
+        } else {
+            F = (float3)(F.x + pf.x, F.y + pf.y, F.z + pf.z);
+            T = (float3)(T.x + pt.x, T.y + pt.y, T.z + pt.z);
+        }
+    }
+    rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
+                      wake, dt, sleep_speed, sleep_time, wake_accel, transforms);
 }

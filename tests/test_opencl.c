@@ -480,6 +480,50 @@ static void test_determinism(void **state) {
     assert_true(a == b);
 }
 
+/* The two kernel sets (src/sim/opencl.c) give the same digest: the CPU
+ * kernels (chunk scan, reorder in particle order, a work-group a body), the
+ * GPU kernels (block scan, reorder in slot order, a work-item a body), and
+ * the GPU kernels with the block scan's offsets pass cut to tiles of 4 or 8
+ * block sums by a small work-group, so that it carries a sum from tile to
+ * tile (300 cubes: 8 blocks; 40 cubes: 2 blocks, a tile only partly filled;
+ * 20 cubes: 1). */
+static uint64_t kernels_digest(const fixture *f, const char *kernels, uint32_t bodies, uint32_t steps) {
+    setenv("RUBBLE_OPENCL_KERNELS", kernels, 1);
+    uint64_t h = pile_digest(f, RB_BACKEND_OPENCL, bodies, steps, NULL);
+    unsetenv("RUBBLE_OPENCL_KERNELS");
+    return h;
+}
+
+/* The small scene with its 300-particle slab (check_trajectory): the
+ * integration's partial sums over a body of many particles. */
+static uint64_t slab_digest(const fixture *f, const char *kernels) {
+    setenv("RUBBLE_OPENCL_KERNELS", kernels, 1);
+    rb_world *w = make_world(RB_BACKEND_OPENCL, NULL);
+    unsetenv("RUBBLE_OPENCL_KERNELS");
+    small_scene(f, w, 1, false, false);
+    assert_true(rb_world_step(w, 600));
+    const uint64_t h = rb_world_digest(w);
+    rb_world_destroy(w);
+    return h;
+}
+
+static void test_kernel_sets_agree(void **state) {
+    const uint64_t slab_cpu = slab_digest(*state, "cpu"), slab_gpu = slab_digest(*state, "gpu");
+    printf("    slab: cpu %016llx, gpu %016llx\n", (unsigned long long)slab_cpu, (unsigned long long)slab_gpu);
+    assert_true(slab_cpu == slab_gpu);
+    const uint32_t piles[3][2] = {{300, 700}, {40, 400}, {20, 400}};
+    for (int p = 0; p < 3; p++) {
+        const uint64_t cpu = kernels_digest(*state, "cpu", piles[p][0], piles[p][1]);
+        const char *gpu[3] = {"gpu", "gpu:1", "gpu:2"};
+        for (int k = 0; k < 3; k++) {
+            const uint64_t h = kernels_digest(*state, gpu[k], piles[p][0], piles[p][1]);
+            printf("    pile %u: cpu %016llx, %s %016llx\n", piles[p][0], (unsigned long long)cpu, gpu[k],
+                   (unsigned long long)h);
+            assert_true(h == cpu);
+        }
+    }
+}
+
 /* Cubes have 27 particles, summed in the reference's order, so a cube pile
  * landing, sliding and falling asleep stays bit-equal to the reference. The
  * orientation update's sine and cosine are rb_sincos on both sides: with
@@ -708,6 +752,7 @@ int main(void) {
         cmocka_unit_test(test_trajectory_small),
         cmocka_unit_test(test_grow_and_remove),
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_kernel_sets_agree),
         cmocka_unit_test(test_pile_matches_reference),
         cmocka_unit_test(test_forces_kinds),
         cmocka_unit_test(test_forces_materials),

@@ -164,10 +164,12 @@ static inline int rb_cell_coord(float x, float inv_cell) {
  * as the OpenCL force pass does. */
 static inline int rb_cell_step(int c, int d) { return (int)((unsigned)c + (unsigned)d); }
 
-/* Hash of a cell into a table of mask + 1 (a power of two) buckets. x is
- * added unscaled, so the cells of a row along x fill consecutive buckets:
- * the OpenCL force pass reads three neighbouring cells as one run of the
- * sorted particles. Large odd factors spread the rows of y and z. */
+/* Hash of a cell into a table of mask + 1 (a power of two) buckets, for
+ * the reference's grid. x is added unscaled, so the cells of a row along x
+ * fill consecutive buckets, as in the OpenCL backend's hash
+ * (kernels/common.cl), which lays rows out by the world's extent instead of
+ * these large odd factors. Contacts are summed by cell, not by bucket, so
+ * the two hashes give the same forces. */
 static inline unsigned rb_cell_hash(int cx, int cy, int cz, unsigned mask) {
     return ((unsigned)cx + (unsigned)cy * 19349663u + (unsigned)cz * 83492791u) & mask;
 }

@@ -5,6 +5,7 @@
  * kernel is timed with profiling events. Buffers grow with the world (never
  * a fixed cap); the world compacts its arrays when a body goes and uploads
  * them again, so the device never sees holes. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,39 +30,67 @@
  * once), so a small table wins: at 1, pile 3000's force pass took 5% less
  * time than at 2, with 6 bytes a particle less. */
 #define RB_TABLE_FACTOR 1u
+/* Kernel times are taken on one step in RB_PROFILE_EVERY and scaled to the
+ * call's steps: on an H100 a profiling event costs about as much as a short
+ * kernel, and timing every kernel made a step of 1,000 cubes take twice as
+ * long (0.145 against 0.068 ms). */
+#define RB_PROFILE_EVERY 8u
 /* Profiling events kept before they are read and released. */
 #define RB_EVENT_BATCH 4096u
 
-/* Kernels, in the order of rb_opencl_kernel_names; FILL is clEnqueueFillBuffer. */
+/* Work-items of a block-scan work-group; a block is 4 counters a work-item. */
+#define RB_SCAN_GROUP 256u
+#define RB_SCAN_BLOCK (4u * RB_SCAN_GROUP)
+
+/* Kernels. Each device runs one of two sets, with the same results: the
+ * CPU kernels (the chunk scan, the reorder in particle order, the work-group
+ * a body integration) or the GPU kernels (the block scan, the reorder in
+ * slot order, the work-item a body integration). See grid.cl and
+ * integrate.cl. */
 enum {
-    K_FILL,
     K_HASH,
-    K_SCAN_SUMS,
-    K_SCAN_OFFSETS,
-    K_SCAN_CHUNKS,
+    K_CHUNK_SUMS,
+    K_CHUNK_OFFSETS,
+    K_CHUNKS,
+    K_BLOCK_SUMS,
+    K_BLOCK_OFFSETS,
+    K_BLOCKS,
     K_SCATTER,
     K_REORDER,
+    K_REORDER_SLOTS,
     K_FORCES,
     K_INTEGRATE,
+    K_INTEGRATE_FLAT,
     K_POSITIONS, /* read-back only, not timed */
     K_COUNT
 };
 
-/* The timed kernels: all but K_POSITIONS. */
-#define RB_OPENCL_KERNEL_COUNT 9
-static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
-    "fill_table", "hash_particles", "scan_chunk_sums", "scan_chunk_offsets", "scan_chunks",
-    "scatter",    "reorder",        "forces",          "integrate"};
+static const char *const kernel_entry[K_COUNT] = {"rb_hash_particles",
+                                                  "rb_scan_chunk_sums",
+                                                  "rb_scan_chunk_offsets",
+                                                  "rb_scan_chunks",
+                                                  "rb_scan_block_sums",
+                                                  "rb_scan_block_offsets",
+                                                  "rb_scan_blocks",
+                                                  "rb_scatter",
+                                                  "rb_reorder",
+                                                  "rb_reorder_slots",
+                                                  "rb_forces",
+                                                  "rb_integrate",
+                                                  "rb_integrate_flat",
+                                                  "rb_particle_positions"};
 
-static const char *const kernel_entry[K_COUNT] = {
-    NULL,         "rb_hash_particles", "rb_scan_chunk_sums", "rb_scan_chunk_offsets", "rb_scan_chunks",
-    "rb_scatter", "rb_reorder",        "rb_forces",          "rb_integrate",          "rb_particle_positions"};
+/* The timed kernels, as kernel_times names them: the two sets share names. */
+#define RB_OPENCL_KERNEL_COUNT 8
+static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
+    "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
+static const int kernel_timed[K_COUNT] = {0, 1, 2, 3, 1, 2, 3, 4, 5, 5, 6, 7, 7, -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
-static const int kernel_stage[RB_OPENCL_KERNEL_COUNT] = {RB_STAGE_GRID,      RB_STAGE_GRID,   RB_STAGE_GRID,
-                                                         RB_STAGE_GRID,      RB_STAGE_GRID,   RB_STAGE_GRID,
-                                                         RB_STAGE_PARTICLES, RB_STAGE_FORCES, RB_STAGE_INTEGRATE};
+static const int kernel_stage[RB_OPENCL_KERNEL_COUNT] = {RB_STAGE_GRID,   RB_STAGE_GRID,     RB_STAGE_GRID,
+                                                         RB_STAGE_GRID,   RB_STAGE_GRID,     RB_STAGE_PARTICLES,
+                                                         RB_STAGE_FORCES, RB_STAGE_INTEGRATE};
 
 typedef struct ocl_buffer {
     cl_mem mem;
@@ -84,8 +113,9 @@ typedef struct ocl_buffers {
     ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body;              /* 4 B each, bucket order, padded */
     ocl_buffer sorted_vel;                                             /* 16 B, bucket order */
     ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
-    ocl_buffer table;         /* 4 B x (table_size + 1) */
-    ocl_buffer chunk_sums;    /* 4 B x chunk_count */
+    ocl_buffer counts;        /* 4 B x table_size: bucket counts, zero between steps */
+    ocl_buffer table;         /* 4 B x (table_size + 1): bucket starts */
+    ocl_buffer scan_sums;     /* 4 B x the scan's chunk or block count */
     ocl_buffer planes;        /* RB_MAX_PLANES x 16 B */
     ocl_buffer rates;         /* the pair table: RB_MAX_MATERIALS^2 x 16 B (rb_contact_rates) */
 } ocl_buffers;
@@ -105,11 +135,15 @@ typedef struct ocl {
     size_t group[K_COUNT]; /* work-group size of each per-particle kernel */
     char device_name[600];
     bool gl_sharing;
+    bool gpu_kernels;     /* the GPU kernels, else the CPU kernels (see the kernel list) */
+    size_t offsets_group; /* work-group size of rb_scan_block_offsets */
+    bool profile;         /* kernel times from profiling events (RUBBLE_OPENCL_PROFILE=0: none) */
 
     ocl_buffers buf;
-    uint32_t body_capacity, particle_capacity, table_capacity, chunk_capacity;
+    uint32_t body_capacity, particle_capacity, table_capacity, scan_capacity;
     uint32_t body_count, particle_count; /* as uploaded */
-    uint32_t table_size, chunk_size, chunk_count;
+    uint32_t table_size, chunk_size, chunk_count, block_count;
+    uint32_t stride_z, stride_y; /* the hash's layout of rows (kernels/common.cl, rb_cell_hash) */
 
     cl_event *events; /* pending profiling events and their kernels */
     int *event_kernel;
@@ -201,22 +235,31 @@ static bool reserve_particles(ocl *o, uint32_t n) {
         if (!ok) return false;
     }
     /* A power-of-two table of at least RB_TABLE_FACTOR buckets a particle,
-     * scanned in chunks of a few hundred buckets (about 1024 chunks). */
-    uint32_t table = 64;
+     * and at least one block of the block scan; the chunk scan takes it in
+     * chunks of a few hundred buckets (about 1024 chunks). */
+    uint32_t table = RB_SCAN_BLOCK;
     while (table < RB_TABLE_FACTOR * n) table *= 2;
-    uint32_t chunk = table / 1024 < 16 ? 16 : table / 1024;
-    if (chunk > table) chunk = table;
+    const uint32_t chunk = table / 1024 < 16 ? 16 : table / 1024;
     o->table_size = table;
     o->chunk_size = chunk;
     o->chunk_count = table / chunk;
-    if (table > o->table_capacity || !b->table.mem) {
-        if (!make_buffer(o, &b->table, ((size_t)table + 1u) * 4u, "table")) return o->table_capacity = 0, false;
+    o->block_count = table / RB_SCAN_BLOCK;
+    if (table > o->table_capacity || !b->table.mem || !b->counts.mem) {
+        o->table_capacity = 0;
+        if (!make_buffer(o, &b->table, ((size_t)table + 1u) * 4u, "table") ||
+            !make_buffer(o, &b->counts, (size_t)table * 4u, "counts"))
+            return false;
+        /* zero once: after that each scan leaves the counts at zero */
+        const cl_uint zero = 0;
+        if (!CHECK("clEnqueueFillBuffer(counts)", clEnqueueFillBuffer(o->queue, b->counts.mem, &zero, sizeof zero, 0,
+                                                                      (size_t)table * 4u, 0, NULL, NULL)))
+            return false;
         o->table_capacity = table;
     }
-    if (o->chunk_count > o->chunk_capacity || !b->chunk_sums.mem) {
-        if (!make_buffer(o, &b->chunk_sums, (size_t)o->chunk_count * 4u, "chunk_sums"))
-            return o->chunk_capacity = 0, false;
-        o->chunk_capacity = o->chunk_count;
+    const uint32_t sums = o->gpu_kernels ? o->block_count : o->chunk_count;
+    if (sums > o->scan_capacity || !b->scan_sums.mem) {
+        if (!make_buffer(o, &b->scan_sums, (size_t)sums * 4u, "scan_sums")) return o->scan_capacity = 0, false;
+        o->scan_capacity = sums;
     }
     return true;
 }
@@ -272,13 +315,14 @@ static bool harvest_events(ocl *o) {
  * queue is drained and the batch read, so memory stays bounded on long runs. */
 static bool record_event(ocl *o, int k, cl_event ev) {
     o->events[o->event_count] = ev;
-    o->event_kernel[o->event_count] = k;
+    o->event_kernel[o->event_count] = kernel_timed[k];
     if (++o->event_count < RB_EVENT_BATCH) return true;
     return CHECK("clFinish", clFinish(o->queue)) && harvest_events(o);
 }
 
 static bool launch(ocl *o, int k, size_t global, size_t local, bool timed) {
     if (global == 0) return true;
+    timed = timed && o->profile;
     global = round_up(global, local);
     cl_event ev = NULL;
     cl_int e = clEnqueueNDRangeKernel(o->queue, o->kernels[k], 1, NULL, &global, &local, 0, NULL, timed ? &ev : NULL);
@@ -288,15 +332,6 @@ static bool launch(ocl *o, int k, size_t global, size_t local, bool timed) {
         return false;
     }
     return !timed || record_event(o, k, ev);
-}
-
-static bool clear_table(ocl *o, bool timed) {
-    const cl_uint zero = 0;
-    cl_event ev = NULL;
-    cl_int e = clEnqueueFillBuffer(o->queue, o->buf.table.mem, &zero, sizeof zero, 0, ((size_t)o->table_size + 1u) * 4u,
-                                   0, NULL, timed ? &ev : NULL);
-    if (!CHECK("clEnqueueFillBuffer(table)", e)) return false;
-    return !timed || record_event(o, K_FILL, ev);
 }
 
 /* Sets one kernel argument; returns false (logged) with the kernel and index. */
@@ -315,6 +350,7 @@ static bool arg(ocl *o, int k, cl_uint index, size_t size, const void *value) {
 static bool set_args(ocl *o, const rb_step_params *p) {
     const cl_uint n = o->particle_count, bodies = o->body_count, mask = o->table_size - 1u;
     const cl_uint table_size = o->table_size, chunk_size = o->chunk_size, chunk_count = o->chunk_count;
+    const cl_uint block_count = o->block_count;
     const cl_uint plane_count = p->plane_count;
     const cl_float inv_cell = 1.0f / (2.0f * p->max_radius); /* as the reference computes it */
     const cl_float max_radius = p->max_radius, dt = p->dt;
@@ -325,25 +361,36 @@ static bool set_args(ocl *o, const rb_step_params *p) {
     ok = ok && ARG_VAL(K_HASH, 0, n) && ARG_MEM(K_HASH, 1, particle_offset) && ARG_MEM(K_HASH, 2, particle_body) &&
          ARG_MEM(K_HASH, 3, body_pos) && ARG_MEM(K_HASH, 4, body_quat) && ARG_MEM(K_HASH, 5, body_vel) &&
          ARG_MEM(K_HASH, 6, body_omega) && ARG_VAL(K_HASH, 7, inv_cell) && ARG_VAL(K_HASH, 8, mask) &&
-         ARG_MEM(K_HASH, 9, particle_hash) && ARG_MEM(K_HASH, 10, table) && ARG_MEM(K_HASH, 11, wake) &&
-         ARG_MEM(K_HASH, 12, force) && ARG_MEM(K_HASH, 13, moment); /* scratch until the force pass */
+         ARG_MEM(K_HASH, 9, particle_hash) && ARG_MEM(K_HASH, 10, counts) &&
+         ARG_MEM(K_HASH, 11, sorted_index) && /* the ranks, until rb_reorder */
+         ARG_MEM(K_HASH, 12, wake) && ARG_MEM(K_HASH, 13, force) &&
+         ARG_MEM(K_HASH, 14, moment) && /* scratch until the force pass */
+         ARG_VAL(K_HASH, 15, o->stride_z) && ARG_VAL(K_HASH, 16, o->stride_y);
 
-    ok = ok && ARG_MEM(K_SCAN_SUMS, 0, table) && ARG_VAL(K_SCAN_SUMS, 1, chunk_size) &&
-         ARG_VAL(K_SCAN_SUMS, 2, chunk_count) && ARG_MEM(K_SCAN_SUMS, 3, chunk_sums);
-    ok = ok && ARG_MEM(K_SCAN_OFFSETS, 0, chunk_sums) && ARG_VAL(K_SCAN_OFFSETS, 1, chunk_count) &&
-         ARG_MEM(K_SCAN_OFFSETS, 2, table) && ARG_VAL(K_SCAN_OFFSETS, 3, table_size);
-    ok = ok && ARG_MEM(K_SCAN_CHUNKS, 0, table) && ARG_VAL(K_SCAN_CHUNKS, 1, chunk_size) &&
-         ARG_VAL(K_SCAN_CHUNKS, 2, chunk_count) && ARG_MEM(K_SCAN_CHUNKS, 3, chunk_sums);
+    if (o->gpu_kernels) {
+        ok = ok && ARG_MEM(K_BLOCK_SUMS, 0, counts) && ARG_MEM(K_BLOCK_SUMS, 1, scan_sums);
+        ok = ok && ARG_MEM(K_BLOCK_OFFSETS, 0, scan_sums) && ARG_VAL(K_BLOCK_OFFSETS, 1, block_count) &&
+             ARG_MEM(K_BLOCK_OFFSETS, 2, table) && ARG_VAL(K_BLOCK_OFFSETS, 3, table_size) &&
+             arg(o, K_BLOCK_OFFSETS, 4, o->offsets_group * sizeof(cl_uint), NULL);
+        ok = ok && ARG_MEM(K_BLOCKS, 0, counts) && ARG_MEM(K_BLOCKS, 1, scan_sums) && ARG_MEM(K_BLOCKS, 2, table);
+    } else {
+        ok = ok && ARG_MEM(K_CHUNK_SUMS, 0, counts) && ARG_VAL(K_CHUNK_SUMS, 1, chunk_size) &&
+             ARG_VAL(K_CHUNK_SUMS, 2, chunk_count) && ARG_MEM(K_CHUNK_SUMS, 3, scan_sums);
+        ok = ok && ARG_MEM(K_CHUNK_OFFSETS, 0, scan_sums) && ARG_VAL(K_CHUNK_OFFSETS, 1, chunk_count) &&
+             ARG_MEM(K_CHUNK_OFFSETS, 2, table) && ARG_VAL(K_CHUNK_OFFSETS, 3, table_size);
+        ok = ok && ARG_MEM(K_CHUNKS, 0, counts) && ARG_VAL(K_CHUNKS, 1, chunk_size) &&
+             ARG_VAL(K_CHUNKS, 2, chunk_count) && ARG_MEM(K_CHUNKS, 3, scan_sums) && ARG_MEM(K_CHUNKS, 4, table);
+    }
 
-    ok = ok && ARG_VAL(K_SCATTER, 0, n) && ARG_MEM(K_SCATTER, 1, particle_hash) && ARG_MEM(K_SCATTER, 2, table) &&
-         ARG_MEM(K_SCATTER, 3, members);
+    ok = ok && ARG_VAL(K_SCATTER, 0, n) && ARG_MEM(K_SCATTER, 1, particle_hash) &&
+         ARG_MEM(K_SCATTER, 2, sorted_index) && ARG_MEM(K_SCATTER, 3, table) && ARG_MEM(K_SCATTER, 4, members);
 
-    ok = ok && ARG_VAL(K_REORDER, 0, n) && ARG_MEM(K_REORDER, 1, particle_body) && ARG_MEM(K_REORDER, 2, body_pos) &&
-         ARG_MEM(K_REORDER, 3, force) && ARG_MEM(K_REORDER, 4, moment) && ARG_MEM(K_REORDER, 5, particle_hash) &&
-         ARG_MEM(K_REORDER, 6, table) && ARG_MEM(K_REORDER, 7, members) && ARG_VAL(K_REORDER, 8, inv_cell) &&
-         ARG_MEM(K_REORDER, 9, sorted_x) && ARG_MEM(K_REORDER, 10, sorted_y) && ARG_MEM(K_REORDER, 11, sorted_z) &&
-         ARG_MEM(K_REORDER, 12, sorted_body) && ARG_MEM(K_REORDER, 13, sorted_vel) &&
-         ARG_MEM(K_REORDER, 14, sorted_index);
+    const int kr = o->gpu_kernels ? K_REORDER_SLOTS : K_REORDER; /* the same arguments */
+    ok = ok && ARG_VAL(kr, 0, n) && ARG_MEM(kr, 1, particle_body) && ARG_MEM(kr, 2, body_pos) &&
+         ARG_MEM(kr, 3, force) && ARG_MEM(kr, 4, moment) && ARG_MEM(kr, 5, particle_hash) && ARG_MEM(kr, 6, table) &&
+         ARG_MEM(kr, 7, members) && ARG_VAL(kr, 8, inv_cell) && ARG_MEM(kr, 9, sorted_x) && ARG_MEM(kr, 10, sorted_y) &&
+         ARG_MEM(kr, 11, sorted_z) && ARG_MEM(kr, 12, sorted_body) && ARG_MEM(kr, 13, sorted_vel) &&
+         ARG_MEM(kr, 14, sorted_index);
 
     ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, sorted_index) && ARG_MEM(K_FORCES, 2, body_pos) &&
          ARG_MEM(K_FORCES, 3, body_omega) && ARG_MEM(K_FORCES, 4, body_inv_inertia) && ARG_MEM(K_FORCES, 5, table) &&
@@ -353,49 +400,95 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_MEM(K_FORCES, 15, body_material) && ARG_MEM(K_FORCES, 16, rates) && ARG_MEM(K_FORCES, 17, body_contact) &&
          ARG_VAL(K_FORCES, 18, max_radius) && ARG_VAL(K_FORCES, 19, dt) && ARG_VAL(K_FORCES, 20, sleep_speed) &&
          ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) && ARG_MEM(K_FORCES, 23, moment) &&
-         ARG_MEM(K_FORCES, 24, wake);
+         ARG_MEM(K_FORCES, 24, wake) && ARG_VAL(K_FORCES, 25, o->stride_z) && ARG_VAL(K_FORCES, 26, o->stride_y);
 
-    ok = ok && ARG_VAL(K_INTEGRATE, 0, bodies) && ARG_MEM(K_INTEGRATE, 1, body_first_particle) &&
-         ARG_MEM(K_INTEGRATE, 2, force) && ARG_MEM(K_INTEGRATE, 3, moment) && ARG_MEM(K_INTEGRATE, 4, body_pos) &&
-         ARG_MEM(K_INTEGRATE, 5, body_quat) && ARG_MEM(K_INTEGRATE, 6, body_vel) &&
-         ARG_MEM(K_INTEGRATE, 7, body_angmom) && ARG_MEM(K_INTEGRATE, 8, body_omega) &&
-         ARG_MEM(K_INTEGRATE, 9, body_inv_inertia) && ARG_MEM(K_INTEGRATE, 10, body_force) &&
-         ARG_MEM(K_INTEGRATE, 11, body_torque) && ARG_MEM(K_INTEGRATE, 12, body_kind) &&
-         ARG_MEM(K_INTEGRATE, 13, wake) && ARG_VAL(K_INTEGRATE, 14, gravity) && ARG_VAL(K_INTEGRATE, 15, dt) &&
-         ARG_VAL(K_INTEGRATE, 16, sleep_speed) && ARG_VAL(K_INTEGRATE, 17, sleep_time) &&
-         ARG_VAL(K_INTEGRATE, 18, wake_accel) && ARG_MEM(K_INTEGRATE, 19, transforms);
+    const int ki = o->gpu_kernels ? K_INTEGRATE_FLAT : K_INTEGRATE; /* the same arguments */
+    ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
+         ARG_MEM(ki, 3, moment) && ARG_MEM(ki, 4, body_pos) && ARG_MEM(ki, 5, body_quat) && ARG_MEM(ki, 6, body_vel) &&
+         ARG_MEM(ki, 7, body_angmom) && ARG_MEM(ki, 8, body_omega) && ARG_MEM(ki, 9, body_inv_inertia) &&
+         ARG_MEM(ki, 10, body_force) && ARG_MEM(ki, 11, body_torque) && ARG_MEM(ki, 12, body_kind) &&
+         ARG_MEM(ki, 13, wake) && ARG_VAL(ki, 14, gravity) && ARG_VAL(ki, 15, dt) && ARG_VAL(ki, 16, sleep_speed) &&
+         ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) && ARG_MEM(ki, 19, transforms);
 
     ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
          ARG_MEM(K_POSITIONS, 4, body_quat) && ARG_MEM(K_POSITIONS, 5, force);
 
     /* The planes and the pair table's rows of the materials in use, for this
-     * call's parameters (small constant buffers). */
-    ok = ok && CHECK("clEnqueueWriteBuffer(planes)", clEnqueueWriteBuffer(o->queue, o->buf.planes.mem, CL_TRUE, 0,
+     * call's parameters (small constant buffers). Not waited for: the
+     * queue runs in order, and the world's parameters stay as they are
+     * until the step call has finished. */
+    ok = ok && CHECK("clEnqueueWriteBuffer(planes)", clEnqueueWriteBuffer(o->queue, o->buf.planes.mem, CL_FALSE, 0,
                                                                           sizeof p->planes, p->planes, 0, NULL, NULL));
     ok = ok && CHECK("clEnqueueWriteBuffer(rates)",
-                     clEnqueueWriteBuffer(o->queue, o->buf.rates.mem, CL_TRUE, 0,
+                     clEnqueueWriteBuffer(o->queue, o->buf.rates.mem, CL_FALSE, 0,
                                           (size_t)p->material_count * RB_MAX_MATERIALS * sizeof *p->rates, p->rates, 0,
                                           NULL, NULL));
     return ok;
 }
 
+/* The scan of the bucket counts into bucket starts (grid.cl). */
+static bool enqueue_scan(ocl *o, bool timed) {
+    if (o->gpu_kernels) {
+        const size_t items = (size_t)o->block_count * RB_SCAN_GROUP;
+        return launch(o, K_BLOCK_SUMS, items, RB_SCAN_GROUP, timed) &&
+               launch(o, K_BLOCK_OFFSETS, o->offsets_group, o->offsets_group, timed) &&
+               launch(o, K_BLOCKS, items, RB_SCAN_GROUP, timed);
+    }
+    const size_t *g = o->group;
+    return launch(o, K_CHUNK_SUMS, o->chunk_count, g[K_CHUNK_SUMS], timed) && launch(o, K_CHUNK_OFFSETS, 1, 1, timed) &&
+           launch(o, K_CHUNKS, o->chunk_count, g[K_CHUNKS], timed);
+}
+
 /* Stages 1-3: particle values into sorted order, the grid, the forces. */
 static bool enqueue_forces(ocl *o, bool timed) {
     const size_t n = o->particle_count, *g = o->group;
-    return clear_table(o, timed) && launch(o, K_HASH, n, g[K_HASH], timed) &&
-           launch(o, K_SCAN_SUMS, o->chunk_count, g[K_SCAN_SUMS], timed) && launch(o, K_SCAN_OFFSETS, 1, 1, timed) &&
-           launch(o, K_SCAN_CHUNKS, o->chunk_count, g[K_SCAN_CHUNKS], timed) &&
-           launch(o, K_SCATTER, n, g[K_SCATTER], timed) && launch(o, K_REORDER, n, g[K_REORDER], timed) &&
+    return launch(o, K_HASH, n, g[K_HASH], timed) && enqueue_scan(o, timed) &&
+           launch(o, K_SCATTER, n, g[K_SCATTER], timed) &&
+           (o->gpu_kernels ? launch(o, K_REORDER_SLOTS, n, g[K_REORDER_SLOTS], timed)
+                           : launch(o, K_REORDER, n, g[K_REORDER], timed)) &&
            launch(o, K_FORCES, n, g[K_FORCES], timed);
 }
 
+/* Stages 4 and 5: the sums, the integration, the transforms. */
+static bool enqueue_integrate(ocl *o, bool timed) {
+    if (o->gpu_kernels) return launch(o, K_INTEGRATE_FLAT, o->body_count, o->group[K_INTEGRATE_FLAT], timed);
+    return launch(o, K_INTEGRATE, (size_t)o->body_count * RB_BODY_GROUP, RB_BODY_GROUP, timed);
+}
+
 /* ---- the backend interface ---- */
+
+/* The cells a coordinate spans over the bodies' centres, with a margin for
+ * the bodies' own size, or 0 if the spread is not finite. */
+static uint32_t spread_cells(float lo, float hi, float inv_cell) {
+    const float cells = (hi - lo) * inv_cell;
+    return cells >= 0.0f && cells < 65536.0f ? (uint32_t)cells + 8u : 0u;
+}
+
+/* The hash's strides for the world as uploaded (kernels/common.cl,
+ * rb_cell_hash): a row of cells along x as long as the bodies spread along
+ * x, a layer of rows along z as deep as they spread along z. Both are odd,
+ * so that where the world has more cells than the table has buckets, layers
+ * and rows far apart wrap onto different buckets rather than onto each
+ * other. Bodies that leave this box only share buckets more often. */
+static void choose_strides(ocl *o, const rb_world_data *d, const rb_step_params *p) {
+    float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (uint32_t b = 0; b < d->body_count; b++) {
+        const float c[2] = {d->body_pos[b].x, d->body_pos[b].z};
+        for (int k = 0; k < 2; k++) lo[k] = fminf(lo[k], c[k]), hi[k] = fmaxf(hi[k], c[k]);
+    }
+    const float inv_cell = 1.0f / (2.0f * p->max_radius);
+    uint32_t nx = spread_cells(lo[0], hi[0], inv_cell), nz = spread_cells(lo[1], hi[1], inv_cell);
+    if (nx == 0 || nz == 0) nx = nz = 1024; /* no bodies, or a state gone bad */
+    o->stride_z = nx | 1u;
+    o->stride_y = (o->stride_z * nz) | 1u;
+}
 
 static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_params *p) {
     ocl *o = (ocl *)base;
     const uint32_t nb = d->body_count, np = d->particle_count;
     if (!reserve_bodies(o, nb) || !reserve_particles(o, np) || !reserve_staging(o, (size_t)nb * 32u)) return false;
+    choose_strides(o, d, p);
     /* The transforms as they are now, so a read before the first step sees them. */
     for (uint32_t b = 0; b < nb; b++) {
         float *t = &o->staging[8 * b];
@@ -424,7 +517,6 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
     o->body_count = ok ? nb : 0;
     o->particle_count = ok ? np : 0;
-    (void)p;
     return ok;
 }
 
@@ -442,11 +534,15 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
     if (o->body_count == 0) return true;
     if (!set_args(o, p)) return false;
     bool ok = true;
-    for (uint32_t s = 0; s < steps && ok; s++)
-        ok = enqueue_forces(o, true) &&
-             launch(o, K_INTEGRATE, (size_t)o->body_count * RB_BODY_GROUP, RB_BODY_GROUP, true);
+    uint32_t timed_steps = 0;
+    for (uint32_t s = 0; s < steps && ok; s++) {
+        const bool timed = s % RB_PROFILE_EVERY == 0;
+        timed_steps += timed;
+        ok = enqueue_forces(o, timed) && enqueue_integrate(o, timed);
+    }
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
     ok = harvest_events(o) && ok;
+    for (int k = 0; k < RB_OPENCL_KERNEL_COUNT; k++) o->kernel_ms[k] *= (double)steps / timed_steps;
     return ok;
 }
 
@@ -592,8 +688,9 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(o->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     char options[256];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu%s",
-             RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS,
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu%s",
+             RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {
@@ -630,12 +727,43 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
         }
         o->group[k] = RB_PARTICLE_GROUP;
         while (o->group[k] > 1 && o->group[k] > limit) o->group[k] /= 2;
+        const bool block_kernel = k == K_BLOCK_SUMS || k == K_BLOCK_OFFSETS || k == K_BLOCKS;
+        if (block_kernel && o->gpu_kernels && limit < (k == K_BLOCK_OFFSETS ? o->offsets_group : RB_SCAN_GROUP)) {
+            rb_log(RB_LOG_WARN, "OpenCL: %s allows work-groups of %zu on this device: the CPU kernels instead",
+                   kernel_entry[k], limit);
+            o->gpu_kernels = false;
+        }
         if (k == K_INTEGRATE && limit < RB_BODY_GROUP) {
             snprintf(err, err_size, "kernel %s allows work-groups of %zu on this device; it needs %u", kernel_entry[k],
                      limit, RB_BODY_GROUP);
             return false;
         }
     }
+    return true;
+}
+
+/* The kernel set for the device: the GPU kernels on a GPU, the CPU kernels
+ * elsewhere, unless RUBBLE_OPENCL_KERNELS says "cpu", "gpu" or "gpu:N" (the
+ * GPU kernels with N work-items, a power of two up to RB_SCAN_GROUP, in the
+ * block scan's offsets pass: the tests' way to make that pass loop over
+ * several tiles with a small table). */
+static bool choose_kernels(ocl *o, bool is_gpu, char *err, size_t err_size) {
+    o->gpu_kernels = is_gpu;
+    o->offsets_group = RB_SCAN_GROUP;
+    const char *v = getenv("RUBBLE_OPENCL_KERNELS");
+    if (!v || !*v) return true;
+    unsigned group = RB_SCAN_GROUP;
+    char tail;
+    if (strcmp(v, "cpu") == 0)
+        o->gpu_kernels = false;
+    else if (strcmp(v, "gpu") == 0 || (sscanf(v, "gpu:%u%c", &group, &tail) == 1 && group >= 1 &&
+                                       group <= RB_SCAN_GROUP && (group & (group - 1)) == 0))
+        o->gpu_kernels = true, o->offsets_group = group;
+    else
+        return snprintf(err, err_size,
+                        "RUBBLE_OPENCL_KERNELS=%s: expected cpu, gpu or gpu:N (N a power of two up to %u)", v,
+                        RB_SCAN_GROUP),
+               false;
     return true;
 }
 
@@ -678,7 +806,11 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev.platform, 0};
     o->context = clCreateContext(props, 1, &dev.device, NULL, NULL, &e);
     if (!rb_cl_check(e, "clCreateContext", err, err_size)) goto fail;
-    o->queue = clCreateCommandQueue(o->context, dev.device, CL_QUEUE_PROFILING_ENABLE, &e);
+    /* Kernel times come from profiling events; RUBBLE_OPENCL_PROFILE=0 goes
+     * without, to see what the events cost when kernels are short. */
+    const char *profile = getenv("RUBBLE_OPENCL_PROFILE");
+    o->profile = !(profile && strcmp(profile, "0") == 0);
+    o->queue = clCreateCommandQueue(o->context, dev.device, o->profile ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
     if (!rb_cl_check(e, "clCreateCommandQueue", err, err_size)) goto fail;
 
     /* Where the device has cl_khr_gl_sharing a renderer could draw from the
@@ -694,7 +826,10 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
     }
     free(ext);
 
-    if (!build_program(o, err, err_size)) goto fail;
+    if (!choose_kernels(o, dev.is_gpu, err, err_size) || !build_program(o, err, err_size)) goto fail;
+    const size_t name_len = strlen(o->device_name); /* the kernel set is part of what a benchmark ran on */
+    snprintf(o->device_name + name_len, sizeof o->device_name - name_len, ", %s kernels",
+             o->gpu_kernels ? "GPU" : "CPU");
 
     o->events = malloc(RB_EVENT_BATCH * sizeof *o->events);
     o->event_kernel = malloc(RB_EVENT_BATCH * sizeof *o->event_kernel);
