@@ -39,7 +39,7 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Loads path in a child process (at most 20 s) through rb_mesh_load, as the
+/* Loads path in a child process (at most 2 s) through rb_mesh_load, as the
  * plugin does. Returns whether it was refused with `says`; *seconds and *mb:
  * its wall time and its peak resident memory above a child that does
  * nothing. */
@@ -54,7 +54,7 @@ static bool refused_in_child(const char *path, const char *says, double *seconds
     pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        alarm(20);
+        alarm(2); /* should the check fail, assimp gets 2 s to allocate, not minutes */
         rb_mesh_data m;
         char err[512] = "";
         const bool loaded = rb_mesh_load(path, false, &m, err, sizeof err);
