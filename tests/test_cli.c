@@ -167,8 +167,8 @@ static void test_unusable_names_exit_2(void **state) {
         {"--screenshot /proc/x.png --frames 1", "--screenshot /proc/x.png: cannot write in /proc"},
         {"--screenshot /no/such/folder/x.png --frames 1",
          "--screenshot /no/such/folder/x.png: no folder /no/such/folder"},
-        {"--script %s", "cli-nul.script:2: holds a NUL byte"},
-        {"--script %s", "cli-proc.script:1: screenshot /proc/x.png: cannot write in /proc"},
+        {"--frames 30 --script %s", "cli-nul.script:2: holds a NUL byte"},
+        {"--frames 30 --script %s", "cli-proc.script:1: screenshot /proc/x.png: cannot write in /proc"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(args, sizeof args, cases[i].args, i == 6 ? nul_script : proc_script);
