@@ -7,10 +7,10 @@
  * One work-group of RB_BODY_GROUP work-items per body. Work-item l sums the
  * l-th run of `chunk` consecutive particles, chunk = max(RB_MIN_CHUNK,
  * ceil(count / RB_BODY_GROUP)); work-item 0 then adds the partial sums in
- * order. The order is fixed, so results are deterministic; a body of at most
- * RB_MIN_CHUNK particles is summed in particle order from the external load
- * and gravity, exactly as the reference does, and a body of hundreds of
- * particles is spread over the whole group. Sleeping follows the reference:
+ * order: the order the reference sums in too (src/sim/world_internal.h,
+ * RB_SUM_PARTS), so both give the same bits. A body of at most RB_MIN_CHUNK
+ * particles is summed by work-item 0 alone; a body of hundreds of particles
+ * is spread over the whole group. Sleeping follows the reference:
  * a sleeping body is left untouched unless woken (forces.cl) or loaded. A
  * static body sums nothing and is left as it is; a kinematic body sums
  * nothing and moves on at its own velocity and angular velocity. */

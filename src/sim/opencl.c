@@ -14,11 +14,12 @@
 #include "opencl.h"
 #include "opencl_kernels.h"
 
-/* Work-items per body in rb_integrate (8 cost a third fewer instructions
- * than 32 on PoCL), and the fewest particles one of them sums (bodies up to
- * that size are summed in the reference's order). */
-#define RB_BODY_GROUP 8u
-#define RB_MIN_CHUNK 32u
+/* Work-items per body in rb_integrate, one a partial sum, and the fewest
+ * particles one of them sums: the order every backend sums in
+ * (world_internal.h). (8 parts cost a third fewer instructions than 32 on
+ * PoCL.) */
+#define RB_BODY_GROUP RB_SUM_PARTS
+#define RB_MIN_CHUNK RB_SUM_MIN_CHUNK
 /* Slots past the last particle in the sorted copies: the force pass loads
  * eight at a time. */
 #define RB_RUN_PAD 8u

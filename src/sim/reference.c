@@ -216,14 +216,30 @@ static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
         }
         rb_float4 x = d->body_pos[b], v = d->body_vel[b], L = d->body_angmom[b];
         float inv_mass = v.w, mass = 1.0f / inv_mass;
-        float F[3] = {d->body_force[b].x + mass * p->gravity[0], d->body_force[b].y + mass * p->gravity[1],
-                      d->body_force[b].z + mass * p->gravity[2]};
-        float T[3] = {d->body_torque[b].x, d->body_torque[b].y, d->body_torque[b].z};
-        for (uint32_t i = d->body_first_particle[b]; i < d->body_first_particle[b + 1]; i++) {
-            const float *f = &r->force[3 * i];
-            float rel[3] = {r->pos[i].x - x.x, r->pos[i].y - x.y, r->pos[i].z - x.z}, t[3];
-            rb_v3_cross(rel, f, t);
-            for (int k = 0; k < 3; k++) F[k] += f[k], T[k] += t[k] + r->moment[3 * i + k];
+        /* The sums in the order every backend forms them (world_internal.h,
+         * RB_SUM_PARTS): partial sums over runs of particles, added in order. */
+        const uint32_t first = d->body_first_particle[b], last = d->body_first_particle[b + 1];
+        uint32_t chunk = (last - first + RB_SUM_PARTS - 1) / RB_SUM_PARTS;
+        if (chunk < RB_SUM_MIN_CHUNK) chunk = RB_SUM_MIN_CHUNK;
+        float F[3] = {0.0f, 0.0f, 0.0f}, T[3] = {0.0f, 0.0f, 0.0f};
+        for (uint32_t part = 0; part < RB_SUM_PARTS; part++) {
+            float pf[3] = {0.0f, 0.0f, 0.0f}, pt[3] = {0.0f, 0.0f, 0.0f};
+            if (part == 0) {
+                pf[0] = d->body_force[b].x + mass * p->gravity[0];
+                pf[1] = d->body_force[b].y + mass * p->gravity[1];
+                pf[2] = d->body_force[b].z + mass * p->gravity[2];
+                pt[0] = d->body_torque[b].x, pt[1] = d->body_torque[b].y, pt[2] = d->body_torque[b].z;
+            }
+            const uint32_t lo = first + part * chunk < last ? first + part * chunk : last;
+            const uint32_t hi = lo + chunk < last ? lo + chunk : last;
+            for (uint32_t i = lo; i < hi; i++) {
+                const float *f = &r->force[3 * i];
+                float rel[3] = {r->pos[i].x - x.x, r->pos[i].y - x.y, r->pos[i].z - x.z}, t[3];
+                rb_v3_cross(rel, f, t);
+                for (int k = 0; k < 3; k++) pf[k] += f[k], pt[k] += t[k] + r->moment[3 * i + k];
+            }
+            for (int k = 0; k < 3; k++)
+                F[k] = part == 0 ? pf[k] : F[k] + pf[k], T[k] = part == 0 ? pt[k] : T[k] + pt[k];
         }
         rb_float4 q4 = d->body_quat[b];
         /* sleeping: still until touched by a mover or loaded (support gone, a push) */

@@ -34,6 +34,16 @@ typedef struct rb_contact_rates {
 } rb_contact_rates;
 _Static_assert(sizeof(rb_contact_rates) == 16, "rb_contact_rates must have the layout of cl_float4");
 
+/* The order in which a body's particle forces and moments are summed, the
+ * same on every backend so that their results are the same bits: RB_SUM_PARTS
+ * partial sums, part k over the k-th run of chunk = max(RB_SUM_MIN_CHUNK,
+ * ceil(count / RB_SUM_PARTS)) consecutive particles, part 0 starting from
+ * the external load and gravity and the others from zero, then the parts
+ * added in order. (The OpenCL backend sums part k in work-item k of a body's
+ * work-group on a CPU; kernels/integrate.cl.) */
+#define RB_SUM_PARTS 8u
+#define RB_SUM_MIN_CHUNK 32u
+
 /* The pair table's row of materials a and b (a, b < RB_MAX_MATERIALS). */
 static inline uint32_t rb_pair_index(uint32_t a, uint32_t b) { return a * RB_MAX_MATERIALS + b; }
 
