@@ -85,7 +85,10 @@ static const char *const kernel_entry[K_COUNT] = {"rb_hash_particles",
 #define RB_OPENCL_KERNEL_COUNT 8
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
-static const int kernel_timed[K_COUNT] = {0, 1, 2, 3, 1, 2, 3, 4, 5, 5, 6, 7, 7, -1};
+static const int kernel_timed[K_COUNT] = {
+    [K_HASH] = 0,          [K_CHUNK_SUMS] = 1, [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,    [K_BLOCK_SUMS] = 1,
+    [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,     [K_SCATTER] = 4,        [K_REORDER] = 5,   [K_REORDER_SLOTS] = 5,
+    [K_FORCES] = 6,        [K_INTEGRATE] = 7,  [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
@@ -110,9 +113,10 @@ typedef struct ocl_buffers {
     ocl_buffer wake;                                                   /* 4 B: touched by a mover this step */
     ocl_buffer transforms;                                             /* 32 B: what the renderer reads */
     ocl_buffer particle_offset;                                        /* 16 B */
-    ocl_buffer particle_body, particle_hash, members, sorted_index;    /* 4 B each */
-    ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body;              /* 4 B each, bucket order, padded */
-    ocl_buffer sorted_vel;                                             /* 16 B, bucket order */
+    /* 4 B each; sorted_index also holds the ranks from the hash pass to the scatter (grid.cl) */
+    ocl_buffer particle_body, particle_hash, members, sorted_index;
+    ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body; /* 4 B each, bucket order, padded */
+    ocl_buffer sorted_vel;                                /* 16 B, bucket order */
     ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
     ocl_buffer counts;        /* 4 B x table_size: bucket counts, zero between steps */
     ocl_buffer table;         /* 4 B x (table_size + 1): bucket starts */
@@ -139,6 +143,7 @@ typedef struct ocl {
     bool gpu_kernels;     /* the GPU kernels, else the CPU kernels (see the kernel list) */
     size_t offsets_group; /* work-group size of rb_scan_block_offsets */
     bool profile;         /* kernel times from profiling events (RUBBLE_OPENCL_PROFILE=0: none) */
+    bool counts_dirty;    /* a hash pass was enqueued without its scan: the counts need zeroing */
 
     ocl_buffers buf;
     uint32_t body_capacity, particle_capacity, table_capacity, scan_capacity;
@@ -417,8 +422,10 @@ static bool set_args(ocl *o, const rb_step_params *p) {
 
     /* The planes and the pair table's rows of the materials in use, for this
      * call's parameters (small constant buffers). Not waited for: the
-     * queue runs in order, and the world's parameters stay as they are
-     * until the step call has finished. */
+     * queue runs in order, and p is the world's own (rb_world.params),
+     * which lives as long as the backend; a call that fails part-way may
+     * leave a copy pending, and the next call writes both again before any
+     * kernel reads them. */
     ok = ok && CHECK("clEnqueueWriteBuffer(planes)", clEnqueueWriteBuffer(o->queue, o->buf.planes.mem, CL_FALSE, 0,
                                                                           sizeof p->planes, p->planes, 0, NULL, NULL));
     ok = ok && CHECK("clEnqueueWriteBuffer(rates)",
@@ -441,11 +448,31 @@ static bool enqueue_scan(ocl *o, bool timed) {
            launch(o, K_CHUNKS, o->chunk_count, g[K_CHUNKS], timed);
 }
 
+/* Zeroes the bucket counts, which only a hash pass whose scan never ran
+ * (a failed launch) leaves non-zero: every scan zeroes what it reads. */
+static bool clear_counts(ocl *o) {
+    const cl_uint zero = 0;
+    if (!CHECK("clEnqueueFillBuffer(counts)", clEnqueueFillBuffer(o->queue, o->buf.counts.mem, &zero, sizeof zero, 0,
+                                                                  o->buf.counts.bytes, 0, NULL, NULL)))
+        return false;
+    o->counts_dirty = false;
+    return true;
+}
+
+/* The hash pass and the scan: the counts are dirty from the one until the
+ * other is enqueued. */
+static bool enqueue_grid(ocl *o, bool timed) {
+    if (o->counts_dirty && !clear_counts(o)) return false;
+    o->counts_dirty = true;
+    if (!launch(o, K_HASH, o->particle_count, o->group[K_HASH], timed) || !enqueue_scan(o, timed)) return false;
+    o->counts_dirty = false;
+    return true;
+}
+
 /* Stages 1-3: particle values into sorted order, the grid, the forces. */
 static bool enqueue_forces(ocl *o, bool timed) {
     const size_t n = o->particle_count, *g = o->group;
-    return launch(o, K_HASH, n, g[K_HASH], timed) && enqueue_scan(o, timed) &&
-           launch(o, K_SCATTER, n, g[K_SCATTER], timed) &&
+    return enqueue_grid(o, timed) && launch(o, K_SCATTER, n, g[K_SCATTER], timed) &&
            (o->gpu_kernels ? launch(o, K_REORDER_SLOTS, n, g[K_REORDER_SLOTS], timed)
                            : launch(o, K_REORDER, n, g[K_REORDER], timed)) &&
            launch(o, K_FORCES, n, g[K_FORCES], timed);
@@ -543,7 +570,8 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
     }
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
     ok = harvest_events(o) && ok;
-    for (int k = 0; k < RB_OPENCL_KERNEL_COUNT; k++) o->kernel_ms[k] *= (double)steps / timed_steps;
+    if (timed_steps > 0)
+        for (int k = 0; k < RB_OPENCL_KERNEL_COUNT; k++) o->kernel_ms[k] *= (double)steps / timed_steps;
     return ok;
 }
 
@@ -734,7 +762,7 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
                    kernel_entry[k], limit);
             o->gpu_kernels = false;
         }
-        if (k == K_INTEGRATE && limit < RB_BODY_GROUP) {
+        if (k == K_INTEGRATE && !o->gpu_kernels && limit < RB_BODY_GROUP) {
             snprintf(err, err_size, "kernel %s allows work-groups of %zu on this device; it needs %u", kernel_entry[k],
                      limit, RB_BODY_GROUP);
             return false;

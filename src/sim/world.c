@@ -720,8 +720,8 @@ uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, dou
 #define HOST_BODY_BYTES (8 * 16 + 5 * 4 + 8 + 3 * 4)
 #define HOST_PARTICLE_BYTES (16 + 4)
 #define DEVICE_BODY_BYTES (8 * 16 + 4 * 4 + 8 + 32)
-#define DEVICE_PARTICLE_BYTES (16 + 4 * 4 + 4 * 4 + 16 + 12 + 12 + 4)
-#define MAX_DEVICE_PARTICLES (1ull << 29) /* the OpenCL backend's one grid table */
+#define DEVICE_PARTICLE_BYTES (16 + 4 * 4 + 4 * 4 + 16 + 12 + 12 + 4 + 4) /* ... table and counts */
+#define MAX_DEVICE_PARTICLES (1ull << 29)                                 /* the OpenCL backend's one grid table */
 
 static void format_bytes(double bytes, char *out, size_t size) {
     static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};

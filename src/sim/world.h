@@ -266,6 +266,9 @@ bool rb_world_fits(const rb_world_desc *desc, uint64_t bodies, uint64_t particle
 /* Finer than the stages, where the backend times its kernels (OpenCL
  * profiling events): sets *names to the kernels' names and fills ms (up to
  * capacity) with each kernel's time in ms summed over the last step call.
+ * The OpenCL backend times one step in 8 and scales the times to the call
+ * (and times nothing, all zero, under RUBBLE_OPENCL_PROFILE=0); the stage
+ * times above come from the same events.
  * Returns the kernel count; 0 for a backend without kernels (the reference). */
 uint32_t rb_world_kernel_times(const rb_world *world, const char *const **names, double *ms, uint32_t capacity);
 
