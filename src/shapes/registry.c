@@ -235,7 +235,7 @@ static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d,
         return RB_LOAD_ABI_MISMATCH;
     }
     if (!good_name(d->name)) {
-        char name[340];
+        char name[300]; /* escaped(): at most 64 characters of 4 bytes */
         snprintf(why, why_size,
                  "shape name \"%s\": a name is 1-63 printable ASCII characters without spaces, quotes or "
                  "backslashes",
