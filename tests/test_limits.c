@@ -119,7 +119,7 @@ static void check_crossing(crossing what, const char *name, float ox, float oz, 
 
 /* A cube face-on at a plank one particle thick (RUBBLE_LIMITS_SCAN, both
  * backends): every phase and offset is sent back up to 79.5 m/s. From
- * 80 m/s (offset into the plank's pockets; 82-87 m/s at the offsets
+ * 80 m/s (offset into the plank's pockets; 82-92 m/s at the offsets
  * between, 98.5 m/s particle over particle) its bottom layer can get
  * through and the cube stays caught, the plank between its first and
  * second layers, where the two pushes balance; from 161.5 m/s (aligned;
