@@ -141,43 +141,6 @@ int rb_sandbox_world_shape(const rb_sandbox *sb, const char *name) {
     return row >= 0 ? rb_entities_get(sb->entities, (uint32_t)row)->world_shape : -1;
 }
 
-void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
-    double mean;
-    double last = rb_view_host_ms(sb->view, &mean);
-    *o = (rb_sandbox_stats){
-        .frame = sb->frame,
-        .time = sb->clock,
-        .steps = sb->steps,
-        .bodies = rb_world_body_count(sb->world),
-        .particles = rb_world_particle_count(sb->world),
-        .tool = sb->input.tool,
-        .shape = sb->selected_shape,
-        .shape_count = (int)rb_entities_count(sb->entities),
-        .formation = sb->formation,
-        .paused = sb->paused,
-        .particle_view = sb->particle_view,
-        .help = sb->help,
-        .quit = sb->quit,
-        .grabbing = sb->grab.active,
-        .grabbed = sb->grab.active ? sb->grab.body : (rb_body_id){0},
-        .last_thrown = sb->last_thrown,
-        .last_deleted = sb->last_deleted,
-        .last_exploded = sb->last_exploded,
-        .gl_errors = rb_renderer_gl_errors(),
-        .shader_error = sb->shader_error[0] != '\0',
-        .screenshots = sb->screenshots,
-        .frame_steps = sb->steps_clock.frame_steps,
-        .slowed = sb->steps_clock.slowed,
-        .sim_rate = sb->steps_clock.sim_rate,
-        .read_ms = last,
-        .read_ms_mean = mean,
-    };
-    rb_view_drawn(sb->view, &o->drawn_instances, &o->drawn_particle_bodies);
-    o->scene_file = sb->scene_file;
-    o->last_saved = sb->last_saved;
-    memcpy(o->grab_target, sb->grab.target, sizeof o->grab_target);
-}
-
 /* ---- simulation ---- */
 
 /* frame_dt: s of sandbox clock to simulate; real_dt: s of wall time the frame took (for the rate shown). */
@@ -300,35 +263,6 @@ static bool save_shot(rb_sandbox *sb, const char *path) {
     return true;
 }
 
-/* ---- figures for long runs ---- */
-
-static uint32_t count_nonfinite(const float *v, int n) {
-    for (int i = 0; i < n; i++)
-        if (!isfinite(v[i])) return 1;
-    return 0;
-}
-
-/* --stats-every: one line of the period's figures on stdout (scripts/soak reads them). */
-static void report_stats(rb_sandbox *sb, double now) {
-    rb_stats_line l = {0};
-    rb_stats_take(&sb->stats, now, &l);
-    l.sim_s = sb->clock;
-    l.bodies = rb_world_body_count(sb->world);
-    l.particles = rb_world_particle_count(sb->world);
-    l.rss_bytes = rb_stats_rss_bytes();
-    l.device_bytes = rb_world_device_bytes(sb->world);
-    for (uint32_t i = 0; i < l.bodies; i++) {
-        rb_body_state b;
-        if (rb_world_get_body(sb->world, i, &b))
-            l.nonfinite += count_nonfinite(b.position, 3) | count_nonfinite(b.orientation, 4) |
-                           count_nonfinite(b.velocity, 3) | count_nonfinite(b.angular_velocity, 3);
-    }
-    char line[512];
-    rb_stats_format(&l, line, sizeof line);
-    printf("%s\n", line);
-    fflush(stdout);
-}
-
 /* ---- the frame ---- */
 
 bool rb_sandbox_frame(rb_sandbox *sb) {
@@ -375,7 +309,8 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
     } else {
         sb->frame_ms = 1000.0 / 60.0;
     }
-    if (sb->opts.stats_every > 0.0 && rb_stats_frame(&sb->stats, wall_dt, rb_seconds())) report_stats(sb, rb_seconds());
+    if (sb->opts.stats_every > 0.0 && rb_stats_frame(&sb->stats, wall_dt, rb_seconds()))
+        rb_sandbox_report_stats(sb, rb_seconds());
     return !sb->quit;
 }
 

@@ -83,6 +83,10 @@ void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[
 /* Looks at the bodies from the front right and above. */
 void rb_sandbox_frame_camera(rb_sandbox *sb);
 
+/* sandbox_stats.c */
+/* --stats-every: one line of the period's figures on stdout. */
+void rb_sandbox_report_stats(rb_sandbox *sb, double now);
+
 /* sandbox_scene.c */
 /* Makes scene the world (the sandbox takes it). On failure (logged, and in
  * err) the current world and scene stay as they were, and scene is freed. */

@@ -1,0 +1,74 @@
+/* sandbox_stats.c - the figures the sandbox reports: the state the tests
+ * read (rb_sandbox_get_stats, sandbox.h) and the --stats-every line for long
+ * runs (stats.h; scripts/soak reads it). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sandbox_internal.h"
+
+void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
+    double mean;
+    double last = rb_view_host_ms(sb->view, &mean);
+    *o = (rb_sandbox_stats){
+        .frame = sb->frame,
+        .time = sb->clock,
+        .steps = sb->steps,
+        .bodies = rb_world_body_count(sb->world),
+        .particles = rb_world_particle_count(sb->world),
+        .tool = sb->input.tool,
+        .shape = sb->selected_shape,
+        .shape_count = (int)rb_entities_count(sb->entities),
+        .formation = sb->formation,
+        .paused = sb->paused,
+        .particle_view = sb->particle_view,
+        .help = sb->help,
+        .quit = sb->quit,
+        .grabbing = sb->grab.active,
+        .grabbed = sb->grab.active ? sb->grab.body : (rb_body_id){0},
+        .last_thrown = sb->last_thrown,
+        .last_deleted = sb->last_deleted,
+        .last_exploded = sb->last_exploded,
+        .gl_errors = rb_renderer_gl_errors(),
+        .shader_error = sb->shader_error[0] != '\0',
+        .screenshots = sb->screenshots,
+        .frame_steps = sb->steps_clock.frame_steps,
+        .slowed = sb->steps_clock.slowed,
+        .sim_rate = sb->steps_clock.sim_rate,
+        .read_ms = last,
+        .read_ms_mean = mean,
+    };
+    rb_view_drawn(sb->view, &o->drawn_instances, &o->drawn_particle_bodies);
+    o->scene_file = sb->scene_file;
+    o->last_saved = sb->last_saved;
+    memcpy(o->grab_target, sb->grab.target, sizeof o->grab_target);
+}
+
+/* ---- figures for long runs ---- */
+
+static uint32_t count_nonfinite(const float *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 1;
+    return 0;
+}
+
+/* --stats-every: one line of the period's figures on stdout (scripts/soak reads them). */
+void rb_sandbox_report_stats(rb_sandbox *sb, double now) {
+    rb_stats_line l = {0};
+    rb_stats_take(&sb->stats, now, &l);
+    l.sim_s = sb->clock;
+    l.bodies = rb_world_body_count(sb->world);
+    l.particles = rb_world_particle_count(sb->world);
+    l.rss_bytes = rb_stats_rss_bytes();
+    l.device_bytes = rb_world_device_bytes(sb->world);
+    for (uint32_t i = 0; i < l.bodies; i++) {
+        rb_body_state b;
+        if (rb_world_get_body(sb->world, i, &b))
+            l.nonfinite += count_nonfinite(b.position, 3) | count_nonfinite(b.orientation, 4) |
+                           count_nonfinite(b.velocity, 3) | count_nonfinite(b.angular_velocity, 3);
+    }
+    char line[512];
+    rb_stats_format(&l, line, sizeof line);
+    printf("%s\n", line);
+    fflush(stdout);
+}
