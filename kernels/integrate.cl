@@ -121,6 +121,31 @@ static void rb_integrate_body(const uint b, const float3 F, const float3 T, __gl
     transforms[2 * b + 1] = qn;
 }
 
+/* Work-item l's partial sum of body b's particle forces and moments, in
+ * the order every backend sums (src/sim/world_internal.h, RB_SUM_PARTS):
+ * the l-th run of chunk consecutive particles, part 0 from the external load
+ * and gravity, the others from zero. */
+static void rb_partial_sum(const uint b, const uint l, const uint first, const uint last, const bool dynamic,
+                           __global const float *force, __global const float *moment, __global const float4 *body_vel,
+                           __global const float4 *body_force, __global const float4 *body_torque, const float4 gravity,
+                           float3 *F, float3 *T) {
+    const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_BODY_GROUP - 1) / RB_BODY_GROUP);
+    float3 f_sum = (float3)(0.0f, 0.0f, 0.0f), t_sum = f_sum;
+    if (l == 0 && dynamic) {
+        const float mass = 1.0f / body_vel[b].w;
+        const float4 ef = body_force[b];
+        f_sum = (float3)(ef.x + mass * gravity.x, ef.y + mass * gravity.y, ef.z + mass * gravity.z);
+        t_sum = body_torque[b].xyz;
+    }
+    const uint lo = min(last, first + l * chunk), hi = min(last, lo + chunk);
+    for (uint i = lo; i < hi; i++) {
+        const float3 f = vload3(i, force), m = vload3(i, moment); /* m: about the centre (forces.cl) */
+        f_sum = (float3)(f_sum.x + f.x, f_sum.y + f.y, f_sum.z + f.z);
+        t_sum = (float3)(t_sum.x + m.x, t_sum.y + m.y, t_sum.z + m.z);
+    }
+    *F = f_sum, *T = t_sum;
+}
+
 __kernel __attribute__((reqd_work_group_size(RB_BODY_GROUP, 1, 1))) void
 rb_integrate(const uint body_count, __global const uint *body_first_particle, __global const float *force,
              __global const float *moment, __global float4 *body_pos, __global float4 *body_quat,
@@ -137,21 +162,8 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
      * to miscompile values live across this barrier. */
     const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC; /* the others sum nothing */
     const uint first = body_first_particle[b], last = dynamic ? body_first_particle[b + 1] : first;
-    const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_BODY_GROUP - 1) / RB_BODY_GROUP);
-
-    float3 F = (float3)(0.0f, 0.0f, 0.0f), T = F;
-    if (l == 0 && dynamic) {
-        const float mass = 1.0f / body_vel[b].w;
-        const float4 ef = body_force[b];
-        F = (float3)(ef.x + mass * gravity.x, ef.y + mass * gravity.y, ef.z + mass * gravity.z);
-        T = body_torque[b].xyz;
-    }
-    const uint lo = min(last, first + l * chunk), hi = min(last, lo + chunk);
-    for (uint i = lo; i < hi; i++) {
-        const float3 f = vload3(i, force), m = vload3(i, moment); /* m: about the centre (forces.cl) */
-        F = (float3)(F.x + f.x, F.y + f.y, F.z + f.z);
-        T = (float3)(T.x + m.x, T.y + m.y, T.z + m.z);
-    }
+    float3 F, T;
+    rb_partial_sum(b, l, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity, &F, &T);
     part_f[l] = (float4)(F, 0.0f);
     part_t[l] = (float4)(T, 0.0f);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -181,22 +193,10 @@ __kernel void rb_integrate_flat(const uint body_count, __global const uint *body
     if (b >= body_count) return;
     const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC;
     const uint first = body_first_particle[b], last = dynamic ? body_first_particle[b + 1] : first;
-    const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_BODY_GROUP - 1) / RB_BODY_GROUP);
     float3 F = (float3)(0.0f, 0.0f, 0.0f), T = F;
     for (uint l = 0; l < RB_BODY_GROUP; l++) {
-        float3 pf = (float3)(0.0f, 0.0f, 0.0f), pt = pf; /* work-item l's partial sum in rb_integrate */
-        if (l == 0 && dynamic) {
-            const float mass = 1.0f / body_vel[b].w;
-            const float4 ef = body_force[b];
-            pf = (float3)(ef.x + mass * gravity.x, ef.y + mass * gravity.y, ef.z + mass * gravity.z);
-            pt = body_torque[b].xyz;
-        }
-        const uint lo = min(last, first + l * chunk), hi = min(last, lo + chunk);
-        for (uint i = lo; i < hi; i++) {
-            const float3 f = vload3(i, force), m = vload3(i, moment);
-            pf = (float3)(pf.x + f.x, pf.y + f.y, pf.z + f.z);
-            pt = (float3)(pt.x + m.x, pt.y + m.y, pt.z + m.z);
-        }
+        float3 pf, pt; /* work-item l's partial sum in rb_integrate */
+        rb_partial_sum(b, l, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity, &pf, &pt);
         if (l == 0) {
             F = pf, T = pt;
         } else {
