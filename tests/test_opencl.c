@@ -695,14 +695,17 @@ static void test_grow_and_remove(void **state) {
     uint32_t n = rb_world_particle_count(w[0]);
     assert_int_equal(n, rb_world_particle_count(w[1]));
     /* Same bodies in the same order on both sides: after 80 steps the
-     * states differ by rounding only. */
+     * states are the same bits on PoCL (and were on an H100), where every
+     * force and sum is formed as the reference forms it; on another device
+     * they may differ by rounding, a few micrometres here. */
     float *pa = malloc(n * 3 * sizeof *pa), *pb = malloc(n * 3 * sizeof *pb);
     assert_true(rb_world_read_particles(w[0], pa));
     assert_true(rb_world_read_particles(w[1], pb));
     double worst = 0.0;
     for (uint32_t i = 0; i < 3 * n; i++) worst = fmax(worst, fabs((double)pa[i] - pb[i]));
     printf("    %u particles after growth and removal; largest position difference %.3g m\n", n, worst);
-    assert_true(worst < 0.05);
+    if (strstr(rb_world_device_name(w[0]), "Portable Computing Language")) assert_true(worst == 0.0);
+    assert_true(worst < 1e-3);
     assert_true(rb_world_step(w[0], 20));
     free(pa), free(pb);
     rb_world_destroy(w[0]), rb_world_destroy(w[1]);
