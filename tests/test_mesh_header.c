@@ -144,6 +144,16 @@ static void test_caps_and_honest_files(void **state) {
     data[h + 36] = 0; /* a face of no vertices: assimp would abort the program */
     assert_false(rb_mesh_header_check("t.ply", data, h + 37, h + 37, err, sizeof err));
     assert_string_equal(err, "face 0 has no vertices");
+    /* a NUL inside a header's count (found by fuzz/fuzz_mesh.c: assimp took
+     * "100\0...\0" "0000300" for a count of a billion and ran past the
+     * fuzzer's 15 s) */
+    static const char nul_count[] = "ply\nformat ascii 1.0\nelement vertex 100\0\0\0000300\nproperty float x\n"
+                                    "end_header\n0\n";
+    assert_false(rb_mesh_header_check("n.ply", nul_count, sizeof nul_count - 1, sizeof nul_count - 1, err, sizeof err));
+    assert_string_equal(err, "header line 3 holds a control byte");
+    static const char nul_off[] = "OFF\n3 1\0 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    assert_false(rb_mesh_header_check("n.off", nul_off, sizeof nul_off - 1, sizeof nul_off - 1, err, sizeof err));
+    assert_string_equal(err, "header line 2 holds a control byte");
     /* the shipped meshes and the test meshes pass */
     static const char *const honest[] = {
         "assets/meshes/banana.obj", "assets/meshes/brick.stl", "assets/meshes/bunny.off", "assets/meshes/pawn.gltf",

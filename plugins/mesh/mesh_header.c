@@ -15,19 +15,26 @@ static bool ends_with(const char *name, const char *ext) {
     return n > e && strcasecmp(name + n - e, ext) == 0;
 }
 
-/* One text line of data[*at..size): copied into line (cut at its size),
- * *at moved past it. False at the end of the data. */
-static bool next_line(const char *data, size_t size, size_t *at, char *line, size_t line_size) {
-    if (*at >= size) return false;
+/* One text line of data[*at..size): copied into line (cut at its size,
+ * tabs and carriage returns made spaces), *at moved past it. 1, or -1 if the
+ * line holds another control byte (a NUL, say: assimp reads past one, and
+ * "100\0...0000300" was a count of 100 here and of a billion there); 0 at
+ * the end of the data. */
+static int next_line(const char *data, size_t size, size_t *at, char *line, size_t line_size) {
+    if (*at >= size) return 0;
     size_t start = *at, end = start;
-    while (end < size && data[end] != '\n') end++;
+    bool control = false;
+    while (end < size && data[end] != '\n') {
+        const unsigned char c = (unsigned char)data[end++];
+        control |= c < 0x20 && c != '\r' && c != '\t';
+    }
     size_t n = end - start < line_size - 1 ? end - start : line_size - 1;
     memcpy(line, data + start, n);
     line[n] = '\0';
     for (size_t i = 0; i < n; i++)
-        if (line[i] == '\r' || line[i] == '\0') line[i] = ' ';
+        if (line[i] == '\r' || line[i] == '\t') line[i] = ' ';
     *at = end < size ? end + 1 : end;
-    return true;
+    return control ? -1 : 1;
 }
 
 /* A count: decimal digits only, saturated at UINT64_MAX; false if none. */
@@ -156,8 +163,9 @@ static bool check_ply(const char *data, size_t size, uint64_t file_size, char *e
     ply_element elements[32];
     ply_element current = {0};
     int n_elements = 0;
-    while (!ended && next_line(data, size, &at, line, sizeof line)) {
+    for (int got; !ended && (got = next_line(data, size, &at, line, sizeof line)) != 0;) {
         line_no++;
+        if (got < 0) return snprintf(err, err_size, "header line %d holds a control byte", line_no), false;
         char w[4][64] = {"", "", "", ""};
         int words = sscanf(line, "%63s %63s %63s %63s", w[0], w[1], w[2], w[3]);
         if (line_no == 1 && strcmp(w[0], "ply") != 0) return snprintf(err, err_size, "is not a PLY file"), false;
@@ -217,7 +225,8 @@ static bool check_off(const char *data, size_t size, uint64_t file_size, char *e
     char line[256];
     size_t at = 0;
     bool magic = false;
-    while (next_line(data, size, &at, line, sizeof line)) {
+    for (int got, line_no = 1; (got = next_line(data, size, &at, line, sizeof line)) != 0; line_no++) {
+        if (got < 0) return snprintf(err, err_size, "header line %d holds a control byte", line_no), false;
         char *s = line;
         while (isspace((unsigned char)*s)) s++;
         char *hash = strchr(s, '#');
