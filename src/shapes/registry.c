@@ -198,12 +198,12 @@ static bool good_name(const char *name) {
     return true;
 }
 
-/* A plugin's string for a message: at most 64 bytes, quotes, backslashes,
+/* A plugin's string for a message: at most max_chars bytes of it, quotes, backslashes,
  * control and non-ASCII bytes as \xNN. */
-static const char *escaped(const char *s, char *out, size_t out_size) {
+static const char *escaped(const char *s, size_t max_chars, char *out, size_t out_size) {
     if (!s) return "(null)";
     size_t n = 0;
-    for (size_t i = 0; s[i] && i < 64 && n + 5 < out_size; i++) {
+    for (size_t i = 0; s[i] && i < max_chars && n + 5 < out_size; i++) {
         const unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
             n += (size_t)snprintf(out + n, out_size - n, "\\x%02x", c);
@@ -239,7 +239,7 @@ static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d,
         snprintf(why, why_size,
                  "shape name \"%s\": a name is 1-63 printable ASCII characters without spaces, quotes or "
                  "backslashes",
-                 escaped(d->name, name, sizeof name));
+                 escaped(d->name, 64, name, sizeof name));
         return RB_LOAD_BAD_NAME;
     }
     const int taken = rb_registry_find(reg, d->name);
@@ -349,14 +349,14 @@ static bool copy_mesh(rb_mesh *m, const rb_shape_desc *d, const double rot[9], c
 
 rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, const char *plugin_name,
                                     const char *source) {
-    char why[400], file[340];
+    char why[400], file[1100]; /* a path of up to 1024 characters, its odd bytes escaped */
     rb_load_result r = check_desc(reg, d, why, sizeof why);
     if (r != RB_LOAD_OK) {
         const char *from = r == RB_LOAD_ABI_MISMATCH ? NULL : shape_source(d);
         if (!(reg->reloading && r == RB_LOAD_DUPLICATE_NAME))
             rb_log(r == RB_LOAD_DUPLICATE_NAME ? RB_LOG_WARN : RB_LOG_ERROR, "plugin %s%s%s: %s (%s); shape skipped",
-                   source ? source : plugin_name, from ? ", file " : "", from ? escaped(from, file, sizeof file) : "",
-                   why, rb_load_result_name(r));
+                   source ? source : plugin_name, from ? ", file " : "",
+                   from ? escaped(from, 1024, file, sizeof file) : "", why, rb_load_result_name(r));
         return r;
     }
     if (reg->count == reg->capacity) {
@@ -487,6 +487,7 @@ rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
         const char *plugin_name = good_name(plugin->name) ? plugin->name : "unnamed";
         uint32_t offered = 0, added = 0;
         const rb_shape_desc *first = NULL;
+        char first_name[64] = ""; /* a plugin may refill one struct for every shape */
         for (uint32_t i = 0;; i++) {
             const rb_shape_desc *d = plugin->shape(i);
             if (!d) break;
@@ -495,8 +496,9 @@ rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
                        MAX_SHAPES_PER_PLUGIN);
                 break;
             }
-            /* A list that never ends comes round to its first shape again: said once. */
-            if (i > 0 && d == first) {
+            /* A list that never ends comes round to its first shape again
+             * (the same struct with the same name): said once. */
+            if (i > 0 && d == first && d->name && strncmp(d->name, first_name, sizeof first_name) == 0) {
                 rb_log(RB_LOG_ERROR,
                        "plugin %s: shape(%u) is shape(0) again: shape() must return NULL past the last shape; the "
                        "rest are ignored",
@@ -504,7 +506,10 @@ rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
                 if (result == RB_LOAD_OK) result = RB_LOAD_DUPLICATE_NAME;
                 break;
             }
-            if (i == 0) first = d;
+            if (i == 0) {
+                first = d;
+                snprintf(first_name, sizeof first_name, "%s", d->name ? d->name : "");
+            }
             offered++;
             rb_load_result r = rb_registry_add_desc(reg, d, plugin_name, path);
             if (r == RB_LOAD_OK)

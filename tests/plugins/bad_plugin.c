@@ -17,6 +17,7 @@ enum {
     BAD_NULL_SHAPE,   /* rb_plugin.shape is NULL */
     BAD_ENDLESS,      /* shape() never returns NULL: the same shape at every index */
     BAD_NAME,         /* a name of non-ASCII bytes */
+    REUSED,           /* not bad: two shapes handed out in one static struct, refilled at each call */
 };
 
 #if BAD_CASE == 1 /* BAD_NO_ENTRY; the preprocessor cannot see enums */
@@ -34,6 +35,12 @@ static uint32_t shape_count;
 
 static const rb_shape_desc *get_shape(uint32_t i) { return i < shape_count ? &shapes[i] : 0; }
 static const rb_shape_desc *endless(uint32_t i) { return (void)i, &shapes[0]; }
+static const rb_shape_desc *reused(uint32_t i) {
+    static const char *const names[2] = {"reused_a", "reused_b"};
+    if (i >= 2) return 0;
+    shapes[0].name = names[i]; /* the registry copies a shape before it asks for the next */
+    return &shapes[0];
+}
 
 static rb_plugin plugin = {sizeof(rb_plugin), RB_PLUGIN_ABI_VERSION, "bad", get_shape, 0};
 
@@ -90,6 +97,10 @@ RB_PLUGIN_EXPORT const rb_plugin *rb_plugin_entry(const rb_host_api *host) {
         break;
     case BAD_NAME:
         shapes[0] = shape("k\xc3\xbc\"bel", 2, two);
+        break;
+    case REUSED:
+        shapes[0] = shape("reused_a", 2, two);
+        plugin.shape = reused;
         break;
     }
     return &plugin;
