@@ -15,11 +15,12 @@ static bool ends_with(const char *name, const char *ext) {
     return n > e && strcasecmp(name + n - e, ext) == 0;
 }
 
-/* One text line of data[*at..size): copied into line (cut at its size,
- * tabs and carriage returns made spaces), *at moved past it. 1, or -1 if the
- * line holds another control byte (a NUL, say: assimp reads past one, and
- * "100\0...0000300" was a count of 100 here and of a billion there); 0 at
- * the end of the data. */
+/* One text line of data[*at..size): copied into line (tabs and carriage
+ * returns made spaces), *at moved past it. 1; -1 if the line holds another
+ * control byte (a NUL, say: assimp reads past one, and "100\0...0000300" was
+ * a count of 100 here and of a billion there); -2 if it does not fit in
+ * line (cut, "0...01000000000" was a count of 0 here and of a billion in
+ * assimp); 0 at the end of the data. */
 static int next_line(const char *data, size_t size, size_t *at, char *line, size_t line_size) {
     if (*at >= size) return 0;
     size_t start = *at, end = start;
@@ -28,16 +29,43 @@ static int next_line(const char *data, size_t size, size_t *at, char *line, size
         const unsigned char c = (unsigned char)data[end++];
         control |= c < 0x20 && c != '\r' && c != '\t';
     }
-    size_t n = end - start < line_size - 1 ? end - start : line_size - 1;
+    *at = end < size ? end + 1 : end;
+    if (end - start > line_size - 1) return -2;
+    const size_t n = end - start;
     memcpy(line, data + start, n);
     line[n] = '\0';
     for (size_t i = 0; i < n; i++)
         if (line[i] == '\r' || line[i] == '\t') line[i] = ' ';
-    *at = end < size ? end + 1 : end;
     return control ? -1 : 1;
 }
 
-/* A count: decimal digits only, saturated at UINT64_MAX; false if none. */
+/* The header error for next_line's -1 or -2 on line line_no; false. */
+static bool line_error(int got, int line_no, size_t line_size, char *err, size_t err_size) {
+    if (got == -2)
+        snprintf(err, err_size, "header line %d is longer than %zu bytes", line_no, line_size - 1);
+    else
+        snprintf(err, err_size, "header line %d holds a control byte", line_no);
+    return false;
+}
+
+/* Splits line in place into at most max whitespace-separated words, each
+ * whole however long (the rest of the line is ignored); unused ones are "".
+ * Returns how many there were. */
+static int split_words(char *line, char **w, int max) {
+    int n = 0;
+    for (int i = 0; i < max; i++) w[i] = "";
+    for (char *s = line; n < max;) {
+        while (isspace((unsigned char)*s)) s++;
+        if (!*s) break;
+        w[n++] = s;
+        while (*s && !isspace((unsigned char)*s)) s++;
+        if (*s) *s++ = '\0';
+    }
+    return n;
+}
+
+/* A count read straight from the text, as assimp reads it (leading zeros
+ * and all): decimal digits only, saturated at UINT64_MAX; false if none. */
 static bool parse_count(const char *s, uint64_t *out) {
     if (!isdigit((unsigned char)*s)) return false;
     uint64_t v = 0;
@@ -78,40 +106,67 @@ static bool check_count(const char *element, uint64_t count, uint64_t min_bytes,
 #define PLY_MAX_PROPERTIES 64
 
 /* One declared element: its count, the fewest bytes one takes, and (for the
- * walk through binary data) each property's size, or for a list the size of
- * its count (negated) and of its items. */
+ * walk through the data) each property's size, or for a list the size of
+ * its count (negated), whether that count is signed, and its items' size. */
 typedef struct ply_element {
     char name[64];
     uint64_t count, min_bytes;
     int properties;
     int size[PLY_MAX_PROPERTIES], item[PLY_MAX_PROPERTIES];
+    bool count_signed[PLY_MAX_PROPERTIES];
 } ply_element;
 
-static unsigned ply_type_size(const char *t) {
-    static const struct {
-        const char *name;
-        unsigned size;
-    } types[] = {{"char", 1},  {"uchar", 1},   {"int8", 1},   {"uint8", 1},  {"short", 2}, {"ushort", 2},
-                 {"int16", 2}, {"uint16", 2},  {"int", 4},    {"uint", 4},   {"int32", 4}, {"uint32", 4},
-                 {"float", 4}, {"float32", 4}, {"double", 8}, {"float64", 8}};
+/* A PLY scalar type: its size and kind ('u' unsigned, 's' signed integer,
+ * 'f' floating point); NULL if unknown. */
+typedef struct ply_type {
+    const char *name;
+    unsigned size;
+    char kind;
+} ply_type;
+
+static const ply_type *ply_type_find(const char *t) {
+    static const ply_type types[] = {{"char", 1, 's'},  {"uchar", 1, 'u'},   {"int8", 1, 's'},   {"uint8", 1, 'u'},
+                                     {"short", 2, 's'}, {"ushort", 2, 'u'},  {"int16", 2, 's'},  {"uint16", 2, 'u'},
+                                     {"int", 4, 's'},   {"uint", 4, 'u'},    {"int32", 4, 's'},  {"uint32", 4, 'u'},
+                                     {"float", 4, 'f'}, {"float32", 4, 'f'}, {"double", 8, 'f'}, {"float64", 8, 'f'}};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (strcmp(t, types[i].name) == 0) return types[i].size;
-    return 0;
+        if (strcmp(t, types[i].name) == 0) return &types[i];
+    return NULL;
 }
 
-/* The next whitespace-separated word of ASCII data as a count (or 0 for a
- * value that is not one); false at the end of the data. */
-static bool next_word(const char *d, size_t size, size_t *at, uint64_t *count) {
+/* The next whitespace-separated word of ASCII data: *word and *len; false at
+ * the end of the data. */
+static bool next_word(const char *d, size_t size, size_t *at, const char **word, size_t *len) {
     while (*at < size && isspace((unsigned char)d[*at])) (*at)++;
     if (*at == size) return false;
-    uint64_t v = 0;
-    bool digits = true;
-    for (; *at < size && !isspace((unsigned char)d[*at]); (*at)++) {
-        digits = digits && isdigit((unsigned char)d[*at]);
-        if (digits) v = v > (UINT64_MAX - 9) / 10 ? UINT64_MAX : 10 * v + (uint64_t)(d[*at] - '0');
-    }
-    *count = digits ? v : 0;
+    *word = d + *at;
+    while (*at < size && !isspace((unsigned char)d[*at])) (*at)++;
+    *len = (size_t)(d + *at - *word);
     return true;
+}
+
+/* An ASCII list count: plain decimal digits (leading zeros fine) that its
+ * type, of bytes bytes and signed or not, holds, as assimp reads it by that
+ * type. 1 and *count; -1 for a negative count ("-1": assimp reads 4294967295
+ * into a 32-bit count); -2 for anything else ("+1000000000", "3.0"); -3 and
+ * *count for a count its type cannot hold (300 for a uchar). */
+static int ascii_list_count(const char *w, size_t len, int bytes, bool is_signed, uint64_t *count) {
+    size_t i = w[0] == '-' ? 1 : 0;
+    if (i == len) return -2;
+    uint64_t v = 0;
+    for (size_t k = i; k < len; k++) {
+        if (!isdigit((unsigned char)w[k])) return -2;
+        v = v > (UINT64_MAX - 9) / 10 ? UINT64_MAX : 10 * v + (uint64_t)(w[k] - '0');
+    }
+    if (i) return v ? -1 : -2;
+    const unsigned bits = 8u * (unsigned)bytes - (is_signed ? 1u : 0u);
+    *count = v;
+    return v >> bits ? -3 : 1;
+}
+
+static bool negative_count(const char *element, uint64_t item, char *err, size_t err_size) {
+    snprintf(err, err_size, "element %.40s item %llu has a negative list count", element, (unsigned long long)item);
+    return false;
 }
 
 /* Walks PLY data element by element, reading each list's length: the data
@@ -126,15 +181,34 @@ static bool walk_ply(const char *data, size_t at, size_t size, bool binary, bool
             for (int p = 0; p < elements[e].properties; p++) {
                 const bool list = elements[e].size[p] < 0;
                 const int bytes = list ? -elements[e].size[p] : elements[e].size[p];
-                uint64_t n = 0, ignored;
+                const bool is_signed = list && elements[e].count_signed[p];
+                uint64_t n = 0;
+                const char *w;
+                size_t len;
                 if (!binary) {
-                    if (!next_word(data, size, &at, &n)) goto short_data;
+                    if (!next_word(data, size, &at, &w, &len)) goto short_data;
+                    const int got = list ? ascii_list_count(w, len, bytes, is_signed, &n) : 1;
+                    if (got == -1) return negative_count(elements[e].name, i, err, err_size);
+                    if (got == -2) {
+                        snprintf(err, err_size,
+                                 "element %.40s item %llu has a list count \"%.*s\" that is not plain digits",
+                                 elements[e].name, (unsigned long long)i, len < 20 ? (int)len : 20, w);
+                        return false;
+                    }
+                    if (got == -3) {
+                        snprintf(err, err_size,
+                                 "element %.40s item %llu has a list count of %llu, more than its type holds",
+                                 elements[e].name, (unsigned long long)i, (unsigned long long)n);
+                        return false;
+                    }
                     for (uint64_t k = 0; list && k < n; k++)
-                        if (!next_word(data, size, &at, &ignored)) goto short_data;
+                        if (!next_word(data, size, &at, &w, &len)) goto short_data;
                 } else {
                     if (size - at < (size_t)bytes) goto short_data;
                     for (int k = 0; list && k < bytes; k++) n = n << 8 | d[at + (big_endian ? k : bytes - 1 - k)];
                     at += (size_t)bytes;
+                    /* assimp converts a count by its type: a signed 0xFF is -1 there, 4294967295 items */
+                    if (is_signed && n >> (8 * bytes - 1)) return negative_count(elements[e].name, i, err, err_size);
                     if (list && n > (size - at) / (uint64_t)elements[e].item[p]) goto short_data;
                     if (list) at += (size_t)n * (size_t)elements[e].item[p];
                 }
@@ -165,9 +239,9 @@ static bool check_ply(const char *data, size_t size, uint64_t file_size, char *e
     int n_elements = 0;
     for (int got; !ended && (got = next_line(data, size, &at, line, sizeof line)) != 0;) {
         line_no++;
-        if (got < 0) return snprintf(err, err_size, "header line %d holds a control byte", line_no), false;
-        char w[4][64] = {"", "", "", ""};
-        int words = sscanf(line, "%63s %63s %63s %63s", w[0], w[1], w[2], w[3]);
+        if (got < 0) return line_error(got, line_no, sizeof line, err, err_size);
+        char *w[4];
+        const int words = split_words(line, w, 4);
         if (line_no == 1 && strcmp(w[0], "ply") != 0) return snprintf(err, err_size, "is not a PLY file"), false;
         if (words < 1) continue;
         if (strcmp(w[0], "format") == 0) {
@@ -188,17 +262,25 @@ static bool check_ply(const char *data, size_t size, uint64_t file_size, char *e
             }
         } else if (strcmp(w[0], "property") == 0 && current.name[0]) {
             const bool list = strcmp(w[1], "list") == 0;
-            const unsigned bytes = ply_type_size(list ? w[2] : w[1]);
-            if (!bytes)
+            const ply_type *type = ply_type_find(list ? w[2] : w[1]);
+            if (!type)
                 return snprintf(err, err_size, "header line %d: unknown property type \"%.20s\"", line_no,
                                 list ? w[2] : w[1]),
                        false;
+            /* assimp reads a float count of 3 as 0 (an empty face: it aborts) */
+            if (list && type->kind == 'f')
+                return snprintf(err, err_size, "header line %d: list count type \"%.20s\" is not an integer type",
+                                line_no, w[2]),
+                       false;
+            const unsigned bytes = type->size;
             current.min_bytes += binary ? bytes : 2u;
             if (current.properties == PLY_MAX_PROPERTIES)
                 return snprintf(err, err_size, "header line %d: more than %d properties", line_no, PLY_MAX_PROPERTIES),
                        false;
             current.size[current.properties] = list ? -(int)bytes : (int)bytes;
-            current.item[current.properties++] = list ? (int)ply_type_size(w[3]) : 0;
+            current.count_signed[current.properties] = type->kind == 's';
+            const ply_type *item = list ? ply_type_find(w[3]) : NULL;
+            current.item[current.properties++] = item ? (int)item->size : 0;
             if (list && !current.item[current.properties - 1])
                 return snprintf(err, err_size, "header line %d: unknown list item type \"%.20s\"", line_no, w[3]),
                        false;
@@ -226,26 +308,26 @@ static bool check_off(const char *data, size_t size, uint64_t file_size, char *e
     size_t at = 0;
     bool magic = false;
     for (int got, line_no = 1; (got = next_line(data, size, &at, line, sizeof line)) != 0; line_no++) {
-        if (got < 0) return snprintf(err, err_size, "header line %d holds a control byte", line_no), false;
+        if (got < 0) return line_error(got, line_no, sizeof line, err, err_size);
         char *s = line;
         while (isspace((unsigned char)*s)) s++;
         char *hash = strchr(s, '#');
         if (hash) *hash = '\0';
         if (!*s) continue;
         if (!magic) {
-            char word[32] = "";
-            int skip = 0;
-            sscanf(s, "%31s%n", word, &skip);
-            size_t n = strlen(word);
-            if (n < 3 || strcmp(word + n - 3, "OFF") != 0) return snprintf(err, err_size, "is not an OFF file"), false;
+            const char *word = s;
+            while (*s && !isspace((unsigned char)*s)) s++;
+            if (s - word < 3 || memcmp(s - 3, "OFF", 3) != 0)
+                return snprintf(err, err_size, "is not an OFF file"), false;
             magic = true;
-            s += skip;
             while (isspace((unsigned char)*s)) s++;
             if (!*s) continue;
         }
-        char a[32] = "", b[32] = "";
+        /* the counts read whole from the line, as assimp reads them */
         uint64_t vertices, faces;
-        if (sscanf(s, "%31s %31s", a, b) < 2 || !parse_count(a, &vertices) || !parse_count(b, &faces))
+        const char *b = s + strspn(s, "0123456789");
+        b += strspn(b, " ");
+        if (!parse_count(s, &vertices) || !parse_count(b, &faces))
             return snprintf(err, err_size, "header needs the vertex and face counts"), false;
         const uint64_t room = file_size > at ? file_size - at : 0;
         return check_count("vertex", vertices, 6, room, err, err_size) &&
@@ -257,7 +339,10 @@ static bool check_off(const char *data, size_t size, uint64_t file_size, char *e
 }
 
 /* Binary STL: 80 bytes, a triangle count, 50 bytes a triangle. A file that
- * begins with "solid" and is not exactly that size is ASCII STL. */
+ * begins with "solid" is ASCII STL unless, as assimp decides it (IsBinarySTL
+ * in its STLLoader.cpp), 84 + 50 * count in 32-bit arithmetic, which can
+ * wrap, is the file's size: then assimp reads it as binary and allocates
+ * for the count. */
 static bool check_stl(const unsigned char *data, size_t size, uint64_t file_size, char *err, size_t err_size) {
     if (size < 84) return true; /* too short to be binary: assimp reads it as text or refuses it */
     const uint64_t n =
@@ -265,7 +350,8 @@ static bool check_stl(const unsigned char *data, size_t size, uint64_t file_size
     size_t i = 0;
     while (i < size && isspace(data[i])) i++;
     const bool says_solid = size - i >= 5 && memcmp(data + i, "solid", 5) == 0;
-    if (says_solid && 84 + 50 * n != file_size) return true;
+    const bool binary_size = (uint64_t)(uint32_t)(84u + 50u * (uint32_t)n) == file_size;
+    if (says_solid && !binary_size) return true;
     return check_count("triangle", n, 50, file_size >= 84 ? file_size - 84 : 0, err, err_size);
 }
 
@@ -322,8 +408,10 @@ bool rb_mesh_header_check_file(const char *path, char *err, size_t err_size) {
     char *data = ok ? malloc(want + 1) : NULL;
     if (ok && !data) ok = false, snprintf(err, err_size, "cannot be read: out of memory");
     if (ok) {
-        size_t got = fread(data, 1, want, f);
-        ok = rb_mesh_header_check(path, data, got, (uint64_t)file_size, err, err_size);
+        const size_t got = fread(data, 1, want, f);
+        ok = got == want && !ferror(f);
+        if (!ok) snprintf(err, err_size, "cannot be read"); /* a short read must not pass as a short file */
+        if (ok) ok = rb_mesh_header_check(path, data, got, (uint64_t)file_size, err, err_size);
     }
     free(data);
     fclose(f);
