@@ -17,8 +17,8 @@ static bool ends_with(const char *name, const char *ext) {
 
 /* One text line of data[*at..size): copied into line (tabs and carriage
  * returns made spaces), *at moved past it. 1; -1 if the line holds another
- * control byte (a NUL, say: assimp reads past one, and "100\0...0000300" was
- * a count of 100 here and of a billion there); -2 if it does not fit in
+ * control byte or one past ASCII (a NUL, say: assimp reads past one, and
+ * "100\0...0000300" was a count of 100 here and of a billion there); -2 if it does not fit in
  * line (cut, "0...01000000000" was a count of 0 here and of a billion in
  * assimp); 0 at the end of the data. */
 static int next_line(const char *data, size_t size, size_t *at, char *line, size_t line_size) {
@@ -27,7 +27,7 @@ static int next_line(const char *data, size_t size, size_t *at, char *line, size
     bool control = false;
     while (end < size && data[end] != '\n') {
         const unsigned char c = (unsigned char)data[end++];
-        control |= c < 0x20 && c != '\r' && c != '\t';
+        control |= (c < 0x20 && c != '\r' && c != '\t') || c >= 0x7f;
     }
     *at = end < size ? end + 1 : end;
     if (end - start > line_size - 1) return -2;
@@ -44,7 +44,7 @@ static bool line_error(int got, int line_no, size_t line_size, char *err, size_t
     if (got == -2)
         snprintf(err, err_size, "header line %d is longer than %zu bytes", line_no, line_size - 1);
     else
-        snprintf(err, err_size, "header line %d holds a control byte", line_no);
+        snprintf(err, err_size, "header line %d holds a control byte or one past ASCII", line_no);
     return false;
 }
 
@@ -260,7 +260,9 @@ static bool check_ply(const char *data, size_t size, uint64_t file_size, char *e
                            false;
                 snprintf(current.name, sizeof current.name, "%s", w[1]);
             }
-        } else if (strcmp(w[0], "property") == 0 && current.name[0]) {
+        } else if (strcmp(w[0], "property") == 0) {
+            if (!current.name[0])
+                return snprintf(err, err_size, "header line %d: a property before any element", line_no), false;
             const bool list = strcmp(w[1], "list") == 0;
             const ply_type *type = ply_type_find(list ? w[2] : w[1]);
             if (!type)
@@ -284,6 +286,9 @@ static bool check_ply(const char *data, size_t size, uint64_t file_size, char *e
             if (list && !current.item[current.properties - 1])
                 return snprintf(err, err_size, "header line %d: unknown list item type \"%.20s\"", line_no, w[3]),
                        false;
+        } else if (strcmp(w[0], "comment") != 0 && strcmp(w[0], "obj_info") != 0 && line_no > 1) {
+            /* a line assimp may read otherwise than this check would skip it */
+            return snprintf(err, err_size, "header line %d: unknown keyword \"%.20s\"", line_no, w[0]), false;
         }
     }
     if (!ended)
