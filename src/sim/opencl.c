@@ -143,7 +143,7 @@ typedef struct ocl {
     bool gpu_kernels;     /* the GPU kernels, else the CPU kernels (see the kernel list) */
     size_t offsets_group; /* work-group size of rb_scan_block_offsets */
     bool profile;         /* kernel times from profiling events (RUBBLE_OPENCL_PROFILE=0: none) */
-    bool counts_dirty;    /* a hash pass was enqueued without its scan: the counts need zeroing */
+    bool counts_dirty;    /* the counts are new, or a hash pass went without its scan: they need zeroing */
 
     ocl_buffers buf;
     uint32_t body_capacity, particle_capacity, table_capacity, scan_capacity;
@@ -255,11 +255,7 @@ static bool reserve_particles(ocl *o, uint32_t n) {
         if (!make_buffer(o, &b->table, ((size_t)table + 1u) * 4u, "table") ||
             !make_buffer(o, &b->counts, (size_t)table * 4u, "counts"))
             return false;
-        /* zero once: after that each scan leaves the counts at zero */
-        const cl_uint zero = 0;
-        if (!CHECK("clEnqueueFillBuffer(counts)", clEnqueueFillBuffer(o->queue, b->counts.mem, &zero, sizeof zero, 0,
-                                                                      (size_t)table * 4u, 0, NULL, NULL)))
-            return false;
+        o->counts_dirty = true; /* new: zeroed before the first hash pass (enqueue_grid) */
         o->table_capacity = table;
     }
     const uint32_t sums = o->gpu_kernels ? o->block_count : o->chunk_count;
@@ -340,6 +336,11 @@ static bool launch(ocl *o, int k, size_t global, size_t local, bool timed) {
     return !timed || record_event(o, k, ev);
 }
 
+/* The kernels of the set the device runs that have a twin in the other,
+ * with the same arguments. */
+static int reorder_kernel(const ocl *o) { return o->gpu_kernels ? K_REORDER_SLOTS : K_REORDER; }
+static int integrate_kernel(const ocl *o) { return o->gpu_kernels ? K_INTEGRATE_FLAT : K_INTEGRATE; }
+
 /* Sets one kernel argument; returns false (logged) with the kernel and index. */
 static bool arg(ocl *o, int k, cl_uint index, size_t size, const void *value) {
     cl_int e = clSetKernelArg(o->kernels[k], index, size, value);
@@ -391,7 +392,7 @@ static bool set_args(ocl *o, const rb_step_params *p) {
     ok = ok && ARG_VAL(K_SCATTER, 0, n) && ARG_MEM(K_SCATTER, 1, particle_hash) &&
          ARG_MEM(K_SCATTER, 2, sorted_index) && ARG_MEM(K_SCATTER, 3, table) && ARG_MEM(K_SCATTER, 4, members);
 
-    const int kr = o->gpu_kernels ? K_REORDER_SLOTS : K_REORDER; /* the same arguments */
+    const int kr = reorder_kernel(o);
     ok = ok && ARG_VAL(kr, 0, n) && ARG_MEM(kr, 1, particle_body) && ARG_MEM(kr, 2, body_pos) &&
          ARG_MEM(kr, 3, force) && ARG_MEM(kr, 4, moment) && ARG_MEM(kr, 5, particle_hash) && ARG_MEM(kr, 6, table) &&
          ARG_MEM(kr, 7, members) && ARG_VAL(kr, 8, inv_cell) && ARG_MEM(kr, 9, sorted_x) && ARG_MEM(kr, 10, sorted_y) &&
@@ -408,7 +409,7 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) && ARG_MEM(K_FORCES, 23, moment) &&
          ARG_MEM(K_FORCES, 24, wake) && ARG_VAL(K_FORCES, 25, o->stride_z) && ARG_VAL(K_FORCES, 26, o->stride_y);
 
-    const int ki = o->gpu_kernels ? K_INTEGRATE_FLAT : K_INTEGRATE; /* the same arguments */
+    const int ki = integrate_kernel(o);
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
          ARG_MEM(ki, 3, moment) && ARG_MEM(ki, 4, body_pos) && ARG_MEM(ki, 5, body_quat) && ARG_MEM(ki, 6, body_vel) &&
          ARG_MEM(ki, 7, body_angmom) && ARG_MEM(ki, 8, body_omega) && ARG_MEM(ki, 9, body_inv_inertia) &&
@@ -448,8 +449,8 @@ static bool enqueue_scan(ocl *o, bool timed) {
            launch(o, K_CHUNKS, o->chunk_count, g[K_CHUNKS], timed);
 }
 
-/* Zeroes the bucket counts, which only a hash pass whose scan never ran
- * (a failed launch) leaves non-zero: every scan zeroes what it reads. */
+/* Zeroes the bucket counts: new ones, or those a hash pass whose scan never
+ * ran (a failed launch) left. Every scan zeroes what it reads. */
 static bool clear_counts(ocl *o) {
     const cl_uint zero = 0;
     if (!CHECK("clEnqueueFillBuffer(counts)", clEnqueueFillBuffer(o->queue, o->buf.counts.mem, &zero, sizeof zero, 0,
@@ -472,9 +473,8 @@ static bool enqueue_grid(ocl *o, bool timed) {
 /* Stages 1-3: particle values into sorted order, the grid, the forces. */
 static bool enqueue_forces(ocl *o, bool timed) {
     const size_t n = o->particle_count, *g = o->group;
-    return enqueue_grid(o, timed) && launch(o, K_SCATTER, n, g[K_SCATTER], timed) &&
-           (o->gpu_kernels ? launch(o, K_REORDER_SLOTS, n, g[K_REORDER_SLOTS], timed)
-                           : launch(o, K_REORDER, n, g[K_REORDER], timed)) &&
+    const int kr = reorder_kernel(o);
+    return enqueue_grid(o, timed) && launch(o, K_SCATTER, n, g[K_SCATTER], timed) && launch(o, kr, n, g[kr], timed) &&
            launch(o, K_FORCES, n, g[K_FORCES], timed);
 }
 
