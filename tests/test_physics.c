@@ -702,6 +702,29 @@ static void test_kinematic_pushes(void **state) {
     rb_registry_destroy(reg);
 }
 
+/* The block of the wake tests: 216 particles (6 x 6 x 6) on the ground,
+ * asleep after 500 steps, in a world of the default description; *sphere
+ * gets a one-particle shape there. */
+static rb_world *sleeping_block(rb_body_id *id, uint32_t *sphere) {
+    const float r = rb_default_world_desc().particle_radius;
+    rb_world *w = rb_test_world(rb_default_world_desc());
+    const uint32_t block = add_box_shape(w, 6, 6, 6);
+    *sphere = add_sphere_shape(w);
+    *id = rb_test_add_body(w, block, 0.0f, 6 * r, 0.0f);
+    assert_true(rb_world_step(w, 500));
+    assert_true(body(w, *id).asleep);
+    return w;
+}
+
+/* True if particle i is in one of the world's first 32 overlapping pairs. */
+static bool in_contact(rb_world *w, uint32_t i) {
+    uint32_t pairs[64];
+    const uint32_t n = rb_world_contact_pairs(w, pairs, 32);
+    for (uint32_t p = 0; p < n && p < 32; p++)
+        if (pairs[2 * p] == i || pairs[2 * p + 1] == i) return true;
+    return false;
+}
+
 /* A 216-particle block asleep on the ground, touched lightly by a static
  * sphere, stays asleep: a static body does not move, so its touch wakes
  * nothing. A kinematic sphere then comes at 1 cm/s, half the sleep speed
@@ -711,26 +734,20 @@ static void test_kinematic_pushes(void **state) {
  * reach 1 m/s^2 on 13.8 t: about 1.4 mm of overlap, at 16 um a step), so
  * this fails if a kinematic body's touch does not wake. */
 static void test_kinematic_wakes(void **state) {
-    rb_world_desc desc = rb_default_world_desc();
-    rb_world *w = rb_test_world(desc);
-    const float r = desc.particle_radius;
-    const uint32_t block = add_box_shape(w, 6, 6, 6), sphere = add_sphere_shape(w);
-    rb_body_id id = rb_test_add_body(w, block, 0.0f, 6 * r, 0.0f);
-    assert_true(rb_world_step(w, 500));
-    assert_true(body(w, id).asleep);
+    const float r = rb_default_world_desc().particle_radius;
+    rb_body_id id;
+    uint32_t sphere;
+    rb_world *w = sleeping_block(&id, &sphere);
     /* touching the top face's middle particle by 0.1 mm, from above */
     add_kind(w, sphere, RB_BODY_STATIC, 0.2f, 12 * r + 2 * r - 1e-4f, 0.2f, 0.0f);
     assert_true(rb_world_step(w, 100));
     assert_true(body(w, id).asleep);
     /* kinematic, level with a particle of the +x face's (row 3, column 3), 2 mm off */
     rb_body_id k = add_kind(w, sphere, RB_BODY_KINEMATIC, 1.0f + 2 * r + 0.002f, 7 * r, 0.2f, -0.01f);
-    uint32_t pairs[64];
     const uint32_t kp = rb_world_body_first_particle(w)[2]; /* the kinematic sphere's particle */
     int touched_at = -1;
     for (int step = 0; step < 400 && touched_at < 0; step++) {
-        uint32_t n = rb_world_contact_pairs(w, pairs, 32);
-        bool touching = false;
-        for (uint32_t p = 0; p < n && p < 32; p++) touching |= pairs[2 * p] == kp || pairs[2 * p + 1] == kp;
+        const bool touching = in_contact(w, kp);
         assert_true(rb_world_step(w, 1));
         if (touching)
             touched_at = step;
@@ -752,23 +769,17 @@ static void test_kinematic_wakes(void **state) {
  * its weight (64 kg) never does, so a block that ignored touches would sleep
  * on under it (test_sleep_and_wake's tower wakes by its load as well). */
 static void test_dynamic_touch_wakes(void **state) {
-    rb_world_desc desc = rb_default_world_desc();
-    rb_world *w = rb_test_world(desc);
-    const float r = desc.particle_radius;
-    const uint32_t block = add_box_shape(w, 6, 6, 6), sphere = add_sphere_shape(w);
-    rb_body_id id = rb_test_add_body(w, block, 0.0f, 6 * r, 0.0f);
-    assert_true(rb_world_step(w, 500));
-    assert_true(body(w, id).asleep);
+    const float r = rb_default_world_desc().particle_radius;
+    rb_body_id id;
+    uint32_t sphere;
+    rb_world *w = sleeping_block(&id, &sphere);
     const float top = body(w, id).position[1] + 5 * r; /* the top particles' centres */
     rb_body_id s = add_kind(w, sphere, RB_BODY_DYNAMIC, r, top + 2 * r + 0.001f, r, 0.0f);
-    uint32_t pairs[64];
     const uint32_t sp = rb_world_body_first_particle(w)[1];
     int touched_at = -1;
     for (int step = 0; step < 100 && touched_at < 0; step++) {
         assert_true(rb_world_step(w, 1));
-        uint32_t n = rb_world_contact_pairs(w, pairs, 32);
-        for (uint32_t p = 0; p < n && p < 32; p++)
-            if (pairs[2 * p] == sp || pairs[2 * p + 1] == sp) touched_at = step;
+        if (in_contact(w, sp)) touched_at = step;
         if (touched_at < 0) assert_true(body(w, id).asleep);
     }
     assert_true(touched_at >= 0);
