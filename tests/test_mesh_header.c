@@ -25,6 +25,16 @@
 
 static char dir[1024];
 
+/* The bytes (size of a file of file_size) refused with exactly the message says. */
+#define assert_refused(name, data, size, file_size, says)                                                              \
+    do {                                                                                                               \
+        char refusal_[512];                                                                                            \
+        assert_false(rb_mesh_header_check(name, data, size, file_size, refusal_, sizeof refusal_));                    \
+        assert_string_equal(refusal_, says);                                                                           \
+    } while (0)
+/* The same for a whole file given as a string literal. */
+#define assert_text_refused(name, text, says) assert_refused(name, text, sizeof text - 1, sizeof text - 1, says)
+
 static void write_file(const char *name, const void *bytes, size_t size, char *path, size_t path_size) {
     snprintf(path, path_size, "%s/%s", dir, name);
     FILE *f = fopen(path, "wb");
@@ -134,18 +144,16 @@ static void test_caps_and_honest_files(void **state) {
     char err[256];
     static const char head[] = "ply\nformat ascii 1.0\nelement vertex 1500000\nproperty float x\nend_header\n";
     /* a header alone (the file's first bytes) over the vertex cap, in a file that could hold them */
-    assert_false(rb_mesh_header_check("big.ply", head, sizeof head - 1, 40u << 20, err, sizeof err));
-    assert_string_equal(err, "header declares 1500000 vertices, more than the limit of 1000000");
-    assert_false(
-        rb_mesh_header_check("big.obj", "v 0 0 0\n", 8, (uint64_t)RB_MESH_MAX_FILE_BYTES + 1, err, sizeof err));
-    assert_string_equal(err, "is 67108865 bytes, more than the limit of 64 MiB");
+    assert_refused("big.ply", head, sizeof head - 1, 40u << 20,
+                   "header declares 1500000 vertices, more than the limit of 1000000");
+    assert_refused("big.obj", "v 0 0 0\n", 8, (uint64_t)RB_MESH_MAX_FILE_BYTES + 1,
+                   "is 67108865 bytes, more than the limit of 64 MiB");
     /* OBJ declares nothing: its lines are counted */
     const size_t lines = RB_MESH_MAX_VERTICES + 1;
     char *obj = malloc(8 * lines);
     assert_non_null(obj);
     for (size_t i = 0; i < lines; i++) memcpy(obj + 8 * i, "v 0 0 0\n", 8);
-    assert_false(rb_mesh_header_check("many.obj", obj, 8 * lines, 8 * lines, err, sizeof err));
-    assert_string_equal(err, "has 1000001 vertices, more than the limit of 1000000");
+    assert_refused("many.obj", obj, 8 * lines, 8 * lines, "has 1000001 vertices, more than the limit of 1000000");
     assert_true(rb_mesh_header_check("many.obj", obj, 8 * (lines - 1), 8 * (lines - 1), err, sizeof err));
     free(obj);
     /* binary PLY: data that ends early, or goes on past the elements */
@@ -156,33 +164,26 @@ static void test_caps_and_honest_files(void **state) {
     memcpy(data, tri, h);
     data[h + 36] = 3; /* one face of three vertices: 13 bytes */
     assert_true(rb_mesh_header_check("t.ply", data, h + 49, h + 49, err, sizeof err));
-    assert_false(rb_mesh_header_check("t.ply", data, h + 48, h + 48, err, sizeof err));
-    assert_string_equal(err, "data ends before its header's elements do");
-    assert_false(rb_mesh_header_check("t.ply", data, h + 52, h + 52, err, sizeof err));
-    assert_string_equal(err, "binary data goes on 3 bytes past its header's elements");
+    assert_refused("t.ply", data, h + 48, h + 48, "data ends before its header's elements do");
+    assert_refused("t.ply", data, h + 52, h + 52, "binary data goes on 3 bytes past its header's elements");
     data[h + 36] = 0; /* a face of no vertices: assimp would abort the program */
-    assert_false(rb_mesh_header_check("t.ply", data, h + 37, h + 37, err, sizeof err));
-    assert_string_equal(err, "face 0 has no vertices");
+    assert_refused("t.ply", data, h + 37, h + 37, "face 0 has no vertices");
     /* a NUL inside a header's count (found by fuzz/fuzz_mesh.c: assimp took
      * "100\0...\0" "0000300" for a count of a billion and ran past the
      * fuzzer's 15 s) */
     static const char nul_count[] = "ply\nformat ascii 1.0\nelement vertex 100\0\0\0000300\nproperty float x\n"
                                     "end_header\n0\n";
-    assert_false(rb_mesh_header_check("n.ply", nul_count, sizeof nul_count - 1, sizeof nul_count - 1, err, sizeof err));
-    assert_string_equal(err, "header line 3 holds a control byte or one past ASCII");
+    assert_text_refused("n.ply", nul_count, "header line 3 holds a control byte or one past ASCII");
     static const char nul_off[] = "OFF\n3 1\0 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
-    assert_false(rb_mesh_header_check("n.off", nul_off, sizeof nul_off - 1, sizeof nul_off - 1, err, sizeof err));
-    assert_string_equal(err, "header line 2 holds a control byte or one past ASCII");
+    assert_text_refused("n.off", nul_off, "header line 2 holds a control byte or one past ASCII");
     /* a header line this check would skip but assimp reads otherwise (found
      * by fuzz/fuzz_mesh.c: a "prope..." line of bytes past ASCII, after which
      * assimp took a list count of a billion), and an unknown keyword */
     static const char odd[] = "ply\nformat ascii 1.0\nelement vertex 3\nprope\x97\x97o 2 float y\nproperty float z\n"
                               "end_header\n0\n1\n2\n";
-    assert_false(rb_mesh_header_check("odd.ply", odd, sizeof odd - 1, sizeof odd - 1, err, sizeof err));
-    assert_string_equal(err, "header line 4 holds a control byte or one past ASCII");
+    assert_text_refused("odd.ply", odd, "header line 4 holds a control byte or one past ASCII");
     static const char unknown[] = "ply\nformat ascii 1.0\nelement vertex 3\nproprety float x\nend_header\n0\n1\n2\n";
-    assert_false(rb_mesh_header_check("u.ply", unknown, sizeof unknown - 1, sizeof unknown - 1, err, sizeof err));
-    assert_string_equal(err, "header line 4: unknown keyword \"proprety\"");
+    assert_text_refused("u.ply", unknown, "header line 4: unknown keyword \"proprety\"");
     /* the shipped meshes and the test meshes pass */
     static const char *const honest[] = {
         "assets/meshes/banana.obj", "assets/meshes/brick.stl", "assets/meshes/bunny.off", "assets/meshes/pawn.gltf",
@@ -200,23 +201,21 @@ static void test_caps_and_honest_files(void **state) {
  * longer than the line buffer was cut. */
 static void test_long_counts_and_lines(void **state) {
     (void)state;
-    char err[256], ply[512], off[512];
+    char ply[512], off[512];
     int n = snprintf(ply, sizeof ply,
                      "ply\nformat ascii 1.0\nelement vertex %063d1000000000\nproperty float x\nproperty float y\n"
                      "property float z\nend_header\n0 0 0\n",
                      0);
-    assert_false(rb_mesh_header_check("long.ply", ply, (size_t)n, (uint64_t)n, err, sizeof err));
-    assert_string_equal(err, "header declares 1000000000 vertices, the file can hold at most 1");
+    assert_refused("long.ply", ply, (size_t)n, (uint64_t)n,
+                   "header declares 1000000000 vertices, the file can hold at most 1");
     n = snprintf(off, sizeof off, "OFF\n%063d1 1000000000 0\n0 0 0\n3 0 0 0\n", 0);
-    assert_false(rb_mesh_header_check("long.off", off, (size_t)n, (uint64_t)n, err, sizeof err));
-    assert_string_equal(err, "header declares 1000000000 faces, the file can hold at most 4");
+    assert_refused("long.off", off, (size_t)n, (uint64_t)n,
+                   "header declares 1000000000 faces, the file can hold at most 4");
     n = snprintf(ply, sizeof ply,
                  "ply\nformat ascii 1.0\nelement vertex %0246d1000000000\nproperty float x\nend_header\n0\n", 0);
-    assert_false(rb_mesh_header_check("line.ply", ply, (size_t)n, (uint64_t)n, err, sizeof err));
-    assert_string_equal(err, "header line 3 is longer than 255 bytes");
+    assert_refused("line.ply", ply, (size_t)n, (uint64_t)n, "header line 3 is longer than 255 bytes");
     n = snprintf(off, sizeof off, "OFF\n%0246d1 1000000000 0\n0 0 0\n3 0 0 0\n", 0);
-    assert_false(rb_mesh_header_check("line.off", off, (size_t)n, (uint64_t)n, err, sizeof err));
-    assert_string_equal(err, "header line 2 is longer than 255 bytes");
+    assert_refused("line.off", off, (size_t)n, (uint64_t)n, "header line 2 is longer than 255 bytes");
 }
 
 /* List counts as assimp converts them, by their declared type
@@ -233,27 +232,23 @@ static void test_list_count_types(void **state) {
     const size_t h = sizeof hdr - 1, size = h + 36 + 1 + 255 * 4;
     memcpy(bin, hdr, h);
     bin[h + 36] = (char)0xff;
-    assert_false(rb_mesh_header_check("signed.ply", bin, size, size, err, sizeof err));
-    assert_string_equal(err, "element face item 0 has a negative list count");
+    assert_refused("signed.ply", bin, size, size, "element face item 0 has a negative list count");
     static const char minus[] = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                                 "property float z\nelement face 1\nproperty list int int vi\nend_header\n"
                                 "0 0 0\n1 0 0\n0 1 0\n-1 0 1 2\n";
-    assert_false(rb_mesh_header_check("minus.ply", minus, sizeof minus - 1, sizeof minus - 1, err, sizeof err));
-    assert_string_equal(err, "element face item 0 has a negative list count");
+    assert_text_refused("minus.ply", minus, "element face item 0 has a negative list count");
     static const char plus[] = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                                "property float z\nelement face 1\nproperty list int int vi\nend_header\n"
                                "0 0 0\n1 0 0\n0 1 0\n+1000000000 0 1 2\n";
-    assert_false(rb_mesh_header_check("plus.ply", plus, sizeof plus - 1, sizeof plus - 1, err, sizeof err));
-    assert_string_equal(err, "element face item 0 has a list count \"+1000000000\" that is not plain digits");
+    assert_text_refused("plus.ply", plus,
+                        "element face item 0 has a list count \"+1000000000\" that is not plain digits");
     static const char wide[] = "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nelement face 1\n"
                                "property list uchar int vi\nend_header\n0\n256 0\n";
-    assert_false(rb_mesh_header_check("wide.ply", wide, sizeof wide - 1, sizeof wide - 1, err, sizeof err));
-    assert_string_equal(err, "element face item 0 has a list count of 256, more than its type holds");
+    assert_text_refused("wide.ply", wide, "element face item 0 has a list count of 256, more than its type holds");
     static const char real[] = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                                "property float z\nelement face 1\nproperty list float int vi\nend_header\n"
                                "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
-    assert_false(rb_mesh_header_check("real.ply", real, sizeof real - 1, sizeof real - 1, err, sizeof err));
-    assert_string_equal(err, "header line 8: list count type \"float\" is not an integer type");
+    assert_text_refused("real.ply", real, "header line 8: list count type \"float\" is not an integer type");
     /* an honest signed count still passes */
     static const char tri[] = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                               "property float z\nelement face 1\nproperty list char int vi\nend_header\n"
@@ -272,8 +267,8 @@ static void test_stl_solid_wrapping_count(void **state) {
     char err[256];
     unsigned char stl[88] = "solid wrap";
     stl[80] = 0x52, stl[81] = 0xb8, stl[82] = 0x1e, stl[83] = 0x05; /* 85899346: 84 + 50 n = 2^32 + 88 */
-    assert_false(rb_mesh_header_check("wrap.stl", stl, sizeof stl, sizeof stl, err, sizeof err));
-    assert_string_equal(err, "header declares 85899346 triangles, the file can hold at most 0");
+    assert_refused("wrap.stl", stl, sizeof stl, sizeof stl,
+                   "header declares 85899346 triangles, the file can hold at most 0");
     /* a short ASCII STL whose bytes 80..83 say nothing of its size passes */
     assert_true(rb_mesh_header_check("wrap.stl", stl, sizeof stl, sizeof stl + 1, err, sizeof err));
 }
