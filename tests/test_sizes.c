@@ -89,6 +89,17 @@ static void watch_rest(rb_world *w, rb_body_id id, uint32_t top, const float anc
     }
 }
 
+/* The first body: a cube of shape cube, its centre let go 0.6 m up, left
+ * 625 steps (1 s) to settle on the ground. Returns its top particle (the
+ * one of the world's particles highest up), whose centre goes in p. */
+static uint32_t settled_cube_top(rb_world *w, uint32_t cube, float p[3]) {
+    add_at(w, cube, RB_BODY_DYNAMIC, 0.0f, 0.6f, 0.0f);
+    assert_true(rb_world_step(w, 625));
+    const uint32_t top = top_particle(w, 0);
+    particle(w, top, p);
+    return top;
+}
+
 /* A pebble (r = 0.05, 1 kg) set down 1 cm above the middle particle of a
  * cube's top face (radius 0.2), which rests on the ground: it comes to rest
  * on that particle with its centre r_p + r_c = 0.25 above the particle's,
@@ -106,11 +117,8 @@ static void test_pebble_rests_on_cube(void **state) {
     rb_world *w = rb_test_world(desc);
     rb_registry *reg = rb_test_registry();
     const uint32_t cube = rb_test_add_shape(w, reg, "cube"), pebble = add_ball(w, 0.05f);
-    add_at(w, cube, RB_BODY_DYNAMIC, 0.0f, 0.6f, 0.0f);
-    assert_true(rb_world_step(w, 625));
-    const uint32_t top = top_particle(w, 0);
     float p[3];
-    particle(w, top, p);
+    const uint32_t top = settled_cube_top(w, cube, p);
     rb_body_id id = add_at(w, pebble, RB_BODY_DYNAMIC, p[0], p[1] + 0.25f + 0.01f, p[2]);
     const double sag = g / stiffness_rate(&desc) * (1.0 + 1.0 / 64.0), rest = 0.25 - sag;
     float worst, drift;
@@ -140,11 +148,8 @@ static void test_ball_nests_in_pocket(void **state) {
     rb_world *w = rb_test_world(desc);
     rb_registry *reg = rb_test_registry();
     const uint32_t cube = rb_test_add_shape(w, reg, "cube"), ball = add_ball(w, 0.1f);
-    add_at(w, cube, RB_BODY_DYNAMIC, 0.0f, 0.6f, 0.0f);
-    assert_true(rb_world_step(w, 625));
-    const uint32_t top = top_particle(w, 0);
     float p[3];
-    particle(w, top, p);
+    const uint32_t top = settled_cube_top(w, cube, p);
     const float hole[3] = {p[0] + 0.2f, p[1], p[2] + 0.2f};
     rb_body_id id = add_at(w, ball, RB_BODY_DYNAMIC, hole[0], hole[1] + 0.1f + 0.02f, hole[2]);
     const double m = particle_mass(0.1f), meff = m * 64.0 / (m + 64.0);
@@ -170,10 +175,8 @@ static void test_ball_in_pocket_sleeps(void **state) {
     rb_world *w = rb_test_world(rb_default_world_desc());
     rb_registry *reg = rb_test_registry();
     const uint32_t cube = rb_test_add_shape(w, reg, "cube"), ball = add_ball(w, 0.1f);
-    add_at(w, cube, RB_BODY_DYNAMIC, 0.0f, 0.6f, 0.0f);
-    assert_true(rb_world_step(w, 625));
     float p[3];
-    particle(w, top_particle(w, 0), p);
+    settled_cube_top(w, cube, p);
     rb_body_id id = add_at(w, ball, RB_BODY_DYNAMIC, p[0] + 0.2f, p[1] + 0.12f, p[2] + 0.2f);
     int asleep_at = -1;
     for (int k = 0; k < 940 && asleep_at < 0; k++) {
