@@ -172,6 +172,14 @@ static void test_sphere_restitution_low(void **state) { check_sphere_restitution
 static void test_sphere_restitution_half(void **state) { check_sphere_restitution(0.5f, false); }
 static void test_sphere_restitution_high(void **state) { check_sphere_restitution(0.9f, false); }
 
+/* What a cube landing on a face rebounds with: a particle's spring and
+ * dashpot carrying 3 particle masses, the clamped contact of rates K / 3 and
+ * C / 3 (see test_cube_flat_rebound). */
+static double cube_face_restitution(const rb_world_desc *desc) {
+    const rb_step_params p = rb_step_params_from_desc(desc);
+    return rb_clamped_restitution(p.rates[0].stiffness / 3.0, p.rates[0].damping / 3.0, NULL);
+}
+
 /* A cube dropped flat lands on nine particles at once, each plane contact
  * carrying 3 particle masses. A contact tuned for one mass then rings
  * sqrt(3) slower and is damped 3 times less per mass: the same clamped
@@ -189,8 +197,7 @@ static void test_cube_flat_rebound(void **state) {
     const float e0 = s0.mass * g * s0.position[1];
     float impact = 0, rebound = 0;
     bounce(w, id, half, &impact, &rebound);
-    const rb_step_params p = rb_step_params_from_desc(&desc);
-    const double predicted = rb_clamped_restitution(p.rates[0].stiffness / 3.0, p.rates[0].damping / 3.0, NULL);
+    const double predicted = cube_face_restitution(&desc);
     print_message("cube flat: impact %.4f m/s, rebound %.4f m/s, ratio %.4f (predicted %.4f)\n", impact, rebound,
                   rebound / impact, predicted);
     assert_true(rebound < impact);
@@ -635,8 +642,7 @@ static void test_cube_flat_rebound_on_static(void **state) {
     rb_body_id id = rb_test_add_body(w, cube, 0.0f, 1.2f + 1.0f, 0.0f);
     float impact = 0, rebound = 0;
     bounce(w, id, 1.2f - desc.particle_radius, &impact, &rebound);
-    const rb_step_params p = rb_step_params_from_desc(&desc);
-    const double predicted = rb_clamped_restitution(p.rates[0].stiffness / 3.0, p.rates[0].damping / 3.0, NULL);
+    const double predicted = cube_face_restitution(&desc);
     print_message("cube flat on a static cube: impact %.4f m/s, rebound %.4f m/s, ratio %.4f (predicted %.4f)\n",
                   impact, rebound, rebound / impact, predicted);
     assert_near(rebound / impact, predicted, 0.05);
