@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <sys/wait.h>
 
+#include "app/repose.h"
 #include "rb_test.h"
 
 /* Runs a program with args; returns its exit code, stdout in out, stderr in err. */
@@ -53,7 +54,8 @@ static void test_json_summary(void **state) {
                                           "steps_per_second",
                                           "particle_steps_per_second",
                                           "max_speed",
-                                          "min_y"};
+                                          "min_y",
+                                          "sleeping"};
     for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++)
         if (!cJSON_IsNumber(cJSON_GetObjectItem(j, numbers[i]))) fail_msg("no number '%s' in %s", numbers[i], out);
     assert_int_equal(cJSON_GetObjectItem(j, "bodies")->valueint, 20);
@@ -122,6 +124,9 @@ static void test_bad_command_lines(void **state) {
         {"--headless --steps", "needs a value"},
         {"--headless --shape nosuchshape --steps 1", "no shape named 'nosuchshape'"},
         {"--headless --dt 0.01 --steps 1", "too large for contact_time"},
+        {"--headless --no-sleep=3", "--no-sleep takes no value (remove '=3')"},
+        {"--headless --dt=0.001", "--dt takes its value after a space: --dt 0.001"},
+        {"--headless --friction 0.3", "unknown option '--friction'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int code = run(cases[i].args, out, sizeof out, err, sizeof err);
@@ -241,6 +246,11 @@ static void test_bench_and_headless_agree(void **state) {
         {"pile 10 --backend gpu", "--backend takes reference or opencl or both"},
         {"pile 10 --time 0", "--time takes"},
         {"pile 10 --shape nosuchshape", "no shape 'nosuchshape'"},
+        {"pile 10 --no-sleep=3", "--no-sleep takes no value (remove '=3')"},
+        {"pile 10 --friction -1", "--friction takes a coefficient from 0 to 100, not '-1'"},
+        {"pile 10 --friction=0.3", "--friction takes its value after a space: --friction 0.3"},
+        {"repose 300 --settle soon", "--settle takes simulated seconds >= 0, not 'soon'"},
+        {"repose 0", "unknown scene or option '0'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         code = run_program(RB_TEST_BENCH, cases[i].args, out, sizeof out, err, sizeof err);
@@ -329,6 +339,126 @@ static void test_scene_files(void **state) {
     remove(bad);
 }
 
+/* --no-sleep turns sleeping off whatever the scene says: a scene that asks
+ * for sleeping (towers of formation 2, settled for 600 steps) has bodies
+ * asleep at the end, the same with --no-sleep none; rubble-bench runs the
+ * scene with --no-sleep to the same state as rubble --headless. */
+static void test_no_sleep(void **state) {
+    char scene[512], args[1024];
+    snprintf(scene, sizeof scene, "%s/tests/cli-sleepy.json", RB_TEST_BUILD_DIR);
+    FILE *f = fopen(scene, "w");
+    assert_non_null(f);
+    fputs("{\"rubble_scene\": 1, \"world\": {\"sleep\": {\"speed\": 0.05, \"time\": 0.25}},\n"
+          " \"generators\": [{\"type\": \"formation\", \"shape\": \"cube\", \"formation\": 2, \"count\": 12}]}\n",
+          f);
+    fclose(f);
+    cJSON *runs[2];
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "--headless --json --backend reference --steps 600 --scene '%s'%s", scene,
+                 i ? " --no-sleep" : "");
+        int code = run(args, out, sizeof out, err, sizeof err);
+        if (code != 0) fail_msg("'%s': exit %d: %s", args, code, err);
+        runs[i] = cJSON_Parse(out);
+        if (!runs[i] || !cJSON_IsNumber(cJSON_GetObjectItem(runs[i], "sleeping"))) fail_msg("no 'sleeping' in %s", out);
+    }
+    const int asleep = cJSON_GetObjectItem(runs[0], "sleeping")->valueint;
+    print_message("sleeping bodies after 600 steps: %d as the scene asks, %d with --no-sleep\n", asleep,
+                  cJSON_GetObjectItem(runs[1], "sleeping")->valueint);
+    assert_true(asleep >= 1);
+    assert_int_equal(cJSON_GetObjectItem(runs[1], "sleeping")->valueint, 0);
+    assert_string_not_equal(cJSON_GetObjectItem(runs[0], "digest")->valuestring,
+                            cJSON_GetObjectItem(runs[1], "digest")->valuestring);
+    /* the text summary says it too */
+    snprintf(args, sizeof args, "--headless --backend reference --steps 600 --scene '%s'", scene);
+    assert_int_equal(run(args, out, sizeof out, err, sizeof err), 0);
+    char says[64];
+    snprintf(says, sizeof says, ", %d bodies asleep,", asleep);
+    if (!strstr(out, says)) fail_msg("the summary should say '%s': %s", says, out);
+
+    snprintf(args, sizeof args, "'%s' --backend reference --warmup 0 --time 0.96 --no-sleep --json --quiet", scene);
+    int code = run_program(RB_TEST_BENCH, args, out, sizeof out, err, sizeof err);
+    if (code != 0) fail_msg("rubble-bench exit %d: %s", code, err);
+    cJSON *b = cJSON_Parse(out);
+    assert_non_null(b);
+    assert_int_equal(cJSON_GetObjectItem(b, "steps")->valueint, 600);
+    assert_string_equal(cJSON_GetObjectItem(b, "digest")->valuestring,
+                        cJSON_GetObjectItem(runs[1], "digest")->valuestring);
+    cJSON_Delete(b), cJSON_Delete(runs[0]), cJSON_Delete(runs[1]);
+    remove(scene);
+}
+
+/* A cone of spheres of radius r at a known angle: a close packing (hexagonal
+ * layers stacked A B C, centres jittered by r / 10) cut by the cone, its
+ * axis at (ax, az). */
+static uint32_t make_cone(float *xyz, uint32_t max, double angle_deg, double radius, double ax, double az, double r,
+                          uint64_t *seed) {
+    const double t = tan(angle_deg * M_PI / 180.0), d = 2.0 * r, layer = d * sqrt(2.0 / 3.0);
+    const double offset[3][2] = {{0, 0}, {d / 2, d * sqrt(3.0) / 6}, {0, d * sqrt(3.0) / 3}};
+    const int n = (int)(radius / d) + 2;
+    uint32_t count = 0;
+    for (int l = 0; l * layer <= radius * t; l++)
+        for (int j = -2 * n; j <= 2 * n; j++)
+            for (int i = -2 * n; i <= 2 * n; i++) {
+                double p[3] = {d * (i + 0.5 * j) + offset[l % 3][0], l * layer,
+                               d * sqrt(3.0) / 2 * j + offset[l % 3][1]};
+                for (int k = 0; k < 3; k++) {
+                    *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+                    p[k] += ((double)(*seed >> 11) / 9007199254740992.0 - 0.5) * 0.2 * r;
+                }
+                const double rho = hypot(p[0], p[2]);
+                if (rho > radius || p[1] > radius * t - rho * t || count >= max) continue;
+                xyz[3 * count] = (float)(p[0] + ax), xyz[3 * count + 1] = (float)p[1],
+                        xyz[3 * count + 2] = (float)(p[2] + az);
+                count++;
+            }
+    return count;
+}
+
+/* The angle of repose rubble-bench repose reports (src/app/repose.h) is a
+ * cone's own angle: within 1.2 degrees for cones of 20, 30 and 40 degrees,
+ * 6 m across the base and of spheres of 0.2 m (a fitted slope over 9 rings
+ * of one diameter, the surface a staircase of layers); each quarter within
+ * 2.5 degrees. A heap of a few spheres is too small to fit. Then a short
+ * pour: the scene runs, and reports the friction and sleeping it was given. */
+static void test_repose(void **state) {
+    enum { MAX = 20000 };
+    float *xyz = malloc(sizeof(float) * 3 * MAX);
+    assert_non_null(xyz);
+    uint64_t seed = 7;
+    const double angles[] = {20.0, 30.0, 40.0};
+    for (int a = 0; a < 3; a++) {
+        const uint32_t n = make_cone(xyz, MAX, angles[a], 6.0, 1.5, -2.5, 0.2, &seed);
+        rb_repose_fit fit;
+        assert_true(rb_repose_measure(xyz, n, 1.5, -2.5, 0.4, &fit));
+        print_message("cone of %.0f deg (%u spheres): %.2f deg; quarters %.2f %.2f %.2f %.2f; rings %d, rms %.3f m\n",
+                      angles[a], n, fit.angle_deg, fit.quarter_deg[0], fit.quarter_deg[1], fit.quarter_deg[2],
+                      fit.quarter_deg[3], fit.fitted, fit.rms);
+        assert_near(fit.angle_deg, angles[a], 1.2);
+        for (int q = 0; q < 4; q++) assert_near(fit.quarter_deg[q], angles[a], 2.5);
+        assert_near(fit.radius, 6.0, 0.2);
+        assert_near(fit.apex, 6.0 * tan(angles[a] * M_PI / 180.0), 0.5);
+        assert_int_equal(fit.spheres, n);
+    }
+    rb_repose_fit fit;
+    assert_false(rb_repose_measure(xyz, 3, 1.5, -2.5, 0.4, &fit));
+    free(xyz);
+
+    int code = run_program(RB_TEST_BENCH,
+                           "repose 300 --settle 0.5 --friction 0.3 --no-sleep --backend reference --json --quiet", out,
+                           sizeof out, err, sizeof err);
+    if (code != 0) fail_msg("rubble-bench repose exit %d: %s", code, err);
+    cJSON *j = cJSON_Parse(out);
+    if (!j) fail_msg("rubble-bench repose printed no JSON: %s", out);
+    assert_string_equal(cJSON_GetObjectItem(j, "scene")->valuestring, "repose 300");
+    assert_near(cJSON_GetObjectItem(j, "friction")->valuedouble, 0.3, 1e-9);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "sleep")));
+    assert_int_equal(cJSON_GetObjectItem(j, "poured")->valueint, 300);
+    const double angle = cJSON_GetObjectItem(j, "angle_deg")->valuedouble;
+    assert_true(angle > 0.0 && angle < 60.0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "settling")), 2); /* t = 0 and 0.5 s */
+    cJSON_Delete(j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_summary),
@@ -341,6 +471,8 @@ int main(void) {
         cmocka_unit_test(test_bench_and_headless_agree),
         cmocka_unit_test(test_wall_seconds_exclude_build),
         cmocka_unit_test(test_scene_files),
+        cmocka_unit_test(test_no_sleep),
+        cmocka_unit_test(test_repose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

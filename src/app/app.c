@@ -24,6 +24,12 @@ rb_world_desc rb_app_world_desc(const rb_options *o) {
     rb_world_desc d = rb_default_world_desc();
     d.backend = o->backend;
     d.device_index = o->device;
-    if (o->dt > 0.0f) d.dt = o->dt;
+    rb_app_override_world(o, &d);
     return d;
+}
+
+void rb_app_override_world(const rb_options *o, rb_world_desc *d) {
+    if (o->dt > 0.0f) d->dt = o->dt;
+    if (o->no_sleep) d->sleep_time = 0.0f;
+    if (o->friction >= 0.0f) d->material.friction = o->friction;
 }

@@ -64,6 +64,7 @@ static void print_json(const rb_options *o, const rb_scene *scene, rb_run *run, 
         cJSON_AddNumberToObject(j, "formation", o->formation);
     cJSON_AddNumberToObject(j, "max_speed", rb_decimal(s->max_speed));
     cJSON_AddNumberToObject(j, "min_y", rb_decimal(s->min_y));
+    cJSON_AddNumberToObject(j, "sleeping", s->sleeping);
     cJSON_AddBoolToObject(j, "nan", s->nan);
     cJSON_AddStringToObject(j, "digest", digest);
     cJSON_AddBoolToObject(j, "ok", ok);
@@ -87,8 +88,8 @@ static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, 
     printf("backend %s on %s; %ld steps of %g s = %.3f s simulated in %.3f s wall (%.3f s building before)\n",
            rb_world_backend_name(w), rb_world_device_name(w), o->steps, dt, o->steps * dt, st->wall_s, build_s);
     printf("%.1f steps/s, %.3g particle-steps/s, real-time factor %.3f\n", sps, sps * s->particles, sps * dt);
-    printf("max speed %.3f m/s, lowest particle point y = %.4f m, %s, digest %016llx\n", s->max_speed, s->min_y,
-           s->nan ? "NaN FOUND" : "all finite", (unsigned long long)s->digest);
+    printf("max speed %.3f m/s, lowest particle point y = %.4f m, %u bodies asleep, %s, digest %016llx\n", s->max_speed,
+           s->min_y, s->sleeping, s->nan ? "NaN FOUND" : "all finite", (unsigned long long)s->digest);
 }
 
 /* --headless: builds the formation, steps, prints the summary. Returns the exit code. */
@@ -99,7 +100,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     rb_run_scene spec = {.file = o->scene, .formation = o->formation, .bodies = o->bodies};
     char err[1024];
     rb_scene *scene = rb_run_make_scene(reg, o->shape, &spec, err, sizeof err);
-    if (scene && o->dt > 0.0f) scene->world.dt = o->dt; /* --dt overrides the scene's step */
+    if (scene) rb_app_override_world(o, &scene->world); /* --dt, --no-sleep over the scene's own */
     if (scene) { /* more than the machine can hold is refused before anything is built */
         const rb_world_desc wd = rb_scene_world_desc(scene, &desc);
         if (!rb_world_fits(&wd, scene->body_count, scene->particle_count, err, sizeof err)) {

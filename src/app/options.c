@@ -24,6 +24,8 @@ void rb_options_defaults(rb_options *o, rb_program program) {
         .vsync = true,
         .warmup = 2.0,
         .time = 1.0,
+        .friction = -1.0f,
+        .settle = 5.0,
     };
 }
 
@@ -35,6 +37,8 @@ void rb_options_usage(rb_program program, FILE *out) {
                      "scenes:\n"
                      "  pile N             N bodies in the benchmark pile: layers of 16 x 16 in walls at +-15 m\n"
                      "  formationK [N]     the thesis's formation K (1..5) of N bodies (default 1000)\n"
+                     "  repose [N]         N spheres (default 5000) poured onto a rough disc; prints the heap's\n"
+                     "                     angle of repose (README, \"Benchmarks\")\n"
                      "  FILE.json          a scene file (docs/scene-format.md)\n"
                      "options:\n"
                      "  --backend B        opencl (default), reference, or both\n"
@@ -45,6 +49,9 @@ void rb_options_usage(rb_program program, FILE *out) {
                      "  --warmup S         simulated seconds before timing [2]\n"
                      "  --time S           simulated seconds timed [1]\n"
                      "  --dt S             fixed step in seconds [0.0016: t_c / 5]\n"
+                     "  --friction MU      friction of the world's material, in every scene [the scene's; 0.5]\n"
+                     "  --no-sleep         no body ever sleeps, whatever the scene says\n"
+                     "  --settle S         repose: simulated seconds after the last sphere [5]\n"
                      "  --json             one JSON object per run on stdout\n"
                      "  --quiet            no progress on stderr\n"
                      "  --help             this screen\n"
@@ -65,6 +72,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --backend B        reference | opencl (default: opencl where a device exists)\n"
                  "  --device I         OpenCL device index (see --list-devices)\n"
                  "  --dt S             fixed step in seconds [0.0016: t_c / 5]\n"
+                 "  --no-sleep         no body ever sleeps, whatever the scene says\n"
                  "Headless runs:\n"
                  "  --headless         no window: simulate --steps steps and print a summary\n"
                  "  --steps N          steps to simulate [1000]\n"
@@ -119,6 +127,7 @@ static const option_spec specs[] = {
     {"--dt", true, BOTH},
     {"--backend", true, BOTH},
     {"--device", true, BOTH},
+    {"--no-sleep", false, BOTH},
     {"--headless", false, RUBBLE},
     {"--list-shapes", false, RUBBLE},
     {"--list-devices", false, RUBBLE},
@@ -137,6 +146,8 @@ static const option_spec specs[] = {
     {"--quiet", false, BENCH},
     {"--warmup", true, BENCH},
     {"--time", true, BENCH},
+    {"--friction", true, BENCH},
+    {"--settle", true, BENCH},
 };
 
 #define FAIL(...) (snprintf(err, err_size, __VA_ARGS__), false)
@@ -156,12 +167,14 @@ static bool parse_scene(rb_options *o, int argc, char **argv, int *i, char *err,
         if (!parse_long(a + 9, 1, RB_FORMATION_COUNT, &n))
             return FAIL("unknown scene '%s' (formation1 .. formation%d)", a, RB_FORMATION_COUNT);
         s.formation = (int)n;
+    } else if (strcmp(a, "repose") == 0) {
+        s.repose = true, s.bodies = 5000;
     } else if (strcmp(a, "pile") != 0) {
         return FAIL("unknown scene or option '%s'", a);
     }
     if (v && parse_long(v, 1, RB_SCENE_MAX_BODIES, &n))
         s.bodies = (int)n, (*i)++;
-    else if (s.formation == 0)
+    else if (s.formation == 0 && !s.repose)
         return FAIL("'pile' needs a body count from 1 to %u", RB_SCENE_MAX_BODIES);
     if (o->scene_count >= RB_MAX_SCENES) return FAIL("at most %d scenes", RB_MAX_SCENES);
     o->scenes[o->scene_count++] = s;
@@ -202,6 +215,12 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
     } else if (!strcmp(a, "--time")) {
         if (!parse_double(v, 1e-9, 1e6, &x)) return FAIL("--time takes simulated seconds > 0, not '%s'", v);
         o->time = x;
+    } else if (!strcmp(a, "--settle")) {
+        if (!parse_double(v, 0.0, 1e6, &x)) return FAIL("--settle takes simulated seconds >= 0, not '%s'", v);
+        o->settle = x;
+    } else if (!strcmp(a, "--friction")) {
+        if (!parse_double(v, 0.0, 100.0, &x)) return FAIL("--friction takes a coefficient from 0 to 100, not '%s'", v);
+        o->friction = (float)x;
     } else if (!strcmp(a, "--backend")) {
         o->both_backends = false;
         if (!strcmp(v, "reference"))
@@ -236,9 +255,17 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
     const int mine = program == RB_PROGRAM_BENCH ? BENCH : RUBBLE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const option_spec *spec = NULL;
-        for (size_t k = 0; k < sizeof specs / sizeof *specs; k++)
+        const option_spec *spec = NULL, *glued = NULL;
+        const char *eq = strchr(a, '=');
+        for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
             if (!strcmp(a, specs[k].name)) spec = &specs[k];
+            if (eq && strlen(specs[k].name) == (size_t)(eq - a) && !strncmp(a, specs[k].name, (size_t)(eq - a)))
+                glued = &specs[k];
+        }
+        if (!spec && glued && (glued->programs & mine)) { /* --name=value: say how this parser takes it */
+            if (!glued->value) return FAIL("%s takes no value (remove '%s')", glued->name, eq);
+            return FAIL("%s takes its value after a space: %s %s", glued->name, glued->name, eq + 1);
+        }
         if (!spec || !(spec->programs & mine)) {
             if (program == RB_PROGRAM_BENCH && a[0] != '-') {
                 if (!parse_scene(o, argc, argv, &i, err, err_size)) return false;
@@ -257,6 +284,8 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
                 o->list_devices = true;
             else if (!strcmp(a, "--no-vsync"))
                 o->vsync = false;
+            else if (!strcmp(a, "--no-sleep"))
+                o->no_sleep = true;
             else if (!strcmp(a, "--quiet"))
                 o->quiet = true;
             else

@@ -30,6 +30,7 @@ typedef struct rb_options {
     const char *shape;                    /* --shape NAME */
     long steps;                           /* --steps N */
     float dt;                             /* --dt S; 0 = the default */
+    bool no_sleep;                        /* --no-sleep: sleeping off (sleep_time 0), whatever the scene says */
     rb_backend_kind backend;              /* --backend reference|opencl */
     int device;                           /* --device I; -1 = automatic */
     const char *plugin_dirs[RB_MAX_DIRS]; /* --plugins DIR (repeatable) */
@@ -45,11 +46,13 @@ typedef struct rb_options {
     const char *shader_dir; /* --shaders DIR: GLSL files (default: found beside the program) */
     double stats_every;     /* --stats-every S: a line of figures on stdout every S s of wall time; 0 = none */
     /* rubble-bench */
-    rb_run_scene scenes[RB_MAX_SCENES]; /* SCENE...: pile N, formationK [N], FILE.json */
+    rb_run_scene scenes[RB_MAX_SCENES]; /* SCENE...: pile N, formationK [N], repose [N], FILE.json */
     int scene_count;
     bool both_backends;  /* --backend both */
     double warmup, time; /* --warmup S, --time S: simulated seconds untimed, then timed */
     bool quiet;          /* --quiet: no progress on stderr */
+    float friction;      /* --friction MU: the world material's friction, every scene; < 0 = the scene's */
+    double settle;       /* --settle S: the repose scene's simulated seconds after the last sphere */
 } rb_options;
 
 void rb_options_defaults(rb_options *o, rb_program program);

@@ -131,6 +131,7 @@ rb_run_summary rb_run_summarize(rb_run *run) {
             s.nan |= !isfinite(st.position[k]) || !isfinite(st.velocity[k]) || !isfinite(st.angular_momentum[k]);
         for (int k = 0; k < 4; k++) s.nan |= !isfinite(st.orientation[k]);
         if (speed > s.max_speed) s.max_speed = speed;
+        s.sleeping += st.asleep;
     }
     /* the lowest point of any particle: its centre less its shape's radius */
     float *p = malloc(sizeof(float) * 3 * (s.particles ? s.particles : 1));

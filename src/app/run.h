@@ -16,11 +16,14 @@
 
 #define RB_RUN_MAX_KERNELS 16
 
-/* What to build: a scene file, a formation, or the benchmark pile (scenes/pile.h). */
+/* What to build: a scene file, a formation, or the benchmark pile (scenes/pile.h).
+ * rubble-bench's repose scene is not built here: it pours its spheres as it
+ * runs (src/app/bench.c). */
 typedef struct rb_run_scene {
     const char *file; /* a scene file (docs/scene-format.md); NULL: formation or pile */
     int formation;    /* 1..5: the thesis's formations; 0: the benchmark pile */
     int bodies;
+    bool repose; /* rubble-bench repose N: N spheres poured into a heap, its angle of repose measured */
 } rb_run_scene;
 
 /* The scene a run_scene names, with bodies of `shape` for a formation or the
@@ -42,11 +45,12 @@ typedef struct rb_run_stats {
 /* The state at the end of a run. */
 typedef struct rb_run_summary {
     uint32_t bodies, particles;
-    float max_speed; /* m/s, the fastest body */
-    float min_y;     /* m, the lowest point of any particle (its centre less the radius); 0 without bodies */
-    bool nan;        /* any body state or particle position not finite */
-    uint64_t digest; /* rb_world_digest */
-    bool ok;         /* false if reading the state failed */
+    float max_speed;   /* m/s, the fastest body */
+    float min_y;       /* m, the lowest point of any particle (its centre less the radius); 0 without bodies */
+    uint32_t sleeping; /* bodies asleep at the end */
+    bool nan;          /* any body state or particle position not finite */
+    uint64_t digest;   /* rb_world_digest */
+    bool ok;           /* false if reading the state failed */
 } rb_run_summary;
 
 typedef struct rb_run rb_run;

@@ -56,7 +56,7 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
         scene = rb_scene_load(opts->scene, sb->registry, err, err_size);
         if (!scene) goto fail;
         desc = rb_scene_world_desc(scene, &desc);
-        if (opts->dt > 0.0f) desc.dt = opts->dt;
+        rb_app_override_world(opts, &desc);
     }
     sb->world = rb_world_create(&desc, err, err_size);
     if (!sb->world) goto fail;

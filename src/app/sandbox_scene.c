@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app.h"
 #include "base/log.h"
 #include "sandbox_internal.h"
 #include "scenes/formations.h"
@@ -36,7 +37,7 @@ static bool same_world(const rb_world_desc *a, const rb_world_desc *b) {
 bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file, char *err, size_t err_size) {
     const rb_world_desc *now = rb_world_get_desc(sb->world);
     rb_world_desc desc = rb_scene_world_desc(scene, now);
-    if (sb->opts.dt > 0.0f) desc.dt = sb->opts.dt; /* --dt overrides a scene's step */
+    rb_app_override_world(&sb->opts, &desc); /* --dt, --no-sleep over a scene's own */
     rb_world *world = sb->world;
     rb_entities *entities = sb->entities;
     /* A reset (a formation, R), or any scene into an empty world, with the
