@@ -125,13 +125,12 @@ static inline float rb_contact_fraction(const float dist, const float ri, const 
 
 /* Normal force per unit mass of a contact with overlap > 0 and separation
  * speed vn (negative: closing), never a pull; as rb_contact_normal in
- * src/sim/contact.h, which says why the first and last steps of a contact
- * differ. */
+ * src/sim/contact.h, which says why the first step of a contact differs. */
 static inline float rb_contact_normal(const float k, const float c, const float overlap, const float vn,
                                       const float dt) {
     float f = k * overlap - c * vn;
     const float u = fabs(vn) * dt;
-    if (overlap < u) {
+    if (vn < 0.0f && overlap < u) {
         const float s = overlap + 0.5f * u;
         f = s / u * (0.5f * k * s - c * vn);
     }
@@ -148,70 +147,154 @@ static inline float rb_pair_tangential_mass(const float mi, const float mj, cons
     return isinf(mj) ? 0.5f * mi : meff;
 }
 
-/* Force on particle i (radius ri) of a dynamic body from an overlapping
- * particle j (radius rj) (rb_contact_particles, after its overlap test:
- * x = pj - pi, rb_particles_touch), with the rates c of their materials'
- * pair, added to *f, and its moment about i's centre, added to *t: spring
- * and dashpot along the normal that never pull, tangential damping capped by
- * Coulomb friction. The force acts at the contact point
- * (rb_contact_fraction), so only its tangential part has a moment, and a
- * pair's moments cancel. Slip is measured there too: the centres'
- * velocities plus each body's angular velocity (wi, wj) x lever. The
- * tangential damping is scaled by the pair's slip scale (contact.h). */
-static inline void rb_contact_particles(const float3 x, const float dist2, const float3 vi, const float3 wi,
-                                        const float mi, const float ri, const float3 vj, const float3 wj,
-                                        const float mj, const float rj, const float slip, float3 *f, float3 *t,
-                                        const float4 c, const float dt) {
+/* One side of a contact: a particle and its body, as rb_contact_side
+ * (src/sim/contact.h). */
+typedef struct rb_side {
+    float3 p, v, w;     /* the particle's centre and velocity, its body's angular velocity */
+    float m, r;         /* particle mass (INFINITY: static, kinematic), radius */
+    uint body;          /* its body's index */
+    float3 centre;      /* its body's centre of mass */
+    float4 q;           /* its body's orientation */
+    float4 inv_inertia; /* body-frame inverse principal moments (w: particle mass) */
+    float inv_mass;     /* 1 / its body's mass (0: static, kinematic) */
+    float support;      /* its body's support at the last step */
+    float onset;        /* its shape's support on a face, >= 1 */
+} rb_side;
+
+/* The inverse mass a body shows along n at lever l, as rb_point_inv_mass. */
+static inline float rb_point_inv_mass(const rb_side *s, const float3 l, const float3 n) {
+    const float3 b = rb_rotate_inv(s->q, rb_cross(l, n));
+    return s->inv_mass + (s->inv_inertia.x * b.x * b.x + s->inv_inertia.y * b.y * b.y + s->inv_inertia.z * b.z * b.z);
+}
+
+/* How many contacts' worth a side's body shares its mass among, as
+ * rb_contact_share (src/sim/contact.h). */
+static inline float rb_contact_share(const rb_side *s) { return s->support > 0.0f ? fmax(s->support, 1.0f) : s->onset; }
+
+/* The mass a contact's spring and dashpot are sized by, as rb_contact_mass
+ * (src/sim/contact.h says why): the effective mass at the contact point,
+ * each side's inverse mass there multiplied by rb_contact_share. *share
+ * gets 1 / (M_i w_i). */
+static inline float rb_contact_mass(const rb_side *i, const rb_side *j, float *share) {
+    const bool i_first = i->body < j->body;
+    const float3 pa = i_first ? i->p : j->p, pb = i_first ? j->p : i->p;
+    const float ra = i_first ? i->r : j->r, rb = i_first ? j->r : i->r;
+    const float3 x = (float3)(pb.x - pa.x, pb.y - pa.y, pb.z - pa.z);
+    const float dist = sqrt(x.x * x.x + x.y * x.y + x.z * x.z);
+    const float f = rb_contact_fraction(dist, ra, rb);
+    const float3 n = (float3)(x.x / dist, x.y / dist, x.z / dist);
+    const float3 point = (float3)(pa.x + f * x.x, pa.y + f * x.y, pa.z + f * x.z);
+    const float3 li = (float3)(point.x - i->centre.x, point.y - i->centre.y, point.z - i->centre.z);
+    const float3 lj = (float3)(point.x - j->centre.x, point.y - j->centre.y, point.z - j->centre.z);
+    const float wi = rb_point_inv_mass(i, li, n), wj = rb_point_inv_mass(j, lj, n);
+    *share = i->inv_mass / wi;
+    return 1.0f / (rb_contact_share(i) * wi + rb_contact_share(j) * wj);
+}
+
+/* True if a particle apart by gap closes at normal speed vn fast enough to
+ * touch at the next step, within RB_IMMINENT_MARGIN of the largest radius,
+ * as rb_contact_imminent (src/sim/contact.h). */
+#define RB_IMMINENT_MARGIN 0.4f
+static inline bool rb_contact_imminent(const float gap, const float vn, const float max_radius, const float dt) {
+    return gap < RB_IMMINENT_MARGIN * max_radius && gap < -vn * dt;
+}
+
+/* The tangential force with memory, as rb_contact_tangential: the kept
+ * displacement xo turned into the tangent plane plus the step's slip, a
+ * spring kt on it plus damping eta, scaled to cap when it slips (the
+ * displacement then what the spring alone holds). Returns the force; *xi
+ * gets the displacement to keep. */
+static inline float3 rb_contact_tangential(const float3 xo, const float3 n, const float3 vt, const float eta,
+                                           const float kt, const float cap, const float dt, float3 *xi) {
+    const float d = xo.x * n.x + xo.y * n.y + xo.z * n.z;
+    float3 x = (float3)((xo.x - d * n.x) + vt.x * dt, (xo.y - d * n.y) + vt.y * dt, (xo.z - d * n.z) + vt.z * dt);
+    float3 ft = (float3)(kt * x.x + eta * vt.x, kt * x.y + eta * vt.y, kt * x.z + eta * vt.z);
+    const float len = sqrt(ft.x * ft.x + ft.y * ft.y + ft.z * ft.z);
+    if (len > cap) {
+        const float s = cap / len;
+        ft = (float3)(ft.x * s, ft.y * s, ft.z * s);
+        x = (float3)(ft.x / kt, ft.y / kt, ft.z / kt);
+    }
+    *xi = x;
+    return ft;
+}
+
+/* Force on particle i of a dynamic body from particle j of another body, x
+ * = pj - pi apart (dist2 > 0), as rb_contact_particles: false if they do
+ * not touch (rb_particles_touch), *share then the share of an imminent
+ * contact (rb_contact_imminent), or 0. Else with the rates c of their
+ * materials' pair, added to *f, and its moment about i's centre, added to
+ * *t: spring and dashpot along the normal that never pull, sized by
+ * rb_contact_mass (*share: the contact's share of i's body); the history's
+ * tangential spring and damping (xo in, *xi out), capped by Coulomb
+ * friction and scaled by the pair's slip scale. The force acts at the
+ * contact point (rb_contact_fraction), so only its tangential part has a
+ * moment, and a pair's moments cancel; slip is measured there too. */
+static inline bool rb_contact_particles(const float3 x, const float dist2, const rb_side *i, const rb_side *j,
+                                        const float slip, const float3 xo, float3 *xi, float3 *f, float3 *t,
+                                        const float4 c, const float dt, const float max_radius, float *share) {
+    const float3 vi = i->v, wi = i->w, vj = j->v, wj = j->w;
+    *share = 0.0f;
+    const bool touch = rb_particles_touch(dist2, i->r, j->r);
     const float dist = sqrt(dist2);
     const float3 n = (float3)(x.x / dist, x.y / dist, x.z / dist);
-    const float meff = rb_pair_mass(mi, mj);
     /* v_j + wj x (-(1 - a) x) - (v_i + wi x (a x)) = v_j - v_i - (a wi + (1 - a) wj) x x */
-    const float a = rb_contact_fraction(dist, ri, rj), b = 1.0f - a;
+    const float a = rb_contact_fraction(dist, i->r, j->r), b = 1.0f - a;
     const float3 ws = (float3)(a * wi.x + b * wj.x, a * wi.y + b * wj.y, a * wi.z + b * wj.z);
     const float3 v = (float3)(vj.x - vi.x - (ws.y * x.z - ws.z * x.y), vj.y - vi.y - (ws.z * x.x - ws.x * x.z),
                               vj.z - vi.z - (ws.x * x.y - ws.y * x.x));
     const float vn = v.x * n.x + v.y * n.y + v.z * n.z;
-    const float fn = -meff * rb_contact_normal(c.x, c.y, (ri + rj) - dist, vn, dt);
+    const float overlap = (i->r + j->r) - dist;
+    if (!touch) {
+        if (rb_contact_imminent(-overlap, vn, max_radius, dt)) rb_contact_mass(i, j, share);
+        return false;
+    }
+    const float meff = rb_contact_mass(i, j, share);
+    const float fn = -meff * rb_contact_normal(c.x, c.y, overlap, vn, dt);
     const float3 vt = (float3)(v.x - vn * n.x, v.y - vn * n.y, v.z - vn * n.z);
-    const float eta = rb_pair_tangential_mass(mi, mj, meff) * c.z * slip;
-    const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
-    const float cap = c.w * -fn;
-    const float scale = ft_len > cap ? cap / ft_len : 1.0f;
-    const float es = eta * scale;
-    const float3 ft = (float3)(es * vt.x, es * vt.y, es * vt.z);
+    const float mt = rb_pair_tangential_mass(i->m, j->m, rb_pair_mass(i->m, j->m)) * slip;
+    const float3 ft = rb_contact_tangential(xo, n, vt, mt * c.z, mt * (RB_TANGENTIAL_SPRING * c.x), c.w * -fn, dt, xi);
     *f = (float3)((*f).x + (fn * n.x + ft.x), (*f).y + (fn * n.y + ft.y), (*f).z + (fn * n.z + ft.z));
     /* (a x) x ft */
     *t = (float3)((*t).x + a * (x.y * ft.z - x.z * ft.y), (*t).y + a * (x.z * ft.x - x.x * ft.z),
                   (*t).z + a * (x.x * ft.y - x.y * ft.x));
+    return true;
 }
 
-/* Force on particle i (radius ri, its body's slip scale si) from a plane
- * (xyz unit normal out of the solid, w offset), the plane an immovable
- * partner (rb_contact_plane), with the rates c of i's own material, added to
- * *f; its moment about i's centre, acting at the plane point under the
- * centre (where the slip is measured, with the body's angular velocity wi),
- * added to *t. */
-static inline void rb_contact_plane(const float3 pi, const float3 vi, const float3 wi, const float mi, const float ri,
-                                    const float si, const float4 plane, float3 *f, float3 *t, const float4 c,
-                                    const float dt) {
+/* Force on particle i (its body's slip scale si) from a plane (xyz unit
+ * normal out of the solid, w offset), an immovable partner, as
+ * rb_contact_plane: the normal spring and dashpot sized by the effective
+ * mass at the plane point under the centre, the history's tangential force
+ * (xo in, *xi out), with the rates c of i's own material, added to *f; its
+ * moment about i's centre, acting at that point (where the slip is
+ * measured), added to *t. False if they do not touch. */
+static inline bool rb_contact_plane(const rb_side *i, const float si, const float4 plane, const float3 xo, float3 *xi,
+                                    float3 *f, float3 *t, const float4 c, const float dt, const float max_radius,
+                                    float *share) {
+    const float3 pi = i->p, vi = i->v, wi = i->w;
     const float3 n = plane.xyz;
     const float height = n.x * pi.x + n.y * pi.y + n.z * pi.z - plane.w;
-    const float overlap = ri - height;
-    if (overlap <= 0.0f) return;
+    const float overlap = i->r - height;
     /* the contact point's velocity: v_i + w x (-height n) */
     const float3 vc = (float3)(vi.x - height * (wi.y * n.z - wi.z * n.y), vi.y - height * (wi.z * n.x - wi.x * n.z),
                                vi.z - height * (wi.x * n.y - wi.y * n.x));
     const float vn = n.x * vc.x + n.y * vc.y + n.z * vc.z;
-    const float fn = mi * rb_contact_normal(c.x, c.y, overlap, vn, dt);
+    *share = 0.0f;
+    const bool touch = overlap > 0.0f;
+    if (!touch && !rb_contact_imminent(-overlap, vn, max_radius, dt)) return false;
+    const float3 l = (float3)(pi.x - height * n.x - i->centre.x, pi.y - height * n.y - i->centre.y,
+                              pi.z - height * n.z - i->centre.z);
+    const float wp = rb_point_inv_mass(i, l, n);
+    *share = i->inv_mass / wp;
+    if (!touch) return false;
+    const float meff = 1.0f / (rb_contact_share(i) * wp);
+    const float fn = meff * rb_contact_normal(c.x, c.y, overlap, vn, dt);
     const float3 vt = (float3)(-(vc.x - vn * n.x), -(vc.y - vn * n.y), -(vc.z - vn * n.z));
-    const float eta = mi * c.z * si;
-    const float ft_len = eta * sqrt(vt.x * vt.x + vt.y * vt.y + vt.z * vt.z);
-    const float cap = c.w * fn;
-    const float scale = ft_len > cap ? cap / ft_len : 1.0f;
-    const float es = eta * scale;
-    const float3 ft = (float3)(es * vt.x, es * vt.y, es * vt.z);
+    const float mt = i->m * si;
+    const float3 ft = rb_contact_tangential(xo, n, vt, mt * c.z, mt * (RB_TANGENTIAL_SPRING * c.x), c.w * fn, dt, xi);
     *f = (float3)((*f).x + (fn * n.x + ft.x), (*f).y + (fn * n.y + ft.y), (*f).z + (fn * n.z + ft.z));
     /* (-height n) x ft */
     *t = (float3)((*t).x - height * (n.y * ft.z - n.z * ft.y), (*t).y - height * (n.z * ft.x - n.x * ft.z),
                   (*t).z - height * (n.x * ft.y - n.y * ft.x));
+    return true;
 }

@@ -20,6 +20,13 @@
  * of the pair table (rates) for its two bodies' materials; a plane contact
  * the particle's own material's. The same bits as the reference.
  *
+ * Each contact keeps its tangential displacement in the particle's history
+ * slots (RB_CONTACT_SLOTS, keyed by the partner's particle index or the
+ * plane's key; src/sim/contact.h): the slots are read at the start and
+ * rewritten with the contacts found, in the order found. Only the
+ * particle's own work-item reads or writes its slots. With commit 0 (forces
+ * read for a test, not a step) nothing but the force and moment is written.
+ *
  * A particle of a sleeping body that overlaps a particle of an awake body
  * moving faster than sleep_speed, or a moving particle of a kinematic body,
  * marks its body to wake (every writer writes 1: no race). A particle of a
@@ -32,23 +39,66 @@ typedef struct rb_sorted {
     __global const float *x, *y, *z;
     __global const uint *body;
     __global const float4 *vel; /* w: the cell key */
-    __global const float4 *body_pos, *body_omega, *body_inv_inertia;
+    __global const uint *index; /* sorted_index: a slot's particle */
+    __global const float4 *body_pos, *body_quat, *body_vel, *body_omega, *body_inv_inertia;
     __global const uint *body_material;
-    __global const float2 *body_contact; /* x radius, y slip scale */
+    __global const float *body_support;
+    __global const float4 *body_contact; /* x radius, y slip scale, z onset support */
 } rb_sorted;
 
-/* The particle whose force is summed, and its sums. */
+/* The side of a contact a body's slot gives (its particle: p, v, m, r). */
+static inline rb_side rb_side_of(const rb_sorted *in, const uint b, const float3 p, const float3 v) {
+    const float4 inv_inertia = in->body_inv_inertia[b];
+    rb_side s = {p,
+                 v,
+                 in->body_omega[b].xyz,
+                 inv_inertia.w,
+                 in->body_contact[b].x,
+                 b,
+                 in->body_pos[b].xyz,
+                 in->body_quat[b],
+                 inv_inertia,
+                 in->body_vel[b].w,
+                 in->body_support[b],
+                 in->body_contact[b].z};
+    return s;
+}
+
+/* The particle whose force is summed, its history and its sums. */
 typedef struct rb_summing {
-    float3 p, v, w; /* position, velocity, its body's angular velocity */
-    float m;        /* its body's mass */
-    float r;        /* its radius */
-    float slip;     /* its body's slip scale */
-    float reach2;   /* (r + the largest radius)^2: no particle farther touches it */
-    uint b;         /* its body */
+    rb_side side; /* its particle and body (side.p, side.v, side.w, side.m, side.r, side.body) */
+    float3 p;     /* side.p */
+    float slip;   /* its body's slip scale */
+    float reach2; /* (r + 1.5 the largest radius)^2: no particle farther touches it or soon will */
+    float max_radius;
+    uint b;                       /* its body */
     __constant const float4 *row; /* the pair table's rows of its body's material */
     bool sleeping, wake;
-    float3 f, t; /* force, and moment about the particle's centre */
+    float3 f, t;                 /* force, and moment about the particle's centre */
+    uint4 old[RB_CONTACT_SLOTS]; /* its history at the step's start: xyz displacement bits, w key */
+    __global uint4 *kept;        /* where its history goes (NULL: not kept) */
+    uint kept_count, overflow;
+    float support; /* the shares of its body its contacts bear */
 } rb_summing;
+
+/* The displacement kept for key, or zero, as rb_slot_find. */
+static inline float3 rb_slot_find(const rb_summing *q, const uint key) {
+    for (uint k = 0; k < RB_CONTACT_SLOTS; k++)
+        if (q->old[k].w == key) return as_float3(q->old[k].xyz);
+    return (float3)(0.0f, 0.0f, 0.0f);
+}
+
+/* A contact found: its share added, its displacement kept in the next
+ * slot, or counted. */
+static inline void rb_keep(rb_summing *q, const uint key, const float3 xi, const float share) {
+    q->support += share;
+    if (q->kept_count == RB_CONTACT_SLOTS) {
+        q->overflow++;
+        return;
+    }
+    if (q->kept) q->kept[q->kept_count] = (uint4)(as_uint3(xi), key);
+    q->kept_count++;
+}
 
 /* Slot j's particle, within reach of a particle of another body, in the
  * row of cells whose first cell has key row_key (or in another cell that
@@ -61,19 +111,25 @@ static inline __attribute__((always_inline)) void rb_visit_slot(rb_summing *q, c
     const float3 sep = rb_separation(q->p, (float3)(in->x[j], in->y[j], in->z[j]));
     const float dist2 = rb_length2(sep);
     const float4 vj = in->vel[j];
-    const uint key = as_uint(vj.w), bj = in->body[j];
+    const uint cell = as_uint(vj.w), bj = in->body[j];
     /* in another row, or past x + 1 of this one (x is the key's low 10 bits) */
-    if ((key >> 10) != (row_key >> 10) || ((key - row_key) & 1023u) > 2u) return;
-    const float2 cj = in->body_contact[bj];
+    if ((cell >> 10) != (row_key >> 10) || ((cell - row_key) & 1023u) > 2u) return;
+    const float4 cj = in->body_contact[bj];
     const float rj = cj.x;
-    if (!rb_particles_touch(dist2, q->r, rj)) return; /* apart, or coincident with no normal */
-    const float mj = in->body_inv_inertia[bj].w;
-    if (q->sleeping && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
+    if (!(dist2 > 0.0f)) return; /* coincident: no normal */
+    const rb_side sj = rb_side_of(in, bj, (float3)(in->x[j], in->y[j], in->z[j]), vj.xyz);
+    if (q->sleeping && rb_particles_touch(dist2, q->side.r, rj) && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
         const float speed2 = rb_length2(vj.xyz);
-        if (speed2 > sleep_speed * sleep_speed || (isinf(mj) && speed2 > 0.0f)) q->wake = true;
+        if (speed2 > sleep_speed * sleep_speed || (isinf(sj.m) && speed2 > 0.0f)) q->wake = true;
     }
-    rb_contact_particles(sep, dist2, q->v, q->w, q->m, q->r, vj.xyz, in->body_omega[bj].xyz, mj, rj,
-                         fmin(q->slip, cj.y), &q->f, &q->t, q->row[in->body_material[bj]], dt);
+    const uint partner = in->index[j]; /* its particle index: the history's key */
+    float3 xi;
+    float share;
+    if (rb_contact_particles(sep, dist2, &q->side, &sj, fmin(q->slip, cj.y), rb_slot_find(q, partner), &xi, &q->f,
+                             &q->t, q->row[in->body_material[bj]], dt, q->max_radius, &share))
+        rb_keep(q, partner, xi, share);
+    else
+        q->support += share; /* imminent, or 0 */
 }
 
 /* The lowest set bit's index, and the mask without it. */
@@ -102,8 +158,7 @@ static inline __attribute__((always_inline)) void rb_visit_run(rb_summing *q, co
         const ulong2 halves = bit.lo | bit.hi;
         const ulong quarter = halves.lo | halves.hi;
         uint bits = (uint)quarter | (uint)(quarter >> 32);
-        while (bits != 0u)
-            rb_visit_slot(q, in, s + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
+        while (bits != 0u) rb_visit_slot(q, in, s + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
     }
 }
 
@@ -113,31 +168,36 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         __global const float *sorted_y, __global const float *sorted_z,
                         __global const uint *sorted_body, __global const float4 *sorted_vel, __constant float4 *planes,
                         const uint plane_count, const float inv_cell, __global const uint *body_material,
-                        __constant float4 *rates, __global const float2 *body_contact, const float max_radius,
+                        __constant float4 *rates, __global const float4 *body_contact, const float max_radius,
                         const float dt, const float sleep_speed, const float sleep_time, __global float *force,
-                        __global float *moment, __global uint *wake_body, const uint stride_z,
-                        const uint stride_y) {
+                        __global float *moment, __global uint *wake_body, const uint stride_z, const uint stride_y,
+                        __global const float4 *body_quat, __global const float4 *body_vel,
+                        __global const float *body_support, __global uint4 *slots, __global float *support,
+                        __global uint *overflow, const uint commit) {
     const uint s = get_global_id(0);
     if (s >= n) return;
-    const rb_sorted in = {sorted_x, sorted_y,   sorted_z,         sorted_body,   sorted_vel,
-                          body_pos, body_omega, body_inv_inertia, body_material, body_contact};
+    const rb_sorted in = {sorted_x,  sorted_y, sorted_z,   sorted_body,      sorted_vel,    sorted_index, body_pos,
+                          body_quat, body_vel, body_omega, body_inv_inertia, body_material, body_support, body_contact};
     rb_summing q;
     q.b = sorted_body[s];
-    q.m = body_inv_inertia[q.b].w;
     const uint i = sorted_index[s];
-    if (isinf(q.m)) { /* a static or kinematic body's */
+    __global uint4 *own = slots + (size_t)i * RB_CONTACT_SLOTS;
+    if (isinf(body_inv_inertia[q.b].w)) { /* a static or kinematic body's */
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, force);
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, moment);
+        if (commit) {
+            for (uint k = 0; k < RB_CONTACT_SLOTS; k++) own[k] = (uint4)(0u, 0u, 0u, RB_SLOT_FREE);
+            support[i] = 0.0f;
+        }
         return;
     }
     q.p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
-    q.v = sorted_vel[s].xyz;
-    const float2 own = body_contact[q.b];
-    q.r = own.x;
-    q.slip = own.y;
-    const float reach = q.r + max_radius; /* >= r + r_j for every j: rounding keeps the order */
+    q.side = rb_side_of(&in, q.b, q.p, sorted_vel[s].xyz);
+    q.slip = body_contact[q.b].y;
+    /* >= r + r_j + RB_IMMINENT_MARGIN max_radius for every j, with room for rounding */
+    const float reach = q.side.r + 1.5f * max_radius;
+    q.max_radius = max_radius;
     q.reach2 = reach * reach;
-    q.w = body_omega[q.b].xyz;
     const uint material = body_material[q.b];
     q.row = rates + material * RB_MAX_MATERIALS;
     const float4 x = body_pos[q.b];
@@ -145,6 +205,10 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     q.wake = false;
     q.f = (float3)(0.0f, 0.0f, 0.0f);
     q.t = q.f;
+    for (uint k = 0; k < RB_CONTACT_SLOTS; k++) q.old[k] = own[k];
+    q.kept = commit ? own : 0;
+    q.kept_count = q.overflow = 0u;
+    q.support = 0.0f;
     const int3 c = rb_cell_of(q.p, inv_cell);
     const uint buckets = mask + 1u;
 
@@ -160,8 +224,15 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                 rb_visit_run(&q, &in, 0u, table[h + 3u - buckets], key, sleep_speed, sleep_time, dt);
             }
         }
-    for (uint k = 0; k < plane_count; k++)
-        rb_contact_plane(q.p, q.v, q.w, q.m, q.r, q.slip, planes[k], &q.f, &q.t, q.row[material], dt);
+    for (uint k = 0; k < plane_count; k++) {
+        float3 xi;
+        float share;
+        if (rb_contact_plane(&q.side, q.slip, planes[k], rb_slot_find(&q, RB_SLOT_PLANE + k), &xi, &q.f, &q.t,
+                             q.row[material], dt, max_radius, &share))
+            rb_keep(&q, RB_SLOT_PLANE + k, xi, share);
+        else
+            q.support += share; /* imminent, or 0 */
+    }
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,
      * as the reference forms it from the particle's position. */
@@ -169,4 +240,8 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     vstore3(q.f, i, force); /* packed xyz: 12 bytes a particle, in index order */
     vstore3((float3)(lf.x + q.t.x, lf.y + q.t.y, lf.z + q.t.z), i, moment);
     if (q.wake) wake_body[q.b] = 1u;
+    if (!commit) return;
+    for (uint k = q.kept_count; k < RB_CONTACT_SLOTS; k++) own[k] = (uint4)(0u, 0u, 0u, RB_SLOT_FREE);
+    support[i] = q.support;
+    if (q.overflow) atomic_add(overflow, q.overflow);
 }

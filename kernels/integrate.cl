@@ -51,6 +51,14 @@ static float4 rb_quat_turn(const float4 q, const float3 w, const float t) {
     return qn;
 }
 
+/* A body's support for the next step's contact masses, as the reference
+ * keeps it (src/sim/reference.c, rb_support): the sum of its contacts'
+ * shares, or what it was times keep if that is more; 0 once nothing
+ * touches it. */
+static inline float rb_support(const float sum, const float was, const float keep) {
+    return sum > 0.0f ? fmax(sum, keep * was) : 0.0f;
+}
+
 /* The integration of body b under force F and torque T (the sums). */
 static void rb_integrate_body(const uint b, const float3 F, const float3 T, __global float4 *body_pos,
                               __global float4 *body_quat, __global float4 *body_vel, __global float4 *body_angmom,
@@ -128,7 +136,7 @@ static void rb_integrate_body(const uint b, const float3 F, const float3 T, __gl
 static void rb_partial_sum(const uint b, const uint l, const uint first, const uint last, const bool dynamic,
                            __global const float *force, __global const float *moment, __global const float4 *body_vel,
                            __global const float4 *body_force, __global const float4 *body_torque, const float4 gravity,
-                           float3 *F, float3 *T) {
+                           __global const float *support, float3 *F, float3 *T, float *share) {
     const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_BODY_GROUP - 1) / RB_BODY_GROUP);
     float3 f_sum = (float3)(0.0f, 0.0f, 0.0f), t_sum = f_sum;
     if (l == 0 && dynamic) {
@@ -138,12 +146,14 @@ static void rb_partial_sum(const uint b, const uint l, const uint first, const u
         t_sum = body_torque[b].xyz;
     }
     const uint lo = min(last, first + l * chunk), hi = min(last, lo + chunk);
+    float n = 0.0f;
     for (uint i = lo; i < hi; i++) {
+        n = n + support[i];
         const float3 f = vload3(i, force), m = vload3(i, moment); /* m: about the centre (forces.cl) */
         f_sum = (float3)(f_sum.x + f.x, f_sum.y + f.y, f_sum.z + f.z);
         t_sum = (float3)(t_sum.x + m.x, t_sum.y + m.y, t_sum.z + m.z);
     }
-    *F = f_sum, *T = t_sum;
+    *F = f_sum, *T = t_sum, *share = n;
 }
 
 __kernel __attribute__((reqd_work_group_size(RB_BODY_GROUP, 1, 1))) void
@@ -153,9 +163,11 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
              __global const float4 *body_inv_inertia, __global const float4 *body_force,
              __global const float4 *body_torque, __global const uint *body_kind, __global const uint *wake,
              const float4 gravity, const float dt, const float sleep_speed, const float sleep_time,
-             const float wake_accel, __global float4 *transforms) {
+             const float wake_accel, __global float4 *transforms, __global const float *support,
+             __global float *body_support, const float support_keep) {
     /* float4, not float3: one layout on every compiler */
     __local float4 part_f[RB_BODY_GROUP], part_t[RB_BODY_GROUP];
+    __local float part_n[RB_BODY_GROUP];
     const uint b = get_group_id(0), l = get_local_id(0);
     /* No work-item leaves before the barrier, and nothing computed before it
      * is used after it (work-item 0 reads its body again): PoCL 3.1 was seen
@@ -163,16 +175,22 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
     const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC; /* the others sum nothing */
     const uint first = body_first_particle[b], last = dynamic ? body_first_particle[b + 1] : first;
     float3 F, T;
-    rb_partial_sum(b, l, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity, &F, &T);
+    float count;
+    rb_partial_sum(b, l, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity, support, &F,
+                   &T, &count);
     part_f[l] = (float4)(F, 0.0f);
     part_t[l] = (float4)(T, 0.0f);
+    part_n[l] = count;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l != 0) return;
     F = part_f[0].xyz, T = part_t[0].xyz; /* the partial sums in order */
+    count = part_n[0];
     for (uint k = 1; k < RB_BODY_GROUP; k++) {
+        count = count + part_n[k];
         F = (float3)(F.x + part_f[k].x, F.y + part_f[k].y, F.z + part_f[k].z);
         T = (float3)(T.x + part_t[k].x, T.y + part_t[k].y, T.z + part_t[k].z);
     }
+    body_support[b] = rb_support(count, body_support[b], support_keep);
     rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
                       wake, dt, sleep_speed, sleep_time, wake_accel, transforms);
 }
@@ -188,15 +206,20 @@ __kernel void rb_integrate_flat(const uint body_count, __global const uint *body
                                 __global const float4 *body_force, __global const float4 *body_torque,
                                 __global const uint *body_kind, __global const uint *wake, const float4 gravity,
                                 const float dt, const float sleep_speed, const float sleep_time, const float wake_accel,
-                                __global float4 *transforms) {
+                                __global float4 *transforms, __global const float *support,
+                                __global float *body_support, const float support_keep) {
     const uint b = get_global_id(0);
     if (b >= body_count) return;
     const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC;
     const uint first = body_first_particle[b], last = dynamic ? body_first_particle[b + 1] : first;
     float3 F = (float3)(0.0f, 0.0f, 0.0f), T = F;
+    float count = 0.0f;
     for (uint l = 0; l < RB_BODY_GROUP; l++) {
         float3 pf, pt; /* work-item l's partial sum in rb_integrate */
-        rb_partial_sum(b, l, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity, &pf, &pt);
+        float n;
+        rb_partial_sum(b, l, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity, support,
+                       &pf, &pt, &n);
+        count = l == 0 ? n : count + n;
         if (l == 0) {
             F = pf, T = pt;
         } else {
@@ -204,6 +227,7 @@ __kernel void rb_integrate_flat(const uint body_count, __global const uint *body
             T = (float3)(T.x + pt.x, T.y + pt.y, T.z + pt.z);
         }
     }
+    body_support[b] = rb_support(count, body_support[b], support_keep);
     rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
                       wake, dt, sleep_speed, sleep_time, wake_accel, transforms);
 }

@@ -279,12 +279,21 @@ static void test_restore_continues(void **state) {
         ids[i] = rb_world_add_body(b, &d);
         assert_true(rb_world_restore_body(b, ids[i], &saved[i]));
     }
+    /* the contacts' memory: without it the continuation parts at once (a slipping contact's spring) */
+    const uint32_t contacts = rb_world_read_contacts(a, NULL, 0);
+    rb_contact_memory *memory = malloc(sizeof *memory * (contacts + 1));
+    assert_int_equal(rb_world_read_contacts(a, memory, contacts), contacts);
+    print_message("%u contacts remembered\n", contacts);
+    assert_true(contacts > 0);
+    assert_true(rb_world_restore_contacts(b, memory, contacts));
+    assert_int_equal(rb_world_read_contacts(b, NULL, 0), contacts);
     for (int i = 0; i < N; i++) {
         rb_body_state s;
         assert_true(rb_world_get_body(b, (uint32_t)i, &s));
         assert_true(same_state(&saved[i], &s));
         assert_memory_equal(s.angular_velocity, saved[i].angular_velocity, sizeof s.angular_velocity);
         assert_memory_equal(&s.sleep_timer, &saved[i].sleep_timer, sizeof s.sleep_timer);
+        assert_memory_equal(&s.support, &saved[i].support, sizeof s.support);
         assert_int_equal(s.asleep, saved[i].asleep);
         assert_int_equal(s.kind, saved[i].kind);
         assert_int_equal(s.material, saved[i].material);
@@ -311,7 +320,27 @@ static void test_restore_continues(void **state) {
     assert_false(rb_world_restore_body(b, ids[0], &bad));
     bad = saved[RESTORE_DROPPED], bad.velocity[0] = 1.0f;
     assert_false(rb_world_restore_body(b, ids[RESTORE_DROPPED], &bad));
+    bad = saved[0], bad.support = NAN;
+    assert_false(rb_world_restore_body(b, ids[0], &bad));
     assert_true(rb_world_digest(b) == digest);
+
+    /* contacts refused whole: a particle out of range, a partner of its own
+     * body or past the planes, a NaN, five for one particle, out of order */
+    const uint32_t particles = rb_world_particle_count(b), first1 = rb_world_body_first_particle(b)[1];
+    const uint32_t remembered = rb_world_read_contacts(b, NULL, 0);
+    const rb_contact_memory refused[][5] = {
+        {{particles, 0, {0, 0, 0}}},
+        {{0, 1, {0, 0, 0}}},
+        {{0, RB_CONTACT_PLANE + 7, {0, 0, 0}}},
+        {{0, first1, {NAN, 0, 0}}},
+        {{0, first1, {0}}, {0, first1 + 1, {0}}, {0, first1 + 2, {0}}, {0, first1 + 3, {0}}, {0, first1 + 4, {0}}},
+        {{1, first1, {0}}, {0, first1, {0}}},
+    };
+    const uint32_t refused_count[] = {1, 1, 1, 1, 5, 2};
+    for (size_t k = 0; k < sizeof refused_count / sizeof *refused_count; k++)
+        assert_false(rb_world_restore_contacts(b, refused[k], refused_count[k]));
+    assert_int_equal(rb_world_read_contacts(b, NULL, 0), remembered);
+    free(memory);
     rb_world_destroy(a), rb_world_destroy(b);
     rb_registry_destroy(reg), rb_registry_destroy(reg2);
 }
@@ -480,8 +509,9 @@ static void test_fits_estimates_bytes(void **state) {
     rb_world_desc d = rb_default_world_desc();
     assert_true(rb_world_fits(&d, 1000, 27000, err, sizeof err));
     assert_false(rb_world_fits(&d, 2000000000ull, 54000000000000ull, err, sizeof err));
-    assert_non_null(strstr(err, "2000000000 bodies of 54000000000000 particles need about 6.26 PB (host 1.08 PB, "
-                                "device 5.18 PB), more than this machine's"));
+    /* host 180 B a body, 84 a particle (64 of them its contact history); device 196 and 164 */
+    assert_non_null(strstr(err, "2000000000 bodies of 54000000000000 particles need about 13.4 PB (host 4.54 PB, "
+                                "device 8.86 PB), more than this machine's"));
     d.backend = RB_BACKEND_REFERENCE; /* no device buffers */
     assert_false(rb_world_fits(&d, 2000000000ull, 54000000000000ull, err, sizeof err));
     assert_non_null(strstr(err, "device 0 B"));

@@ -11,19 +11,21 @@
 
 /* Normal force per unit mass of a contact with overlap > 0 and separation
  * speed vn (negative: closing), never a pull. A step's force stands for the
- * window [t - dt/2, t + dt/2]. On the first step of a contact (overlap less
- * than one step's approach, |vn| dt: a step ago the pair was apart) and on
- * the last (a step on it will be apart), only part of the window is in
- * contact: that step gets the exact impulse of the linearly changing
- * overlap over that part, s / u of the window (u = |vn| dt, s = overlap +
- * u / 2, the overlap at the window's deep end), instead of a whole window's.
- * This removes most of the scatter of restitution with where the touch
- * falls within a step. u > overlap >= 0 in that branch, so s / u is in
- * [1/2, 3/2). */
+ * window [t - dt/2, t + dt/2]. On the first step of a contact (closing, and
+ * overlap less than one step's approach, |vn| dt: a step ago the pair was
+ * apart), only part of the window is in contact: that step gets the exact
+ * impulse of the linearly changing overlap over that part, s / u of the
+ * window (u = |vn| dt, s = overlap + u / 2, the overlap at the window's
+ * deep end), instead of a whole window's. This removes most of the scatter
+ * of restitution with where the touch falls within a step. u > overlap >= 0
+ * in that branch, so s / u is in [1/2, 3/2). (The last step of a contact
+ * once had the same treatment; it fed energy into the rocking of stacks,
+ * whose edge contacts part and touch again every few steps: a column of
+ * six staggered cubes swayed 15 cm at 0.3 m/s for good with sleeping off.) */
 static inline float rb_contact_normal(float k, float c, float overlap, float vn, float dt) {
     float f = k * overlap - c * vn;
     const float u = fabsf(vn) * dt;
-    if (overlap < u) {
+    if (vn < 0.0f && overlap < u) {
         float s = overlap + 0.5f * u;
         f = s / u * (0.5f * k * s - c * vn);
     }
@@ -66,87 +68,237 @@ static inline float rb_contact_fraction(float dist, float ri, float rj) {
     return ri == rj ? 0.5f : (dist + (ri - rj)) / (2.0f * dist);
 }
 
-/* Force on particle i of a dynamic body (position pi, velocity vi, mass mi,
- * radius ri, its body's angular velocity wi) from particle j (mass INFINITY
- * if its body is static or kinematic; radius rj), with the rates c of their
- * materials' pair, added to f, and its moment about i's centre, added to t.
- * The overlap is ri + rj - |x_ij|. The force acts at the contact point
- * (rb_contact_fraction), so the pair's torques cancel and angular momentum
- * is kept; only the tangential part has a moment. Slip is measured there too
- * (the centres' velocities plus w x lever): friction then only ever takes
- * energy away, and a small sphere rolls on a large one about its own
- * contact point. Nothing if the particles do not overlap.
+/* ---- contact history (README.md, "Static friction") ----
  *
- * The tangential damping acts explicitly, one step's force from the slip
- * at its start: it must not take more than the slip. The rate assumes the
- * surface gives way as a free point of the particle's mass; a body of one
- * or two particles turns far more easily (a sphere: 3.5 times, the 7/2 of
- * rolling), and its slip would overshoot and ring in a two-step cycle up to
- * the Coulomb cap: a ball of 8 kg in a pocket of a cube's face spun back
- * and forth at 0.28 rad/s for good (tests/test_sizes.c). So the damping is
- * scaled by the pair's slip scale, the smaller of the two bodies' 1 /
- * mobility (rb_shape_mobility, world_internal.h; 1 for bodies of many
- * particles, which are unchanged bit for bit). */
-static inline void rb_contact_particles(rb_float4 pi, rb_float4 vi, rb_float4 wi, float mi, float ri, rb_float4 pj,
-                                        rb_float4 vj, rb_float4 wj, float mj, float rj, float slip,
-                                        const rb_contact_rates *c, const rb_step_params *p, float f[3], float t[3]) {
+ * Each particle keeps RB_CONTACT_SLOTS slots (world_internal.h): one per
+ * contact it had at the last step, in the order it found them, keyed by the
+ * partner's stable particle index (or RB_SLOT_PLANE + the plane's index),
+ * holding the tangential displacement accumulated since the contact began:
+ * the Cundall-Strack spring. A contact not in the slots starts from zero; a
+ * contact that ends is not written back, so its history is dropped. A
+ * particle with more contacts than slots keeps the first RB_CONTACT_SLOTS;
+ * the others act without memory (the viscous friction alone) and are counted
+ * (rb_world_contact_overflow). Each particle of a pair keeps its own copy;
+ * the two are negatives of each other to the bit, as the pair's forces are. */
+
+/* The displacement kept for key among a particle's slots, or zero. */
+static inline void rb_slot_find(const rb_contact_slot *slots, uint32_t key, float out[3]) {
+    out[0] = out[1] = out[2] = 0.0f;
+    for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++)
+        if (slots[k].key == key) {
+            out[0] = slots[k].x, out[1] = slots[k].y, out[2] = slots[k].z;
+            return;
+        }
+}
+
+/* The tangential force of a contact with normal n, slip velocity vt
+ * (partner relative to this particle, in the tangent plane), tangential
+ * damping eta and spring kt (> 0), capped at cap = mu |f_n|: the
+ * displacement kept from the last step (xi_old, zero for a new contact) is
+ * turned into the tangent plane (its normal part removed) and the step's
+ * slip added; the force is the spring on it plus the damping. When that
+ * exceeds the cap, the contact slips: the force is scaled to the cap and
+ * the displacement to what the spring alone holds there. ft gets the force
+ * on this particle, xi the displacement to keep. */
+static inline void rb_contact_tangential(const float xi_old[3], const float n[3], const float vt[3], float eta,
+                                         float kt, float cap, float dt, float ft[3], float xi[3]) {
+    const float d = xi_old[0] * n[0] + xi_old[1] * n[1] + xi_old[2] * n[2];
+    for (int k = 0; k < 3; k++) {
+        xi[k] = (xi_old[k] - d * n[k]) + vt[k] * dt;
+        ft[k] = kt * xi[k] + eta * vt[k];
+    }
+    const float len = sqrtf(ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2]);
+    if (len > cap) { /* Coulomb: |f_t| <= mu |f_n| */
+        const float s = cap / len;
+        for (int k = 0; k < 3; k++) ft[k] = ft[k] * s, xi[k] = ft[k] / kt;
+    }
+}
+
+/* ---- the effective mass at the contact point ---- */
+
+/* What a contact reads of one of its particles and of that particle's body. */
+typedef struct rb_contact_side {
+    rb_float4 p, v;        /* the particle's centre and velocity */
+    rb_float4 w;           /* its body's angular velocity */
+    float m, r;            /* particle mass (INFINITY: a static or kinematic body), radius */
+    uint32_t body;         /* its body's index: orders the pair */
+    rb_float4 centre, q;   /* its body's centre of mass and orientation */
+    rb_float4 inv_inertia; /* its body's inverse principal moments, body frame (0: static, kinematic) */
+    float inv_mass;        /* 1 / its body's mass (0: static, kinematic) */
+    float support;         /* its body's support at the last step (rb_world_data.body_support) */
+    float onset;           /* its shape's support on a face (rb_world_data.body_contact.z), >= 1 */
+} rb_contact_side;
+
+/* 1/M + (l x n) . I^-1 (l x n): the inverse mass a body shows along unit
+ * direction n at a point l from its centre (world frame), I^-1 its inverse
+ * inertia turned by q. 0 for a static or kinematic body. */
+static inline float rb_point_inv_mass(const rb_contact_side *s, const float l[3], const float n[3]) {
+    float c[3], b[3];
+    rb_v3_cross(l, n, c);
+    rb_quat_rotate_inv((const float[4]){s->q.x, s->q.y, s->q.z, s->q.w}, c, b);
+    return s->inv_mass +
+           (s->inv_inertia.x * b[0] * b[0] + s->inv_inertia.y * b[1] * b[1] + s->inv_inertia.z * b[2] * b[2]);
+}
+
+/* How many contacts' worth a side's body shares its mass among: its
+ * support at the last step (rb_world_data.body_support), at least 1; its
+ * shape's support on a face while that is unknown (0: no contact at the last
+ * step, none imminent: a body just added, or hit faster than the imminence
+ * test sees), since all of its particles on a face may touch at once. */
+static inline float rb_contact_share(const rb_contact_side *s) {
+    return s->support > 0.0f ? fmaxf(s->support, 1.0f) : s->onset;
+}
+
+/* The mass a contact's spring and dashpot are sized by (k = m_eff w0^2,
+ * c = m_eff 2 zeta w0), as impulse-based engines size a contact: the
+ * effective mass at the contact point along the normal, 1 / (w_i + w_j),
+ * w the point's inverse mass on each side (rb_point_inv_mass). A body that
+ * bears on several contacts at once shares its mass among them: each side's
+ * w is multiplied by rb_contact_share, its support: the sum over its
+ * contacts at the last step of 1 / (M w_k) (rb_world_data.body_support).
+ * A body landing flat then oscillates on its contacts as one contact of its
+ * whole mass would, and one landing on a corner carries its mass on that
+ * one contact: either way the material's period and restitution hold
+ * (README.md, "Restitution and contacts"), where sizing by the particles'
+ * masses let a big body sink in and bounce back at e = 0.9. Each contact's
+ * k w share is then at most w0^2, which bounds the fastest mode: the step
+ * stays stable. For one sphere on another, or on the ground, this is the
+ * particles' pair mass, as before. *share gets this contact's share of i's
+ * body, 1 / (M_i w_i), for its support at the next step. Both particles of
+ * a pair compute the same bits: the contact point and normal are formed
+ * from the particle of the lower body index. */
+static inline float rb_contact_mass(const rb_contact_side *i, const rb_contact_side *j, float *share) {
+    const rb_contact_side *a = i->body < j->body ? i : j, *b = a == i ? j : i;
+    const float x[3] = {b->p.x - a->p.x, b->p.y - a->p.y, b->p.z - a->p.z};
+    const float dist = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    const float f = rb_contact_fraction(dist, a->r, b->r);
+    const float n[3] = {x[0] / dist, x[1] / dist, x[2] / dist};
+    const float point[3] = {a->p.x + f * x[0], a->p.y + f * x[1], a->p.z + f * x[2]};
+    const float li[3] = {point[0] - i->centre.x, point[1] - i->centre.y, point[2] - i->centre.z};
+    const float lj[3] = {point[0] - j->centre.x, point[1] - j->centre.y, point[2] - j->centre.z};
+    const float wi = rb_point_inv_mass(i, li, n), wj = rb_point_inv_mass(j, lj, n);
+    *share = i->inv_mass / wi;
+    return 1.0f / (rb_contact_share(i) * wi + rb_contact_share(j) * wj);
+}
+
+/* True if a particle apart from its partner by gap (> 0) closes at normal
+ * speed vn (negative: closing) fast enough to touch it at the next step,
+ * and is within RB_IMMINENT_MARGIN of the largest radius of it. Such a
+ * contact already counts towards its body's support (rb_contact_mass), so
+ * that its first step is sized as the ones after: a body landing on a
+ * corner then meets the ground with its whole mass behind that corner from
+ * the start. (The margin keeps the test within the force pass's reach:
+ * kernels/forces.cl.) */
+#define RB_IMMINENT_MARGIN 0.4f
+static inline bool rb_contact_imminent(float gap, float vn, const rb_step_params *p) {
+    return gap < RB_IMMINENT_MARGIN * p->max_radius && gap < -vn * p->dt;
+}
+
+/* Force on particle i of a dynamic body from particle j of another body
+ * (mass INFINITY if static or kinematic), with the rates c of their
+ * materials' pair, added to f, and its moment about i's centre, added to t;
+ * false (nothing added) if the particles do not overlap. The overlap is
+ * ri + rj - |x_ij|; the normal spring and dashpot never pull, and are sized
+ * by rb_contact_mass. *share gets the contact's share of i's body
+ * (rb_contact_mass): of a contact, or of one imminent (rb_contact_imminent);
+ * 0 otherwise. The force
+ * acts at the contact point (rb_contact_fraction), so the pair's torques
+ * cancel and angular momentum is kept; only the tangential part has a
+ * moment. Slip is measured there too (the centres' velocities plus w x
+ * lever): a small sphere rolls on a large one about its own contact point.
+ *
+ * The tangential force is the history's spring plus damping
+ * (rb_contact_tangential; xi_old in, xi out). Both act explicitly, from the
+ * state at the step's start, and must not overshoot: they are sized for the
+ * surface giving way as a free point of the particle's mass (m_i / 2
+ * against a static or kinematic body: rb_pair_tangential_mass), while a
+ * body of one or two particles turns far more easily (a sphere: 3.5 times,
+ * the 7/2 of rolling), and its slip would ring in a two-step cycle up to
+ * the Coulomb cap: a ball of 8 kg in a pocket of a cube's face spun back and
+ * forth at 0.28 rad/s for good (tests/test_sizes.c). So both are scaled by
+ * the pair's slip scale, the smaller of the two bodies' 1 / mobility
+ * (rb_shape_mobility, world_internal.h; 1 for bodies of many particles). */
+static inline bool rb_contact_particles(const rb_contact_side *i, const rb_contact_side *j, float slip,
+                                        const rb_contact_rates *c, const rb_step_params *p, const float xi_old[3],
+                                        float xi[3], float f[3], float t[3], float *share) {
+    const rb_float4 pi = i->p, pj = j->p, vi = i->v, vj = j->v, wi = i->w, wj = j->w;
     float x[3] = {pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
     float dist2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
-    if (!rb_particles_touch(dist2, ri, rj)) return; /* apart, or coincident with no normal */
+    *share = 0.0f;
+    if (!(dist2 > 0.0f)) return false; /* coincident: no normal */
+    const bool touch = rb_particles_touch(dist2, i->r, j->r);
     float dist = sqrtf(dist2);
     float n[3] = {x[0] / dist, x[1] / dist, x[2] / dist};
-    float meff = rb_pair_mass(mi, mj);
     /* The contact point is a x from i's centre and -(1 - a) x from j's:
      * v_j + wj x (-(1 - a) x) - (v_i + wi x (a x)) = v_j - v_i - (a wi + (1 - a) wj) x x */
-    const float a = rb_contact_fraction(dist, ri, rj), b = 1.0f - a;
+    const float a = rb_contact_fraction(dist, i->r, j->r), b = 1.0f - a;
     float ws[3] = {a * wi.x + b * wj.x, a * wi.y + b * wj.y, a * wi.z + b * wj.z};
     float v[3] = {vj.x - vi.x - (ws[1] * x[2] - ws[2] * x[1]), vj.y - vi.y - (ws[2] * x[0] - ws[0] * x[2]),
                   vj.z - vi.z - (ws[0] * x[1] - ws[1] * x[0])};
     float vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+    const float overlap = (i->r + j->r) - dist;
+    if (!touch) {
+        if (rb_contact_imminent(-overlap, vn, p)) rb_contact_mass(i, j, share);
+        return false;
+    }
+    const float meff = rb_contact_mass(i, j, share);
     /* Along n (towards j): spring pushes i away, dashpot resists approach; never pulls. */
-    float fn = -meff * rb_contact_normal(c->stiffness, c->damping, (ri + rj) - dist, vn, p->dt);
+    float fn = -meff * rb_contact_normal(c->stiffness, c->damping, overlap, vn, p->dt);
     float vt[3] = {v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2]};
-    float eta = rb_pair_tangential_mass(mi, mj, meff) * c->tangential * slip;
-    float ft_len = eta * sqrtf(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
-    float cap = c->friction * -fn;
-    float scale = ft_len > cap ? cap / ft_len : 1.0f; /* Coulomb: |f_t| <= mu |f_n| */
-    float ft[3] = {eta * scale * vt[0], eta * scale * vt[1], eta * scale * vt[2]};
+    const float mt = rb_pair_tangential_mass(i->m, j->m, rb_pair_mass(i->m, j->m)) * slip;
+    float ft[3];
+    rb_contact_tangential(xi_old, n, vt, mt * c->tangential, mt * (RB_TANGENTIAL_SPRING * c->stiffness),
+                          c->friction * -fn, p->dt, ft, xi);
     for (int k = 0; k < 3; k++) f[k] += fn * n[k] + ft[k];
     /* (a x) x ft */
     t[0] += a * (x[1] * ft[2] - x[2] * ft[1]);
     t[1] += a * (x[2] * ft[0] - x[0] * ft[2]);
     t[2] += a * (x[0] * ft[1] - x[1] * ft[0]);
+    return true;
 }
 
-/* Force on particle i (radius ri, its body's slip scale si) from a plane
- * (xyz normal out of the solid, w offset), with the rates c of its own
- * material, added to f, with its moment about i's centre (acting at the
- * point of the plane under the centre, where the slip is measured) added to
- * t. */
-static inline void rb_contact_plane(rb_float4 pi, rb_float4 vi, rb_float4 wi, float mi, float ri, float si,
-                                    rb_float4 plane, const rb_contact_rates *c, const rb_step_params *p, float f[3],
-                                    float t[3]) {
+/* Force on particle i from a plane (xyz normal out of the solid, w offset),
+ * with the rates c of its own material, added to f, with its moment about
+ * i's centre (acting at the point of the plane under the centre, where the
+ * slip is measured) added to t; false if they do not touch. The plane is an
+ * immovable partner: the normal spring and dashpot are sized by the
+ * effective mass at that point, as rb_contact_mass sizes them (*share gets
+ * the contact's share of i's body, for a contact or an imminent one, else
+ * 0); the tangential force is the history's (xi_old in, xi out), scaled by
+ * i's body's slip scale si. */
+static inline bool rb_contact_plane(const rb_contact_side *i, float si, rb_float4 plane, const rb_contact_rates *c,
+                                    const rb_step_params *p, const float xi_old[3], float xi[3], float f[3], float t[3],
+                                    float *share) {
+    const rb_float4 pi = i->p, vi = i->v, wi = i->w;
     float n[3] = {plane.x, plane.y, plane.z};
     float height = n[0] * pi.x + n[1] * pi.y + n[2] * pi.z - plane.w;
-    float overlap = ri - height;
-    if (overlap <= 0.0f) return;
+    float overlap = i->r - height;
     /* the contact point's velocity: v_i + w x (-height n) */
     float vc[3] = {vi.x - height * (wi.y * n[2] - wi.z * n[1]), vi.y - height * (wi.z * n[0] - wi.x * n[2]),
                    vi.z - height * (wi.x * n[1] - wi.y * n[0])};
     float vn = n[0] * vc[0] + n[1] * vc[1] + n[2] * vc[2];
-    float fn = mi * rb_contact_normal(c->stiffness, c->damping, overlap, vn, p->dt);
+    *share = 0.0f;
+    const bool touch = overlap > 0.0f;
+    if (!touch && !rb_contact_imminent(-overlap, vn, p)) return false;
+    const float l[3] = {pi.x - height * n[0] - i->centre.x, pi.y - height * n[1] - i->centre.y,
+                        pi.z - height * n[2] - i->centre.z};
+    const float wp = rb_point_inv_mass(i, l, n);
+    *share = i->inv_mass / wp;
+    if (!touch) return false;
+    const float meff = 1.0f / (rb_contact_share(i) * wp);
+    float fn = meff * rb_contact_normal(c->stiffness, c->damping, overlap, vn, p->dt);
     /* The plane is still: the relative tangential velocity is -v_t of the contact point. */
     float vt[3] = {-(vc[0] - vn * n[0]), -(vc[1] - vn * n[1]), -(vc[2] - vn * n[2])};
-    float eta = mi * c->tangential * si;
-    float ft_len = eta * sqrtf(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
-    float cap = c->friction * fn;
-    float scale = ft_len > cap ? cap / ft_len : 1.0f;
-    float ft[3] = {eta * scale * vt[0], eta * scale * vt[1], eta * scale * vt[2]};
+    const float mt = i->m * si;
+    float ft[3];
+    rb_contact_tangential(xi_old, n, vt, mt * c->tangential, mt * (RB_TANGENTIAL_SPRING * c->stiffness),
+                          c->friction * fn, p->dt, ft, xi);
     for (int k = 0; k < 3; k++) f[k] += fn * n[k] + ft[k];
     /* (-height n) x ft */
     t[0] -= height * (n[1] * ft[2] - n[2] * ft[1]);
     t[1] -= height * (n[2] * ft[0] - n[0] * ft[2]);
     t[2] -= height * (n[0] * ft[1] - n[1] * ft[0]);
+    return true;
 }
 
 /* Cell coordinate of a position along one axis: floor(x / cell), saturated

@@ -109,7 +109,8 @@ typedef struct ocl_buffers {
     ocl_buffer body_first_particle;                                    /* 4 B, capacity + 1 */
     ocl_buffer body_kind;                                              /* 4 B: rb_body_kind */
     ocl_buffer body_material;                                          /* 4 B: material index */
-    ocl_buffer body_contact;                                           /* 8 B: particle radius, slip scale */
+    ocl_buffer body_contact;                                           /* 16 B: radius, slip scale, onset support */
+    ocl_buffer body_support;                                           /* 4 B: its contacts' shares of it, state */
     ocl_buffer wake;                                                   /* 4 B: touched by a mover this step */
     ocl_buffer transforms;                                             /* 32 B: what the renderer reads */
     ocl_buffer particle_offset;                                        /* 16 B */
@@ -118,6 +119,9 @@ typedef struct ocl_buffers {
     ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body; /* 4 B each, bucket order, padded */
     ocl_buffer sorted_vel;                                /* 16 B, bucket order */
     ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
+    ocl_buffer slots;         /* 16 B x RB_CONTACT_SLOTS, index order: contact history, state (contact.h) */
+    ocl_buffer support;       /* 4 B, index order: the shares of its body a particle's contacts bear */
+    ocl_buffer overflow;      /* 4 B: contacts that found no free slot, counted since the start */
     ocl_buffer counts;        /* 4 B x table_size: bucket counts, zero between steps */
     ocl_buffer table;         /* 4 B x (table_size + 1): bucket starts */
     ocl_buffer scan_sums;     /* 4 B x the scan's chunk or block count */
@@ -158,6 +162,8 @@ typedef struct ocl {
 
     float *staging; /* host scratch: transforms on upload */
     size_t staging_bytes;
+    cl_uint overflow_seen; /* the device's overflow count at the last step call's end */
+    uint64_t overflow;     /* contacts without a slot, all step calls */
 } ocl;
 
 static const rb_backend_vtbl opencl_vtbl;
@@ -208,7 +214,8 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
               make_buffer(o, &b->body_first_particle, (cap + 1u) * 4u, "body_first_particle") &&
               make_buffer(o, &b->body_kind, cap * 4u, "body_kind") &&
               make_buffer(o, &b->body_material, cap * 4u, "body_material") &&
-              make_buffer(o, &b->body_contact, cap * 8u, "body_contact") &&
+              make_buffer(o, &b->body_contact, cap * 16u, "body_contact") &&
+              make_buffer(o, &b->body_support, cap * 4u, "body_support") &&
               make_buffer(o, &b->wake, cap * 4u, "wake") && make_buffer(o, &b->transforms, cap * 32u, "transforms");
     o->body_capacity = ok ? (uint32_t)cap : 0;
     return ok;
@@ -217,6 +224,25 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
 /* Most particles one device table can index: the table of RB_TABLE_FACTOR
  * buckets a particle must stay a 32-bit power of two. */
 #define RB_MAX_PARTICLES (1u << 29)
+
+/* A bigger history buffer holding the old one's slots: the history is
+ * state, kept across growth (the world uploads it only when bodies went). */
+static bool grow_slots(ocl *o, size_t cap) {
+    ocl_buffer old = o->buf.slots;
+    o->buf.slots = (ocl_buffer){0};
+    if (!make_buffer(o, &o->buf.slots, cap * RB_CONTACT_SLOTS * sizeof(rb_contact_slot), "slots")) {
+        o->buf.slots = old;
+        return false;
+    }
+    bool ok = true;
+    if (old.mem) {
+        ok = CHECK("clEnqueueCopyBuffer(slots)",
+                   clEnqueueCopyBuffer(o->queue, old.mem, o->buf.slots.mem, 0, 0, old.bytes, 0, NULL, NULL)) &&
+             CHECK("clFinish", clFinish(o->queue));
+        release_buffer(&old);
+    }
+    return ok;
+}
 
 static bool reserve_particles(ocl *o, uint32_t n) {
     ocl_buffers *b = &o->buf;
@@ -236,7 +262,8 @@ static bool reserve_particles(ocl *o, uint32_t n) {
                   make_buffer(o, &b->sorted_z, (cap + RB_RUN_PAD) * 4u, "sorted_z") &&
                   make_buffer(o, &b->sorted_body, (cap + RB_RUN_PAD) * 4u, "sorted_body") &&
                   make_buffer(o, &b->sorted_vel, cap * 16u, "sorted_vel") &&
-                  make_buffer(o, &b->force, cap * 12u, "force") && make_buffer(o, &b->moment, cap * 12u, "moment");
+                  make_buffer(o, &b->force, cap * 12u, "force") && make_buffer(o, &b->moment, cap * 12u, "moment") &&
+                  make_buffer(o, &b->support, cap * 4u, "support") && grow_slots(o, cap);
         o->particle_capacity = ok ? (uint32_t)cap : 0;
         if (!ok) return false;
     }
@@ -353,8 +380,10 @@ static bool arg(ocl *o, int k, cl_uint index, size_t size, const void *value) {
 #define ARG_MEM(k, i, b) arg(o, k, i, sizeof(cl_mem), &o->buf.b.mem)
 #define ARG_VAL(k, i, v) arg(o, k, i, sizeof(v), &(v))
 
-/* Sets every kernel's arguments for the current buffers and parameters. */
-static bool set_args(ocl *o, const rb_step_params *p) {
+/* Sets every kernel's arguments for the current buffers and parameters;
+ * commit: the force pass keeps the contact history (a step), else it only
+ * computes forces. */
+static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const cl_uint n = o->particle_count, bodies = o->body_count, mask = o->table_size - 1u;
     const cl_uint table_size = o->table_size, chunk_size = o->chunk_size, chunk_count = o->chunk_count;
     const cl_uint block_count = o->block_count;
@@ -362,6 +391,7 @@ static bool set_args(ocl *o, const rb_step_params *p) {
     const cl_float inv_cell = 1.0f / (2.0f * p->max_radius); /* as the reference computes it */
     const cl_float max_radius = p->max_radius, dt = p->dt;
     const cl_float sleep_speed = p->sleep_speed, sleep_time = p->sleep_time, wake_accel = p->wake_accel;
+    const cl_float support_keep = p->support_keep;
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
 
@@ -407,7 +437,10 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_MEM(K_FORCES, 15, body_material) && ARG_MEM(K_FORCES, 16, rates) && ARG_MEM(K_FORCES, 17, body_contact) &&
          ARG_VAL(K_FORCES, 18, max_radius) && ARG_VAL(K_FORCES, 19, dt) && ARG_VAL(K_FORCES, 20, sleep_speed) &&
          ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) && ARG_MEM(K_FORCES, 23, moment) &&
-         ARG_MEM(K_FORCES, 24, wake) && ARG_VAL(K_FORCES, 25, o->stride_z) && ARG_VAL(K_FORCES, 26, o->stride_y);
+         ARG_MEM(K_FORCES, 24, wake) && ARG_VAL(K_FORCES, 25, o->stride_z) && ARG_VAL(K_FORCES, 26, o->stride_y) &&
+         ARG_MEM(K_FORCES, 27, body_quat) && ARG_MEM(K_FORCES, 28, body_vel) && ARG_MEM(K_FORCES, 29, body_support) &&
+         ARG_MEM(K_FORCES, 30, slots) && ARG_MEM(K_FORCES, 31, support) && ARG_MEM(K_FORCES, 32, overflow) &&
+         ARG_VAL(K_FORCES, 33, commit);
 
     const int ki = integrate_kernel(o);
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
@@ -415,7 +448,8 @@ static bool set_args(ocl *o, const rb_step_params *p) {
          ARG_MEM(ki, 7, body_angmom) && ARG_MEM(ki, 8, body_omega) && ARG_MEM(ki, 9, body_inv_inertia) &&
          ARG_MEM(ki, 10, body_force) && ARG_MEM(ki, 11, body_torque) && ARG_MEM(ki, 12, body_kind) &&
          ARG_MEM(ki, 13, wake) && ARG_VAL(ki, 14, gravity) && ARG_VAL(ki, 15, dt) && ARG_VAL(ki, 16, sleep_speed) &&
-         ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) && ARG_MEM(ki, 19, transforms);
+         ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) && ARG_MEM(ki, 19, transforms) &&
+         ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) && ARG_VAL(ki, 22, support_keep);
 
     ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
@@ -537,10 +571,21 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
                            "body_first_particle") &&
               write_buffer(o, &B->body_kind, d->body_kind, (size_t)nb * 4u, "body_kind") &&
               write_buffer(o, &B->body_material, d->body_material, (size_t)nb * 4u, "body_material") &&
-              write_buffer(o, &B->body_contact, d->body_contact, (size_t)nb * 8u, "body_contact") &&
+              write_buffer(o, &B->body_contact, d->body_contact, b16, "body_contact") &&
+              write_buffer(o, &B->body_support, d->body_support, (size_t)nb * 4u, "body_support") &&
               write_buffer(o, &B->transforms, o->staging, (size_t)nb * 32u, "transforms") &&
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
               write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body");
+    /* Particles past those uploaded before are new: no history. (When
+     * bodies went, the world hands over the whole history: upload_slots.) */
+    if (ok && np > o->particle_count) {
+        const cl_uint free_key = RB_SLOT_FREE;
+        const size_t slot_bytes = RB_CONTACT_SLOTS * sizeof(rb_contact_slot);
+        ok = CHECK("clEnqueueFillBuffer(slots)",
+                   clEnqueueFillBuffer(o->queue, B->slots.mem, &free_key, sizeof free_key,
+                                       (size_t)o->particle_count * slot_bytes,
+                                       (size_t)(np - o->particle_count) * slot_bytes, 0, NULL, NULL));
+    }
     /* The host may change its arrays as soon as we return: wait for the copies. */
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
     o->body_count = ok ? nb : 0;
@@ -560,7 +605,7 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
     memset(o->kernel_ms, 0, sizeof o->kernel_ms);
     if (!same_counts(o, d)) return false;
     if (o->body_count == 0) return true;
-    if (!set_args(o, p)) return false;
+    if (!set_args(o, p, 1)) return false;
     bool ok = true;
     uint32_t timed_steps = 0;
     for (uint32_t s = 0; s < steps && ok; s++) {
@@ -568,7 +613,11 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
         timed_steps += timed;
         ok = enqueue_forces(o, timed) && enqueue_integrate(o, timed);
     }
+    cl_uint seen = o->overflow_seen;
+    ok = ok && read_buffer(o, &o->buf.overflow, &seen, sizeof seen, "overflow");
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
+    o->overflow += (cl_uint)(seen - o->overflow_seen); /* the device's count wraps; differences do not */
+    o->overflow_seen = seen;
     ok = harvest_events(o) && ok;
     if (timed_steps > 0)
         for (int k = 0; k < RB_OPENCL_KERNEL_COUNT; k++) o->kernel_ms[k] *= (double)steps / timed_steps;
@@ -584,9 +633,28 @@ static bool ocl_download(rb_backend *base, rb_world_data *d) {
               read_buffer(o, &B->body_quat, d->body_quat, b16, "body_quat") &&
               read_buffer(o, &B->body_vel, d->body_vel, b16, "body_vel") &&
               read_buffer(o, &B->body_angmom, d->body_angmom, b16, "body_angmom") &&
-              read_buffer(o, &B->body_omega, d->body_omega, b16, "body_omega");
+              read_buffer(o, &B->body_omega, d->body_omega, b16, "body_omega") &&
+              read_buffer(o, &B->body_support, d->body_support, (size_t)o->body_count * 4u, "body_support");
     return CHECK("clFinish", clFinish(o->queue)) && ok;
 }
+
+static bool ocl_download_slots(rb_backend *base, rb_world_data *d) {
+    ocl *o = (ocl *)base;
+    if (!same_counts(o, d)) return false;
+    bool ok = read_buffer(o, &o->buf.slots, d->particle_slots,
+                          (size_t)o->particle_count * RB_CONTACT_SLOTS * sizeof(rb_contact_slot), "slots");
+    return CHECK("clFinish", clFinish(o->queue)) && ok;
+}
+
+static bool ocl_upload_slots(rb_backend *base, const rb_world_data *d) {
+    ocl *o = (ocl *)base;
+    if (!same_counts(o, d)) return false;
+    bool ok = write_buffer(o, &o->buf.slots, d->particle_slots,
+                           (size_t)o->particle_count * RB_CONTACT_SLOTS * sizeof(rb_contact_slot), "slots");
+    return CHECK("clFinish", clFinish(o->queue)) && ok;
+}
+
+static uint64_t ocl_contact_overflow(rb_backend *base) { return ((ocl *)base)->overflow; }
 
 /* Reads n packed xyz triples of a buffer. */
 static bool read_triples(ocl *o, ocl_buffer *b, uint32_t n, float *out) {
@@ -599,7 +667,7 @@ static bool ocl_read_particles(rb_backend *base, const rb_world_data *d, const r
     if (!same_counts(o, d)) return false;
     if (o->particle_count == 0) return true;
     /* The force buffer is scratch between steps: positions go there. */
-    return set_args(o, p) && launch(o, K_POSITIONS, o->particle_count, o->group[K_POSITIONS], false) &&
+    return set_args(o, p, 0) && launch(o, K_POSITIONS, o->particle_count, o->group[K_POSITIONS], false) &&
            read_triples(o, &o->buf.force, o->particle_count, out);
 }
 
@@ -607,7 +675,7 @@ static bool ocl_particle_forces(rb_backend *base, const rb_world_data *d, const 
     ocl *o = (ocl *)base;
     if (!same_counts(o, d)) return false;
     if (o->particle_count == 0) return true;
-    return set_args(o, p) && enqueue_forces(o, false) && read_triples(o, &o->buf.force, o->particle_count, out);
+    return set_args(o, p, 0) && enqueue_forces(o, false) && read_triples(o, &o->buf.force, o->particle_count, out);
 }
 
 static const char *ocl_device_name(const rb_backend *base) { return ((const ocl *)base)->device_name; }
@@ -667,6 +735,9 @@ static const rb_backend_vtbl opencl_vtbl = {
     .stage_times = ocl_stage_times,
     .kernel_times = ocl_kernel_times,
     .read_transforms = ocl_read_transforms,
+    .download_slots = ocl_download_slots,
+    .upload_slots = ocl_upload_slots,
+    .contact_overflow = ocl_contact_overflow,
 };
 
 /* ---- the extras of opencl.h ---- */
@@ -716,10 +787,12 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
      * contact law gives the reference's bits. */
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(o->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
-    char options[256];
+    char options[512];
     snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu%s",
-             RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP,
+             "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
+             "-DRB_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_TANGENTIAL_SPRING=%.9gf%s",
+             RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_CONTACT_SLOTS, RB_SLOT_FREE,
+             RB_SLOT_PLANE, (double)RB_TANGENTIAL_SPRING,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {
@@ -864,7 +937,11 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
     o->event_kernel = malloc(RB_EVENT_BATCH * sizeof *o->event_kernel);
     if (!o->events || !o->event_kernel || !make_buffer(o, &o->buf.planes, RB_MAX_PLANES * 16u, "planes") ||
         !make_buffer(o, &o->buf.rates, sizeof(rb_contact_rates) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rates") ||
-        !reserve_bodies(o, 0) || !reserve_particles(o, 0)) {
+        !make_buffer(o, &o->buf.overflow, sizeof(cl_uint), "overflow") || !reserve_bodies(o, 0) ||
+        !reserve_particles(o, 0) ||
+        !CHECK("clEnqueueFillBuffer(overflow)",
+               clEnqueueFillBuffer(o->queue, o->buf.overflow.mem, &o->overflow_seen, sizeof o->overflow_seen, 0,
+                                   sizeof(cl_uint), 0, NULL, NULL))) {
         snprintf(err, err_size, "cannot allocate the first buffers (see the log)");
         goto fail;
     }

@@ -241,6 +241,29 @@ double rb_shape_mobility(const rb_shape_data *s, float radius) {
     return fmax(1.0, m * (1.0 / s->mass + worst));
 }
 
+double rb_shape_onset_support(const rb_shape_data *s, float radius) {
+    const double D[3] = {1.0 / s->inertia[0], 1.0 / s->inertia[1], 1.0 / s->inertia[2]};
+    double best = 1.0;
+    for (int axis = 0; axis < 6; axis++) { /* +x, -x, +y, -y, +z, -z: the faces of the principal frame */
+        const int a = axis / 2;
+        const double sign = axis % 2 ? -1.0 : 1.0;
+        double far = -INFINITY;
+        for (uint32_t i = 0; i < s->particle_count; i++) far = fmax(far, sign * s->offsets[3 * i + a]);
+        double support = 0.0;
+        for (uint32_t i = 0; i < s->particle_count; i++) {
+            if (sign * s->offsets[3 * i + a] < far - 0.01 * radius) continue; /* not in the outermost layer */
+            double l[3] = {s->offsets[3 * i], s->offsets[3 * i + 1], s->offsets[3 * i + 2]}, n[3] = {0, 0, 0};
+            l[a] += sign * radius; /* the touching point */
+            n[a] = sign;
+            const double c[3] = {l[1] * n[2] - l[2] * n[1], l[2] * n[0] - l[0] * n[2], l[0] * n[1] - l[1] * n[0]};
+            const double w = 1.0 / s->mass + c[0] * c[0] * D[0] + c[1] * c[1] * D[1] + c[2] * c[2] * D[2];
+            support += 1.0 / (s->mass * w);
+        }
+        best = fmax(best, support);
+    }
+    return best;
+}
+
 rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
     rb_step_params p = {
         .max_radius = d->particle_radius,
@@ -249,6 +272,7 @@ rb_step_params rb_step_params_from_desc(const rb_world_desc *d) {
         .sleep_speed = d->sleep_speed,
         .sleep_time = d->sleep_time,
         .wake_accel = 1.0f,
+        .support_keep = (float)exp(-(double)d->dt / 1.0),
         .plane_count = d->plane_count,
         .material_count = 1,
     };

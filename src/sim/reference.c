@@ -24,6 +24,8 @@ typedef struct reference {
     uint32_t *bucket_start; /* table_size + 1 */
     uint32_t *sorted;       /* particle indices by bucket, index order within a bucket */
     uint32_t *cursor;       /* table_size: scatter positions while sorting */
+    float *support;         /* stage 3: the shares of its body the particle's contacts bear (contact.h) */
+    uint64_t overflow;      /* contacts that found no free history slot (contact.h) */
     uint8_t *wake;          /* per body: touched by a moving body this step */
     uint32_t body_capacity;
     double stage_ms[RB_STAGE_COUNT];
@@ -47,7 +49,7 @@ static bool reserve(reference *r, uint32_t n) {
         !grow((void **)&r->force, cap * 3 * sizeof *r->force) ||
         !grow((void **)&r->moment, cap * 3 * sizeof *r->moment) ||
         !grow((void **)&r->cell, cap * 3 * sizeof *r->cell) || !grow((void **)&r->hash, cap * sizeof *r->hash) ||
-        !grow((void **)&r->sorted, cap * sizeof *r->sorted) ||
+        !grow((void **)&r->sorted, cap * sizeof *r->sorted) || !grow((void **)&r->support, cap * sizeof *r->support) ||
         !grow((void **)&r->bucket_start, (table + 1) * sizeof *r->bucket_start) ||
         !grow((void **)&r->cursor, table * sizeof *r->cursor)) {
         rb_log(RB_LOG_ERROR, "reference backend: out of memory for %u particles", n);
@@ -129,15 +131,49 @@ static bool overlapping(const reference *r, uint32_t i, uint32_t j) {
     return rb_particles_touch(x * x + y * y + z * z, r->vel[i].w, r->vel[j].w);
 }
 
+/* What a contact reads of particle i and of its body (contact.h). */
+static rb_contact_side side_of(const reference *r, const rb_world_data *d, uint32_t i) {
+    const uint32_t b = d->particle_body[i];
+    return (rb_contact_side){.p = r->pos[i],
+                             .v = r->vel[i],
+                             .w = d->body_omega[b],
+                             .m = r->pos[i].w,
+                             .r = r->vel[i].w,
+                             .body = b,
+                             .centre = d->body_pos[b],
+                             .q = d->body_quat[b],
+                             .inv_inertia = d->body_inv_inertia[b],
+                             .inv_mass = d->body_vel[b].w,
+                             .support = d->body_support[b],
+                             .onset = d->body_contact[b].z};
+}
+
+/* One particle's contacts as stage 3 finds them: its history at the step's
+ * start, and the history it keeps (the contacts found, in order, while
+ * slots last). */
 typedef struct force_visit {
     reference *r;
     const rb_world_data *d;
     const rb_step_params *p;
     const rb_contact_rates *rates; /* the pair table's row of particle i's material */
     uint32_t i;
+    rb_contact_side side;
     bool sleeping;
-    float *f, *t;
+    rb_contact_slot old[RB_CONTACT_SLOTS], kept[RB_CONTACT_SLOTS];
+    uint32_t kept_count, overflow;
+    float support, *f, *t;
 } force_visit;
+
+/* A contact found: its share of the body added to the particle's support,
+ * its displacement kept in the next free slot, or counted as an overflow. */
+static void keep(force_visit *v, uint32_t key, const float xi[3], float share) {
+    v->support += share;
+    if (v->kept_count == RB_CONTACT_SLOTS) {
+        v->overflow++;
+        return;
+    }
+    v->kept[v->kept_count++] = (rb_contact_slot){xi[0], xi[1], xi[2], key};
+}
 
 /* A sleeping body touched by a particle of an awake body moving faster than
  * sleep_speed, or by a moving particle of a kinematic body, is marked to
@@ -152,36 +188,64 @@ static void visit_force(void *ctx, uint32_t j) {
         if (speed2 > v->p->sleep_speed * v->p->sleep_speed || (isinf(r->pos[j].w) && speed2 > 0.0f))
             r->wake[v->d->particle_body[i]] = 1;
     }
-    const rb_float4 *omega = v->d->body_omega;
     const uint32_t bj = v->d->particle_body[j];
-    const rb_float2 *contact = v->d->body_contact;
-    const float slip = fminf(contact[v->d->particle_body[i]].y, contact[bj].y);
-    rb_contact_particles(r->pos[i], r->vel[i], omega[v->d->particle_body[i]], r->pos[i].w, r->vel[i].w, r->pos[j],
-                         r->vel[j], omega[bj], r->pos[j].w, r->vel[j].w, slip, &v->rates[v->d->body_material[bj]], v->p,
-                         v->f, v->t);
+    const rb_contact_side side_j = side_of(r, v->d, j);
+    const float slip = fminf(v->d->body_contact[v->side.body].y, v->d->body_contact[bj].y);
+    float xi_old[3], xi[3], share;
+    rb_slot_find(v->old, j, xi_old);
+    if (rb_contact_particles(&v->side, &side_j, slip, &v->rates[v->d->body_material[bj]], v->p, xi_old, xi, v->f, v->t,
+                             &share))
+        keep(v, j, xi, share);
+    else
+        v->support += share; /* imminent, or 0 */
 }
 
 /* Stage 3 for one particle: its neighbours, then the planes in order, each
  * contact with the rates of its pair of materials (a plane's: the
  * particle's own material with itself). A static or kinematic body's
  * particle (mass INFINITY) gets none: nothing moves those bodies, and they
- * exert no forces on each other or on planes. */
-static void particle_force(reference *r, const rb_world_data *d, const rb_step_params *p, uint32_t i, float f[3],
-                           float t[3]) {
+ * exert no forces on each other or on planes. With commit, the particle's
+ * history and contact count are written (a step); without, only the force
+ * (rb_world_particle_forces). */
+static void particle_force(reference *r, const rb_world_data *d, const rb_step_params *p, uint32_t i, bool commit) {
+    float *f = &r->force[3 * i], *t = &r->moment[3 * i];
     f[0] = f[1] = f[2] = 0.0f;
     t[0] = t[1] = t[2] = 0.0f;
-    if (isinf(r->pos[i].w)) return;
     const uint32_t b = d->particle_body[i], material = d->body_material[b];
-    force_visit v = {r, d, p, &p->rates[rb_pair_index(material, 0)], i, asleep(d, p, b), f, t};
-    for_each_neighbour(r, d, i, visit_force, &v);
-    for (uint32_t k = 0; k < p->plane_count; k++)
-        rb_contact_plane(r->pos[i], r->vel[i], d->body_omega[b], r->pos[i].w, r->vel[i].w, d->body_contact[b].y,
-                         p->planes[k], &v.rates[material], p, f, t);
+    force_visit v = {.r = r,
+                     .d = d,
+                     .p = p,
+                     .rates = &p->rates[rb_pair_index(material, 0)],
+                     .i = i,
+                     .side = side_of(r, d, i),
+                     .sleeping = asleep(d, p, b),
+                     .f = f,
+                     .t = t};
+    rb_contact_slot *slots = &d->particle_slots[(size_t)i * RB_CONTACT_SLOTS];
+    if (!isinf(r->pos[i].w)) {
+        memcpy(v.old, slots, sizeof v.old);
+        for_each_neighbour(r, d, i, visit_force, &v);
+        for (uint32_t k = 0; k < p->plane_count; k++) {
+            float xi_old[3], xi[3], share;
+            rb_slot_find(v.old, RB_SLOT_PLANE + k, xi_old);
+            if (rb_contact_plane(&v.side, d->body_contact[b].y, p->planes[k], &v.rates[material], p, xi_old, xi, f, t,
+                                 &share))
+                keep(&v, RB_SLOT_PLANE + k, xi, share);
+            else
+                v.support += share; /* imminent, or 0 */
+        }
+    }
+    if (!commit) return;
+    for (uint32_t k = v.kept_count; k < RB_CONTACT_SLOTS; k++)
+        v.kept[k] = (rb_contact_slot){0.0f, 0.0f, 0.0f, RB_SLOT_FREE};
+    memcpy(slots, v.kept, sizeof v.kept);
+    r->support[i] = v.support;
+    r->overflow += v.overflow;
 }
 
-static void forces(reference *r, const rb_world_data *d, const rb_step_params *p) {
+static void forces(reference *r, const rb_world_data *d, const rb_step_params *p, bool commit) {
     if (d->body_count) memset(r->wake, 0, d->body_count);
-    for (uint32_t i = 0; i < d->particle_count; i++) particle_force(r, d, p, i, &r->force[3 * i], &r->moment[3 * i]);
+    for (uint32_t i = 0; i < d->particle_count; i++) particle_force(r, d, p, i, commit);
 }
 
 /* q turned by the rotation of w t (exactly: axis w, angle |w| t), normalised.
@@ -197,6 +261,16 @@ static rb_float4 rb_quat_turn(rb_float4 q4, rb_float4 w, float t) {
     return (rb_float4){q[0], q[1], q[2], q[3]};
 }
 
+/* A body's support for the next step's contact masses (contact.h,
+ * rb_contact_mass): the sum of its contacts' shares this step, or what it
+ * was times keep (rb_step_params.support_keep) if that is more: it rises at
+ * once when contacts come, and falls slowly when they go, over about a
+ * second; 0 once nothing touches the body. A support that followed every
+ * contact lost would stiffen the others at once: a cube resting on a 20
+ * degree slope lifted its uphill row and set it down again, stiffer and
+ * softer by turns, and rocked at 4 mm/s for good. */
+static float rb_support(float sum, float was, float keep) { return sum > 0.0f ? fmaxf(sum, keep * was) : 0.0f; }
+
 /* Stage 4: a static body stays, a kinematic one moves on at its own
  * velocities. For each dynamic body: sum its particle forces and torques
  * (r_i x f_i plus the contact moments about the particle centres), add
@@ -206,7 +280,8 @@ static rb_float4 rb_quat_turn(rb_float4 q4, rb_float4 w, float t) {
 static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
     const float dt = p->dt;
     for (uint32_t b = 0; b < d->body_count; b++) {
-        if (d->body_kind[b] == RB_BODY_STATIC) continue; /* never moves */
+        if (d->body_kind[b] != RB_BODY_DYNAMIC) d->body_support[b] = 0.0f; /* its particles have no contacts */
+        if (d->body_kind[b] == RB_BODY_STATIC) continue;                   /* never moves */
         if (d->body_kind[b] == RB_BODY_KINEMATIC) {
             /* its own velocity and angular velocity (world frame), whatever pushes it */
             const rb_float4 v = d->body_vel[b];
@@ -221,9 +296,9 @@ static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
         const uint32_t first = d->body_first_particle[b], last = d->body_first_particle[b + 1];
         uint32_t chunk = (last - first + RB_SUM_PARTS - 1) / RB_SUM_PARTS;
         if (chunk < RB_SUM_MIN_CHUNK) chunk = RB_SUM_MIN_CHUNK;
-        float F[3] = {0.0f, 0.0f, 0.0f}, T[3] = {0.0f, 0.0f, 0.0f};
+        float F[3] = {0.0f, 0.0f, 0.0f}, T[3] = {0.0f, 0.0f, 0.0f}, support = 0.0f;
         for (uint32_t part = 0; part < RB_SUM_PARTS; part++) {
-            float pf[3] = {0.0f, 0.0f, 0.0f}, pt[3] = {0.0f, 0.0f, 0.0f};
+            float pf[3] = {0.0f, 0.0f, 0.0f}, pt[3] = {0.0f, 0.0f, 0.0f}, ps = 0.0f;
             if (part == 0) {
                 pf[0] = d->body_force[b].x + mass * p->gravity[0];
                 pf[1] = d->body_force[b].y + mass * p->gravity[1];
@@ -237,10 +312,13 @@ static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
                 float rel[3] = {r->pos[i].x - x.x, r->pos[i].y - x.y, r->pos[i].z - x.z}, t[3];
                 rb_v3_cross(rel, f, t);
                 for (int k = 0; k < 3; k++) pf[k] += f[k], pt[k] += t[k] + r->moment[3 * i + k];
+                ps += r->support[i];
             }
+            support = part == 0 ? ps : support + ps;
             for (int k = 0; k < 3; k++)
                 F[k] = part == 0 ? pf[k] : F[k] + pf[k], T[k] = part == 0 ? pt[k] : T[k] + pt[k];
         }
+        d->body_support[b] = rb_support(support, d->body_support[b], p->support_keep);
         rb_float4 q4 = d->body_quat[b];
         /* sleeping: still until touched by a mover or loaded (support gone, a push) */
         rb_float4 alpha = rb_apply_inv_inertia(q4, d->body_inv_inertia[b], (rb_float4){T[0], T[1], T[2], 0.0f});
@@ -290,7 +368,7 @@ static bool ref_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
         double t1 = 1e3 * rb_seconds();
         build_grid(r, d, p);
         double t2 = 1e3 * rb_seconds();
-        forces(r, d, p);
+        forces(r, d, p, true);
         double t3 = 1e3 * rb_seconds();
         integrate(r, d, p);
         double t4 = 1e3 * rb_seconds();
@@ -316,7 +394,7 @@ static bool ref_particle_forces(rb_backend *base, const rb_world_data *d, const 
     if (!reserve(r, d->particle_count) || !reserve_bodies(r, d->body_count)) return false;
     particle_values(r, d);
     build_grid(r, d, p);
-    forces(r, d, p);
+    forces(r, d, p, false);
     memcpy(out, r->force, d->particle_count * 3 * sizeof *out);
     return true;
 }
@@ -325,10 +403,11 @@ static bool ref_particle_forces(rb_backend *base, const rb_world_data *d, const 
 static bool ref_upload(rb_backend *b, const rb_world_data *d, const rb_step_params *p) { return true; }
 static bool ref_download(rb_backend *b, rb_world_data *d) { return true; }
 static const char *ref_device_name(const rb_backend *b) { return "CPU (sequential C)"; }
+static uint64_t ref_contact_overflow(rb_backend *b) { return ((reference *)b)->overflow; }
 
 static size_t ref_device_bytes(const rb_backend *base) {
     const reference *r = (const reference *)base;
-    return (size_t)r->capacity * (2 * sizeof(rb_float4) + 6 * sizeof(float) + 3 * sizeof(int) + 2 * sizeof(uint32_t)) +
+    return (size_t)r->capacity * (2 * sizeof(rb_float4) + 6 * sizeof(float) + 3 * sizeof(int) + 3 * sizeof(uint32_t)) +
            (size_t)(r->table_size + 1) * sizeof(uint32_t);
 }
 
@@ -339,7 +418,7 @@ static void ref_stage_times(const rb_backend *base, double ms[RB_STAGE_COUNT]) {
 static void ref_destroy(rb_backend *base) {
     reference *r = (reference *)base;
     free(r->pos), free(r->vel), free(r->force), free(r->moment), free(r->cell), free(r->hash), free(r->sorted);
-    free(r->bucket_start), free(r->cursor), free(r->wake);
+    free(r->bucket_start), free(r->cursor), free(r->wake), free(r->support);
     free(r);
 }
 
@@ -380,6 +459,7 @@ static const rb_backend_vtbl reference_vtbl = {
     .device_bytes = ref_device_bytes,
     .stage_times = ref_stage_times,
     .contact_pairs = ref_contact_pairs,
+    .contact_overflow = ref_contact_overflow,
 };
 
 rb_backend *rb_reference_create(int device_index, char *err, size_t err_size) {

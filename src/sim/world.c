@@ -22,6 +22,7 @@ typedef struct world_shape {
     float inertia[3];
     float radius;     /* m, its own or the description's */
     float slip_scale; /* 1 / rb_shape_mobility */
+    float onset;      /* rb_shape_onset_support */
 } world_shape;
 
 struct rb_world {
@@ -32,6 +33,8 @@ struct rb_world {
     bool host_dirty;    /* host changed: the backend needs upload() */
     bool device_ahead;  /* the backend stepped: the host needs download() */
     bool loads_applied; /* body_force/body_torque hold something to clear after the step */
+    bool slots_ahead;   /* the backend stepped: its contact history is newer than the host's */
+    bool slots_dirty;   /* the host renumbered the history (bodies went): the backend needs upload_slots() */
 
     world_shape *shapes;
     uint32_t shape_count;
@@ -75,9 +78,12 @@ static bool reserve_bodies(rb_world *w, uint32_t need) {
         if (!q) return false;
         *u[i] = q;
     }
-    void *contact = realloc(d->body_contact, cap * sizeof(rb_float2));
+    void *contact = realloc(d->body_contact, cap * sizeof(rb_float4));
     if (!contact) return false;
     d->body_contact = contact;
+    float *support = realloc(d->body_support, cap * sizeof(float));
+    if (!support) return false;
+    d->body_support = support;
     d->body_capacity = cap;
     return true;
 }
@@ -86,9 +92,10 @@ static bool reserve_particles(rb_world *w, uint32_t need) {
     rb_world_data *d = &w->d;
     uint32_t cap = d->particle_capacity;
     if (need <= cap) return true;
-    uint32_t c1 = cap, c2 = cap;
+    uint32_t c1 = cap, c2 = cap, c3 = cap;
     if (!grow((void **)&d->particle_offset, sizeof(rb_float4), &c1, need)) return false;
     if (!grow((void **)&d->particle_body, sizeof(uint32_t), &c2, need)) return false;
+    if (!grow((void **)&d->particle_slots, RB_CONTACT_SLOTS * sizeof(rb_contact_slot), &c3, need)) return false;
     d->particle_capacity = c1;
     return true;
 }
@@ -106,6 +113,18 @@ static bool host_current(rb_world *w) {
     return true;
 }
 
+/* The contact history into the host copy, where the backend keeps its own. */
+static bool host_slots_current(rb_world *w) {
+    if (w->slots_ahead && w->backend->vtbl->download_slots) {
+        if (!w->backend->vtbl->download_slots(w->backend, &w->d)) {
+            rb_log(RB_LOG_ERROR, "%s backend: reading the contact history back failed", w->backend->vtbl->name);
+            return false;
+        }
+    }
+    w->slots_ahead = false;
+    return true;
+}
+
 static bool backend_current(rb_world *w) {
     if (w->host_dirty) {
         if (!w->backend->vtbl->upload(w->backend, &w->d, &w->params)) {
@@ -114,6 +133,13 @@ static bool backend_current(rb_world *w) {
         }
         w->host_dirty = false;
     }
+    if (w->slots_dirty && w->backend->vtbl->upload_slots) {
+        if (!w->backend->vtbl->upload_slots(w->backend, &w->d)) {
+            rb_log(RB_LOG_ERROR, "%s backend: uploading the contact history failed", w->backend->vtbl->name);
+            return false;
+        }
+    }
+    w->slots_dirty = false;
     return true;
 }
 
@@ -181,7 +207,7 @@ void rb_world_destroy(rb_world *w) {
     free(d->body_inv_inertia), free(d->body_force), free(d->body_torque);
     free(d->body_first_particle), free(d->body_shape), free(d->body_kind), free(d->body_material), free(d->body_slot);
     free(d->body_contact);
-    free(d->particle_offset), free(d->particle_body);
+    free(d->particle_offset), free(d->particle_body), free(d->particle_slots), free(d->body_support);
     for (uint32_t s = 0; s < w->shape_count; s++) free(w->shapes[s].offsets);
     free(w->shapes);
     free(w->slot_index), free(w->slot_generation), free(w->free_slots);
@@ -227,6 +253,7 @@ int rb_world_add_shape(rb_world *w, const rb_shape_data *s) {
     ws->mass = s->mass;
     ws->radius = s->particle_radius > 0.0f ? s->particle_radius : w->desc.particle_radius;
     ws->slip_scale = (float)(1.0 / rb_shape_mobility(s, ws->radius));
+    ws->onset = (float)rb_shape_onset_support(s, ws->radius);
     memcpy(ws->inertia, s->inertia, sizeof ws->inertia);
     return (int)w->shape_count++;
 }
@@ -353,13 +380,17 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     d->body_force[b] = d->body_torque[b] = (rb_float4){0};
     d->body_shape[b] = bd->shape;
     d->body_slot[b] = slot;
-    d->body_contact[b] = (rb_float2){s->radius, dynamic ? s->slip_scale : 1.0f};
+    d->body_contact[b] = (rb_float4){s->radius, dynamic ? s->slip_scale : 1.0f, s->onset, 0.0f};
+    d->body_support[b] = 0.0f; /* no contacts yet: its first are sized by its particles (contact.h) */
     w->params.max_radius = b == 0 ? s->radius : fmaxf(w->params.max_radius, s->radius);
     d->body_first_particle[b] = first;
     d->body_first_particle[b + 1] = first + s->particle_count;
     for (uint32_t i = 0; i < s->particle_count; i++) {
         d->particle_offset[first + i] = s->offsets[i];
         d->particle_body[first + i] = b;
+        for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++)
+            d->particle_slots[(size_t)(first + i) * RB_CONTACT_SLOTS + k] =
+                (rb_contact_slot){0.0f, 0.0f, 0.0f, RB_SLOT_FREE};
     }
     d->body_count++;
     d->particle_count += s->particle_count;
@@ -371,9 +402,28 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     return (rb_body_id){slot, w->slot_generation[slot]};
 }
 
+/* The contact history after particles [first, first + count) went: their
+ * slots gone with them, every key of theirs freed, every later particle's
+ * key renumbered. */
+static void renumber_slots(rb_world_data *d, uint32_t first, uint32_t count) {
+    const size_t later = (size_t)(d->particle_count - first - count) * RB_CONTACT_SLOTS;
+    rb_contact_slot *slots = d->particle_slots;
+    memmove(&slots[(size_t)first * RB_CONTACT_SLOTS], &slots[(size_t)(first + count) * RB_CONTACT_SLOTS],
+            later * sizeof *slots);
+    const size_t total = (size_t)(d->particle_count - count) * RB_CONTACT_SLOTS;
+    for (size_t k = 0; k < total; k++) {
+        uint32_t *key = &slots[k].key;
+        if (*key >= RB_SLOT_PLANE) continue; /* a plane's, or free */
+        if (*key >= first + count)
+            *key -= count;
+        else if (*key >= first)
+            *key = RB_SLOT_FREE;
+    }
+}
+
 bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     uint32_t b;
-    if (!index_of(w, id, &b) || !host_current(w)) return false;
+    if (!index_of(w, id, &b) || !host_current(w) || !host_slots_current(w)) return false;
     rb_world_data *d = &w->d;
     uint32_t first = d->body_first_particle[b], count = d->body_first_particle[b + 1] - first;
     uint32_t later_bodies = d->body_count - b - 1, later_particles = d->particle_count - first - count;
@@ -386,7 +436,9 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     memmove(&d->body_kind[b], &d->body_kind[b + 1], later_bodies * sizeof(uint32_t));
     memmove(&d->body_material[b], &d->body_material[b + 1], later_bodies * sizeof(uint32_t));
     memmove(&d->body_slot[b], &d->body_slot[b + 1], later_bodies * sizeof(uint32_t));
-    memmove(&d->body_contact[b], &d->body_contact[b + 1], later_bodies * sizeof(rb_float2));
+    memmove(&d->body_contact[b], &d->body_contact[b + 1], later_bodies * sizeof(rb_float4));
+    memmove(&d->body_support[b], &d->body_support[b + 1], later_bodies * sizeof(float));
+    renumber_slots(d, first, count);
     for (uint32_t k = b; k < b + later_bodies; k++) d->body_first_particle[k] = d->body_first_particle[k + 1] - count;
     d->body_first_particle[b + later_bodies] = first + later_particles;
     memmove(&d->particle_offset[first], &d->particle_offset[first + count], later_particles * sizeof(rb_float4));
@@ -399,7 +451,7 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     w->slot_generation[id.slot]++;
     if (w->slot_generation[id.slot] == 0) w->slot_generation[id.slot] = 1;
     w->free_slots[w->free_count++] = id.slot;
-    w->host_dirty = true;
+    w->host_dirty = w->slots_dirty = true;
     return true;
 }
 
@@ -411,7 +463,7 @@ void rb_world_clear(rb_world *w) {
     }
     w->d.body_count = w->d.particle_count = 0;
     refresh_max_radius(w);
-    w->device_ahead = w->loads_applied = false; /* nothing left to read back */
+    w->device_ahead = w->loads_applied = w->slots_ahead = false; /* nothing left to read back */
     w->host_dirty = true;
 }
 
@@ -479,9 +531,9 @@ bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) 
     const float q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     if (!all_finite(st->position, 3) || !all_finite(q, 4) || !all_finite(st->velocity, 3) ||
         !all_finite(st->angular_momentum, 3) || !all_finite(st->angular_velocity, 3) || !isfinite(st->sleep_timer) ||
-        !(st->sleep_timer >= 0.0f) || !(fabsf(q2 - 1.0f) <= 1e-3f)) {
-        rb_log(RB_LOG_ERROR, "world: restore_body with a non-finite value, a negative sleep timer or an orientation "
-                             "that is not a unit quaternion: ignored");
+        !(st->sleep_timer >= 0.0f) || !(fabsf(q2 - 1.0f) <= 1e-3f) || !(st->support >= 0.0f && isfinite(st->support))) {
+        rb_log(RB_LOG_ERROR, "world: restore_body with a non-finite value, a negative sleep timer or support, or an "
+                             "orientation that is not a unit quaternion: ignored");
         return false;
     }
     if (kind == RB_BODY_STATIC && (any_nonzero(st->velocity) || any_nonzero(st->angular_velocity))) {
@@ -494,6 +546,7 @@ bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) 
     d->body_pos[b] = (rb_float4){st->position[0], st->position[1], st->position[2], timer};
     d->body_quat[b] = (rb_float4){q[0], q[1], q[2], q[3]};
     d->body_vel[b].x = st->velocity[0], d->body_vel[b].y = st->velocity[1], d->body_vel[b].z = st->velocity[2];
+    d->body_support[b] = kind == RB_BODY_DYNAMIC ? st->support : 0.0f;
     if (kind == RB_BODY_DYNAMIC) {
         d->body_angmom[b] =
             (rb_float4){st->angular_momentum[0], st->angular_momentum[1], st->angular_momentum[2], 0.0f};
@@ -508,6 +561,56 @@ bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) 
     return true;
 }
 
+/* ---- contact history ---- */
+
+uint32_t rb_world_read_contacts(rb_world *w, rb_contact_memory *out, uint32_t max) {
+    if (!host_slots_current(w)) return 0;
+    const rb_world_data *d = &w->d;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d->particle_count; i++)
+        for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++) {
+            const rb_contact_slot *s = &d->particle_slots[(size_t)i * RB_CONTACT_SLOTS + k];
+            if (s->key == RB_SLOT_FREE) continue;
+            if (n < max) out[n] = (rb_contact_memory){i, s->key, {s->x, s->y, s->z}};
+            n++;
+        }
+    return n;
+}
+
+bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_t count) {
+    rb_world_data *d = &w->d;
+    for (uint32_t n = 0; n < count; n++) { /* everything checked before anything changes */
+        const rb_contact_memory *m = &in[n];
+        const bool plane = m->partner >= RB_CONTACT_PLANE && m->partner - RB_CONTACT_PLANE < w->params.plane_count;
+        const char *bad = m->particle >= d->particle_count ? "a particle out of range"
+                          : !plane && (m->partner >= d->particle_count ||
+                                       d->particle_body[m->partner] == d->particle_body[m->particle])
+                              ? "a partner that is neither another body's particle nor a plane"
+                          : !all_finite(m->displacement, 3) ? "a non-finite displacement"
+                          : n >= RB_CONTACT_SLOTS && in[n - RB_CONTACT_SLOTS].particle == m->particle
+                              ? "more contacts for one particle than it keeps"
+                              : NULL;
+        if (!bad && n > 0 && in[n - 1].particle > m->particle) bad = "entries out of particle order";
+        if (bad) {
+            rb_log(RB_LOG_ERROR, "world: restore_contacts: entry %u (particle %u, partner %u) has %s: nothing restored",
+                   n, m->particle, m->partner, bad);
+            return false;
+        }
+    }
+    if (!host_current(w) || !host_slots_current(w)) return false;
+    for (size_t k = 0; k < (size_t)d->particle_count * RB_CONTACT_SLOTS; k++)
+        d->particle_slots[k] = (rb_contact_slot){0.0f, 0.0f, 0.0f, RB_SLOT_FREE};
+    uint32_t used = 0;
+    for (uint32_t n = 0; n < count; n++) {
+        const rb_contact_memory *m = &in[n];
+        used = n > 0 && in[n - 1].particle == m->particle ? used + 1 : 0;
+        d->particle_slots[(size_t)m->particle * RB_CONTACT_SLOTS + used] =
+            (rb_contact_slot){m->displacement[0], m->displacement[1], m->displacement[2], m->partner};
+    }
+    w->slots_dirty = true;
+    return true;
+}
+
 /* ---- stepping ---- */
 
 bool rb_world_step(rb_world *w, uint32_t steps) {
@@ -517,7 +620,7 @@ bool rb_world_step(rb_world *w, uint32_t steps) {
         rb_log(RB_LOG_ERROR, "%s backend: step failed", w->backend->vtbl->name);
         return false;
     }
-    w->device_ahead = true;
+    w->device_ahead = w->slots_ahead = true;
     if (w->loads_applied) { /* external loads last one step call */
         if (!host_current(w)) return false;
         memset(w->d.body_force, 0, w->d.body_count * sizeof(rb_float4));
@@ -547,6 +650,7 @@ bool rb_world_get_body(rb_world *w, uint32_t b, rb_body_state *out) {
         .angular_momentum = {d->body_angmom[b].x, d->body_angmom[b].y, d->body_angmom[b].z},
         .mass = 1.0f / d->body_vel[b].w,
         .sleep_timer = d->body_pos[b].w,
+        .support = d->body_support[b],
         .asleep = w->params.sleep_time > 0.0f && d->body_pos[b].w >= w->params.sleep_time,
         .kind = (rb_body_kind)d->body_kind[b],
         .material = d->body_material[b],
@@ -706,6 +810,9 @@ void rb_world_stage_times(const rb_world *w, double ms[RB_STAGE_COUNT]) {
     w->backend->vtbl->stage_times(w->backend, ms);
 }
 size_t rb_world_device_bytes(const rb_world *w) { return w->backend->vtbl->device_bytes(w->backend); }
+uint64_t rb_world_contact_overflow(const rb_world *w) {
+    return w->backend->vtbl->contact_overflow ? w->backend->vtbl->contact_overflow(w->backend) : 0;
+}
 uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, double *ms, uint32_t capacity) {
     *names = NULL;
     if (!w->backend->vtbl->kernel_times) return 0;
@@ -717,11 +824,12 @@ uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, dou
 /* Bytes a body and a particle take: the host arrays (rb_world_data, the id
  * slots) and the OpenCL buffers (reserve_bodies and reserve_particles in
  * src/sim/opencl.c, the grid table at its least, one bucket a particle). */
-#define HOST_BODY_BYTES (8 * 16 + 5 * 4 + 8 + 3 * 4)
-#define HOST_PARTICLE_BYTES (16 + 4)
-#define DEVICE_BODY_BYTES (8 * 16 + 4 * 4 + 8 + 32)
-#define DEVICE_PARTICLE_BYTES (16 + 4 * 4 + 4 * 4 + 16 + 12 + 12 + 4 + 4) /* ... table and counts */
-#define MAX_DEVICE_PARTICLES (1ull << 29)                                 /* the OpenCL backend's one grid table */
+#define HOST_BODY_BYTES (8 * 16 + 6 * 4 + 16 + 3 * 4)
+#define HOST_PARTICLE_BYTES (16 + 4 + RB_CONTACT_SLOTS * 16)
+#define DEVICE_BODY_BYTES (8 * 16 + 5 * 4 + 16 + 32)
+#define DEVICE_PARTICLE_BYTES                                                                                          \
+    (16 + 4 * 4 + 4 * 4 + 16 + 12 + 12 + RB_CONTACT_SLOTS * 16 + 4 + 4 + 4) /* ... support, table and counts */
+#define MAX_DEVICE_PARTICLES (1ull << 29)                                   /* the OpenCL backend's one grid table */
 
 static void format_bytes(double bytes, char *out, size_t size) {
     static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};

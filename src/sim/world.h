@@ -118,9 +118,9 @@ typedef struct rb_body_desc {
 } rb_body_desc;
 
 /* A body's state as read back. Position, orientation, velocity, angular
- * momentum (a kinematic body: angular velocity) and sleep_timer are the
- * whole of what a step carries over: rb_world_restore_body() puts them back
- * bit for bit. */
+ * momentum (a kinematic body: angular velocity), sleep_timer and support,
+ * with the contact history (rb_world_read_contacts), are the whole of what a
+ * step carries over: rb_world_restore_body() puts them back bit for bit. */
 typedef struct rb_body_state {
     rb_body_id id;
     uint32_t shape;
@@ -131,6 +131,7 @@ typedef struct rb_body_state {
     float angular_momentum[3]; /* world frame, about the centre of mass; zero for static and kinematic bodies */
     float mass;                /* kg; INFINITY for static and kinematic bodies */
     float sleep_timer;         /* s the body has been slow (no load, under sleep_speed); asleep once >= sleep_time */
+    float support; /* how many contacts' worth its mass was shared among at the last step (README.md, "The contact") */
     bool asleep;
     rb_body_kind kind;
     uint32_t material;
@@ -253,6 +254,32 @@ extern const char *const rb_stage_names[RB_STAGE_COUNT];
 void rb_world_stage_times(const rb_world *world, double ms[RB_STAGE_COUNT]);
 /* Bytes of backend (device) memory held, all buffers counted. */
 size_t rb_world_device_bytes(const rb_world *world);
+
+/* Contacts that found no free slot of their particle's contact history in
+ * the steps so far (README.md, "Static friction"): each acted that step as
+ * a new contact, without the static part of its friction. 0 in any world
+ * whose particles never touch more than RB_CONTACT_SLOTS others at once. */
+uint64_t rb_world_contact_overflow(const rb_world *world);
+
+/* One contact's memory (README.md, "Static friction"): particle's contact
+ * with partner (another particle's index, or RB_CONTACT_PLANE + k for plane
+ * k), and the tangential displacement it has built up, m, world frame. */
+#define RB_CONTACT_PLANE 0xFFFFFFF0u
+typedef struct rb_contact_memory {
+    uint32_t particle, partner;
+    float displacement[3];
+} rb_contact_memory;
+
+/* The world's contact history, in particle order: writes up to max entries
+ * to out and returns how many there are (0 on a backend failure). */
+uint32_t rb_world_read_contacts(rb_world *world, rb_contact_memory *out, uint32_t max);
+
+/* Replaces the world's contact history with count entries (a world built
+ * again from a saved scene: the bodies in the same order). False, with the
+ * entry named and nothing changed, for a particle out of range, a partner
+ * that is neither another body's particle nor a plane of the world, a
+ * non-finite displacement, or more entries for one particle than it keeps. */
+bool rb_world_restore_contacts(rb_world *world, const rb_contact_memory *in, uint32_t count);
 
 /* Whether a world of this many bodies and particles fits this machine: the
  * host arrays (world.c) plus, unless desc asks for the reference backend,

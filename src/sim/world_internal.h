@@ -52,12 +52,13 @@ typedef struct rb_step_params {
      * description's when there are none): the grid's cell side is its
      * diameter, so every pair that can touch (r_i + r_j <= 2 max_radius) lies
      * in neighbouring cells. The world sets it as bodies come and go. */
-    float max_radius;  /* m */
-    float dt;          /* s */
-    float gravity[3];  /* m/s^2 */
-    float sleep_speed; /* m/s and rad/s */
-    float sleep_time;  /* s; 0: never sleep */
-    float wake_accel;  /* m/s^2 and rad/s^2: a larger net load wakes a sleeping body */
+    float max_radius;   /* m */
+    float dt;           /* s */
+    float gravity[3];   /* m/s^2 */
+    float sleep_speed;  /* m/s and rad/s */
+    float sleep_time;   /* s; 0: never sleep */
+    float wake_accel;   /* m/s^2 and rad/s^2: a larger net load wakes a sleeping body */
+    float support_keep; /* exp(-dt / 1 s): how much of a body's support a step keeps (reference.c, rb_support) */
     uint32_t plane_count;
     rb_float4 planes[RB_MAX_PLANES]; /* xyz normal, w offset */
     /* Materials 0 .. material_count - 1 (0: the description's). A contact
@@ -101,9 +102,35 @@ bool rb_step_params_set_materials(rb_step_params *p, const rb_material *material
  * rb_contact_particles. */
 double rb_shape_mobility(const rb_shape_data *shape, float radius);
 
+/* A shape's onset support (rb_world_data.body_contact.z): the support
+ * (contact.h, rb_contact_mass) it would bear on resting flat on the most
+ * populous face of its principal frame, each particle of that outermost
+ * layer one contact: sum of 1 / (M w) over them, w the inverse mass at the
+ * touching point along the face's normal. At least 1. A contact's first
+ * step is sized with it, before the body's support is known. */
+double rb_shape_onset_support(const rb_shape_data *shape, float radius);
+
 /* Restitution of a unit-mass contact with spring rate k (1/s^2) and dashpot
  * rate c (1/s) whose force never pulls; theta (may be NULL) gets w_d t_end. */
 double rb_clamped_restitution(double stiffness, double damping, double *theta);
+
+/* Contact history (src/sim/contact.h, "contact history"): RB_CONTACT_SLOTS
+ * slots a particle. */
+#define RB_CONTACT_SLOTS 4u
+#define RB_SLOT_FREE 0xFFFFFFFFu
+#define RB_SLOT_PLANE RB_CONTACT_PLANE /* + the plane's index (< RB_MAX_PLANES): world.h */
+_Static_assert(RB_MAX_PLANES <= 15, "plane keys must stay below RB_SLOT_FREE");
+
+/* The tangential spring's rate against the normal one's (k_t = 2/7 k_n: a
+ * sphere's tangential and normal oscillations then share a period). */
+#define RB_TANGENTIAL_SPRING 0.2857142857f
+
+/* One slot: the layout of cl_float4, the key's bits in w. */
+typedef struct rb_contact_slot {
+    float x, y, z; /* tangential displacement, m: partner's surface relative to this particle's */
+    uint32_t key;  /* partner particle index, RB_SLOT_PLANE + k, or RB_SLOT_FREE */
+} rb_contact_slot;
+_Static_assert(sizeof(rb_contact_slot) == 16, "rb_contact_slot must have the layout of cl_float4");
 
 typedef struct rb_world_data {
     uint32_t body_count, body_capacity;
@@ -122,16 +149,21 @@ typedef struct rb_world_data {
     uint32_t *body_kind;           /* 4 B: rb_body_kind */
     uint32_t *body_material;       /* 4 B: material index (rb_step_params.rates) */
     uint32_t *body_slot;           /* 4 B: slot of the body's id */
-    /* 8 B: what a contact reads of the body besides its state. x: the
+    float *body_support;           /* 4 B: its contacts' shares of it at the last step (contact.h, rb_contact_mass) */
+    /* 16 B: what a contact reads of the body besides its state. x: the
      * radius of its particles (its shape's), m. y: its slip scale, 1 / its
      * slip mobility (rb_shape_mobility; 1 for a static or kinematic body):
-     * a contact's tangential damping is scaled by the smaller of its two
-     * (contact.h). */
-    rb_float2 *body_contact;
+     * a contact's tangential force is scaled by the smaller of its two
+     * (contact.h). z: its onset support (rb_shape_onset_support). w: 0. */
+    rb_float4 *body_contact;
 
     uint32_t particle_count, particle_capacity;
     rb_float4 *particle_offset; /* 16 B: rest offset in the body frame, m; w unused */
     uint32_t *particle_body;    /* 4 B */
+    /* 16 B x RB_CONTACT_SLOTS: each particle's contact history. The backend
+     * keeps it current in its own copy; the world reads it back only to
+     * renumber it when bodies go (download_slots) and hands it back after. */
+    rb_contact_slot *particle_slots;
 } rb_world_data;
 
 /* R diag(inv_inertia) R^T a, R the rotation of q: the world-frame inverse
@@ -173,6 +205,14 @@ typedef struct rb_backend_vtbl {
      * the overlapping pairs of the backend's grid, see rb_world_contact_pairs. */
     uint32_t (*contact_pairs)(rb_backend *b, const rb_world_data *d, const rb_step_params *p, uint32_t *pairs,
                               uint32_t max_pairs);
+    /* Optional (NULL: the host's particle_slots are the backend's own, as
+     * the reference's): the contact history read back into the host copy,
+     * and written from it (after upload(), which may have made new buffers). */
+    bool (*download_slots)(rb_backend *b, rb_world_data *d);
+    bool (*upload_slots)(rb_backend *b, const rb_world_data *d);
+    /* Contacts that found no free history slot (contact.h) in the steps so
+     * far: they acted without memory. */
+    uint64_t (*contact_overflow)(rb_backend *b);
 } rb_backend_vtbl;
 
 struct rb_backend {
