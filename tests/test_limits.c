@@ -223,18 +223,20 @@ static void corner_landing(rb_registry *reg, int n, float *depth, float *e) {
 }
 
 /* Measured on both backends (the same bits), with the figures README
- * states: deepest 0.145, 0.271, 0.720 and 0.868 m; e 0.772, 0.843, 0.909
- * and 0.918 against the material's 0.5 (a corner's one contact carries the
- * whole body's mass on springs sized for one particle: README, "Restitution
- * and contacts"). Held within 3% of each depth and 0.01 of each e: the run
- * is deterministic, so the margins only cover another compiler's rounding,
- * and a contact time 3% longer (a softer spring) already moves every depth
- * past them. */
+ * states: every size lands as one particle does, deepest 0.0374 m and
+ * e = 0.496 against the material's 0.5: its corner's contact carries the
+ * whole body's mass behind it (contacts are sized by the effective mass at
+ * their point: README, "Restitution and contacts"). Sized by the particles'
+ * masses instead, they sank 0.145, 0.271, 0.720 and 0.868 m and rebounded
+ * at 0.772 to 0.918. Held within 3% of each depth and 0.01 of each e: the
+ * run is deterministic, so the margins only cover another compiler's
+ * rounding, and a contact time 3% longer (a softer spring) already moves
+ * every depth past them. */
 static void test_corner_landings(void **state) {
     static const struct {
         int n;
         float depth, e;
-    } expect[] = {{2, 0.145f, 0.772f}, {3, 0.271f, 0.843f}, {8, 0.720f, 0.909f}, {10, 0.868f, 0.918f}};
+    } expect[] = {{2, 0.0374f, 0.496f}, {3, 0.0374f, 0.496f}, {8, 0.0374f, 0.496f}, {10, 0.0374f, 0.496f}};
     rb_registry *reg = rb_test_registry();
     for (size_t k = 0; k < sizeof expect / sizeof *expect; k++) {
         float depth, e;
