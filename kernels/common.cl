@@ -150,50 +150,68 @@ static inline float rb_pair_tangential_mass(const float mi, const float mj, cons
 /* One side of a contact: a particle and its body, as rb_contact_side
  * (src/sim/contact.h). */
 typedef struct rb_side {
-    float3 p, v, w;     /* the particle's centre and velocity, its body's angular velocity */
-    float m, r;         /* particle mass (INFINITY: static, kinematic), radius */
-    uint body;          /* its body's index */
-    float3 centre;      /* its body's centre of mass */
-    float4 q;           /* its body's orientation */
-    float4 inv_inertia; /* body-frame inverse principal moments (w: particle mass) */
-    float inv_mass;     /* 1 / its body's mass (0: static, kinematic) */
-    float support;      /* its body's support at the last step */
-    float onset;        /* its shape's support on a face, >= 1 */
+    float3 p, v, w; /* the particle's centre and velocity, its body's angular velocity */
+    float m, r;     /* particle mass (INFINITY: static, kinematic), radius */
+    uint body;      /* its body's index */
+    float3 centre;  /* its body's centre of mass */
+    float4 fa, fb;  /* its body's frame (rb_body_frame_of): world inverse inertia, fa.w 1 / M */
 } rb_side;
+
+/* A body's frame for its contacts' masses, as rb_body_frame_of
+ * (src/sim/contact.h): the world inverse inertia R diag(d) R^T, the
+ * diagonal in a.xyz with a.w = inv_mass, the xy, xz, yz terms in b.xyz,
+ * b.w its share (rb_contact_share). */
+static inline void rb_body_frame_of(const float4 q, const float4 d, const float inv_mass, const float share, float4 *a,
+                                    float4 *b) {
+    const float x = q.x, y = q.y, z = q.z, w = q.w;
+    const float r00 = 1.0f - 2.0f * (y * y + z * z), r01 = 2.0f * (x * y - z * w), r02 = 2.0f * (x * z + y * w);
+    const float r10 = 2.0f * (x * y + z * w), r11 = 1.0f - 2.0f * (x * x + z * z), r12 = 2.0f * (y * z - x * w);
+    const float r20 = 2.0f * (x * z - y * w), r21 = 2.0f * (y * z + x * w), r22 = 1.0f - 2.0f * (x * x + y * y);
+    *a = (float4)((r00 * r00 * d.x + r01 * r01 * d.y) + r02 * r02 * d.z,
+                  (r10 * r10 * d.x + r11 * r11 * d.y) + r12 * r12 * d.z,
+                  (r20 * r20 * d.x + r21 * r21 * d.y) + r22 * r22 * d.z, inv_mass);
+    *b = (float4)((r00 * r10 * d.x + r01 * r11 * d.y) + r02 * r12 * d.z,
+                  (r00 * r20 * d.x + r01 * r21 * d.y) + r02 * r22 * d.z,
+                  (r10 * r20 * d.x + r11 * r21 * d.y) + r12 * r22 * d.z, share);
+}
 
 /* The inverse mass a body shows along n at lever l, as rb_point_inv_mass. */
 static inline float rb_point_inv_mass(const rb_side *s, const float3 l, const float3 n) {
-    const float3 b = rb_rotate_inv(s->q, rb_cross(l, n));
-    return s->inv_mass + (s->inv_inertia.x * b.x * b.x + s->inv_inertia.y * b.y * b.y + s->inv_inertia.z * b.z * b.z);
+    const float3 c = rb_cross(l, n);
+    const float4 a = s->fa, b = s->fb;
+    const float diag = (a.x * c.x * c.x + a.y * c.y * c.y) + a.z * c.z * c.z;
+    const float off = (b.x * c.x * c.y + b.y * c.x * c.z) + b.z * c.y * c.z;
+    return a.w + (diag + 2.0f * off);
 }
 
 /* How many contacts' worth a side's body shares its mass among, as
  * rb_contact_share (src/sim/contact.h). */
-static inline float rb_contact_share(const rb_side *s) { return s->support > 0.0f ? fmax(s->support, 1.0f) : s->onset; }
+static inline float rb_contact_share(const float support, const float onset) {
+    return support > 0.0f ? fmax(support, 1.0f) : onset;
+}
 
 /* The mass a contact's spring and dashpot are sized by, as rb_contact_mass
  * (src/sim/contact.h says why): the effective mass at the contact point,
  * each side's inverse mass there multiplied by rb_contact_share. *share
  * gets 1 / (M_i w_i). */
-static inline float rb_contact_mass(const rb_side *i, const rb_side *j, float *share) {
+static inline float rb_contact_mass(const rb_side *i, const rb_side *j, const float3 x, const float dist,
+                                    const float3 n, float *share) {
+    /* x = pj - pi: from the first body's particle, +x if that is i, -x if j */
     const bool i_first = i->body < j->body;
-    const float3 pa = i_first ? i->p : j->p, pb = i_first ? j->p : i->p;
-    const float ra = i_first ? i->r : j->r, rb = i_first ? j->r : i->r;
-    const float3 x = (float3)(pb.x - pa.x, pb.y - pa.y, pb.z - pa.z);
-    const float dist = sqrt(x.x * x.x + x.y * x.y + x.z * x.z);
-    const float f = rb_contact_fraction(dist, ra, rb);
-    const float3 n = (float3)(x.x / dist, x.y / dist, x.z / dist);
-    const float3 point = (float3)(pa.x + f * x.x, pa.y + f * x.y, pa.z + f * x.z);
+    const float3 pa = i_first ? i->p : j->p;
+    const float s = i_first ? 1.0f : -1.0f;
+    const float f = i_first ? rb_contact_fraction(dist, i->r, j->r) : rb_contact_fraction(dist, j->r, i->r);
+    const float3 point = (float3)(pa.x + f * (s * x.x), pa.y + f * (s * x.y), pa.z + f * (s * x.z));
     const float3 li = (float3)(point.x - i->centre.x, point.y - i->centre.y, point.z - i->centre.z);
     const float3 lj = (float3)(point.x - j->centre.x, point.y - j->centre.y, point.z - j->centre.z);
     const float wi = rb_point_inv_mass(i, li, n), wj = rb_point_inv_mass(j, lj, n);
-    *share = i->inv_mass / wi;
-    return 1.0f / (rb_contact_share(i) * wi + rb_contact_share(j) * wj);
+    *share = i->fa.w / wi;
+    return 1.0f / (i->fb.w * wi + j->fb.w * wj);
 }
 
-/* True if a particle apart by gap closes at normal speed vn fast enough to
- * touch at the next step, within RB_IMMINENT_MARGIN of the largest radius,
- * as rb_contact_imminent (src/sim/contact.h). */
+/* True if a particle apart from a plane by gap closes at normal speed vn
+ * fast enough to touch it at the next step, within RB_IMMINENT_MARGIN of the
+ * largest radius, as rb_contact_imminent (src/sim/contact.h). */
 #define RB_IMMINENT_MARGIN 0.4f
 static inline bool rb_contact_imminent(const float gap, const float vn, const float max_radius, const float dt) {
     return gap < RB_IMMINENT_MARGIN * max_radius && gap < -vn * dt;
@@ -219,23 +237,20 @@ static inline float3 rb_contact_tangential(const float3 xo, const float3 n, cons
     return ft;
 }
 
-/* Force on particle i of a dynamic body from particle j of another body, x
- * = pj - pi apart (dist2 > 0), as rb_contact_particles: false if they do
- * not touch (rb_particles_touch), *share then the share of an imminent
- * contact (rb_contact_imminent), or 0. Else with the rates c of their
- * materials' pair, added to *f, and its moment about i's centre, added to
- * *t: spring and dashpot along the normal that never pull, sized by
- * rb_contact_mass (*share: the contact's share of i's body); the history's
+/* Force on particle i of a dynamic body from an overlapping particle j of
+ * another body (rb_contact_particles, after its overlap test: x = pj - pi,
+ * rb_particles_touch), with the rates c of their materials' pair, added to
+ * *f, and its moment about i's centre, added to *t: spring and dashpot
+ * along the normal that never pull, sized by rb_contact_mass (*share: the
+ * contact's share of i's body); the history's
  * tangential spring and damping (xo in, *xi out), capped by Coulomb
  * friction and scaled by the pair's slip scale. The force acts at the
  * contact point (rb_contact_fraction), so only its tangential part has a
  * moment, and a pair's moments cancel; slip is measured there too. */
-static inline bool rb_contact_particles(const float3 x, const float dist2, const rb_side *i, const rb_side *j,
+static inline void rb_contact_particles(const float3 x, const float dist2, const rb_side *i, const rb_side *j,
                                         const float slip, const float3 xo, float3 *xi, float3 *f, float3 *t,
-                                        const float4 c, const float dt, const float max_radius, float *share) {
+                                        const float4 c, const float dt, float *share) {
     const float3 vi = i->v, wi = i->w, vj = j->v, wj = j->w;
-    *share = 0.0f;
-    const bool touch = rb_particles_touch(dist2, i->r, j->r);
     const float dist = sqrt(dist2);
     const float3 n = (float3)(x.x / dist, x.y / dist, x.z / dist);
     /* v_j + wj x (-(1 - a) x) - (v_i + wi x (a x)) = v_j - v_i - (a wi + (1 - a) wj) x x */
@@ -245,11 +260,7 @@ static inline bool rb_contact_particles(const float3 x, const float dist2, const
                               vj.z - vi.z - (ws.x * x.y - ws.y * x.x));
     const float vn = v.x * n.x + v.y * n.y + v.z * n.z;
     const float overlap = (i->r + j->r) - dist;
-    if (!touch) {
-        if (rb_contact_imminent(-overlap, vn, max_radius, dt)) rb_contact_mass(i, j, share);
-        return false;
-    }
-    const float meff = rb_contact_mass(i, j, share);
+    const float meff = rb_contact_mass(i, j, x, dist, n, share);
     const float fn = -meff * rb_contact_normal(c.x, c.y, overlap, vn, dt);
     const float3 vt = (float3)(v.x - vn * n.x, v.y - vn * n.y, v.z - vn * n.z);
     const float mt = rb_pair_tangential_mass(i->m, j->m, rb_pair_mass(i->m, j->m)) * slip;
@@ -258,7 +269,6 @@ static inline bool rb_contact_particles(const float3 x, const float dist2, const
     /* (a x) x ft */
     *t = (float3)((*t).x + a * (x.y * ft.z - x.z * ft.y), (*t).y + a * (x.z * ft.x - x.x * ft.z),
                   (*t).z + a * (x.x * ft.y - x.y * ft.x));
-    return true;
 }
 
 /* Force on particle i (its body's slip scale si) from a plane (xyz unit
@@ -275,19 +285,20 @@ static inline bool rb_contact_plane(const rb_side *i, const float si, const floa
     const float3 n = plane.xyz;
     const float height = n.x * pi.x + n.y * pi.y + n.z * pi.z - plane.w;
     const float overlap = i->r - height;
+    *share = 0.0f;
+    if (overlap <= -RB_IMMINENT_MARGIN * max_radius) return false; /* neither touching nor about to */
     /* the contact point's velocity: v_i + w x (-height n) */
     const float3 vc = (float3)(vi.x - height * (wi.y * n.z - wi.z * n.y), vi.y - height * (wi.z * n.x - wi.x * n.z),
                                vi.z - height * (wi.x * n.y - wi.y * n.x));
     const float vn = n.x * vc.x + n.y * vc.y + n.z * vc.z;
-    *share = 0.0f;
     const bool touch = overlap > 0.0f;
     if (!touch && !rb_contact_imminent(-overlap, vn, max_radius, dt)) return false;
     const float3 l = (float3)(pi.x - height * n.x - i->centre.x, pi.y - height * n.y - i->centre.y,
                               pi.z - height * n.z - i->centre.z);
     const float wp = rb_point_inv_mass(i, l, n);
-    *share = i->inv_mass / wp;
+    *share = i->fa.w / wp;
     if (!touch) return false;
-    const float meff = 1.0f / (rb_contact_share(i) * wp);
+    const float meff = 1.0f / (i->fb.w * wp);
     const float fn = meff * rb_contact_normal(c.x, c.y, overlap, vn, dt);
     const float3 vt = (float3)(-(vc.x - vn * n.x), -(vc.y - vn * n.y), -(vc.z - vn * n.z));
     const float mt = i->m * si;

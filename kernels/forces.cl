@@ -22,10 +22,11 @@
  *
  * Each contact keeps its tangential displacement in the particle's history
  * slots (RB_CONTACT_SLOTS, keyed by the partner's particle index or the
- * plane's key; src/sim/contact.h): the slots are read at the start and
- * rewritten with the contacts found, in the order found. Only the
- * particle's own work-item reads or writes its slots. With commit 0 (forces
- * read for a test, not a step) nothing but the force and moment is written.
+ * plane's key; src/sim/contact.h): the keys are read once, as a uint4; a
+ * contact reads its slot's displacement and writes it back in place; the
+ * keys kept are written at the end. Only the particle's own work-item reads
+ * or writes its slots. With commit 0 (forces read for a test, not a step)
+ * nothing but the force and moment is written.
  *
  * A particle of a sleeping body that overlaps a particle of an awake body
  * moving faster than sleep_speed, or a moving particle of a kinematic body,
@@ -40,7 +41,7 @@ typedef struct rb_sorted {
     __global const uint *body;
     __global const float4 *vel; /* w: the cell key */
     __global const uint *index; /* sorted_index: a slot's particle */
-    __global const float4 *body_pos, *body_quat, *body_vel, *body_omega, *body_inv_inertia;
+    __global const float4 *body_pos, *body_frame, *body_omega, *body_inv_inertia;
     __global const uint *body_material;
     __global const float *body_support;
     __global const float4 *body_contact; /* x radius, y slip scale, z onset support */
@@ -56,48 +57,58 @@ static inline rb_side rb_side_of(const rb_sorted *in, const uint b, const float3
                  in->body_contact[b].x,
                  b,
                  in->body_pos[b].xyz,
-                 in->body_quat[b],
-                 inv_inertia,
-                 in->body_vel[b].w,
-                 in->body_support[b],
-                 in->body_contact[b].z};
+                 in->body_frame[2u * b],
+                 in->body_frame[2u * b + 1u]};
     return s;
 }
 
 /* The particle whose force is summed, its history and its sums. */
 typedef struct rb_summing {
-    rb_side side; /* its particle and body (side.p, side.v, side.w, side.m, side.r, side.body) */
-    float3 p;     /* side.p */
-    float slip;   /* its body's slip scale */
-    float reach2; /* (r + 1.5 the largest radius)^2: no particle farther touches it or soon will */
-    float max_radius;
+    rb_side side;                 /* its particle and body (side.p, side.v, side.w, side.m, side.r, side.body) */
+    float3 p;                     /* side.p */
+    float slip;                   /* its body's slip scale */
+    float reach2;                 /* (r + the largest radius)^2: no particle farther touches it */
     uint b;                       /* its body */
     __constant const float4 *row; /* the pair table's rows of its body's material */
     bool sleeping, wake;
-    float3 f, t;                 /* force, and moment about the particle's centre */
-    uint4 old[RB_CONTACT_SLOTS]; /* its history at the step's start: xyz displacement bits, w key */
-    __global uint4 *kept;        /* where its history goes (NULL: not kept) */
-    uint kept_count, overflow;
+    float3 f, t;          /* force, and moment about the particle's centre */
+    uint4 keys, kept;     /* its slots' keys at the step's start, and those it keeps */
+    uint taken;           /* bit k: slot k holds a contact of this step */
+    __global float *disp; /* its RB_CONTACT_SLOTS displacements, xyz */
+    bool commit;          /* a step: the history is written */
+    uint overflow;
     float support; /* the shares of its body its contacts bear */
 } rb_summing;
 
-/* The displacement kept for key, or zero, as rb_slot_find. */
-static inline float3 rb_slot_find(const rb_summing *q, const uint key) {
-    for (uint k = 0; k < RB_CONTACT_SLOTS; k++)
-        if (q->old[k].w == key) return as_float3(q->old[k].xyz);
-    return (float3)(0.0f, 0.0f, 0.0f);
+/* The slot key's contact had at the last step, or 4, as rb_slot_match
+ * (src/sim/contact.h); *xo its displacement, zero if new. */
+static inline uint rb_slot_match(const rb_summing *q, const uint key, float3 *xo) {
+    const uint4 k = q->keys;
+    const uint slot = k.x == key ? 0u : k.y == key ? 1u : k.z == key ? 2u : k.w == key ? 3u : 4u;
+    *xo = slot < 4u ? vload3(slot, q->disp) : (float3)(0.0f, 0.0f, 0.0f);
+    return slot;
 }
 
-/* A contact found: its share added, its displacement kept in the next
- * slot, or counted. */
-static inline void rb_keep(rb_summing *q, const uint key, const float3 xi, const float share) {
+/* A contact found: its share added, its displacement kept in the slot it
+ * takes (its match, else the lowest slot free at the start and not taken),
+ * or counted, as rb_slot_take and keep (src/sim/reference.c). */
+static inline void rb_keep(rb_summing *q, const uint key, const uint match, const float3 xi, const float share) {
     q->support += share;
-    if (q->kept_count == RB_CONTACT_SLOTS) {
+    const uint4 k = q->keys;
+    const uint open = ((k.x == RB_SLOT_FREE ? 1u : 0u) | (k.y == RB_SLOT_FREE ? 2u : 0u) |
+                       (k.z == RB_SLOT_FREE ? 4u : 0u) | (k.w == RB_SLOT_FREE ? 8u : 0u)) &
+                      ~q->taken;
+    const uint slot = match < 4u ? match : open ? 31u - clz(open & (0u - open)) : 4u;
+    if (slot == 4u) {
         q->overflow++;
         return;
     }
-    if (q->kept) q->kept[q->kept_count] = (uint4)(as_uint3(xi), key);
-    q->kept_count++;
+    q->taken |= 1u << slot;
+    if (slot == 0u) q->kept.x = key;
+    if (slot == 1u) q->kept.y = key;
+    if (slot == 2u) q->kept.z = key;
+    if (slot == 3u) q->kept.w = key;
+    if (q->commit) vstore3(xi, slot, q->disp);
 }
 
 /* Slot j's particle, within reach of a particle of another body, in the
@@ -116,20 +127,19 @@ static inline __attribute__((always_inline)) void rb_visit_slot(rb_summing *q, c
     if ((cell >> 10) != (row_key >> 10) || ((cell - row_key) & 1023u) > 2u) return;
     const float4 cj = in->body_contact[bj];
     const float rj = cj.x;
-    if (!(dist2 > 0.0f)) return; /* coincident: no normal */
+    if (!rb_particles_touch(dist2, q->side.r, rj)) return; /* apart, or coincident with no normal */
     const rb_side sj = rb_side_of(in, bj, (float3)(in->x[j], in->y[j], in->z[j]), vj.xyz);
-    if (q->sleeping && rb_particles_touch(dist2, q->side.r, rj) && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
+    if (q->sleeping && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
         const float speed2 = rb_length2(vj.xyz);
         if (speed2 > sleep_speed * sleep_speed || (isinf(sj.m) && speed2 > 0.0f)) q->wake = true;
     }
     const uint partner = in->index[j]; /* its particle index: the history's key */
-    float3 xi;
+    float3 xo, xi;
     float share;
-    if (rb_contact_particles(sep, dist2, &q->side, &sj, fmin(q->slip, cj.y), rb_slot_find(q, partner), &xi, &q->f,
-                             &q->t, q->row[in->body_material[bj]], dt, q->max_radius, &share))
-        rb_keep(q, partner, xi, share);
-    else
-        q->support += share; /* imminent, or 0 */
+    const uint match = rb_slot_match(q, partner, &xo);
+    rb_contact_particles(sep, dist2, &q->side, &sj, fmin(q->slip, cj.y), xo, &xi, &q->f, &q->t,
+                         q->row[in->body_material[bj]], dt, &share);
+    rb_keep(q, partner, match, xi, share);
 }
 
 /* The lowest set bit's index, and the mask without it. */
@@ -171,22 +181,20 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         __constant float4 *rates, __global const float4 *body_contact, const float max_radius,
                         const float dt, const float sleep_speed, const float sleep_time, __global float *force,
                         __global float *moment, __global uint *wake_body, const uint stride_z, const uint stride_y,
-                        __global const float4 *body_quat, __global const float4 *body_vel,
-                        __global const float *body_support, __global uint4 *slots, __global float *support,
-                        __global uint *overflow, const uint commit) {
+                        __global const float4 *body_frame, __global const float *body_support, __global uint4 *keys,
+                        __global float *disp, __global float *support, __global uint *overflow, const uint commit) {
     const uint s = get_global_id(0);
     if (s >= n) return;
-    const rb_sorted in = {sorted_x,  sorted_y, sorted_z,   sorted_body,      sorted_vel,    sorted_index, body_pos,
-                          body_quat, body_vel, body_omega, body_inv_inertia, body_material, body_support, body_contact};
+    const rb_sorted in = {sorted_x,   sorted_y,   sorted_z,         sorted_body,   sorted_vel,   sorted_index, body_pos,
+                          body_frame, body_omega, body_inv_inertia, body_material, body_support, body_contact};
     rb_summing q;
     q.b = sorted_body[s];
     const uint i = sorted_index[s];
-    __global uint4 *own = slots + (size_t)i * RB_CONTACT_SLOTS;
     if (isinf(body_inv_inertia[q.b].w)) { /* a static or kinematic body's */
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, force);
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, moment);
         if (commit) {
-            for (uint k = 0; k < RB_CONTACT_SLOTS; k++) own[k] = (uint4)(0u, 0u, 0u, RB_SLOT_FREE);
+            keys[i] = (uint4)(RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE);
             support[i] = 0.0f;
         }
         return;
@@ -194,9 +202,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     q.p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
     q.side = rb_side_of(&in, q.b, q.p, sorted_vel[s].xyz);
     q.slip = body_contact[q.b].y;
-    /* >= r + r_j + RB_IMMINENT_MARGIN max_radius for every j, with room for rounding */
-    const float reach = q.side.r + 1.5f * max_radius;
-    q.max_radius = max_radius;
+    const float reach = q.side.r + max_radius; /* >= r + r_j for every j: rounding keeps the order */
     q.reach2 = reach * reach;
     const uint material = body_material[q.b];
     q.row = rates + material * RB_MAX_MATERIALS;
@@ -205,9 +211,11 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     q.wake = false;
     q.f = (float3)(0.0f, 0.0f, 0.0f);
     q.t = q.f;
-    for (uint k = 0; k < RB_CONTACT_SLOTS; k++) q.old[k] = own[k];
-    q.kept = commit ? own : 0;
-    q.kept_count = q.overflow = 0u;
+    q.keys = keys[i];
+    q.kept = (uint4)(RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE);
+    q.taken = q.overflow = 0u;
+    q.disp = disp + (size_t)i * (RB_CONTACT_SLOTS * 3u);
+    q.commit = commit != 0u;
     q.support = 0.0f;
     const int3 c = rb_cell_of(q.p, inv_cell);
     const uint buckets = mask + 1u;
@@ -225,13 +233,13 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
             }
         }
     for (uint k = 0; k < plane_count; k++) {
-        float3 xi;
+        float3 xo, xi;
         float share;
-        if (rb_contact_plane(&q.side, q.slip, planes[k], rb_slot_find(&q, RB_SLOT_PLANE + k), &xi, &q.f, &q.t,
-                             q.row[material], dt, max_radius, &share))
-            rb_keep(&q, RB_SLOT_PLANE + k, xi, share);
+        const uint match = rb_slot_match(&q, RB_SLOT_PLANE + k, &xo);
+        if (rb_contact_plane(&q.side, q.slip, planes[k], xo, &xi, &q.f, &q.t, q.row[material], dt, max_radius, &share))
+            rb_keep(&q, RB_SLOT_PLANE + k, match, xi, share);
         else
-            q.support += share; /* imminent, or 0 */
+            q.support += share; /* an imminent contact's, or 0 */
     }
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,
@@ -241,7 +249,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     vstore3((float3)(lf.x + q.t.x, lf.y + q.t.y, lf.z + q.t.z), i, moment);
     if (q.wake) wake_body[q.b] = 1u;
     if (!commit) return;
-    for (uint k = q.kept_count; k < RB_CONTACT_SLOTS; k++) own[k] = (uint4)(0u, 0u, 0u, RB_SLOT_FREE);
+    keys[i] = q.kept;
     support[i] = q.support;
     if (q.overflow) atomic_add(overflow, q.overflow);
 }

@@ -65,7 +65,7 @@ static void rb_integrate_body(const uint b, const float3 F, const float3 T, __gl
                               __global float4 *body_omega, __global const float4 *body_inv_inertia,
                               __global const uint *body_kind, __global const uint *wake, const float dt,
                               const float sleep_speed, const float sleep_time, const float wake_accel,
-                              __global float4 *transforms) {
+                              __global float4 *transforms, __global float4 *body_frame) {
     const uint kind = body_kind[b];
     if (kind == RB_BODY_STATIC) return; /* never moves: its transform stays as uploaded */
     const float4 x = body_pos[b], q = body_quat[b];
@@ -124,6 +124,11 @@ static void rb_integrate_body(const uint b, const float3 F, const float3 T, __gl
     body_angmom[b] = L;
     body_quat[b] = qn;
     body_omega[b] = (float4)(omega, 0.0f);
+    /* its frame for the next step's contact masses (common.cl, rb_body_frame_of) */
+    float4 fa, fb;
+    rb_body_frame_of(qn, inv_inertia, inv_mass, 0.0f, &fa, &fb); /* the share: rb_integrate's */
+    body_frame[2u * b] = fa;
+    body_frame[2u * b + 1u] = fb;
     /* Stage 5: what the renderer reads, 32 bytes a body. */
     transforms[2 * b] = (float4)(xn.xyz, 0.0f);
     transforms[2 * b + 1] = qn;
@@ -164,7 +169,8 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
              __global const float4 *body_torque, __global const uint *body_kind, __global const uint *wake,
              const float4 gravity, const float dt, const float sleep_speed, const float sleep_time,
              const float wake_accel, __global float4 *transforms, __global const float *support,
-             __global float *body_support, const float support_keep) {
+             __global float *body_support, const float support_keep, __global float4 *body_frame,
+             __global const float4 *body_contact) {
     /* float4, not float3: one layout on every compiler */
     __local float4 part_f[RB_BODY_GROUP], part_t[RB_BODY_GROUP];
     __local float part_n[RB_BODY_GROUP];
@@ -190,9 +196,11 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
         F = (float3)(F.x + part_f[k].x, F.y + part_f[k].y, F.z + part_f[k].z);
         T = (float3)(T.x + part_t[k].x, T.y + part_t[k].y, T.z + part_t[k].z);
     }
-    body_support[b] = rb_support(count, body_support[b], support_keep);
+    const float supported = rb_support(count, body_support[b], support_keep);
+    body_support[b] = supported;
     rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
-                      wake, dt, sleep_speed, sleep_time, wake_accel, transforms);
+                      wake, dt, sleep_speed, sleep_time, wake_accel, transforms, body_frame);
+    body_frame[2u * b + 1u].w = rb_contact_share(supported, body_contact[b].z); /* every body's, asleep or not */
 }
 
 /* rb_integrate with one work-item a body, for GPUs: the same partial sums,
@@ -207,7 +215,8 @@ __kernel void rb_integrate_flat(const uint body_count, __global const uint *body
                                 __global const uint *body_kind, __global const uint *wake, const float4 gravity,
                                 const float dt, const float sleep_speed, const float sleep_time, const float wake_accel,
                                 __global float4 *transforms, __global const float *support,
-                                __global float *body_support, const float support_keep) {
+                                __global float *body_support, const float support_keep,
+                                __global float4 *body_frame, __global const float4 *body_contact) {
     const uint b = get_global_id(0);
     if (b >= body_count) return;
     const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC;
@@ -227,7 +236,9 @@ __kernel void rb_integrate_flat(const uint body_count, __global const uint *body
             T = (float3)(T.x + pt.x, T.y + pt.y, T.z + pt.z);
         }
     }
-    body_support[b] = rb_support(count, body_support[b], support_keep);
+    const float supported = rb_support(count, body_support[b], support_keep);
+    body_support[b] = supported;
     rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
-                      wake, dt, sleep_speed, sleep_time, wake_accel, transforms);
+                      wake, dt, sleep_speed, sleep_time, wake_accel, transforms, body_frame);
+    body_frame[2u * b + 1u].w = rb_contact_share(supported, body_contact[b].z); /* every body's, asleep or not */
 }

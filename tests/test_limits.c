@@ -99,7 +99,7 @@ static int count_not_stopped(rb_registry *reg, crossing what, float v, float ox,
 /* Holds a crossing's stated limits at offset (ox, oz): at `stopped` m/s
  * every entry phase is sent back; at `not_stopped` m/s (0: skipped) some
  * phase is not (caught astride the target, or through); at `through` m/s
- * some phase passes right through. */
+ * some phase passes right through (0: skipped). */
 static void check_crossing(crossing what, const char *name, float ox, float oz, float stopped, float not_stopped,
                            float through) {
     rb_registry *reg = rb_test_registry();
@@ -113,25 +113,28 @@ static void check_crossing(crossing what, const char *name, float ox, float oz, 
     }
     assert_int_equal(t[0] + c[0], 0);
     if (not_stopped > 0.0f) assert_true(t[1] + c[1] > 0);
-    assert_true(t[2] > 0);
+    if (through > 0.0f) assert_true(t[2] > 0);
     rb_registry_destroy(reg);
 }
 
 /* A cube face-on at a plank one particle thick (RUBBLE_LIMITS_SCAN, both
- * backends): every phase and offset is sent back up to 79.5 m/s. From
- * 80 m/s (offset into the plank's pockets; 82-92 m/s at the offsets
- * between, 98.5 m/s particle over particle) its bottom layer can get
+ * backends): every phase and offset is sent back up to 118.5 m/s. From
+ * 119 m/s (offset into the plank's pockets; 127-161 m/s at the offsets
+ * between, 196.5 m/s particle over particle) its bottom layer can get
  * through and the cube stays caught, the plank between its first and
- * second layers, where the two pushes balance; from 161.5 m/s (aligned;
- * up to 182.5 m/s at other offsets) one passes right through. README
- * states both. Held: every phase is sent back at 70 m/s, 12.5% under the
- * lowest measured, aligned and in the pockets (the offsets and phases are
- * samples; other orientations were not measured); some phase is caught at
- * 90 m/s in the pockets, and some passes through at 175 m/s, so README
- * does not promise more than holds. */
+ * second layers, where the two pushes balance; from 155.5 m/s (in the
+ * pockets; up to 227.5 m/s at other offsets) one passes right through.
+ * (With contacts sized by the particles' masses it was 80 and 161.5 m/s:
+ * now each contact carries the cube's mass behind it.) README states both.
+ * Held: every phase is sent back at 105 m/s, 12% under the lowest measured,
+ * aligned and in the pockets (the offsets and phases are samples; other
+ * orientations were not measured); some phase is caught at 135 m/s in the
+ * pockets, and some passes through at 165 m/s there, so README does not
+ * promise more than holds. (Aligned, passing through is not monotonic in
+ * the speed: some phase at 206 m/s, none at 215.) */
 static void test_cube_through_plank(void **state) {
-    check_crossing(CUBE_ON_PLANK, "cube on a plank", 0.0f, 0.0f, 70.0f, 0.0f, 175.0f);
-    check_crossing(CUBE_ON_PLANK, "cube on a plank", 0.2f, 0.2f, 70.0f, 90.0f, 175.0f);
+    check_crossing(CUBE_ON_PLANK, "cube on a plank", 0.0f, 0.0f, 105.0f, 0.0f, 0.0f);
+    check_crossing(CUBE_ON_PLANK, "cube on a plank", 0.2f, 0.2f, 105.0f, 135.0f, 165.0f);
 }
 
 /* Two particles of radius 0.2 m head on pass through each other from a

@@ -71,24 +71,46 @@ static inline float rb_contact_fraction(float dist, float ri, float rj) {
 /* ---- contact history (README.md, "Static friction") ----
  *
  * Each particle keeps RB_CONTACT_SLOTS slots (world_internal.h): one per
- * contact it had at the last step, in the order it found them, keyed by the
- * partner's stable particle index (or RB_SLOT_PLANE + the plane's index),
- * holding the tangential displacement accumulated since the contact began:
- * the Cundall-Strack spring. A contact not in the slots starts from zero; a
- * contact that ends is not written back, so its history is dropped. A
- * particle with more contacts than slots keeps the first RB_CONTACT_SLOTS;
- * the others act without memory (the viscous friction alone) and are counted
+ * contact it had at the last step, keyed by the partner's stable particle
+ * index (or RB_SLOT_PLANE + the plane's index), holding the tangential
+ * displacement accumulated since the contact began: the Cundall-Strack
+ * spring. A contact not in the slots starts from zero; a contact that ends
+ * frees its slot, so its history is dropped. A contact that finds no free
+ * slot acts without memory (the viscous friction alone) and is counted
  * (rb_world_contact_overflow). Each particle of a pair keeps its own copy;
  * the two are negatives of each other to the bit, as the pair's forces are. */
 
-/* The displacement kept for key among a particle's slots, or zero. */
-static inline void rb_slot_find(const rb_contact_slot *slots, uint32_t key, float out[3]) {
-    out[0] = out[1] = out[2] = 0.0f;
+/* A particle's history slots during its step: the keys it began with, the
+ * keys it keeps, and which slots this step's contacts have taken. A contact
+ * keeps its slot from step to step; a new one takes the lowest slot that
+ * was free at the step's start and is not taken yet; a slot whose contact
+ * ended is free again at the next step. */
+typedef struct rb_slots {
+    uint32_t old[RB_CONTACT_SLOTS], kept[RB_CONTACT_SLOTS];
+    uint32_t taken; /* bit k: slot k holds a contact of this step */
+} rb_slots;
+
+static inline void rb_slots_begin(rb_slots *s, const uint32_t *keys) {
+    for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++) s->old[k] = keys[k], s->kept[k] = RB_SLOT_FREE;
+    s->taken = 0;
+}
+
+/* The slot key's contact had at the last step, or RB_CONTACT_SLOTS. */
+static inline uint32_t rb_slot_match(const rb_slots *s, uint32_t key) {
     for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++)
-        if (slots[k].key == key) {
-            out[0] = slots[k].x, out[1] = slots[k].y, out[2] = slots[k].z;
-            return;
-        }
+        if (s->old[k] == key) return k;
+    return RB_CONTACT_SLOTS;
+}
+
+/* The slot a touching contact takes: its match (rb_slot_match), else the
+ * lowest slot free at the start and not taken; RB_CONTACT_SLOTS if none is
+ * left (an overflow). */
+static inline uint32_t rb_slot_take(rb_slots *s, uint32_t key, uint32_t match) {
+    uint32_t slot = match;
+    for (uint32_t k = 0; k < RB_CONTACT_SLOTS && slot == RB_CONTACT_SLOTS; k++)
+        if (s->old[k] == RB_SLOT_FREE && !(s->taken >> k & 1u)) slot = k;
+    if (slot < RB_CONTACT_SLOTS) s->taken |= 1u << slot, s->kept[slot] = key;
+    return slot;
 }
 
 /* The tangential force of a contact with normal n, slip velocity vt
@@ -116,46 +138,71 @@ static inline void rb_contact_tangential(const float xi_old[3], const float n[3]
 
 /* ---- the effective mass at the contact point ---- */
 
+/* A body's frame for its contacts' masses: its inverse inertia in the
+ * world frame, R diag(d) R^T (R the rotation of q, d its inverse principal
+ * moments), its inverse mass and its share (rb_contact_share): a.xyz the
+ * diagonal, a.w 1 / M, b.xyz the xy, xz and yz terms, b.w the share. Formed
+ * once a body and step (reference.c at the step's start; the kernels when
+ * they integrate, src/sim/opencl.c on upload, the same operations), so that
+ * a contact needs no rotation. Zero but the share for a static or kinematic
+ * body. */
+typedef struct rb_body_frame {
+    rb_float4 a, b;
+} rb_body_frame;
+
+static inline rb_body_frame rb_body_frame_of(rb_float4 q, rb_float4 d, float inv_mass, float share) {
+    const float x = q.x, y = q.y, z = q.z, w = q.w;
+    const float r00 = 1.0f - 2.0f * (y * y + z * z), r01 = 2.0f * (x * y - z * w), r02 = 2.0f * (x * z + y * w);
+    const float r10 = 2.0f * (x * y + z * w), r11 = 1.0f - 2.0f * (x * x + z * z), r12 = 2.0f * (y * z - x * w);
+    const float r20 = 2.0f * (x * z - y * w), r21 = 2.0f * (y * z + x * w), r22 = 1.0f - 2.0f * (x * x + y * y);
+    return (rb_body_frame){
+        {(r00 * r00 * d.x + r01 * r01 * d.y) + r02 * r02 * d.z, (r10 * r10 * d.x + r11 * r11 * d.y) + r12 * r12 * d.z,
+         (r20 * r20 * d.x + r21 * r21 * d.y) + r22 * r22 * d.z, inv_mass},
+        {(r00 * r10 * d.x + r01 * r11 * d.y) + r02 * r12 * d.z, (r00 * r20 * d.x + r01 * r21 * d.y) + r02 * r22 * d.z,
+         (r10 * r20 * d.x + r11 * r21 * d.y) + r12 * r22 * d.z, share}};
+}
+
 /* What a contact reads of one of its particles and of that particle's body. */
 typedef struct rb_contact_side {
-    rb_float4 p, v;        /* the particle's centre and velocity */
-    rb_float4 w;           /* its body's angular velocity */
-    float m, r;            /* particle mass (INFINITY: a static or kinematic body), radius */
-    uint32_t body;         /* its body's index: orders the pair */
-    rb_float4 centre, q;   /* its body's centre of mass and orientation */
-    rb_float4 inv_inertia; /* its body's inverse principal moments, body frame (0: static, kinematic) */
-    float inv_mass;        /* 1 / its body's mass (0: static, kinematic) */
-    float support;         /* its body's support at the last step (rb_world_data.body_support) */
-    float onset;           /* its shape's support on a face (rb_world_data.body_contact.z), >= 1 */
+    rb_float4 p, v;      /* the particle's centre and velocity */
+    rb_float4 w;         /* its body's angular velocity */
+    float m, r;          /* particle mass (INFINITY: a static or kinematic body), radius */
+    uint32_t body;       /* its body's index: orders the pair */
+    rb_float4 centre;    /* its body's centre of mass */
+    rb_body_frame frame; /* its body's (rb_body_frame_of) */
 } rb_contact_side;
 
 /* 1/M + (l x n) . I^-1 (l x n): the inverse mass a body shows along unit
- * direction n at a point l from its centre (world frame), I^-1 its inverse
- * inertia turned by q. 0 for a static or kinematic body. */
+ * direction n at a point l from its centre (world frame), I^-1 its world
+ * inverse inertia (its frame). 0 for a static or kinematic body. */
 static inline float rb_point_inv_mass(const rb_contact_side *s, const float l[3], const float n[3]) {
-    float c[3], b[3];
+    float c[3];
     rb_v3_cross(l, n, c);
-    rb_quat_rotate_inv((const float[4]){s->q.x, s->q.y, s->q.z, s->q.w}, c, b);
-    return s->inv_mass +
-           (s->inv_inertia.x * b[0] * b[0] + s->inv_inertia.y * b[1] * b[1] + s->inv_inertia.z * b[2] * b[2]);
+    const rb_float4 a = s->frame.a, b = s->frame.b;
+    const float diag = (a.x * c[0] * c[0] + a.y * c[1] * c[1]) + a.z * c[2] * c[2];
+    const float off = (b.x * c[0] * c[1] + b.y * c[0] * c[2]) + b.z * c[1] * c[2];
+    return a.w + (diag + 2.0f * off);
 }
 
-/* How many contacts' worth a side's body shares its mass among: its
- * support at the last step (rb_world_data.body_support), at least 1; its
- * shape's support on a face while that is unknown (0: no contact at the last
- * step, none imminent: a body just added, or hit faster than the imminence
- * test sees), since all of its particles on a face may touch at once. */
-static inline float rb_contact_share(const rb_contact_side *s) {
-    return s->support > 0.0f ? fmaxf(s->support, 1.0f) : s->onset;
+/* How many contacts' worth a body shares its mass among: its support at
+ * the last step (rb_world_data.body_support), at least 1; its shape's
+ * support on a face (onset) while that is unknown (0: no contact at the
+ * last step, none imminent: a body just added, or landing on another body),
+ * since all of its particles on a face may touch at once. Kept in its frame
+ * (rb_body_frame.b.w). */
+static inline float rb_contact_share(float support, float onset) {
+    return support > 0.0f ? fmaxf(support, 1.0f) : onset;
 }
 
 /* The mass a contact's spring and dashpot are sized by (k = m_eff w0^2,
  * c = m_eff 2 zeta w0), as impulse-based engines size a contact: the
  * effective mass at the contact point along the normal, 1 / (w_i + w_j),
- * w the point's inverse mass on each side (rb_point_inv_mass). A body that
+ * w the point's inverse mass on each side (rb_point_inv_mass), x = pj - pi
+ * dist apart along n = x / dist. A body that
  * bears on several contacts at once shares its mass among them: each side's
- * w is multiplied by rb_contact_share, its support: the sum over its
- * contacts at the last step of 1 / (M w_k) (rb_world_data.body_support).
+ * w is multiplied by its share (rb_contact_share), its support: the sum
+ * over its contacts at the last step of 1 / (M w_k)
+ * (rb_world_data.body_support).
  * A body landing flat then oscillates on its contacts as one contact of its
  * whole mass would, and one landing on a corner carries its mass on that
  * one contact: either way the material's period and restitution hold
@@ -165,30 +212,36 @@ static inline float rb_contact_share(const rb_contact_side *s) {
  * stays stable. For one sphere on another, or on the ground, this is the
  * particles' pair mass, as before. *share gets this contact's share of i's
  * body, 1 / (M_i w_i), for its support at the next step. Both particles of
- * a pair compute the same bits: the contact point and normal are formed
- * from the particle of the lower body index. */
-static inline float rb_contact_mass(const rb_contact_side *i, const rb_contact_side *j, float *share) {
-    const rb_contact_side *a = i->body < j->body ? i : j, *b = a == i ? j : i;
-    const float x[3] = {b->p.x - a->p.x, b->p.y - a->p.y, b->p.z - a->p.z};
-    const float dist = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-    const float f = rb_contact_fraction(dist, a->r, b->r);
-    const float n[3] = {x[0] / dist, x[1] / dist, x[2] / dist};
-    const float point[3] = {a->p.x + f * x[0], a->p.y + f * x[1], a->p.z + f * x[2]};
+ * a pair compute the same bits: the contact point is formed from the
+ * particle of the lower body index, and w is even in n. */
+static inline float rb_contact_mass(const rb_contact_side *i, const rb_contact_side *j, const float x[3], float dist,
+                                    const float n[3], float *share) {
+    /* x = pj - pi: from the first body's particle, +x if that is i, -x if j (negation is exact) */
+    const bool i_first = i->body < j->body;
+    const rb_float4 pa = i_first ? i->p : j->p;
+    const float s = i_first ? 1.0f : -1.0f,
+                f = i_first ? rb_contact_fraction(dist, i->r, j->r) : rb_contact_fraction(dist, j->r, i->r);
+    const float point[3] = {pa.x + f * (s * x[0]), pa.y + f * (s * x[1]), pa.z + f * (s * x[2])};
     const float li[3] = {point[0] - i->centre.x, point[1] - i->centre.y, point[2] - i->centre.z};
     const float lj[3] = {point[0] - j->centre.x, point[1] - j->centre.y, point[2] - j->centre.z};
+    /* n or -n: the inverse masses are even in n */
     const float wi = rb_point_inv_mass(i, li, n), wj = rb_point_inv_mass(j, lj, n);
-    *share = i->inv_mass / wi;
-    return 1.0f / (rb_contact_share(i) * wi + rb_contact_share(j) * wj);
+    *share = i->frame.a.w / wi;
+    return 1.0f / (i->frame.b.w * wi + j->frame.b.w * wj);
 }
 
-/* True if a particle apart from its partner by gap (> 0) closes at normal
- * speed vn (negative: closing) fast enough to touch it at the next step,
- * and is within RB_IMMINENT_MARGIN of the largest radius of it. Such a
- * contact already counts towards its body's support (rb_contact_mass), so
- * that its first step is sized as the ones after: a body landing on a
- * corner then meets the ground with its whole mass behind that corner from
- * the start. (The margin keeps the test within the force pass's reach:
- * kernels/forces.cl.) */
+/* True if a particle apart from a plane by gap (> 0) closes at normal speed
+ * vn (negative: closing) fast enough to touch it at the next step, and is
+ * within RB_IMMINENT_MARGIN of the largest radius of it. Such a contact
+ * already counts towards its body's support (rb_contact_mass), so that its
+ * first step is sized as the ones after: a body landing on a corner then
+ * meets the ground with its whole mass behind that corner from the start.
+ * (Between particles it is not looked for: counting contacts about to
+ * close fed the rocking of stacks, whose edge contacts part and touch again
+ * every few steps, as a support that followed every contact lost did
+ * (reference.c, rb_support), and looking ahead costs the force pass. A body
+ * landing on another's corner has its first step sized by its shape's
+ * support on a face: rb_contact_share.) */
 #define RB_IMMINENT_MARGIN 0.4f
 static inline bool rb_contact_imminent(float gap, float vn, const rb_step_params *p) {
     return gap < RB_IMMINENT_MARGIN * p->max_radius && gap < -vn * p->dt;
@@ -200,8 +253,7 @@ static inline bool rb_contact_imminent(float gap, float vn, const rb_step_params
  * false (nothing added) if the particles do not overlap. The overlap is
  * ri + rj - |x_ij|; the normal spring and dashpot never pull, and are sized
  * by rb_contact_mass. *share gets the contact's share of i's body
- * (rb_contact_mass): of a contact, or of one imminent (rb_contact_imminent);
- * 0 otherwise. The force
+ * (rb_contact_mass), 0 if they do not touch. The force
  * acts at the contact point (rb_contact_fraction), so the pair's torques
  * cancel and angular momentum is kept; only the tangential part has a
  * moment. Slip is measured there too (the centres' velocities plus w x
@@ -225,8 +277,7 @@ static inline bool rb_contact_particles(const rb_contact_side *i, const rb_conta
     float x[3] = {pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
     float dist2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
     *share = 0.0f;
-    if (!(dist2 > 0.0f)) return false; /* coincident: no normal */
-    const bool touch = rb_particles_touch(dist2, i->r, j->r);
+    if (!rb_particles_touch(dist2, i->r, j->r)) return false; /* apart, or coincident with no normal */
     float dist = sqrtf(dist2);
     float n[3] = {x[0] / dist, x[1] / dist, x[2] / dist};
     /* The contact point is a x from i's centre and -(1 - a) x from j's:
@@ -237,11 +288,7 @@ static inline bool rb_contact_particles(const rb_contact_side *i, const rb_conta
                   vj.z - vi.z - (ws[0] * x[1] - ws[1] * x[0])};
     float vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
     const float overlap = (i->r + j->r) - dist;
-    if (!touch) {
-        if (rb_contact_imminent(-overlap, vn, p)) rb_contact_mass(i, j, share);
-        return false;
-    }
-    const float meff = rb_contact_mass(i, j, share);
+    const float meff = rb_contact_mass(i, j, x, dist, n, share);
     /* Along n (towards j): spring pushes i away, dashpot resists approach; never pulls. */
     float fn = -meff * rb_contact_normal(c->stiffness, c->damping, overlap, vn, p->dt);
     float vt[3] = {v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2]};
@@ -273,19 +320,20 @@ static inline bool rb_contact_plane(const rb_contact_side *i, float si, rb_float
     float n[3] = {plane.x, plane.y, plane.z};
     float height = n[0] * pi.x + n[1] * pi.y + n[2] * pi.z - plane.w;
     float overlap = i->r - height;
+    *share = 0.0f;
+    if (overlap <= -RB_IMMINENT_MARGIN * p->max_radius) return false; /* neither touching nor about to */
     /* the contact point's velocity: v_i + w x (-height n) */
     float vc[3] = {vi.x - height * (wi.y * n[2] - wi.z * n[1]), vi.y - height * (wi.z * n[0] - wi.x * n[2]),
                    vi.z - height * (wi.x * n[1] - wi.y * n[0])};
     float vn = n[0] * vc[0] + n[1] * vc[1] + n[2] * vc[2];
-    *share = 0.0f;
     const bool touch = overlap > 0.0f;
     if (!touch && !rb_contact_imminent(-overlap, vn, p)) return false;
     const float l[3] = {pi.x - height * n[0] - i->centre.x, pi.y - height * n[1] - i->centre.y,
                         pi.z - height * n[2] - i->centre.z};
     const float wp = rb_point_inv_mass(i, l, n);
-    *share = i->inv_mass / wp;
+    *share = i->frame.a.w / wp;
     if (!touch) return false;
-    const float meff = 1.0f / (rb_contact_share(i) * wp);
+    const float meff = 1.0f / (i->frame.b.w * wp);
     float fn = meff * rb_contact_normal(c->stiffness, c->damping, overlap, vn, p->dt);
     /* The plane is still: the relative tangential velocity is -v_t of the contact point. */
     float vt[3] = {-(vc[0] - vn * n[0]), -(vc[1] - vn * n[1]), -(vc[2] - vn * n[2])};

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact.h"
 #include "opencl_internal.h"
 #include "opencl.h"
 #include "opencl_kernels.h"
@@ -111,15 +112,17 @@ typedef struct ocl_buffers {
     ocl_buffer body_material;                                          /* 4 B: material index */
     ocl_buffer body_contact;                                           /* 16 B: radius, slip scale, onset support */
     ocl_buffer body_support;                                           /* 4 B: its contacts' shares of it, state */
-    ocl_buffer wake;                                                   /* 4 B: touched by a mover this step */
-    ocl_buffer transforms;                                             /* 32 B: what the renderer reads */
-    ocl_buffer particle_offset;                                        /* 16 B */
+    ocl_buffer body_frame;      /* 32 B: world inverse inertia and inverse mass (contact.h, rb_body_frame) */
+    ocl_buffer wake;            /* 4 B: touched by a mover this step */
+    ocl_buffer transforms;      /* 32 B: what the renderer reads */
+    ocl_buffer particle_offset; /* 16 B */
     /* 4 B each; sorted_index also holds the ranks from the hash pass to the scatter (grid.cl) */
     ocl_buffer particle_body, particle_hash, members, sorted_index;
     ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body; /* 4 B each, bucket order, padded */
     ocl_buffer sorted_vel;                                /* 16 B, bucket order */
     ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
-    ocl_buffer slots;         /* 16 B x RB_CONTACT_SLOTS, index order: contact history, state (contact.h) */
+    ocl_buffer keys;          /* 4 B x RB_CONTACT_SLOTS, index order: contact history's partners, state (contact.h) */
+    ocl_buffer disp;          /* 12 B x RB_CONTACT_SLOTS, index order: its displacements, state */
     ocl_buffer support;       /* 4 B, index order: the shares of its body a particle's contacts bear */
     ocl_buffer overflow;      /* 4 B: contacts that found no free slot, counted since the start */
     ocl_buffer counts;        /* 4 B x table_size: bucket counts, zero between steps */
@@ -216,7 +219,8 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
               make_buffer(o, &b->body_material, cap * 4u, "body_material") &&
               make_buffer(o, &b->body_contact, cap * 16u, "body_contact") &&
               make_buffer(o, &b->body_support, cap * 4u, "body_support") &&
-              make_buffer(o, &b->wake, cap * 4u, "wake") && make_buffer(o, &b->transforms, cap * 32u, "transforms");
+              make_buffer(o, &b->body_frame, cap * 32u, "body_frame") && make_buffer(o, &b->wake, cap * 4u, "wake") &&
+              make_buffer(o, &b->transforms, cap * 32u, "transforms");
     o->body_capacity = ok ? (uint32_t)cap : 0;
     return ok;
 }
@@ -225,19 +229,19 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
  * buckets a particle must stay a 32-bit power of two. */
 #define RB_MAX_PARTICLES (1u << 29)
 
-/* A bigger history buffer holding the old one's slots: the history is
+/* A history buffer of cap particles holding the old one's: the history is
  * state, kept across growth (the world uploads it only when bodies went). */
-static bool grow_slots(ocl *o, size_t cap) {
-    ocl_buffer old = o->buf.slots;
-    o->buf.slots = (ocl_buffer){0};
-    if (!make_buffer(o, &o->buf.slots, cap * RB_CONTACT_SLOTS * sizeof(rb_contact_slot), "slots")) {
-        o->buf.slots = old;
+static bool grow_kept(ocl *o, ocl_buffer *buf, size_t bytes, const char *what) {
+    ocl_buffer old = *buf;
+    *buf = (ocl_buffer){0};
+    if (!make_buffer(o, buf, bytes, what)) {
+        *buf = old;
         return false;
     }
     bool ok = true;
     if (old.mem) {
-        ok = CHECK("clEnqueueCopyBuffer(slots)",
-                   clEnqueueCopyBuffer(o->queue, old.mem, o->buf.slots.mem, 0, 0, old.bytes, 0, NULL, NULL)) &&
+        ok = CHECK("clEnqueueCopyBuffer(history)",
+                   clEnqueueCopyBuffer(o->queue, old.mem, buf->mem, 0, 0, old.bytes, 0, NULL, NULL)) &&
              CHECK("clFinish", clFinish(o->queue));
         release_buffer(&old);
     }
@@ -263,7 +267,9 @@ static bool reserve_particles(ocl *o, uint32_t n) {
                   make_buffer(o, &b->sorted_body, (cap + RB_RUN_PAD) * 4u, "sorted_body") &&
                   make_buffer(o, &b->sorted_vel, cap * 16u, "sorted_vel") &&
                   make_buffer(o, &b->force, cap * 12u, "force") && make_buffer(o, &b->moment, cap * 12u, "moment") &&
-                  make_buffer(o, &b->support, cap * 4u, "support") && grow_slots(o, cap);
+                  make_buffer(o, &b->support, cap * 4u, "support") &&
+                  grow_kept(o, &b->keys, cap * RB_CONTACT_SLOTS * 4u, "keys") &&
+                  grow_kept(o, &b->disp, cap * RB_CONTACT_SLOTS * 12u, "disp");
         o->particle_capacity = ok ? (uint32_t)cap : 0;
         if (!ok) return false;
     }
@@ -438,8 +444,8 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_VAL(K_FORCES, 18, max_radius) && ARG_VAL(K_FORCES, 19, dt) && ARG_VAL(K_FORCES, 20, sleep_speed) &&
          ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) && ARG_MEM(K_FORCES, 23, moment) &&
          ARG_MEM(K_FORCES, 24, wake) && ARG_VAL(K_FORCES, 25, o->stride_z) && ARG_VAL(K_FORCES, 26, o->stride_y) &&
-         ARG_MEM(K_FORCES, 27, body_quat) && ARG_MEM(K_FORCES, 28, body_vel) && ARG_MEM(K_FORCES, 29, body_support) &&
-         ARG_MEM(K_FORCES, 30, slots) && ARG_MEM(K_FORCES, 31, support) && ARG_MEM(K_FORCES, 32, overflow) &&
+         ARG_MEM(K_FORCES, 27, body_frame) && ARG_MEM(K_FORCES, 28, body_support) && ARG_MEM(K_FORCES, 29, keys) &&
+         ARG_MEM(K_FORCES, 30, disp) && ARG_MEM(K_FORCES, 31, support) && ARG_MEM(K_FORCES, 32, overflow) &&
          ARG_VAL(K_FORCES, 33, commit);
 
     const int ki = integrate_kernel(o);
@@ -449,7 +455,8 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(ki, 10, body_force) && ARG_MEM(ki, 11, body_torque) && ARG_MEM(ki, 12, body_kind) &&
          ARG_MEM(ki, 13, wake) && ARG_VAL(ki, 14, gravity) && ARG_VAL(ki, 15, dt) && ARG_VAL(ki, 16, sleep_speed) &&
          ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) && ARG_MEM(ki, 19, transforms) &&
-         ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) && ARG_VAL(ki, 22, support_keep);
+         ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) && ARG_VAL(ki, 22, support_keep) &&
+         ARG_MEM(ki, 23, body_frame) && ARG_MEM(ki, 24, body_contact);
 
     ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
@@ -549,7 +556,7 @@ static void choose_strides(ocl *o, const rb_world_data *d, const rb_step_params 
 static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_params *p) {
     ocl *o = (ocl *)base;
     const uint32_t nb = d->body_count, np = d->particle_count;
-    if (!reserve_bodies(o, nb) || !reserve_particles(o, np) || !reserve_staging(o, (size_t)nb * 32u)) return false;
+    if (!reserve_bodies(o, nb) || !reserve_particles(o, np) || !reserve_staging(o, (size_t)nb * 64u)) return false;
     choose_strides(o, d, p);
     /* The transforms as they are now, so a read before the first step sees them. */
     for (uint32_t b = 0; b < nb; b++) {
@@ -557,6 +564,11 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
         t[0] = d->body_pos[b].x, t[1] = d->body_pos[b].y, t[2] = d->body_pos[b].z, t[3] = 0.0f;
         t[4] = d->body_quat[b].x, t[5] = d->body_quat[b].y, t[6] = d->body_quat[b].z, t[7] = d->body_quat[b].w;
     }
+    /* and the bodies' frames for their contacts' masses, as the kernels form them after each step */
+    rb_body_frame *frames = (rb_body_frame *)(o->staging + 8 * (size_t)nb);
+    for (uint32_t b = 0; b < nb; b++)
+        frames[b] = rb_body_frame_of(d->body_quat[b], d->body_inv_inertia[b], d->body_vel[b].w,
+                                     rb_contact_share(d->body_support[b], d->body_contact[b].z));
     const size_t b16 = (size_t)nb * 16u;
     ocl_buffers *B = &o->buf;
     bool ok = write_buffer(o, &B->body_pos, d->body_pos, b16, "body_pos") &&
@@ -574,15 +586,16 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
               write_buffer(o, &B->body_contact, d->body_contact, b16, "body_contact") &&
               write_buffer(o, &B->body_support, d->body_support, (size_t)nb * 4u, "body_support") &&
               write_buffer(o, &B->transforms, o->staging, (size_t)nb * 32u, "transforms") &&
+              write_buffer(o, &B->body_frame, frames, (size_t)nb * 32u, "body_frame") &&
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
               write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body");
     /* Particles past those uploaded before are new: no history. (When
      * bodies went, the world hands over the whole history: upload_slots.) */
     if (ok && np > o->particle_count) {
         const cl_uint free_key = RB_SLOT_FREE;
-        const size_t slot_bytes = RB_CONTACT_SLOTS * sizeof(rb_contact_slot);
-        ok = CHECK("clEnqueueFillBuffer(slots)",
-                   clEnqueueFillBuffer(o->queue, B->slots.mem, &free_key, sizeof free_key,
+        const size_t slot_bytes = RB_CONTACT_SLOTS * sizeof(cl_uint);
+        ok = CHECK("clEnqueueFillBuffer(keys)",
+                   clEnqueueFillBuffer(o->queue, B->keys.mem, &free_key, sizeof free_key,
                                        (size_t)o->particle_count * slot_bytes,
                                        (size_t)(np - o->particle_count) * slot_bytes, 0, NULL, NULL));
     }
@@ -641,16 +654,18 @@ static bool ocl_download(rb_backend *base, rb_world_data *d) {
 static bool ocl_download_slots(rb_backend *base, rb_world_data *d) {
     ocl *o = (ocl *)base;
     if (!same_counts(o, d)) return false;
-    bool ok = read_buffer(o, &o->buf.slots, d->particle_slots,
-                          (size_t)o->particle_count * RB_CONTACT_SLOTS * sizeof(rb_contact_slot), "slots");
+    const size_t n = (size_t)o->particle_count * RB_CONTACT_SLOTS;
+    bool ok = read_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
+              read_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp");
     return CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
 static bool ocl_upload_slots(rb_backend *base, const rb_world_data *d) {
     ocl *o = (ocl *)base;
     if (!same_counts(o, d)) return false;
-    bool ok = write_buffer(o, &o->buf.slots, d->particle_slots,
-                           (size_t)o->particle_count * RB_CONTACT_SLOTS * sizeof(rb_contact_slot), "slots");
+    const size_t n = (size_t)o->particle_count * RB_CONTACT_SLOTS;
+    bool ok = write_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
+              write_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp");
     return CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 

@@ -27,6 +27,7 @@ typedef struct reference {
     float *support;         /* stage 3: the shares of its body the particle's contacts bear (contact.h) */
     uint64_t overflow;      /* contacts that found no free history slot (contact.h) */
     uint8_t *wake;          /* per body: touched by a moving body this step */
+    rb_body_frame *frame;   /* per body: its frame for the contacts' masses (contact.h), formed at the step's start */
     uint32_t body_capacity;
     double stage_ms[RB_STAGE_COUNT];
 } reference;
@@ -62,13 +63,17 @@ static bool reserve(reference *r, uint32_t n) {
 
 static bool reserve_bodies(reference *r, uint32_t n) {
     if (n <= r->body_capacity) return true;
-    if (!grow((void **)&r->wake, n)) return false;
+    if (!grow((void **)&r->wake, n) || !grow((void **)&r->frame, n * sizeof *r->frame)) return false;
     r->body_capacity = n;
     return true;
 }
 
-/* Stage 1: world position and velocity of every particle. */
+/* Stage 1: world position and velocity of every particle, and every body's
+ * frame for its contacts' masses. */
 static void particle_values(reference *r, const rb_world_data *d) {
+    for (uint32_t b = 0; b < d->body_count; b++)
+        r->frame[b] = rb_body_frame_of(d->body_quat[b], d->body_inv_inertia[b], d->body_vel[b].w,
+                                       rb_contact_share(d->body_support[b], d->body_contact[b].z));
     for (uint32_t i = 0; i < d->particle_count; i++) {
         uint32_t b = d->particle_body[i];
         const rb_float4 x = d->body_pos[b], q = d->body_quat[b], v = d->body_vel[b], w = d->body_omega[b];
@@ -141,16 +146,12 @@ static rb_contact_side side_of(const reference *r, const rb_world_data *d, uint3
                              .r = r->vel[i].w,
                              .body = b,
                              .centre = d->body_pos[b],
-                             .q = d->body_quat[b],
-                             .inv_inertia = d->body_inv_inertia[b],
-                             .inv_mass = d->body_vel[b].w,
-                             .support = d->body_support[b],
-                             .onset = d->body_contact[b].z};
+                             .frame = r->frame[b]};
 }
 
-/* One particle's contacts as stage 3 finds them: its history at the step's
- * start, and the history it keeps (the contacts found, in order, while
- * slots last). */
+/* One particle's contacts as stage 3 finds them: its history slots
+ * (contact.h, rb_slots) and displacements, and the shares of its body they
+ * bear. */
 typedef struct force_visit {
     reference *r;
     const rb_world_data *d;
@@ -159,20 +160,31 @@ typedef struct force_visit {
     uint32_t i;
     rb_contact_side side;
     bool sleeping;
-    rb_contact_slot old[RB_CONTACT_SLOTS], kept[RB_CONTACT_SLOTS];
-    uint32_t kept_count, overflow;
+    rb_slots slots;
+    float *disp; /* the particle's RB_CONTACT_SLOTS displacements, xyz */
+    bool commit; /* a step: the history is written (else forces are only read) */
+    uint32_t overflow;
     float support, *f, *t;
 } force_visit;
 
+/* The displacement a contact with key kept from the last step (zero if
+ * new); *match gets its slot (rb_slot_match). */
+static void recall(const force_visit *v, uint32_t key, uint32_t *match, float xi_old[3]) {
+    *match = rb_slot_match(&v->slots, key);
+    for (int c = 0; c < 3; c++) xi_old[c] = *match < RB_CONTACT_SLOTS ? v->disp[3 * *match + c] : 0.0f;
+}
+
 /* A contact found: its share of the body added to the particle's support,
- * its displacement kept in the next free slot, or counted as an overflow. */
-static void keep(force_visit *v, uint32_t key, const float xi[3], float share) {
+ * its displacement kept in its slot (rb_slot_take), or counted as an
+ * overflow. */
+static void keep(force_visit *v, uint32_t key, uint32_t match, const float xi[3], float share) {
     v->support += share;
-    if (v->kept_count == RB_CONTACT_SLOTS) {
+    const uint32_t slot = rb_slot_take(&v->slots, key, match);
+    if (slot == RB_CONTACT_SLOTS) {
         v->overflow++;
         return;
     }
-    v->kept[v->kept_count++] = (rb_contact_slot){xi[0], xi[1], xi[2], key};
+    if (v->commit) memcpy(&v->disp[3 * slot], xi, 3 * sizeof *xi);
 }
 
 /* A sleeping body touched by a particle of an awake body moving faster than
@@ -192,12 +204,11 @@ static void visit_force(void *ctx, uint32_t j) {
     const rb_contact_side side_j = side_of(r, v->d, j);
     const float slip = fminf(v->d->body_contact[v->side.body].y, v->d->body_contact[bj].y);
     float xi_old[3], xi[3], share;
-    rb_slot_find(v->old, j, xi_old);
+    uint32_t match;
+    recall(v, j, &match, xi_old);
     if (rb_contact_particles(&v->side, &side_j, slip, &v->rates[v->d->body_material[bj]], v->p, xi_old, xi, v->f, v->t,
                              &share))
-        keep(v, j, xi, share);
-    else
-        v->support += share; /* imminent, or 0 */
+        keep(v, j, match, xi, share);
 }
 
 /* Stage 3 for one particle: its neighbours, then the planes in order, each
@@ -221,24 +232,25 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
                      .sleeping = asleep(d, p, b),
                      .f = f,
                      .t = t};
-    rb_contact_slot *slots = &d->particle_slots[(size_t)i * RB_CONTACT_SLOTS];
+    uint32_t *keys = &d->particle_keys[(size_t)i * RB_CONTACT_SLOTS];
+    v.disp = &d->particle_disp[(size_t)i * RB_CONTACT_SLOTS * 3];
+    v.commit = commit;
+    rb_slots_begin(&v.slots, keys);
     if (!isinf(r->pos[i].w)) {
-        memcpy(v.old, slots, sizeof v.old);
         for_each_neighbour(r, d, i, visit_force, &v);
         for (uint32_t k = 0; k < p->plane_count; k++) {
             float xi_old[3], xi[3], share;
-            rb_slot_find(v.old, RB_SLOT_PLANE + k, xi_old);
+            uint32_t match;
+            recall(&v, RB_SLOT_PLANE + k, &match, xi_old);
             if (rb_contact_plane(&v.side, d->body_contact[b].y, p->planes[k], &v.rates[material], p, xi_old, xi, f, t,
                                  &share))
-                keep(&v, RB_SLOT_PLANE + k, xi, share);
+                keep(&v, RB_SLOT_PLANE + k, match, xi, share);
             else
-                v.support += share; /* imminent, or 0 */
+                v.support += share; /* an imminent contact's, or 0 */
         }
     }
     if (!commit) return;
-    for (uint32_t k = v.kept_count; k < RB_CONTACT_SLOTS; k++)
-        v.kept[k] = (rb_contact_slot){0.0f, 0.0f, 0.0f, RB_SLOT_FREE};
-    memcpy(slots, v.kept, sizeof v.kept);
+    memcpy(keys, v.slots.kept, sizeof v.slots.kept);
     r->support[i] = v.support;
     r->overflow += v.overflow;
 }
@@ -382,7 +394,7 @@ static bool ref_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
 
 static bool ref_read_particles(rb_backend *base, const rb_world_data *d, const rb_step_params *p, float *out) {
     reference *r = (reference *)base;
-    if (!reserve(r, d->particle_count)) return false;
+    if (!reserve(r, d->particle_count) || !reserve_bodies(r, d->body_count)) return false;
     particle_values(r, d);
     for (uint32_t i = 0; i < d->particle_count; i++)
         out[3 * i] = r->pos[i].x, out[3 * i + 1] = r->pos[i].y, out[3 * i + 2] = r->pos[i].z;
@@ -418,7 +430,7 @@ static void ref_stage_times(const rb_backend *base, double ms[RB_STAGE_COUNT]) {
 static void ref_destroy(rb_backend *base) {
     reference *r = (reference *)base;
     free(r->pos), free(r->vel), free(r->force), free(r->moment), free(r->cell), free(r->hash), free(r->sorted);
-    free(r->bucket_start), free(r->cursor), free(r->wake), free(r->support);
+    free(r->bucket_start), free(r->cursor), free(r->wake), free(r->support), free(r->frame);
     free(r);
 }
 
@@ -439,7 +451,7 @@ static void visit_pair(void *ctx, uint32_t j) {
 static uint32_t ref_contact_pairs(rb_backend *base, const rb_world_data *d, const rb_step_params *p, uint32_t *pairs,
                                   uint32_t max_pairs) {
     reference *r = (reference *)base;
-    if (!reserve(r, d->particle_count)) return 0;
+    if (!reserve(r, d->particle_count) || !reserve_bodies(r, d->body_count)) return 0;
     particle_values(r, d);
     build_grid(r, d, p);
     pair_visit v = {r, p, 0, 0, max_pairs, pairs};

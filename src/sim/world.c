@@ -92,10 +92,11 @@ static bool reserve_particles(rb_world *w, uint32_t need) {
     rb_world_data *d = &w->d;
     uint32_t cap = d->particle_capacity;
     if (need <= cap) return true;
-    uint32_t c1 = cap, c2 = cap, c3 = cap;
+    uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap;
     if (!grow((void **)&d->particle_offset, sizeof(rb_float4), &c1, need)) return false;
     if (!grow((void **)&d->particle_body, sizeof(uint32_t), &c2, need)) return false;
-    if (!grow((void **)&d->particle_slots, RB_CONTACT_SLOTS * sizeof(rb_contact_slot), &c3, need)) return false;
+    if (!grow((void **)&d->particle_keys, RB_CONTACT_SLOTS * sizeof(uint32_t), &c3, need)) return false;
+    if (!grow((void **)&d->particle_disp, RB_CONTACT_SLOTS * 3 * sizeof(float), &c4, need)) return false;
     d->particle_capacity = c1;
     return true;
 }
@@ -207,7 +208,8 @@ void rb_world_destroy(rb_world *w) {
     free(d->body_inv_inertia), free(d->body_force), free(d->body_torque);
     free(d->body_first_particle), free(d->body_shape), free(d->body_kind), free(d->body_material), free(d->body_slot);
     free(d->body_contact);
-    free(d->particle_offset), free(d->particle_body), free(d->particle_slots), free(d->body_support);
+    free(d->particle_offset), free(d->particle_body), free(d->particle_keys), free(d->particle_disp);
+    free(d->body_support);
     for (uint32_t s = 0; s < w->shape_count; s++) free(w->shapes[s].offsets);
     free(w->shapes);
     free(w->slot_index), free(w->slot_generation), free(w->free_slots);
@@ -389,8 +391,8 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
         d->particle_offset[first + i] = s->offsets[i];
         d->particle_body[first + i] = b;
         for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++)
-            d->particle_slots[(size_t)(first + i) * RB_CONTACT_SLOTS + k] =
-                (rb_contact_slot){0.0f, 0.0f, 0.0f, RB_SLOT_FREE};
+            d->particle_keys[(size_t)(first + i) * RB_CONTACT_SLOTS + k] = RB_SLOT_FREE;
+        memset(&d->particle_disp[(size_t)(first + i) * RB_CONTACT_SLOTS * 3], 0, RB_CONTACT_SLOTS * 3 * sizeof(float));
     }
     d->body_count++;
     d->particle_count += s->particle_count;
@@ -407,17 +409,18 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
  * key renumbered. */
 static void renumber_slots(rb_world_data *d, uint32_t first, uint32_t count) {
     const size_t later = (size_t)(d->particle_count - first - count) * RB_CONTACT_SLOTS;
-    rb_contact_slot *slots = d->particle_slots;
-    memmove(&slots[(size_t)first * RB_CONTACT_SLOTS], &slots[(size_t)(first + count) * RB_CONTACT_SLOTS],
-            later * sizeof *slots);
+    uint32_t *keys = d->particle_keys;
+    memmove(&keys[(size_t)first * RB_CONTACT_SLOTS], &keys[(size_t)(first + count) * RB_CONTACT_SLOTS],
+            later * sizeof *keys);
+    memmove(&d->particle_disp[(size_t)first * RB_CONTACT_SLOTS * 3],
+            &d->particle_disp[(size_t)(first + count) * RB_CONTACT_SLOTS * 3], later * 3 * sizeof(float));
     const size_t total = (size_t)(d->particle_count - count) * RB_CONTACT_SLOTS;
     for (size_t k = 0; k < total; k++) {
-        uint32_t *key = &slots[k].key;
-        if (*key >= RB_SLOT_PLANE) continue; /* a plane's, or free */
-        if (*key >= first + count)
-            *key -= count;
-        else if (*key >= first)
-            *key = RB_SLOT_FREE;
+        if (keys[k] >= RB_SLOT_PLANE) continue; /* a plane's, or free */
+        if (keys[k] >= first + count)
+            keys[k] -= count;
+        else if (keys[k] >= first)
+            keys[k] = RB_SLOT_FREE;
     }
 }
 
@@ -569,9 +572,10 @@ uint32_t rb_world_read_contacts(rb_world *w, rb_contact_memory *out, uint32_t ma
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->particle_count; i++)
         for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++) {
-            const rb_contact_slot *s = &d->particle_slots[(size_t)i * RB_CONTACT_SLOTS + k];
-            if (s->key == RB_SLOT_FREE) continue;
-            if (n < max) out[n] = (rb_contact_memory){i, s->key, {s->x, s->y, s->z}};
+            const size_t slot = (size_t)i * RB_CONTACT_SLOTS + k;
+            if (d->particle_keys[slot] == RB_SLOT_FREE) continue;
+            const float *x = &d->particle_disp[3 * slot];
+            if (n < max) out[n] = (rb_contact_memory){i, d->particle_keys[slot], {x[0], x[1], x[2]}};
             n++;
         }
     return n;
@@ -598,14 +602,14 @@ bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_
         }
     }
     if (!host_current(w) || !host_slots_current(w)) return false;
-    for (size_t k = 0; k < (size_t)d->particle_count * RB_CONTACT_SLOTS; k++)
-        d->particle_slots[k] = (rb_contact_slot){0.0f, 0.0f, 0.0f, RB_SLOT_FREE};
+    for (size_t k = 0; k < (size_t)d->particle_count * RB_CONTACT_SLOTS; k++) d->particle_keys[k] = RB_SLOT_FREE;
     uint32_t used = 0;
     for (uint32_t n = 0; n < count; n++) {
         const rb_contact_memory *m = &in[n];
         used = n > 0 && in[n - 1].particle == m->particle ? used + 1 : 0;
-        d->particle_slots[(size_t)m->particle * RB_CONTACT_SLOTS + used] =
-            (rb_contact_slot){m->displacement[0], m->displacement[1], m->displacement[2], m->partner};
+        const size_t slot = (size_t)m->particle * RB_CONTACT_SLOTS + used;
+        d->particle_keys[slot] = m->partner;
+        memcpy(&d->particle_disp[3 * slot], m->displacement, sizeof m->displacement);
     }
     w->slots_dirty = true;
     return true;

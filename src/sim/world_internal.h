@@ -116,7 +116,7 @@ double rb_clamped_restitution(double stiffness, double damping, double *theta);
 
 /* Contact history (src/sim/contact.h, "contact history"): RB_CONTACT_SLOTS
  * slots a particle. */
-#define RB_CONTACT_SLOTS 4u
+#define RB_CONTACT_SLOTS 4u /* the kernels keep a particle's keys as one uint4 (kernels/forces.cl) */
 #define RB_SLOT_FREE 0xFFFFFFFFu
 #define RB_SLOT_PLANE RB_CONTACT_PLANE /* + the plane's index (< RB_MAX_PLANES): world.h */
 _Static_assert(RB_MAX_PLANES <= 15, "plane keys must stay below RB_SLOT_FREE");
@@ -124,13 +124,6 @@ _Static_assert(RB_MAX_PLANES <= 15, "plane keys must stay below RB_SLOT_FREE");
 /* The tangential spring's rate against the normal one's (k_t = 2/7 k_n: a
  * sphere's tangential and normal oscillations then share a period). */
 #define RB_TANGENTIAL_SPRING 0.2857142857f
-
-/* One slot: the layout of cl_float4, the key's bits in w. */
-typedef struct rb_contact_slot {
-    float x, y, z; /* tangential displacement, m: partner's surface relative to this particle's */
-    uint32_t key;  /* partner particle index, RB_SLOT_PLANE + k, or RB_SLOT_FREE */
-} rb_contact_slot;
-_Static_assert(sizeof(rb_contact_slot) == 16, "rb_contact_slot must have the layout of cl_float4");
 
 typedef struct rb_world_data {
     uint32_t body_count, body_capacity;
@@ -160,10 +153,14 @@ typedef struct rb_world_data {
     uint32_t particle_count, particle_capacity;
     rb_float4 *particle_offset; /* 16 B: rest offset in the body frame, m; w unused */
     uint32_t *particle_body;    /* 4 B */
-    /* 16 B x RB_CONTACT_SLOTS: each particle's contact history. The backend
-     * keeps it current in its own copy; the world reads it back only to
-     * renumber it when bodies go (download_slots) and hands it back after. */
-    rb_contact_slot *particle_slots;
+    /* Each particle's contact history (contact.h), RB_CONTACT_SLOTS slots:
+     * particle_keys their partners (another particle's index, RB_SLOT_PLANE
+     * + a plane's, or RB_SLOT_FREE), 4 B each; particle_disp their
+     * tangential displacements, xyz, 12 B each. The backend keeps them
+     * current in its own copy; the world reads them back only to renumber
+     * them when bodies go (download_slots) and hands them back after. */
+    uint32_t *particle_keys;
+    float *particle_disp;
 } rb_world_data;
 
 /* R diag(inv_inertia) R^T a, R the rotation of q: the world-frame inverse
