@@ -110,7 +110,8 @@ static void test_bad_input_is_named(void **state) {
         "bodies[0]: a static body never moves");
     refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"orientation\": [0, 0, "
             "0, 5], \"sleep_timer\": 0}]}",
-            "bodies[0].orientation: a saved state (with angular_momentum or sleep_timer) needs a unit quaternion");
+            "bodies[0].orientation: a saved state (with angular_momentum, sleep_timer or support) needs a unit "
+            "quaternion");
     refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cu\\u001b[2Jbe\", \"position\": [0, 1, 0]}]}",
             "unknown shape 'cu?[2Jbe'"); /* control bytes are not printed */
     refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"pyramid\", \"shape\": \"cube\"}]}",
@@ -118,6 +119,138 @@ static void test_bad_input_is_named(void **state) {
     refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"cube\", \"rows\": 2.5, "
             "\"columns\": 2}]}",
             "generators[0].rows: expected a whole number >= 0, got 2.5");
+}
+
+/* Two cubes of 27 particles (0-26 and 27-53) on the ground plane, with
+ * `contacts` set to the text given. */
+#define TWO_CUBES(contacts)                                                                                            \
+    "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0]}, {\"shape\": \"cube\", "      \
+    "\"position\": [0, 1.8, 0]}], \"contacts\": " contacts "}"
+
+/* A saved state's support and contact history: read, and every bad value
+ * refused with its key. */
+static void test_saved_contacts_are_read_and_checked(void **state) {
+    rb_scene *s = parse(TWO_CUBES("[[2, 29, 1e-5, 0, -2.5e-6], [2, {\"plane\": 0}, 0, 0, 3e-6], [29, 2, -1e-5, 0, "
+                                  "2.5e-6]]"));
+    assert_int_equal(s->contact_count, 3);
+    assert_int_equal(s->contacts[0].particle, 2);
+    assert_int_equal(s->contacts[0].partner, 29);
+    assert_true(s->contacts[0].displacement[0] == 1e-5f && s->contacts[0].displacement[2] == -2.5e-6f);
+    assert_int_equal(s->contacts[1].partner, RB_CONTACT_PLANE + 0);
+    assert_int_equal(s->contacts[2].particle, 29);
+    rb_scene_destroy(s);
+    s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"support\": "
+              "2.5}]}");
+    assert_true(s->bodies[0].exact && s->bodies[0].support == 2.5f);
+    rb_scene_destroy(s);
+
+    /* support */
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"support\": -1}]}",
+            "t.json: bodies[0].support: -1 is out of range");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"support\": "
+            "\"2\"}]}",
+            "t.json: bodies[0].support: expected a number");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"support\": 1e400}]}",
+            "t.json: bodies[0].support: inf is not a finite number");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"static\": true, "
+            "\"support\": 1}]}",
+            "t.json: bodies[0].support: a static or kinematic body has no support");
+    refused(
+        "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"orientation\": [0, 0, "
+        "0, 2], \"support\": 1}]}",
+        "t.json: bodies[0].orientation: a saved state (with angular_momentum, sleep_timer or support) needs a unit");
+    /* the list and its entries */
+    refused(TWO_CUBES("{}"), "t.json: contacts: expected an array of [particle, partner, dx, dy, dz]");
+    refused(TWO_CUBES("[[2, 29, 0, 0]]"),
+            "t.json: contacts[0]: expected [particle, partner, dx, dy, dz], got 4 values");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0, 0]]"),
+            "t.json: contacts[0]: expected [particle, partner, dx, dy, dz], got 6 values");
+    refused(TWO_CUBES("[{\"particle\": 2}]"),
+            "t.json: contacts[0]: expected [particle, partner, dx, dy, dz], got an object");
+    refused(TWO_CUBES("[2, 29, 0, 0, 0]"),
+            "t.json: contacts[0]: expected [particle, partner, dx, dy, dz], got a single value");
+    /* the particle */
+    refused(TWO_CUBES("[[2.5, 29, 0, 0, 0]]"),
+            "t.json: contacts[0][0]: expected a particle index, a whole number >= 0, got 2.5");
+    refused(TWO_CUBES("[[-1, 29, 0, 0, 0]]"),
+            "t.json: contacts[0][0]: expected a particle index, a whole number >= 0, got -1");
+    refused(TWO_CUBES("[[\"2\", 29, 0, 0, 0]]"), "t.json: contacts[0][0]: expected a particle index");
+    refused(TWO_CUBES("[[54, 2, 0, 0, 0]]"),
+            "t.json: contacts[0][0]: particle 54 is past the scene's 54 particles (0 to 53)");
+    refused(TWO_CUBES("[[1e10, 2, 0, 0, 0]]"), "t.json: contacts[0][0]: particle 10000000000 is past the scene's 54");
+    refused("{\"rubble_scene\": 1, \"contacts\": [[0, {\"plane\": 0}, 0, 0, 0]]}",
+            "t.json: contacts[0][0]: particle 0: the scene has no particles");
+    refused(TWO_CUBES("[[29, 2, 0, 0, 0], [2, 29, 0, 0, 0]]"),
+            "t.json: contacts[1][0]: particle 2 after particle 29: the entries go in particle order");
+    /* the partner */
+    refused(TWO_CUBES("[[2, 54, 0, 0, 0]]"),
+            "t.json: contacts[0][1]: partner particle 54 is past the scene's 54 particles (0 to 53)");
+    refused(TWO_CUBES("[[2, -3, 0, 0, 0]]"),
+            "t.json: contacts[0][1]: expected a partner particle index, a whole number >= 0, got -3");
+    refused(TWO_CUBES("[[2, 2, 0, 0, 0]]"), "t.json: contacts[0][1]: particle 2 cannot touch itself");
+    refused(TWO_CUBES("[[2, \"ground\", 0, 0, 0]]"),
+            "t.json: contacts[0][1]: expected a particle index or {\"plane\": k}");
+    refused(TWO_CUBES("[[2, {\"plane\": 1}, 0, 0, 0]]"),
+            "t.json: contacts[0][1].plane: plane 1 is past the scene's 1 planes (0 to 0)");
+    refused(TWO_CUBES("[[2, {\"plane\": 0.5}, 0, 0, 0]]"),
+            "t.json: contacts[0][1].plane: expected a plane index, a whole number >= 0, got 0.5");
+    refused(TWO_CUBES("[[2, {\"plan\": 0}, 0, 0, 0]]"),
+            "t.json: contacts[0][1]: expected {\"plane\": k}: 'plane' is missing");
+    refused(TWO_CUBES("[[2, {\"plane\": 0, \"plane\": 0}, 0, 0, 0]]"),
+            "t.json: contacts[0][1].plane: the key is given twice");
+    refused("{\"rubble_scene\": 1, \"planes\": [], \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0]}], "
+            "\"contacts\": [[0, {\"plane\": 0}, 0, 0, 0]]}",
+            "t.json: contacts[0][1].plane: plane 0: the scene has no planes");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0], [2, {\"plane\": 0}, 0, 0, 0], [2, 29, 1, 0, 0]]"),
+            "t.json: contacts[2][1]: particle 2's contact with this partner is given twice");
+    /* the displacement */
+    refused(TWO_CUBES("[[2, 29, 0, 1e400, 0]]"),
+            "t.json: contacts[0][3]: expected a finite number (the displacement's y, m)");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 1e39]]"), /* finite as a double, not as a float */
+            "t.json: contacts[0][4]: expected a finite number (the displacement's z, m)");
+    refused(TWO_CUBES("[[2, 29, \"0\", 0, 0]]"),
+            "t.json: contacts[0][2]: expected a finite number (the displacement's x, m)");
+    refused("{\"rubble_scene\": 1, \"contacts\": [], \"contacts\": []}", "t.json: contacts: the key is given twice");
+}
+
+/* What only the world can check (a partner in the particle's own body, more
+ * entries for a particle than it keeps) is refused when the scene is built:
+ * the build fails with the key named, the world's log names the entry, and
+ * the bodies the build added are gone again. */
+static void test_saved_contacts_the_world_refuses(void **state) {
+    static const char *const cases[] = {
+        TWO_CUBES("[[2, 5, 0, 0, 0]]"), /* particles 2 and 5 are both the first cube's */
+        TWO_CUBES("[[2, 27, 0, 0, 0], [2, 28, 0, 0, 0], [2, 29, 0, 0, 0], [2, 30, 0, 0, 0], [2, 31, 0, 0, 0]]"),
+    };
+    static const char *const logged[] = {"entry 0 (particle 2, partner 5) has a partner that is neither",
+                                         "entry 4 (particle 2, partner 31) has more contacts for one particle"};
+    for (int i = 0; i < 2; i++) {
+        rb_scene *s = parse(cases[i]);
+        rb_world_desc base = rb_default_world_desc();
+        rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+        rb_entities *t = rb_entities_create(g_reg, w);
+        char err[1024] = "";
+        g_log[0] = '\0';
+        assert_int_equal(rb_scene_build(s, t, err, sizeof err), 0);
+        assert_non_null(strstr(err, "t.json: contacts: the world refused the saved contact history"));
+        if (!strstr(g_log, logged[i])) fail_msg("the log says '%s', not '%s'", g_log, logged[i]);
+        assert_int_equal(rb_world_body_count(w), 0);
+        assert_int_equal(rb_world_particle_count(w), 0);
+        rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+    }
+    /* a history names particles from 0: it goes into an empty world only */
+    rb_scene *s = parse(TWO_CUBES("[[2, 29, 0, 0, 0]]"));
+    rb_world_desc base = rb_default_world_desc();
+    rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+    rb_entities *t = rb_entities_create(g_reg, w);
+    char err[1024] = "";
+    s->contact_count = 0;
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), 2);
+    s->contact_count = 1;
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), 0);
+    assert_non_null(strstr(err, "t.json: contacts: a saved contact history is restored into an empty world only"));
+    assert_int_equal(rb_world_body_count(w), 2);
+    rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
 }
 
 /* 10^9 bodies are refused with the limit at once, not by failing to allocate. */
@@ -234,8 +367,9 @@ static void test_formation_and_pile_scenes(void **state) {
 
 /* A saved world reloads and continues bit for bit: the digest after 300 more
  * steps equals the run that was never saved. The scene has a static body, a
- * kinematic one, a second material and sleeping bodies, so every saved field
- * matters. */
+ * kinematic one, a second material, sleeping bodies and bodies resting on
+ * the ground and on each other (supports and a contact history), so every
+ * saved field matters. */
 static void test_save_and_reload_continue_bit_for_bit(void **state) {
     rb_scene *s =
         parse("{\"rubble_scene\": 1, \"materials\": {\"rubber\": {\"restitution\": 0.8, \"friction\": "
@@ -265,6 +399,13 @@ static void test_save_and_reload_continue_bit_for_bit(void **state) {
         any_asleep |= st.asleep;
     }
     assert_true(any_asleep);
+    /* a nudge wakes formation 1's bottom layer (bodies 14 on): the stack is
+     * sliding and settling, on the ground and on each other, when it is
+     * saved, so the contact history matters to the steps after */
+    rb_body_state nudged;
+    assert_true(rb_world_get_body(w, 14, &nudged));
+    assert_true(rb_world_apply_impulse(w, nudged.id, (const float[3]){0.3f * nudged.mass, 0, 0}, nudged.position));
+    assert_true(rb_world_step(w, 20));
 
     char path[256];
     snprintf(path, sizeof path, "%s/tests/saved-scene.json", RB_TEST_BUILD_DIR);
@@ -273,14 +414,47 @@ static void test_save_and_reload_continue_bit_for_bit(void **state) {
     rb_scene *again = rb_scene_load(path, g_reg, err, sizeof err);
     if (!again) fail_msg("%s", err);
     assert_int_equal(again->body_count, rb_world_body_count(w));
+    /* the contact history came along, plane contacts among it, and the supports */
+    const uint32_t contacts = rb_world_read_contacts(w, NULL, 0);
+    assert_true(contacts > 0);
+    assert_int_equal(again->contact_count, contacts);
+    bool plane_contact = false, support = false;
+    for (uint32_t i = 0; i < again->contact_count; i++) plane_contact |= again->contacts[i].partner >= RB_CONTACT_PLANE;
+    for (uint32_t i = 0; i < again->body_count; i++) support |= again->bodies[i].support > 0.0f;
+    assert_true(plane_contact && support);
     rb_world_desc d2 = rb_scene_world_desc(again, &base);
     rb_world *w2 = rb_test_world(d2);
     rb_entities *t2 = rb_entities_create(g_reg, w2);
     assert_int_equal(rb_scene_build(again, t2, err, sizeof err), again->body_count);
     assert_true(rb_world_digest(w2) == rb_world_digest(w)); /* the same state, bit for bit */
+    rb_contact_memory *h = calloc(contacts, sizeof *h), *h2 = calloc(contacts, sizeof *h2);
+    assert_int_equal(rb_world_read_contacts(w, h, contacts), contacts);
+    assert_int_equal(rb_world_read_contacts(w2, h2, contacts), contacts);
+    assert_memory_equal(h, h2, contacts * sizeof *h);
+    free(h), free(h2);
+    for (uint32_t b = 0; b < rb_world_body_count(w); b++) {
+        rb_body_state a, c;
+        assert_true(rb_world_get_body(w, b, &a) && rb_world_get_body(w2, b, &c));
+        assert_memory_equal(&a.support, &c.support, sizeof a.support);
+    }
     assert_true(rb_world_step(w, 300));
     assert_true(rb_world_step(w2, 300));
     assert_true(rb_world_digest(w2) == rb_world_digest(w));
+    /* each is needed: without the contact history, or without the supports,
+     * the same 300 steps go another way */
+    for (int drop = 0; drop < 2; drop++) {
+        rb_scene *less = rb_scene_load(path, g_reg, err, sizeof err);
+        if (!less) fail_msg("%s", err);
+        if (drop == 0) less->contact_count = 0;
+        for (uint32_t i = 0; drop == 1 && i < less->body_count; i++) less->bodies[i].support = 0.0f;
+        rb_world *w3 = rb_test_world(rb_scene_world_desc(less, &base));
+        rb_entities *t3 = rb_entities_create(g_reg, w3);
+        assert_int_equal(rb_scene_build(less, t3, err, sizeof err), less->body_count);
+        assert_true(rb_world_step(w3, 300));
+        if (rb_world_digest(w3) == rb_world_digest(w))
+            fail_msg("the run went the same way without the saved %s", drop ? "supports" : "contacts");
+        rb_entities_destroy(t3), rb_world_destroy(w3), rb_scene_destroy(less);
+    }
     rb_body_state a, b;
     assert_true(rb_world_get_body(w, 1, &a));
     assert_true(rb_world_get_body(w2, 1, &b));
@@ -353,6 +527,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_minimal_scene),
         cmocka_unit_test(test_bad_input_is_named),
+        cmocka_unit_test(test_saved_contacts_are_read_and_checked),
+        cmocka_unit_test(test_saved_contacts_the_world_refuses),
         cmocka_unit_test(test_huge_generators_are_refused_with_the_limit),
         cmocka_unit_test(test_unknown_keys_are_warned_about),
         cmocka_unit_test(test_materials_do_not_depend_on_key_order),

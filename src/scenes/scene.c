@@ -28,6 +28,7 @@ rb_scene *rb_scene_create(const char *name) {
 void rb_scene_destroy(rb_scene *s) {
     if (!s) return;
     free(s->bodies);
+    free(s->contacts);
     free(s);
 }
 
@@ -69,8 +70,17 @@ rb_world_desc rb_scene_world_desc(const rb_scene *s, const rb_world_desc *base) 
 
 /* ---- building ---- */
 
+/* Removes the bodies a build added (the last `added` of the world), last first. */
+static void remove_added(rb_world *w, uint32_t added) {
+    for (uint32_t k = 0; k < added; k++) rb_world_remove_body(w, rb_world_body_id(w, rb_world_body_count(w) - 1));
+}
+
 uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err_size) {
     rb_world *w = rb_entities_world(t);
+    if (s->contact_count > 0 && rb_world_particle_count(w) > 0) {
+        snprintf(err, err_size, "%s: contacts: a saved contact history is restored into an empty world only", s->name);
+        return 0;
+    }
     uint32_t world_material[RB_SCENE_MAX_MATERIALS] = {0};
     for (uint32_t i = 1; i < s->material_count; i++) {
         int m = rb_world_add_material(w, s->materials[i].material);
@@ -103,7 +113,10 @@ uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err
             memcpy(st.position, d.position, sizeof st.position);
             memcpy(st.orientation, d.orientation, sizeof st.orientation);
             memcpy(st.velocity, d.velocity, sizeof st.velocity);
-            if (d.kind == RB_BODY_DYNAMIC) memcpy(st.angular_momentum, b->angular_momentum, sizeof st.angular_momentum);
+            if (d.kind == RB_BODY_DYNAMIC) {
+                memcpy(st.angular_momentum, b->angular_momentum, sizeof st.angular_momentum);
+                st.support = b->support;
+            }
             st.sleep_timer = b->sleep_timer;
             if (!rb_world_restore_body(w, id, &st)) {
                 rb_world_remove_body(w, id);
@@ -113,6 +126,16 @@ uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err
             }
         }
         added++;
+    }
+    /* The contact history last: it names the particles of every body. The
+     * reader has checked each entry against the scene (scene_read.c); the
+     * world checks what only it knows (a partner of the particle's own body,
+     * more entries for a particle than it keeps) and logs the entry. */
+    if (s->contact_count > 0 && !rb_world_restore_contacts(w, s->contacts, s->contact_count)) {
+        remove_added(w, added);
+        snprintf(err, err_size, "%s: contacts: the world refused the saved contact history (the log names the entry)",
+                 s->name);
+        return 0;
     }
     return added;
 }
@@ -141,6 +164,45 @@ static void put_material(FILE *f, const char *name, const rb_material *m, bool l
     fputs(", \"contact_time\": ", f);
     put_float(f, m->contact_time);
     fprintf(f, "}%s\n", last ? "" : ",");
+}
+
+/* The world's contact history (rb_world_read_contacts), the last key: one
+ * [particle, partner, dx, dy, dz] a line, a plane partner as {"plane": k}
+ * (docs/scene-format.md, "contacts"). */
+static bool write_contacts(FILE *f, rb_world *w, char *err, size_t err_size) {
+    const uint32_t n = rb_world_read_contacts(w, NULL, 0);
+    rb_contact_memory *c = n ? malloc((size_t)n * sizeof *c) : NULL;
+    if (n && !c) {
+        snprintf(err, err_size, "out of memory for %u contacts", n);
+        return false;
+    }
+    if (n && rb_world_read_contacts(w, c, n) != n) {
+        free(c);
+        snprintf(err, err_size, "cannot read the contact history back from the backend");
+        return false;
+    }
+    fputs("  \"contacts\": [", f);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!isfinite(c[i].displacement[0]) || !isfinite(c[i].displacement[1]) || !isfinite(c[i].displacement[2])) {
+            snprintf(err, err_size, "particle %u has a contact that is not finite (the simulation blew up)",
+                     c[i].particle);
+            free(c);
+            return false;
+        }
+        fprintf(f, "%s\n    [%u, ", i ? "," : "", c[i].particle);
+        if (c[i].partner >= RB_CONTACT_PLANE)
+            fprintf(f, "{\"plane\": %u}", c[i].partner - RB_CONTACT_PLANE);
+        else
+            fprintf(f, "%u", c[i].partner);
+        for (int k = 0; k < 3; k++) {
+            fputs(", ", f);
+            put_float(f, c[i].displacement[k]);
+        }
+        fputs("]", f);
+    }
+    fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
+    free(c);
+    return true;
 }
 
 static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
@@ -178,7 +240,7 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, char *err, s
             snprintf(err, err_size, "cannot read body %u back from the backend", b);
             return false;
         }
-        bool finite = isfinite(s.sleep_timer);
+        bool finite = isfinite(s.sleep_timer) && isfinite(s.support);
         for (int k = 0; k < 3; k++)
             finite &= isfinite(s.position[k]) && isfinite(s.velocity[k]) && isfinite(s.angular_velocity[k]) &&
                       isfinite(s.angular_momentum[k]);
@@ -203,10 +265,13 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, char *err, s
             fputs(", ", f);
             put_vector(f, "velocity", s.velocity, 3);
             fputs(", ", f);
-            if (s.kind == RB_BODY_KINEMATIC)
+            if (s.kind == RB_BODY_KINEMATIC) {
                 put_vector(f, "angular_velocity", s.angular_velocity, 3);
-            else
+            } else {
                 put_vector(f, "angular_momentum", s.angular_momentum, 3);
+                fputs(", \"support\": ", f);
+                put_float(f, s.support);
+            }
         }
         fputs(", \"sleep_timer\": ", f);
         put_float(f, s.sleep_timer);
@@ -220,8 +285,8 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, char *err, s
         if (s.kind == RB_BODY_KINEMATIC) fputs(", \"kinematic\": true", f);
         fputs("}", f);
     }
-    fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
-    return true;
+    fputs(n ? "\n  ],\n" : "],\n", f);
+    return write_contacts(f, w, err, err_size);
 }
 
 bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *err, size_t err_size) {

@@ -44,6 +44,7 @@ typedef struct rb_scene_body {
     bool exact;
     float angular_momentum[3]; /* world frame, kg m^2/s */
     float sleep_timer;         /* s the body has been slow */
+    float support;             /* rb_body_state.support (dynamic bodies); 0: none yet, as a new body has */
 } rb_scene_body;
 
 typedef struct rb_scene {
@@ -54,6 +55,11 @@ typedef struct rb_scene {
     rb_scene_body *bodies;
     uint32_t body_count, body_capacity;
     uint64_t particle_count;
+    /* A saved world's contact history (rb_world_read_contacts), restored
+     * after the bodies are built: particle indices are the world's, the
+     * bodies' particles in body order. */
+    rb_contact_memory *contacts;
+    uint32_t contact_count;
 } rb_scene;
 
 /* Reads a scene file; shapes are checked against the registry (and sized by
@@ -78,14 +84,19 @@ const char *rb_scene_shape_name(const rb_scene *scene);
 /* The world description the scene asks for; backend and device from base. */
 rb_world_desc rb_scene_world_desc(const rb_scene *scene, const rb_world_desc *base);
 /* Adds the scene's bodies to a world made from rb_scene_world_desc, through
- * the table (which must be for that world). Returns the bodies added; on a
- * body the world refuses, stops with the reason in err. */
+ * the table (which must be for that world), then restores the scene's
+ * contact history if it has one (into a world that had no bodies before:
+ * the history names particles by index, and replaces the world's). Returns
+ * the bodies added; on a body the world refuses, stops with the reason in
+ * err. On a contact history the world refuses, removes the bodies it added
+ * and returns 0, with the reason in err. */
 uint32_t rb_scene_build(const rb_scene *scene, rb_entities *entities, char *err, size_t err_size);
 
-/* Writes the world as a scene file: its settings, and every body's full
- * state in body order, so loading it and stepping gives the same digest as
- * stepping on. Written to a temporary file and renamed, so a failed save
- * never destroys the file it would replace. False with the reason in err. */
+/* Writes the world as a scene file: its settings, every body's full state
+ * in body order and the contact history, so loading it and stepping gives
+ * the same digest as stepping on. Written to a temporary file and renamed,
+ * so a failed save never destroys the file it would replace. False with the
+ * reason in err. */
 bool rb_scene_save(const char *path, rb_world *world, const rb_entities *entities, char *err, size_t err_size);
 
 #endif

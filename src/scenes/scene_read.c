@@ -261,18 +261,10 @@ static bool read_orientation(reader *r, const cJSON *o, float q[4]) {
 }
 
 static bool read_body(reader *r, rb_scene *s, const cJSON *o) {
-    static const char *const keys[] = {"shape",
-                                       "position",
-                                       "orientation",
-                                       "velocity",
-                                       "angular_velocity",
-                                       "angular_momentum",
-                                       "sleep_timer",
-                                       "material",
-                                       "static",
-                                       "kinematic",
-                                       "scale",
-                                       NULL};
+    static const char *const keys[] = {
+        "shape",       "position", "orientation", "velocity", "angular_velocity", "angular_momentum",
+        "sleep_timer", "support",  "material",    "static",   "kinematic",        "scale",
+        NULL};
     if (!cJSON_IsObject(o)) return fail(r, "expected an object");
     if (!check_keys(r, o, keys)) return false;
     rb_scene_body b;
@@ -288,18 +280,21 @@ static bool read_body(reader *r, rb_scene *s, const cJSON *o) {
         return false;
     const bool momentum = cJSON_GetObjectItemCaseSensitive(o, "angular_momentum") != NULL;
     const bool timer = cJSON_GetObjectItemCaseSensitive(o, "sleep_timer") != NULL;
+    const bool support = cJSON_GetObjectItemCaseSensitive(o, "support") != NULL;
     if (momentum && cJSON_GetObjectItemCaseSensitive(o, "angular_velocity"))
         return fail(r, "give angular_velocity or angular_momentum, not both");
     if (!read_vector(r, o, "angular_momentum", 3, b.angular_momentum) ||
-        !read_float(r, o, "sleep_timer", 0.0, 1e30, &b.sleep_timer))
+        !read_float(r, o, "sleep_timer", 0.0, 1e30, &b.sleep_timer) ||
+        !read_float(r, o, "support", 0.0, 1e30, &b.support))
         return false;
-    b.exact = momentum || timer;
+    b.exact = momentum || timer || support;
     if (b.exact) {
         const float *q = b.desc.orientation;
         double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
         if (fabs(n2 - 1.0) > 1e-5) {
             return fail_at(r, "orientation",
-                           "a saved state (with angular_momentum or sleep_timer) needs a unit quaternion (length %g)",
+                           "a saved state (with angular_momentum, sleep_timer or support) needs a unit quaternion "
+                           "(length %g)",
                            sqrt(n2));
         }
     }
@@ -311,6 +306,8 @@ static bool read_body(reader *r, rb_scene *s, const cJSON *o) {
     if ((b.is_static || b.is_kinematic) && momentum)
         return fail(r, "a static or kinematic body has no angular_momentum (its inertia is infinite); give "
                        "angular_velocity");
+    if ((b.is_static || b.is_kinematic) && support)
+        return fail_at(r, "support", "a static or kinematic body has no support (its mass is infinite)");
     if (!reserve_bodies(s, 1, shape->particle_count, r)) return false;
     s->bodies[s->body_count++] = b;
     return true;
@@ -556,6 +553,97 @@ static bool read_list(reader *r, rb_scene *s, const cJSON *o, bool (*one)(reader
     return true;
 }
 
+/* ---- reading: a saved world's contact history ---- */
+
+/* The value at the current path: a whole number below limit (the scene's
+ * `what`s: particles or planes), named `name` in messages. */
+static bool read_index(reader *r, const cJSON *e, const char *name, uint64_t limit, const char *what, uint32_t *out) {
+    if (!cJSON_IsNumber(e)) return fail(r, "expected a %s index, a whole number >= 0", name);
+    const double d = e->valuedouble;
+    if (!isfinite(d) || d != floor(d) || d < 0.0)
+        return fail(r, "expected a %s index, a whole number >= 0, got %g", name, d);
+    if (d >= (double)limit) {
+        return limit ? fail(r, "%s %.0f is past the scene's %llu %ss (0 to %llu)", name, d, (unsigned long long)limit,
+                            what, (unsigned long long)limit - 1)
+                     : fail(r, "%s %.0f: the scene has no %ss", name, d, what);
+    }
+    *out = (uint32_t)d;
+    return true;
+}
+
+/* One entry at the current path, [particle, partner, dx, dy, dz]: partner a
+ * particle index or {"plane": k}, the displacement in m
+ * (docs/scene-format.md, "contacts"). prev: the n_prev entries before it,
+ * for their order and repeats. The checks the world makes again
+ * (rb_world_restore_contacts) are made here too, to name the element; a
+ * partner of the particle's own body and more entries for a particle than
+ * it keeps are left to the world, which knows the bodies and the slots. */
+static bool read_contact(reader *r, const rb_scene *s, const cJSON *o, const rb_contact_memory *prev, uint32_t n_prev,
+                         rb_contact_memory *m) {
+    const int got = cJSON_IsArray(o) ? cJSON_GetArraySize(o) : -1;
+    if (got != 5) {
+        return got < 0 ? fail(r, "expected [particle, partner, dx, dy, dz], got %s",
+                              cJSON_IsObject(o) ? "an object" : "a single value")
+                       : fail(r, "expected [particle, partner, dx, dy, dz], got %d values", got);
+    }
+    size_t len = enter(r, NULL, 0);
+    if (!read_index(r, cJSON_GetArrayItem(o, 0), "particle", s->particle_count, "particle", &m->particle)) return false;
+    if (n_prev > 0 && prev[n_prev - 1].particle > m->particle) {
+        return fail(r, "particle %u after particle %u: the entries go in particle order", m->particle,
+                    prev[n_prev - 1].particle);
+    }
+    leave(r, len);
+    const cJSON *partner = cJSON_GetArrayItem(o, 1);
+    len = enter(r, NULL, 1);
+    if (cJSON_IsObject(partner)) {
+        static const char *const keys[] = {"plane", NULL};
+        if (!check_keys(r, partner, keys)) return false;
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(partner, "plane");
+        if (!k) return fail(r, "expected {\"plane\": k}: 'plane' is missing");
+        uint32_t plane = 0;
+        enter(r, "plane", 0);
+        if (!read_index(r, k, "plane", s->world.plane_count, "plane", &plane)) return false;
+        m->partner = RB_CONTACT_PLANE + plane;
+    } else if (cJSON_IsNumber(partner)) {
+        if (!read_index(r, partner, "partner particle", s->particle_count, "particle", &m->partner)) return false;
+        if (m->partner == m->particle) return fail(r, "particle %u cannot touch itself", m->particle);
+    } else {
+        return fail(r, "expected a particle index or {\"plane\": k}");
+    }
+    /* A particle keeps a few contacts (the world refuses more): looking back
+     * 16 entries finds every repeat of a list it takes, and keeps a hostile
+     * file of a million entries for one particle from costing n^2. */
+    for (uint32_t i = n_prev, seen = 0; i-- > 0 && seen < 16 && prev[i].particle == m->particle; seen++)
+        if (prev[i].partner == m->partner)
+            return fail(r, "particle %u's contact with this partner is given twice", m->particle);
+    leave(r, len);
+    for (int k = 0; k < 3; k++) {
+        const cJSON *e = cJSON_GetArrayItem(o, 2 + k);
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !isfinite((float)e->valuedouble)) {
+            enter(r, NULL, 2 + k);
+            return fail(r, "expected a finite number (the displacement's %c, m)", "xyz"[k]);
+        }
+        m->displacement[k] = (float)e->valuedouble;
+    }
+    return true;
+}
+
+static bool read_contacts(reader *r, rb_scene *s, const cJSON *o) {
+    if (!cJSON_IsArray(o)) return fail(r, "expected an array of [particle, partner, dx, dy, dz]");
+    const int n = cJSON_GetArraySize(o);
+    if (n == 0) return true;
+    s->contacts = malloc((size_t)n * sizeof *s->contacts);
+    if (!s->contacts) return fail(r, "out of memory for %d contacts", n);
+    int i = 0;
+    for (const cJSON *e = o->child; e; e = e->next, i++) {
+        size_t len = enter(r, NULL, i);
+        if (!read_contact(r, s, e, s->contacts, s->contact_count, &s->contacts[s->contact_count])) return false;
+        s->contact_count++;
+        leave(r, len);
+    }
+    return true;
+}
+
 /* Line and column (from 1) of offset `at` in text. */
 static void line_column(const char *text, const char *at, int *line, int *column) {
     *line = 1, *column = 1;
@@ -583,7 +671,7 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
         return NULL;
     }
     static const char *const keys[] = {"rubble_scene", "world",    "materials", "planes", "bodies",
-                                       "generators",   "emitters", "fields",    NULL};
+                                       "generators",   "contacts", "emitters",  "fields", NULL};
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "rubble_scene");
     size_t len;
     if (!cJSON_IsObject(root)) {
@@ -598,8 +686,9 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
     } else {
         check_keys(&r, root, keys);
         /* In this order, whatever the file's: materials need the world's
-         * step, bodies the materials, the pile generator the planes. */
-        static const char *const order[] = {"world", "materials", "planes", "bodies", "generators"};
+         * step, bodies the materials, the pile generator the planes, the
+         * contacts every body's particles and every plane. */
+        static const char *const order[] = {"world", "materials", "planes", "bodies", "generators", "contacts"};
         for (size_t k = 0; k < sizeof order / sizeof *order && !r.failed; k++) {
             const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, order[k]);
             if (!o) continue;
@@ -617,8 +706,11 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
             case 3:
                 read_list(&r, s, o, read_body);
                 break;
-            default:
+            case 4:
                 read_list(&r, s, o, read_generator);
+                break;
+            default:
+                read_contacts(&r, s, o);
                 break;
             }
             leave(&r, len);
