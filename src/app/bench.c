@@ -57,8 +57,9 @@ static void print_text(const char *name, const char *shape, rb_run *run, const r
         printf("\n");
     }
     size_t bytes = rb_world_device_bytes(w);
-    printf("  device memory %.2f MiB, %.1f bytes/particle; digest %016llx\n", bytes / 1048576.0,
-           np ? (double)bytes / np : 0.0, (unsigned long long)rb_world_digest(w));
+    printf("  device memory %.2f MiB, %.1f bytes/particle; %llu contacts without a history slot; digest %016llx\n",
+           bytes / 1048576.0, np ? (double)bytes / np : 0.0, (unsigned long long)rb_world_contact_overflow(w),
+           (unsigned long long)rb_world_digest(w));
     fflush(stdout);
 }
 
@@ -95,6 +96,7 @@ static void print_json(const char *name, const char *shape, rb_run *run, const r
     }
     cJSON_AddNumberToObject(j, "device_bytes", (double)bytes);
     cJSON_AddNumberToObject(j, "device_bytes_per_particle", np ? (double)bytes / np : 0.0);
+    cJSON_AddNumberToObject(j, "contact_overflow", (double)rb_world_contact_overflow(w));
     cJSON_AddStringToObject(j, "digest", digest);
     char *text = cJSON_PrintUnformatted(j);
     printf("%s\n", text);

@@ -65,6 +65,7 @@ static void print_json(const rb_options *o, const rb_scene *scene, rb_run *run, 
     cJSON_AddNumberToObject(j, "max_speed", rb_decimal(s->max_speed));
     cJSON_AddNumberToObject(j, "min_y", rb_decimal(s->min_y));
     cJSON_AddNumberToObject(j, "sleeping", s->sleeping);
+    cJSON_AddNumberToObject(j, "contact_overflow", (double)s->contact_overflow);
     cJSON_AddBoolToObject(j, "nan", s->nan);
     cJSON_AddStringToObject(j, "digest", digest);
     cJSON_AddBoolToObject(j, "ok", ok);
@@ -90,6 +91,9 @@ static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, 
     printf("%.1f steps/s, %.3g particle-steps/s, real-time factor %.3f\n", sps, sps * s->particles, sps * dt);
     printf("max speed %.3f m/s, lowest particle point y = %.4f m, %u bodies asleep, %s, digest %016llx\n", s->max_speed,
            s->min_y, s->sleeping, s->nan ? "NaN FOUND" : "all finite", (unsigned long long)s->digest);
+    if (s->contact_overflow)
+        printf("%llu contacts found no free history slot and acted without static friction\n",
+               (unsigned long long)s->contact_overflow);
 }
 
 /* --headless: builds the formation, steps, prints the summary. Returns the exit code. */

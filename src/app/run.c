@@ -133,6 +133,7 @@ rb_run_summary rb_run_summarize(rb_run *run) {
         if (speed > s.max_speed) s.max_speed = speed;
         s.sleeping += st.asleep;
     }
+    s.contact_overflow = rb_world_contact_overflow(w);
     /* the lowest point of any particle: its centre less its shape's radius */
     float *p = malloc(sizeof(float) * 3 * (s.particles ? s.particles : 1));
     const uint32_t *first = rb_world_body_first_particle(w), *shapes = rb_world_body_shapes(w);

@@ -45,12 +45,13 @@ typedef struct rb_run_stats {
 /* The state at the end of a run. */
 typedef struct rb_run_summary {
     uint32_t bodies, particles;
-    float max_speed;   /* m/s, the fastest body */
-    float min_y;       /* m, the lowest point of any particle (its centre less the radius); 0 without bodies */
-    uint32_t sleeping; /* bodies asleep at the end */
-    bool nan;          /* any body state or particle position not finite */
-    uint64_t digest;   /* rb_world_digest */
-    bool ok;           /* false if reading the state failed */
+    float max_speed;           /* m/s, the fastest body */
+    float min_y;               /* m, the lowest point of any particle (its centre less the radius); 0 without bodies */
+    uint32_t sleeping;         /* bodies asleep at the end */
+    uint64_t contact_overflow; /* contacts that found no history slot (rb_world_contact_overflow) */
+    bool nan;                  /* any body state or particle position not finite */
+    uint64_t digest;           /* rb_world_digest */
+    bool ok;                   /* false if reading the state failed */
 } rb_run_summary;
 
 typedef struct rb_run rb_run;
