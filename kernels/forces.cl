@@ -65,10 +65,8 @@ static inline rb_side rb_side_of(const rb_sorted *in, const uint b, const float3
 /* The particle whose force is summed, its history and its sums. */
 typedef struct rb_summing {
     rb_side side;                 /* its particle and body (side.p, side.v, side.w, side.m, side.r, side.body) */
-    float3 p;                     /* side.p */
     float slip;                   /* its body's slip scale */
     float reach2;                 /* (r + the largest radius)^2: no particle farther touches it */
-    uint b;                       /* its body */
     __constant const float4 *row; /* the pair table's rows of its body's material */
     bool sleeping, wake;
     float3 f, t;          /* force, and moment about the particle's centre */
@@ -119,7 +117,7 @@ static inline void rb_keep(rb_summing *q, const uint key, const uint match, cons
 static inline __attribute__((always_inline)) void rb_visit_slot(rb_summing *q, const rb_sorted *in, const uint j,
                                                                 const uint row_key, const float sleep_speed,
                                                                 const float sleep_time, const float dt) {
-    const float3 sep = rb_separation(q->p, (float3)(in->x[j], in->y[j], in->z[j]));
+    const float3 sep = rb_separation(q->side.p, (float3)(in->x[j], in->y[j], in->z[j]));
     const float dist2 = rb_length2(sep);
     const float4 vj = in->vel[j];
     const uint cell = as_uint(vj.w), bj = in->body[j];
@@ -158,10 +156,10 @@ static inline __attribute__((always_inline)) void rb_visit_run(rb_summing *q, co
     const float reach2 = q->reach2;
     for (; s < end; s += 8u) {
         /* rb_separation and rb_length2 of eight slots: the same operations */
-        const float8 x = vload8(0, in->x + s) - q->p.x, y = vload8(0, in->y + s) - q->p.y,
-                     z = vload8(0, in->z + s) - q->p.z;
+        const float8 x = vload8(0, in->x + s) - q->side.p.x, y = vload8(0, in->y + s) - q->side.p.y,
+                     z = vload8(0, in->z + s) - q->side.p.z;
         const float8 dist2 = x * x + y * y + z * z;
-        const int8 near = (dist2 < reach2) & (as_int8(vload8(0, in->body + s)) != (int)q->b) &
+        const int8 near = (dist2 < reach2) & (as_int8(vload8(0, in->body + s)) != (int)q->side.body) &
                           ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - s));
         /* lane k's bit, OR-ed across the lanes as halves of halves */
         const ulong4 bit = as_ulong4(near & (int8)(1, 2, 4, 8, 16, 32, 64, 128));
@@ -188,9 +186,9 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     const rb_sorted in = {sorted_x,   sorted_y,   sorted_z,         sorted_body,   sorted_vel,   sorted_index, body_pos,
                           body_frame, body_omega, body_inv_inertia, body_material, body_support, body_contact};
     rb_summing q;
-    q.b = sorted_body[s];
+    const uint b = sorted_body[s];
     const uint i = sorted_index[s];
-    if (isinf(body_inv_inertia[q.b].w)) { /* a static or kinematic body's */
+    if (isinf(body_inv_inertia[b].w)) { /* a static or kinematic body's */
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, force);
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, moment);
         if (commit) {
@@ -199,14 +197,14 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
         }
         return;
     }
-    q.p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
-    q.side = rb_side_of(&in, q.b, q.p, sorted_vel[s].xyz);
-    q.slip = body_contact[q.b].y;
+    const float3 p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
+    q.side = rb_side_of(&in, b, p, sorted_vel[s].xyz);
+    q.slip = body_contact[b].y;
     const float reach = q.side.r + max_radius; /* >= r + r_j for every j: rounding keeps the order */
     q.reach2 = reach * reach;
-    const uint material = body_material[q.b];
+    const uint material = body_material[b];
     q.row = rates + material * RB_MAX_MATERIALS;
-    const float4 x = body_pos[q.b];
+    const float4 x = body_pos[b];
     q.sleeping = rb_asleep(x.w, sleep_time);
     q.wake = false;
     q.f = (float3)(0.0f, 0.0f, 0.0f);
@@ -217,7 +215,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     q.disp = disp + (size_t)i * (RB_CONTACT_SLOTS * 3u);
     q.commit = commit != 0u;
     q.support = 0.0f;
-    const int3 c = rb_cell_of(q.p, inv_cell);
+    const int3 c = rb_cell_of(p, inv_cell);
     const uint buckets = mask + 1u;
 
     for (int dz = -1; dz <= 1; dz++)
@@ -244,10 +242,10 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,
      * as the reference forms it from the particle's position. */
-    const float3 lever = (float3)(q.p.x - x.x, q.p.y - x.y, q.p.z - x.z), lf = rb_cross(lever, q.f);
+    const float3 lever = (float3)(p.x - x.x, p.y - x.y, p.z - x.z), lf = rb_cross(lever, q.f);
     vstore3(q.f, i, force); /* packed xyz: 12 bytes a particle, in index order */
     vstore3((float3)(lf.x + q.t.x, lf.y + q.t.y, lf.z + q.t.z), i, moment);
-    if (q.wake) wake_body[q.b] = 1u;
+    if (q.wake) wake_body[b] = 1u;
     if (!commit) return;
     keys[i] = q.kept;
     support[i] = q.support;

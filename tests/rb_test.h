@@ -86,6 +86,57 @@ static inline uint32_t rb_test_add_lattice(rb_world *w, int n, float radius, flo
     return (uint32_t)s;
 }
 
+/* A box of nx x ny x nz particles of radius r one diameter apart, 64 kg a
+ * particle (the registry's density), with its exact inertia: the point
+ * masses plus each particle's own 2/5 m r^2. */
+static inline uint32_t rb_test_add_box(rb_world *w, int nx, int ny, int nz, float r) {
+    const float m = 64.0f;
+    const int n = nx * ny * nz;
+    float *p = malloc(sizeof(float) * 3 * (size_t)n), I[3] = {0, 0, 0};
+    for (int i = 0, k = 0; i < nx; i++)
+        for (int j = 0; j < ny; j++)
+            for (int l = 0; l < nz; l++, k++) {
+                float *q = &p[3 * k];
+                q[0] = 2 * r * (i - 0.5f * (nx - 1)), q[1] = 2 * r * (j - 0.5f * (ny - 1));
+                q[2] = 2 * r * (l - 0.5f * (nz - 1));
+                I[0] += m * (q[1] * q[1] + q[2] * q[2]) + 0.4f * m * r * r;
+                I[1] += m * (q[0] * q[0] + q[2] * q[2]) + 0.4f * m * r * r;
+                I[2] += m * (q[0] * q[0] + q[1] * q[1]) + 0.4f * m * r * r;
+            }
+    rb_shape_data d = {(uint32_t)n, p, m * (float)n, {I[0], I[1], I[2]}, r};
+    int s = rb_world_add_shape(w, &d);
+    free(p);
+    assert_true(s >= 0);
+    return (uint32_t)s;
+}
+
+/* Steps a body falling onto the ground plane (particles of radius r) until
+ * it has touched and left it again: *depth the deepest any particle's
+ * surface went into the ground (r - its centre's height), m; *e the
+ * centre's speed up when the last particle left the ground over its speed
+ * down when the first touched (for a landing that does not turn it). */
+static inline void rb_test_landing(rb_world *w, rb_body_id id, float r, float *depth, float *e) {
+    const uint32_t np = rb_world_particle_count(w);
+    float *p = malloc(sizeof(float) * 3 * np), impact = 0.0f, rebound = 0.0f;
+    int phase = 0; /* 0: falling, 1: on the ground, 2: left it */
+    *depth = 0.0f;
+    for (int step = 0; step < 5000 && phase < 2; step++) {
+        rb_body_state b;
+        assert_true(rb_world_get_body_by_id(w, id, &b));
+        assert_true(rb_world_read_particles(w, p));
+        float low = INFINITY;
+        for (uint32_t i = 0; i < np; i++) low = fminf(low, p[3 * i + 1]);
+        const bool touching = low < r;
+        if (phase == 0 && touching) phase = 1, impact = -b.velocity[1];
+        if (phase == 1) *depth = fmaxf(*depth, r - low);
+        if (phase == 1 && !touching) phase = 2, rebound = b.velocity[1];
+        if (phase < 2) assert_true(rb_world_step(w, 1));
+    }
+    assert_int_equal(phase, 2);
+    *e = rebound / impact;
+    free(p);
+}
+
 static inline rb_body_id rb_test_add_body(rb_world *w, uint32_t shape, float x, float y, float z) {
     rb_body_desc d = {.shape = shape, .position = {x, y, z}};
     rb_body_id id = rb_world_add_body(w, &d);

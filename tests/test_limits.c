@@ -203,25 +203,7 @@ static void corner_landing(rb_registry *reg, int n, float *depth, float *e) {
                       .velocity = {0.0f, -sqrtf(2.0f * 9.81f * 20.0f), 0.0f}};
     rb_body_id id = rb_world_add_body(w, &d);
     assert_int_not_equal(id.generation, 0);
-    const uint32_t np = rb_world_particle_count(w);
-    float *p = malloc(sizeof(float) * 3 * np), impact = 0.0f, rebound = 0.0f;
-    int phase = 0; /* 0: falling, 1: on the ground, 2: left it */
-    *depth = 0.0f;
-    for (int step = 0; step < 2000 && phase < 2; step++) {
-        rb_body_state b;
-        assert_true(rb_world_get_body_by_id(w, id, &b));
-        assert_true(rb_world_read_particles(w, p));
-        float low = INFINITY;
-        for (uint32_t i = 0; i < np; i++) low = fminf(low, p[3 * i + 1]);
-        const bool touching = low < r;
-        if (phase == 0 && touching) phase = 1, impact = -b.velocity[1];
-        if (phase == 1) *depth = fmaxf(*depth, r - low);
-        if (phase == 1 && !touching) phase = 2, rebound = b.velocity[1];
-        if (phase < 2) assert_true(rb_world_step(w, 1));
-    }
-    assert_int_equal(phase, 2);
-    *e = rebound / impact;
-    free(p);
+    rb_test_landing(w, id, r, depth, e);
     rb_world_destroy(w);
 }
 

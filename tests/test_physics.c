@@ -535,29 +535,6 @@ static void test_sleep_and_wake(void **state) {
 
 /* ---- static and kinematic bodies ---- */
 
-/* A box of nx x ny x nz particles one diameter apart (mass 64 kg a particle,
- * the inertia of the point masses plus each particle's own). */
-static uint32_t add_box_shape(rb_world *w, int nx, int ny, int nz) {
-    const float r = rb_world_get_desc(w)->particle_radius, m = 64.0f;
-    const int n = nx * ny * nz;
-    float *p = malloc(sizeof(float) * 3 * (size_t)n), I[3] = {0, 0, 0};
-    for (int i = 0, k = 0; i < nx; i++)
-        for (int j = 0; j < ny; j++)
-            for (int l = 0; l < nz; l++, k++) {
-                float *q = &p[3 * k];
-                q[0] = 2 * r * (i - 0.5f * (nx - 1)), q[1] = 2 * r * (j - 0.5f * (ny - 1));
-                q[2] = 2 * r * (l - 0.5f * (nz - 1));
-                I[0] += m * (q[1] * q[1] + q[2] * q[2]) + 0.4f * m * r * r;
-                I[1] += m * (q[0] * q[0] + q[2] * q[2]) + 0.4f * m * r * r;
-                I[2] += m * (q[0] * q[0] + q[1] * q[1]) + 0.4f * m * r * r;
-            }
-    rb_shape_data d = {(uint32_t)n, p, m * (float)n, {I[0], I[1], I[2]}, 0.0f};
-    int s = rb_world_add_shape(w, &d);
-    free(p);
-    assert_true(s >= 0);
-    return (uint32_t)s;
-}
-
 static rb_body_id add_kind(rb_world *w, uint32_t shape, rb_body_kind kind, float x, float y, float z, float vx) {
     rb_body_desc d = {.shape = shape, .position = {x, y, z}, .velocity = {vx, 0, 0}, .kind = kind};
     rb_body_id id = rb_world_add_body(w, &d);
@@ -587,7 +564,8 @@ static void test_rest_on_static(void **state) {
     rb_world *w = rb_test_world(desc);
     rb_registry *reg = rb_test_registry();
     const float r = desc.particle_radius, d = 2 * r;
-    const uint32_t cube = rb_test_add_shape(w, reg, "cube"), block = add_box_shape(w, 7, 7, 7);
+    const uint32_t cube = rb_test_add_shape(w, reg, "cube"),
+                   block = rb_test_add_box(w, 7, 7, 7, rb_world_get_desc(w)->particle_radius);
     rb_body_id base = add_kind(w, block, RB_BODY_STATIC, 0.0f, 2.0f, 0.0f, 0.0f);
     const float top_row = 2.0f + 6 * r, rest_gap = sqrtf(d * d - 2 * r * r);
     rb_body_id id = rb_test_add_body(w, cube, r, top_row + rest_gap + d + 0.3f, r);
@@ -667,7 +645,8 @@ static void test_kinematic_pushes(void **state) {
     rb_world *w = rb_test_world(desc);
     rb_registry *reg = rb_test_registry();
     const float r = desc.particle_radius;
-    const uint32_t cube = rb_test_add_shape(w, reg, "cube"), slab = add_box_shape(w, 1, 3, 3);
+    const uint32_t cube = rb_test_add_shape(w, reg, "cube"),
+                   slab = rb_test_add_box(w, 1, 3, 3, rb_world_get_desc(w)->particle_radius);
     rb_body_id id = rb_test_add_body(w, cube, 0.0f, 3 * r, 0.0f);
     assert_true(rb_world_step(w, 500));
     assert_true(body(w, id).asleep);
@@ -716,7 +695,7 @@ static void test_kinematic_pushes(void **state) {
 static rb_world *sleeping_block(rb_body_id *id, uint32_t *sphere) {
     const float r = rb_default_world_desc().particle_radius;
     rb_world *w = rb_test_world(rb_default_world_desc());
-    const uint32_t block = add_box_shape(w, 6, 6, 6);
+    const uint32_t block = rb_test_add_box(w, 6, 6, 6, rb_world_get_desc(w)->particle_radius);
     *sphere = add_sphere_shape(w);
     *id = rb_test_add_body(w, block, 0.0f, 6 * r, 0.0f);
     assert_true(rb_world_step(w, 500));

@@ -164,30 +164,6 @@ static void test_stiff_tower_of_twenty_stands(void **state) {
     assert_true(s.watched >= 30.0f);
 }
 
-/* A box of nx x ny x nz particles of radius r one diameter apart, 64 kg a
- * particle (the registry's density), with its exact inertia: the point
- * masses plus each particle's own 2/5 m r^2. */
-static uint32_t add_box_shape(rb_world *w, int nx, int ny, int nz) {
-    const float m = 64.0f;
-    const int n = nx * ny * nz;
-    float *p = malloc(sizeof(float) * 3 * (size_t)n), I[3] = {0, 0, 0};
-    for (int i = 0, k = 0; i < nx; i++)
-        for (int j = 0; j < ny; j++)
-            for (int l = 0; l < nz; l++, k++) {
-                float *q = &p[3 * k];
-                q[0] = 2 * r * (i - 0.5f * (nx - 1)), q[1] = 2 * r * (j - 0.5f * (ny - 1));
-                q[2] = 2 * r * (l - 0.5f * (nz - 1));
-                I[0] += m * (q[1] * q[1] + q[2] * q[2]) + 0.4f * m * r * r;
-                I[1] += m * (q[0] * q[0] + q[2] * q[2]) + 0.4f * m * r * r;
-                I[2] += m * (q[0] * q[0] + q[1] * q[1]) + 0.4f * m * r * r;
-            }
-    rb_shape_data d = {(uint32_t)n, p, m * (float)n, {I[0], I[1], I[2]}, r};
-    int s = rb_world_add_shape(w, &d);
-    free(p);
-    assert_true(s >= 0);
-    return (uint32_t)s;
-}
-
 enum { WALL_ROWS = 5, WALL_COLUMNS = 10 };
 
 /* A wall of WALL_ROWS rows of WALL_COLUMNS bricks along x, in running bond,
@@ -206,7 +182,7 @@ enum { WALL_ROWS = 5, WALL_COLUMNS = 10 };
  * the friction (in assets/scenes/brick_wall.json static towers hold the
  * ends). Nor the mesh plugin's "brick", which needs assimp. */
 static uint32_t build_wall(rb_world *w) {
-    const uint32_t brick = add_box_shape(w, 4, 2, 2), half = add_box_shape(w, 2, 2, 2);
+    const uint32_t brick = rb_test_add_box(w, 4, 2, 2, r), half = rb_test_add_box(w, 2, 2, 2, r);
     const float gap = 0.002f, length = 8 * r, height = 4 * r, pitch = length + gap;
     const float left = -0.5f * (WALL_COLUMNS * pitch - gap); /* the wall's left end */
     uint32_t count = 0;
@@ -391,25 +367,7 @@ static void land(int n, landing how, float *e, float *depth) {
                       .velocity = {0.0f, -sqrtf(2.0f * g * 20.0f), 0.0f}};
     rb_body_id id = rb_world_add_body(w, &d);
     assert_int_not_equal(id.generation, 0);
-    const uint32_t np = rb_world_particle_count(w);
-    float *p = malloc(sizeof(float) * 3 * np), impact = 0.0f, rebound = 0.0f;
-    int phase = 0; /* 0: falling, 1: on the ground, 2: left it */
-    *depth = 0.0f;
-    for (int step = 0; step < 5000 && phase < 2; step++) {
-        rb_body_state b;
-        assert_true(rb_world_get_body_by_id(w, id, &b));
-        assert_true(rb_world_read_particles(w, p));
-        float low = INFINITY;
-        for (uint32_t i = 0; i < np; i++) low = fminf(low, p[3 * i + 1]);
-        const bool touching = low < r;
-        if (phase == 0 && touching) phase = 1, impact = -b.velocity[1];
-        if (phase == 1) *depth = fmaxf(*depth, r - low);
-        if (phase == 1 && !touching) phase = 2, rebound = b.velocity[1];
-        if (phase < 2) assert_true(rb_world_step(w, 1));
-    }
-    assert_int_equal(phase, 2);
-    *e = rebound / impact;
-    free(p);
+    rb_test_landing(w, id, r, depth, e);
     rb_world_destroy(w);
 }
 

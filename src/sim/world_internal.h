@@ -202,7 +202,7 @@ typedef struct rb_backend_vtbl {
      * the overlapping pairs of the backend's grid, see rb_world_contact_pairs. */
     uint32_t (*contact_pairs)(rb_backend *b, const rb_world_data *d, const rb_step_params *p, uint32_t *pairs,
                               uint32_t max_pairs);
-    /* Optional (NULL: the host's particle_slots are the backend's own, as
+    /* Optional (NULL: the host's particle_keys and particle_disp are the backend's own, as
      * the reference's): the contact history read back into the host copy,
      * and written from it (after upload(), which may have made new buffers). */
     bool (*download_slots)(rb_backend *b, rb_world_data *d);
