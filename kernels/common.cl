@@ -213,8 +213,8 @@ static inline float rb_contact_mass(const rb_side *i, const rb_side *j, const fl
  * fast enough to touch it at the next step, within RB_IMMINENT_MARGIN of the
  * largest radius, as rb_contact_imminent (src/sim/contact.h). */
 #define RB_IMMINENT_MARGIN 0.4f
-static inline bool rb_contact_imminent(const float gap, const float vn, const float max_radius, const float dt) {
-    return gap < RB_IMMINENT_MARGIN * max_radius && gap < -vn * dt;
+static inline bool rb_contact_imminent(const float gap, const float vn, const float dt) {
+    return gap < -vn * dt; /* the margin: rb_contact_plane returns before, farther away */
 }
 
 /* The tangential force with memory, as rb_contact_tangential: the kept
@@ -292,7 +292,7 @@ static inline bool rb_contact_plane(const rb_side *i, const float si, const floa
                                vi.z - height * (wi.x * n.y - wi.y * n.x));
     const float vn = n.x * vc.x + n.y * vc.y + n.z * vc.z;
     const bool touch = overlap > 0.0f;
-    if (!touch && !rb_contact_imminent(-overlap, vn, max_radius, dt)) return false;
+    if (!touch && !rb_contact_imminent(-overlap, vn, dt)) return false;
     const float3 l = (float3)(pi.x - height * n.x - i->centre.x, pi.y - height * n.y - i->centre.y,
                               pi.z - height * n.z - i->centre.z);
     const float wp = rb_point_inv_mass(i, l, n);

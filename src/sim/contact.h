@@ -244,7 +244,7 @@ static inline float rb_contact_mass(const rb_contact_side *i, const rb_contact_s
  * support on a face: rb_contact_share.) */
 #define RB_IMMINENT_MARGIN 0.4f
 static inline bool rb_contact_imminent(float gap, float vn, const rb_step_params *p) {
-    return gap < RB_IMMINENT_MARGIN * p->max_radius && gap < -vn * p->dt;
+    return gap < -vn * p->dt; /* the margin: rb_contact_plane returns before, farther away */
 }
 
 /* Force on particle i of a dynamic body from particle j of another body
