@@ -1,11 +1,19 @@
 /* forces.cl - stage 3: the contact force on every particle, and its moment
  * about the body's centre.
  *
- * One work-item per sorted slot, in bucket order: neighbouring work-items
- * sit in one cell or in the next cell of its row along x (rb_cell_hash), so
- * they read the same neighbour runs and those stay in cache. The particle's
- * own position and velocity are its sorted copies (the reference computes
- * the same bits); its force goes to its index (sorted_index).
+ * One work-item a particle, in one of two orders with the same results
+ * (by_particle, set by the host with the kernel set, src/sim/opencl.c):
+ * - slot order, on a GPU: work-item s takes sorted slot s, in bucket order:
+ *   neighbouring work-items sit in one cell or in the next cell of its row
+ *   along x (rb_cell_hash), so they read the same neighbour runs, and the
+ *   particle's own position and velocity are its sorted copies;
+ * - particle order, on a CPU: work-item i takes particle i, whose own
+ *   values (stage 1's, grid.cl), history slots, force and moment are then
+ *   read and written in order, and a body's particles, neighbours in space,
+ *   follow one another. Its history read in slot order was a cache miss a
+ *   particle: a third of PoCL's force pass.
+ * Its position is its body's centre plus its offset, summed as rb_reorder
+ * sums it, so both orders compute the reference's bits.
  *
  * The 27 neighbour cells are read as 9 rows of three: cells x - 1, x, x + 1
  * of a row fill consecutive buckets, so a row is one run of sorted slots
@@ -180,14 +188,15 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         const float dt, const float sleep_speed, const float sleep_time, __global float *force,
                         __global float *moment, __global uint *wake_body, const uint stride_z, const uint stride_y,
                         __global const float4 *body_frame, __global const float *body_support, __global uint4 *keys,
-                        __global float *disp, __global float *support, __global uint *overflow, const uint commit) {
+                        __global float *disp, __global float *support, __global uint *overflow, const uint commit,
+                        __global const uint *particle_body, const uint by_particle) {
     const uint s = get_global_id(0);
     if (s >= n) return;
     const rb_sorted in = {sorted_x,   sorted_y,   sorted_z,         sorted_body,   sorted_vel,   sorted_index, body_pos,
                           body_frame, body_omega, body_inv_inertia, body_material, body_support, body_contact};
     rb_summing q;
-    const uint b = sorted_body[s];
-    const uint i = sorted_index[s];
+    const uint i = by_particle ? s : sorted_index[s];
+    const uint b = by_particle ? particle_body[i] : sorted_body[s];
     if (isinf(body_inv_inertia[b].w)) { /* a static or kinematic body's */
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, force);
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, moment);
@@ -197,8 +206,17 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
         }
         return;
     }
-    const float3 p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
-    q.side = rb_side_of(&in, b, p, sorted_vel[s].xyz);
+    float3 p, v;
+    if (by_particle) { /* stage 1's values in the force and moment buffers (grid.cl), as rb_reorder sums them */
+        const float4 x = body_pos[b];
+        const float3 rel = vload3(i, force);
+        p = (float3)(x.x + rel.x, x.y + rel.y, x.z + rel.z);
+        v = vload3(i, moment);
+    } else {
+        p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
+        v = sorted_vel[s].xyz;
+    }
+    q.side = rb_side_of(&in, b, p, v);
     q.slip = body_contact[b].y;
     const float reach = q.side.r + max_radius; /* >= r + r_j for every j: rounding keeps the order */
     q.reach2 = reach * reach;

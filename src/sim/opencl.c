@@ -45,9 +45,10 @@
 #define RB_SCAN_BLOCK (4u * RB_SCAN_GROUP)
 
 /* Kernels. Each device runs one of two sets, with the same results: the
- * CPU kernels (the chunk scan, the reorder in particle order, the work-group
- * a body integration) or the GPU kernels (the block scan, the reorder in
- * slot order, the work-item a body integration). See grid.cl and
+ * CPU kernels (the chunk scan, the reorder and the force pass in particle
+ * order, the work-group a body integration) or the GPU kernels (the block
+ * scan, the reorder and the force pass in slot order, the work-item a body
+ * integration). See grid.cl and
  * integrate.cl. */
 enum {
     K_HASH,
@@ -398,6 +399,7 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const cl_float max_radius = p->max_radius, dt = p->dt;
     const cl_float sleep_speed = p->sleep_speed, sleep_time = p->sleep_time, wake_accel = p->wake_accel;
     const cl_float support_keep = p->support_keep;
+    const cl_uint by_particle = o->gpu_kernels ? 0u : 1u;
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
 
@@ -446,7 +448,7 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_FORCES, 24, wake) && ARG_VAL(K_FORCES, 25, o->stride_z) && ARG_VAL(K_FORCES, 26, o->stride_y) &&
          ARG_MEM(K_FORCES, 27, body_frame) && ARG_MEM(K_FORCES, 28, body_support) && ARG_MEM(K_FORCES, 29, keys) &&
          ARG_MEM(K_FORCES, 30, disp) && ARG_MEM(K_FORCES, 31, support) && ARG_MEM(K_FORCES, 32, overflow) &&
-         ARG_VAL(K_FORCES, 33, commit);
+         ARG_VAL(K_FORCES, 33, commit) && ARG_MEM(K_FORCES, 34, particle_body) && ARG_VAL(K_FORCES, 35, by_particle);
 
     const int ki = integrate_kernel(o);
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
