@@ -29,6 +29,7 @@ void rb_scene_destroy(rb_scene *s) {
     if (!s) return;
     free(s->bodies);
     free(s->contacts);
+    free(s->debris);
     free(s);
 }
 

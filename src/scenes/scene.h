@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "debris.h"
 #include "entities.h"
 #include "shapes/shapes.h"
 #include "sim/world.h"
@@ -45,6 +46,7 @@ typedef struct rb_scene_body {
     float angular_momentum[3]; /* world frame, kg m^2/s */
     float sleep_timer;         /* s the body has been slow */
     float support;             /* rb_body_state.support (dynamic bodies); 0: none yet, as a new body has */
+    float lifetime;            /* s; 0: none. A body with one is debris (debris.h, rb_debris_track) */
 } rb_scene_body;
 
 typedef struct rb_scene {
@@ -60,6 +62,9 @@ typedef struct rb_scene {
      * bodies' particles in body order. */
     rb_contact_memory *contacts;
     uint32_t contact_count;
+    /* Debris effects (debris.h): the `emitters`, `fields` and `debris` keys;
+     * NULL when the scene has none of them and no body has a lifetime. */
+    rb_debris_desc *debris;
 } rb_scene;
 
 /* Reads a scene file; shapes are checked against the registry (and sized by

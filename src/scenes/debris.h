@@ -1,0 +1,140 @@
+/* debris.h - debris effects: emitters that spawn bodies, lifetimes that
+ * remove them, fields that push them (docs/debris.md).
+ *
+ * All of it runs on the host, between calls to rb_world_step(), on a fixed
+ * clock of its own: every `tick_steps` steps (about 1/60 s) it reads the
+ * bodies back once if it needs them, removes the bodies whose time is up,
+ * spawns what the emitters owe, and sets the fields' forces, which the world
+ * holds through the next tick's steps. Ticks fall on step counts, not on how
+ * the caller splits its steps, so a scene gives the same bodies and the same
+ * digest however it is stepped (sandbox, headless, benchmark) and on every
+ * backend (spawns come from each emitter's own seeded generator, and fields
+ * act on state the backends compute bit for bit alike).
+ *
+ * A scene's `emitters`, `fields` and `debris` keys and each body's
+ * `lifetime` fill an rb_debris_desc (src/scenes/debris_read.c). */
+#ifndef RB_DEBRIS_H
+#define RB_DEBRIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "entities.h"
+#include "sim/world.h"
+
+#define RB_DEBRIS_MAX_EMITTERS 32u
+#define RB_DEBRIS_MAX_FIELDS 32u
+#define RB_DEBRIS_MAX_KILL_REGIONS 16u
+#define RB_DEBRIS_MAX_CHOICES 8u
+#define RB_DEBRIS_NAME_SIZE 64
+/* The last seconds of a body's lifetime, over which it is drawn fading. */
+#define RB_DEBRIS_FADE 0.5f
+
+/* Where an emitter spawns: a point, a box (centre, half extents) or a disc
+ * (centre, radius, in the plane normal to the emitter's direction). */
+typedef enum rb_region_kind { RB_REGION_POINT = 0, RB_REGION_BOX, RB_REGION_DISC } rb_region_kind;
+
+typedef struct rb_region {
+    rb_region_kind kind;
+    float centre[3];
+    float half[3]; /* box: half extents, m */
+    float radius;  /* disc: m */
+} rb_region;
+
+/* One entry of an emitter's weighted list of shapes. */
+typedef struct rb_emit_choice {
+    char shape[RB_DEBRIS_NAME_SIZE]; /* a registry shape's name */
+    float scale;                     /* times the shape's size, as rb_entities_spawn_scaled */
+    float weight;                    /* > 0; chances are weight / the sum */
+} rb_emit_choice;
+
+typedef struct rb_emitter {
+    rb_region region;
+    float rate;         /* bodies a second, > 0 */
+    uint32_t max_alive; /* its bodies alive at once at most; 0: no cap */
+    rb_emit_choice choices[RB_DEBRIS_MAX_CHOICES];
+    uint32_t choice_count; /* >= 1 */
+    float direction[3];    /* unit vector: the cone's axis */
+    float speed;           /* m/s along a direction in the cone */
+    float speed_spread;    /* speed varies by up to +- this, m/s (never below 0) */
+    float cone;            /* half angle, radians, 0..pi */
+    float spin;            /* angular speed up to this, rad/s, about a random axis */
+    float lifetime;        /* s its bodies live; 0: until something else removes them */
+    float start, duration; /* s of simulated time it emits from, and for; duration 0: for ever */
+    uint64_t seed;
+} rb_emitter;
+
+typedef enum rb_field_kind {
+    RB_FIELD_RADIAL = 0, /* an explosion: out from centre */
+    RB_FIELD_WIND,       /* a drag towards a wind velocity */
+    RB_FIELD_VORTEX,     /* a swirl about an axis through centre */
+} rb_field_kind;
+
+typedef struct rb_field {
+    rb_field_kind kind;
+    float centre[3];
+    float radius;          /* m, > 0: nothing beyond it is touched (wind: 0 = everywhere) */
+    float start, duration; /* s; radial impulse: acts once, at start; others act over [start, start + duration), 0 = for ever */
+    /* radial: strength is an impulse (N s) a body at the centre gets if
+     * `impulse`, else a force (N) held over the duration; falloff: scaled by
+     * (1 - d / radius)^falloff; up: the direction's upward part added, then
+     * the direction normalised. */
+    float strength;
+    bool impulse;
+    float falloff;
+    float up;
+    /* wind: velocity (m/s); drag: N per (m/s)^2 per m^2 of the body's cross
+     * section (about half the air's density times a drag coefficient). */
+    float velocity[3];
+    float drag;
+    /* vortex: axis (unit) through centre; strength is the swirl's speed
+     * (m/s) at the radius, approached at rate `drag` (1/s). */
+    float axis[3];
+} rb_field;
+
+/* A box a body's centre must not enter: it is removed there. */
+typedef struct rb_kill_region {
+    float min[3], max[3];
+} rb_kill_region;
+
+typedef struct rb_debris_desc {
+    rb_emitter emitters[RB_DEBRIS_MAX_EMITTERS];
+    uint32_t emitter_count;
+    rb_field fields[RB_DEBRIS_MAX_FIELDS];
+    uint32_t field_count;
+    rb_kill_region kill[RB_DEBRIS_MAX_KILL_REGIONS];
+    uint32_t kill_count;
+    uint32_t max_bodies;  /* 0: no cap; else the oldest debris goes first */
+    float remove_asleep;  /* s: debris asleep this long is removed; 0: never */
+} rb_debris_desc;
+
+typedef struct rb_debris rb_debris;
+
+/* Debris for a world whose bodies were made through `entities` (it must
+ * outlive the debris). Shapes the emitters name must be in the table: NULL
+ * with "emitters[k].shapes[j]: no shape 'x'" in err otherwise. */
+rb_debris *rb_debris_create(const rb_debris_desc *desc, rb_entities *entities, char *err, size_t err_size);
+void rb_debris_destroy(rb_debris *d);
+
+/* Makes a body in the world debris with a lifetime (s; 0: none, but the
+ * body cap and sleep removal still count it): a scene body's `lifetime`. */
+bool rb_debris_track(rb_debris *d, rb_body_id id, float lifetime);
+
+/* Advances the world by `steps` steps, ticking the debris on its clock.
+ * False on a backend failure (logged). */
+bool rb_debris_step(rb_debris *d, uint32_t steps);
+
+/* Simulated time since the debris began, s. */
+double rb_debris_time(const rb_debris *d);
+/* Debris bodies alive now, spawned and removed in all. */
+uint32_t rb_debris_alive(const rb_debris *d);
+uint64_t rb_debris_spawned(const rb_debris *d);
+uint64_t rb_debris_removed(const rb_debris *d);
+/* How much of a body is drawn, 1 down to 0 over its last RB_DEBRIS_FADE s;
+ * 1 for a body that is not debris or has no lifetime. */
+float rb_debris_fade(const rb_debris *d, rb_body_id id);
+/* True if field k acts at the current time (the sandbox draws its extent). */
+bool rb_debris_field_active(const rb_debris *d, uint32_t k);
+const rb_debris_desc *rb_debris_get_desc(const rb_debris *d);
+
+#endif
