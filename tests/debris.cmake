@@ -1,1 +1,6 @@
 # Debris effects at run time (tests/test_debris.c): emitters, lifetimes, fields.
+rb_add_test(test_debris SOURCES test_debris.c LIBS rubble_scenes rubble_shapes rubble_sim rubble_base TIMEOUT 600)
+target_compile_definitions(test_debris PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
+add_dependencies(test_debris cube cube2)
+add_test(NAME test_debris_opencl COMMAND test_debris WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+set_tests_properties(test_debris_opencl PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_TEST_BACKEND=opencl" TIMEOUT 600)

@@ -17,6 +17,7 @@
 struct rb_run {
     rb_world *world;
     rb_entities *entities;
+    rb_debris *debris; /* the scene's debris effects, or NULL */
     int added;
 };
 
@@ -48,11 +49,18 @@ rb_run *rb_run_create(const rb_registry *registry, const rb_scene *scene, const 
     }
     err[0] = '\0';
     run->added = (int)rb_scene_build(scene, run->entities, err, err_size);
+    if (err[0]) return run; /* the bodies the world took: the caller says what it refused */
+    run->debris = rb_scene_debris(scene, run->entities, err, err_size);
+    if (err[0]) { /* debris that cannot run here: not run without it */
+        rb_run_destroy(run);
+        return NULL;
+    }
     return run;
 }
 
 void rb_run_destroy(rb_run *run) {
     if (!run) return;
+    rb_debris_destroy(run->debris);
     rb_entities_destroy(run->entities);
     rb_world_destroy(run->world);
     free(run);
@@ -91,7 +99,7 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
     *r = (rb_run_stats){0};
     for (long done = 0; done < steps;) {
         long n = steps - done < RB_RUN_CHUNK ? steps - done : RB_RUN_CHUNK;
-        if (!rb_world_step(w, (uint32_t)n)) return false;
+        if (!(run->debris ? rb_debris_step(run->debris, (uint32_t)n) : rb_world_step(w, (uint32_t)n))) return false;
         done += n;
         double ms[RB_STAGE_COUNT], kms[RB_RUN_MAX_KERNELS];
         rb_world_stage_times(w, ms);

@@ -1,2 +1,478 @@
-/* debris.c - debris effects on the host (see debris.h). */
+/* debris.c - debris effects on the host (see debris.h and docs/debris.md). */
 #include "debris.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+
+/* The debris clock: a tick about every 1/60 s of simulated time. */
+#define RB_DEBRIS_TICK_HZ 60.0
+
+/* A debris body: when it was born, how long it lives, and since when it has slept. */
+typedef struct tracked {
+    rb_body_id id;
+    double born;
+    float lifetime;      /* 0: none */
+    int emitter;         /* -1: a scene body */
+    double asleep_since; /* < 0: awake at the last tick */
+} tracked;
+
+/* A force the world holds through the steps of the current tick. */
+typedef struct held_force {
+    rb_body_id id;
+    float force[3], point[3];
+} held_force;
+
+struct rb_debris {
+    rb_debris_desc desc;
+    rb_entities *entities;
+    rb_world *world;
+    int rows[RB_DEBRIS_MAX_EMITTERS][RB_DEBRIS_MAX_CHOICES]; /* each choice's entity row */
+    uint64_t rng[RB_DEBRIS_MAX_EMITTERS];
+    double owed[RB_DEBRIS_MAX_EMITTERS]; /* bodies an emitter owes, a fraction of one */
+    uint32_t alive_of[RB_DEBRIS_MAX_EMITTERS];
+    bool fired[RB_DEBRIS_MAX_FIELDS]; /* a radial impulse given */
+    tracked *bodies;                  /* in order of birth: the oldest first */
+    uint32_t count, capacity;
+    uint32_t *where; /* a body slot's index in bodies, plus 1; 0: not debris */
+    uint32_t where_size;
+    held_force *held;
+    uint32_t held_count, held_capacity;
+    rb_body_state *states; /* every body, read at a tick that needs them */
+    uint32_t state_capacity;
+    uint64_t steps;       /* steps done */
+    uint64_t ticked_step; /* the step the last tick ran at, + 1; 0: none yet */
+    uint32_t tick_steps;
+    double dt;
+    uint64_t spawned, removed;
+};
+
+/* ---- random numbers: splitmix64 for seeds, xorshift64* for draws ---- */
+
+static uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t next_u64(uint64_t *s) {
+    uint64_t x = *s;
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    *s = x;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Uniform in [0, 1), 24 bits: every value a float holds exactly. */
+static float uniform(uint64_t *s) { return (float)(next_u64(s) >> 40) * (1.0f / 16777216.0f); }
+
+/* ---- small vector helpers ---- */
+
+static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void cross3(const float a[3], const float b[3], float out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Normalises v; false (v unchanged) if it is too short to have a direction. */
+static bool normalise(float v[3]) {
+    const float len = sqrtf(dot3(v, v));
+    if (!(len > 1e-20f)) return false;
+    for (int k = 0; k < 3; k++) v[k] /= len;
+    return true;
+}
+
+/* Two unit vectors that make a right-handed frame with unit n. */
+static void basis(const float n[3], float u[3], float v[3]) {
+    const float a[3] = {fabsf(n[0]) < 0.9f ? 1.0f : 0.0f, fabsf(n[0]) < 0.9f ? 0.0f : 1.0f, 0.0f};
+    cross3(n, a, u);
+    normalise(u);
+    cross3(n, u, v);
+}
+
+/* A uniformly random direction within `cone` radians of unit axis. */
+static void in_cone(uint64_t *s, const float axis[3], float cone, float out[3]) {
+    const float z = 1.0f - uniform(s) * (1.0f - cosf(cone)); /* cos of the angle off the axis */
+    const float phi = 6.2831853f * uniform(s), r = sqrtf(fmaxf(0.0f, 1.0f - z * z));
+    float u[3], v[3];
+    basis(axis, u, v);
+    for (int k = 0; k < 3; k++) out[k] = z * axis[k] + r * (cosf(phi) * u[k] + sinf(phi) * v[k]);
+}
+
+/* ---- the table of debris bodies ---- */
+
+static bool index_slots(rb_debris *d) {
+    uint32_t top = 0;
+    for (uint32_t k = 0; k < d->count; k++)
+        if (d->bodies[k].id.slot + 1u > top) top = d->bodies[k].id.slot + 1u;
+    if (top > d->where_size) {
+        uint32_t *w = realloc(d->where, sizeof *w * top * 2u);
+        if (!w) return false;
+        d->where = w, d->where_size = top * 2u;
+    }
+    memset(d->where, 0, sizeof *d->where * d->where_size);
+    for (uint32_t k = 0; k < d->count; k++) d->where[d->bodies[k].id.slot] = k + 1u;
+    return true;
+}
+
+static const tracked *find(const rb_debris *d, rb_body_id id) {
+    if (id.slot >= d->where_size || d->where[id.slot] == 0) return NULL;
+    const tracked *t = &d->bodies[d->where[id.slot] - 1u];
+    return t->id.generation == id.generation ? t : NULL;
+}
+
+static bool add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emitter) {
+    if (d->count == d->capacity) {
+        const uint32_t cap = d->capacity ? 2u * d->capacity : 64u;
+        tracked *b = realloc(d->bodies, sizeof *b * cap);
+        if (!b) return false;
+        d->bodies = b, d->capacity = cap;
+    }
+    d->bodies[d->count++] = (tracked){id, rb_debris_time(d), lifetime, emitter, -1.0};
+    if (emitter >= 0) d->alive_of[emitter]++;
+    if (id.slot >= d->where_size) return index_slots(d);
+    d->where[id.slot] = d->count;
+    return true;
+}
+
+/* Removes the debris bodies marked (lifetime < 0) from the world and the
+ * table, keeping the others in order of birth. */
+static bool sweep(rb_debris *d) {
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < d->count; k++) {
+        tracked *t = &d->bodies[k];
+        if (t->lifetime >= 0.0f) {
+            d->bodies[kept++] = *t;
+            continue;
+        }
+        if (rb_world_remove_body(d->world, t->id)) d->removed++;
+        if (t->emitter >= 0) d->alive_of[t->emitter]--;
+    }
+    d->count = kept;
+    return index_slots(d);
+}
+
+/* ---- create, destroy ---- */
+
+/* True if point p is inside the solid of one of the world's planes. */
+static bool in_solid(const rb_world_desc *w, const float p[3]) {
+    for (uint32_t k = 0; k < w->plane_count; k++)
+        if (dot3(w->planes[k].normal, p) < w->planes[k].offset) return true;
+    return false;
+}
+
+rb_debris *rb_debris_create(const rb_debris_desc *desc, rb_entities *entities, char *err, size_t err_size) {
+    rb_world *world = rb_entities_world(entities);
+    const rb_world_desc *wd = rb_world_get_desc(world);
+    for (uint32_t e = 0; e < desc->emitter_count; e++) {
+        const rb_emitter *em = &desc->emitters[e];
+        if (in_solid(wd, em->region.centre)) {
+            snprintf(err, err_size, "emitters[%u].region: its centre (%g, %g, %g) is inside a plane's solid", e,
+                     em->region.centre[0], em->region.centre[1], em->region.centre[2]);
+            return NULL;
+        }
+    }
+    rb_debris *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, err_size, "debris: out of memory");
+        return NULL;
+    }
+    d->desc = *desc;
+    d->entities = entities;
+    d->world = world;
+    d->dt = wd->dt;
+    d->tick_steps = (uint32_t)fmax(1.0, floor(1.0 / (RB_DEBRIS_TICK_HZ * d->dt) + 0.5));
+    for (uint32_t e = 0; e < desc->emitter_count; e++) {
+        d->rng[e] = splitmix64(desc->emitters[e].seed) | 1u;
+        for (uint32_t c = 0; c < desc->emitters[e].choice_count; c++) {
+            d->rows[e][c] = rb_entities_find(entities, desc->emitters[e].choices[c].shape);
+            if (d->rows[e][c] < 0) {
+                snprintf(err, err_size, "emitters[%u].shapes[%u]: no shape '%s'", e, c,
+                         desc->emitters[e].choices[c].shape);
+                rb_debris_destroy(d);
+                return NULL;
+            }
+        }
+    }
+    return d;
+}
+
+void rb_debris_destroy(rb_debris *d) {
+    if (!d) return;
+    free(d->bodies);
+    free(d->where);
+    free(d->held);
+    free(d->states);
+    free(d);
+}
+
+bool rb_debris_track(rb_debris *d, rb_body_id id, float lifetime) {
+    return rb_world_body_valid(d->world, id) && !find(d, id) && add_tracked(d, id, lifetime, -1);
+}
+
+/* ---- a tick ---- */
+
+static bool hold(rb_debris *d, rb_body_id id, const float force[3], const float point[3]) {
+    if (d->held_count == d->held_capacity) {
+        const uint32_t cap = d->held_capacity ? 2u * d->held_capacity : 64u;
+        held_force *h = realloc(d->held, sizeof *h * cap);
+        if (!h) return false;
+        d->held = h, d->held_capacity = cap;
+    }
+    held_force *h = &d->held[d->held_count++];
+    h->id = id;
+    memcpy(h->force, force, sizeof h->force);
+    memcpy(h->point, point, sizeof h->point);
+    return true;
+}
+
+static bool active(double t, float start, float duration) {
+    return t >= start && (duration <= 0.0f || t < (double)start + duration);
+}
+
+/* Reads every body's state (one read-back on the OpenCL backend). */
+static bool read_states(rb_debris *d, uint32_t *n) {
+    *n = rb_world_body_count(d->world);
+    if (*n > d->state_capacity) {
+        rb_body_state *s = realloc(d->states, sizeof *s * *n);
+        if (!s) return false;
+        d->states = s, d->state_capacity = *n;
+    }
+    for (uint32_t b = 0; b < *n; b++)
+        if (!rb_world_get_body(d->world, b, &d->states[b])) return false;
+    return true;
+}
+
+static bool in_box(const rb_kill_region *k, const float p[3]) {
+    return p[0] >= k->min[0] && p[0] <= k->max[0] && p[1] >= k->min[1] && p[1] <= k->max[1] && p[2] >= k->min[2] &&
+           p[2] <= k->max[2];
+}
+
+/* Lifetimes, sleep and kill regions: marks the debris bodies whose time is
+ * up; kill regions also take bodies that are not debris. */
+static bool expire(rb_debris *d, double t, const rb_body_state *states, uint32_t n) {
+    for (uint32_t k = 0; k < d->count; k++) {
+        tracked *b = &d->bodies[k];
+        if (b->lifetime > 0.0f && t - b->born >= b->lifetime) b->lifetime = -1.0f;
+    }
+    for (uint32_t b = 0; b < n && states; b++) {
+        const rb_body_state *s = &states[b];
+        const tracked *tc = find(d, s->id);
+        tracked *mine = tc ? &d->bodies[tc - d->bodies] : NULL;
+        if (mine && d->desc.remove_asleep > 0.0f) {
+            if (!s->asleep)
+                mine->asleep_since = -1.0;
+            else if (mine->asleep_since < 0.0)
+                mine->asleep_since = t;
+            else if (t - mine->asleep_since >= d->desc.remove_asleep)
+                mine->lifetime = -1.0f;
+        }
+        if (s->kind != RB_BODY_DYNAMIC) continue;
+        for (uint32_t r = 0; r < d->desc.kill_count; r++)
+            if (in_box(&d->desc.kill[r], s->position)) {
+                if (mine)
+                    mine->lifetime = -1.0f;
+                else if (rb_world_remove_body(d->world, s->id))
+                    d->removed++;
+                break;
+            }
+    }
+    return sweep(d);
+}
+
+/* A spawn point in the emitter's region. */
+static void spawn_point(uint64_t *s, const rb_emitter *em, float p[3]) {
+    const rb_region *r = &em->region;
+    memcpy(p, r->centre, sizeof r->centre);
+    if (r->kind == RB_REGION_BOX) {
+        for (int k = 0; k < 3; k++) p[k] += (2.0f * uniform(s) - 1.0f) * r->half[k];
+    } else if (r->kind == RB_REGION_DISC) {
+        float u[3], v[3];
+        basis(em->direction, u, v);
+        const float rho = r->radius * sqrtf(uniform(s)), phi = 6.2831853f * uniform(s);
+        for (int k = 0; k < 3; k++) p[k] += rho * (cosf(phi) * u[k] + sinf(phi) * v[k]);
+    }
+}
+
+static bool emit_one(rb_debris *d, uint32_t e) {
+    const rb_emitter *em = &d->desc.emitters[e];
+    uint64_t *s = &d->rng[e];
+    float total = 0.0f;
+    for (uint32_t c = 0; c < em->choice_count; c++) total += em->choices[c].weight;
+    float pick = uniform(s) * total;
+    uint32_t c = 0;
+    while (c + 1u < em->choice_count && pick >= em->choices[c].weight) pick -= em->choices[c++].weight;
+    rb_body_desc b = {0};
+    spawn_point(s, em, b.position);
+    float dir[3];
+    in_cone(s, em->direction, em->cone, dir);
+    const float speed = fmaxf(0.0f, em->speed + (2.0f * uniform(s) - 1.0f) * em->speed_spread);
+    float axis[3];
+    in_cone(s, em->direction, 3.14159265f, axis); /* any direction */
+    const float spin = em->spin * uniform(s);
+    /* a random orientation: a random axis and angle */
+    float qa[3];
+    in_cone(s, em->direction, 3.14159265f, qa);
+    const float half = 3.14159265f * uniform(s);
+    for (int k = 0; k < 3; k++) {
+        b.velocity[k] = speed * dir[k];
+        b.angular_velocity[k] = spin * axis[k];
+        b.orientation[k] = sinf(half) * qa[k];
+    }
+    b.orientation[3] = cosf(half);
+    const float scale = em->choices[c].scale;
+    const rb_body_id id = scale == 1.0f ? rb_entities_spawn(d->entities, (uint32_t)d->rows[e][c], &b)
+                                        : rb_entities_spawn_scaled(d->entities, (uint32_t)d->rows[e][c], scale, &b);
+    if (id.generation == 0) return true; /* refused (logged): nothing spawned */
+    d->spawned++;
+    return add_tracked(d, id, em->lifetime, (int)e);
+}
+
+static bool emit(rb_debris *d, double t, double tick_seconds) {
+    for (uint32_t e = 0; e < d->desc.emitter_count; e++) {
+        const rb_emitter *em = &d->desc.emitters[e];
+        if (!active(t, em->start, em->duration)) continue;
+        d->owed[e] += em->rate * tick_seconds;
+        while (d->owed[e] >= 1.0) {
+            d->owed[e] -= 1.0;
+            if (em->max_alive && d->alive_of[e] >= em->max_alive) {
+                d->owed[e] = fmin(d->owed[e], 1.0); /* no burst when room comes */
+                break;
+            }
+            if (!emit_one(d, e)) return false;
+        }
+    }
+    /* the cap on all bodies: the oldest debris first */
+    const uint32_t cap = d->desc.max_bodies;
+    if (cap && rb_world_body_count(d->world) > cap) {
+        uint32_t over = rb_world_body_count(d->world) - cap;
+        for (uint32_t k = 0; k < d->count && over > 0; k++, over--) d->bodies[k].lifetime = -1.0f;
+        return sweep(d);
+    }
+    return true;
+}
+
+/* The fields' pushes on the bodies read at this tick. */
+static bool push(rb_debris *d, double t, const rb_body_state *states, uint32_t n) {
+    rb_world *w = d->world;
+    const uint32_t *first = rb_world_body_first_particle(w);
+    for (uint32_t f = 0; f < d->desc.field_count; f++) {
+        const rb_field *fd = &d->desc.fields[f];
+        const bool once = fd->kind == RB_FIELD_RADIAL && fd->impulse;
+        if (once ? (d->fired[f] || t < fd->start) : !active(t, fd->start, fd->duration)) continue;
+        d->fired[f] = true;
+        for (uint32_t b = 0; b < n; b++) {
+            const rb_body_state *s = &states[b];
+            if (s->kind != RB_BODY_DYNAMIC || !rb_world_body_valid(w, s->id)) continue;
+            float rel[3], out[3] = {0.0f, 0.0f, 0.0f};
+            for (int k = 0; k < 3; k++) rel[k] = s->position[k] - fd->centre[k];
+            const float dist = sqrtf(dot3(rel, rel));
+            if (fd->radius > 0.0f && dist >= fd->radius && fd->kind != RB_FIELD_VORTEX) continue;
+            if (fd->kind == RB_FIELD_RADIAL) {
+                float dir[3] = {rel[0], rel[1], rel[2]};
+                if (!normalise(dir)) dir[0] = 0.0f, dir[1] = 1.0f, dir[2] = 0.0f;
+                dir[1] += fd->up;
+                normalise(dir);
+                const float amount = fd->strength * powf(1.0f - dist / fd->radius, fd->falloff);
+                for (int k = 0; k < 3; k++) out[k] = amount * dir[k];
+                if (once) {
+                    if (!rb_world_apply_impulse(w, s->id, out, s->position)) return false;
+                    continue;
+                }
+            } else if (fd->kind == RB_FIELD_WIND) {
+                /* drag on the body's cross section, taken as a cube's face of
+                 * its particles: pi r^2 N^(2/3) */
+                const uint32_t bi = (uint32_t)(s - states);
+                const float r = rb_world_shape_radius(w, s->shape);
+                const float count = (float)(first[bi + 1] - first[bi]);
+                const float area = 3.14159265f * r * r * cbrtf(count * count);
+                float v[3];
+                for (int k = 0; k < 3; k++) v[k] = fd->velocity[k] - s->velocity[k];
+                const float speed = sqrtf(dot3(v, v));
+                for (int k = 0; k < 3; k++) out[k] = fd->drag * area * speed * v[k];
+            } else { /* vortex: towards a solid swirl within the radius, strength at its edge */
+                const float along = dot3(rel, fd->axis);
+                float radial[3];
+                for (int k = 0; k < 3; k++) radial[k] = rel[k] - along * fd->axis[k];
+                const float rho = sqrtf(dot3(radial, radial));
+                if (rho >= fd->radius || !(rho > 0.0f)) continue;
+                float tangent[3];
+                cross3(fd->axis, radial, tangent);
+                normalise(tangent);
+                const float want = fd->strength * rho / fd->radius, have = dot3(s->velocity, tangent);
+                for (int k = 0; k < 3; k++) out[k] = s->mass * fd->drag * (want - have) * tangent[k];
+            }
+            if (!hold(d, s->id, out, s->position)) return false;
+        }
+    }
+    return true;
+}
+
+static bool needs_states(const rb_debris *d, double t) {
+    if (d->desc.kill_count || d->desc.remove_asleep > 0.0f) return true;
+    for (uint32_t f = 0; f < d->desc.field_count; f++) {
+        const rb_field *fd = &d->desc.fields[f];
+        if (fd->kind == RB_FIELD_RADIAL && fd->impulse ? !d->fired[f] && t >= fd->start
+                                                       : active(t, fd->start, fd->duration))
+            return true;
+    }
+    return false;
+}
+
+static bool tick(rb_debris *d) {
+    const double t = rb_debris_time(d);
+    uint32_t n = 0;
+    const bool read = needs_states(d, t);
+    if (read && !read_states(d, &n)) return false;
+    d->held_count = 0;
+    /* the fields push on the state as read, before bodies come and go */
+    if (read && !push(d, t, d->states, n)) return false;
+    return expire(d, t, read ? d->states : NULL, n) && emit(d, t, d->tick_steps * d->dt);
+}
+
+bool rb_debris_step(rb_debris *d, uint32_t steps) {
+    while (steps > 0) {
+        if (d->steps % d->tick_steps == 0 && d->ticked_step != d->steps + 1u) {
+            if (!tick(d)) return false;
+            d->ticked_step = d->steps + 1u;
+        }
+        /* the tick's forces, held through every call its steps are split into */
+        for (uint32_t k = 0; k < d->held_count; k++)
+            if (rb_world_body_valid(d->world, d->held[k].id))
+                rb_world_apply_force(d->world, d->held[k].id, d->held[k].force, d->held[k].point);
+        uint32_t n = d->tick_steps - (uint32_t)(d->steps % d->tick_steps);
+        if (n > steps) n = steps;
+        if (!rb_world_step(d->world, n)) return false;
+        d->steps += n;
+        steps -= n;
+    }
+    return true;
+}
+
+/* ---- what is there ---- */
+
+double rb_debris_time(const rb_debris *d) { return (double)d->steps * d->dt; }
+uint32_t rb_debris_alive(const rb_debris *d) { return d->count; }
+uint64_t rb_debris_spawned(const rb_debris *d) { return d->spawned; }
+uint64_t rb_debris_removed(const rb_debris *d) { return d->removed; }
+const rb_debris_desc *rb_debris_get_desc(const rb_debris *d) { return &d->desc; }
+
+float rb_debris_fade(const rb_debris *d, rb_body_id id) {
+    const tracked *t = find(d, id);
+    if (!t || t->lifetime <= 0.0f) return 1.0f;
+    const double left = t->born + t->lifetime - rb_debris_time(d);
+    return (float)fmin(1.0, fmax(0.0, left / RB_DEBRIS_FADE));
+}
+
+bool rb_debris_field_active(const rb_debris *d, uint32_t k) {
+    if (k >= d->desc.field_count) return false;
+    const rb_field *f = &d->desc.fields[k];
+    const double t = rb_debris_time(d);
+    if (f->kind == RB_FIELD_RADIAL && f->impulse) return t >= f->start && t < (double)f->start + 0.25;
+    return active(t, f->start, f->duration);
+}

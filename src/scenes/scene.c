@@ -33,6 +33,21 @@ void rb_scene_destroy(rb_scene *s) {
     free(s);
 }
 
+rb_debris *rb_scene_debris(const rb_scene *s, rb_entities *t, char *err, size_t err_size) {
+    if (err_size) err[0] = '\0';
+    if (!s->debris) return NULL;
+    char why[256];
+    rb_debris *d = rb_debris_create(s->debris, t, why, sizeof why);
+    if (!d) {
+        snprintf(err, err_size, "%s: %s", s->name, why);
+        return NULL;
+    }
+    rb_world *w = rb_entities_world(t);
+    for (uint32_t b = 0; b < s->body_count && b < rb_world_body_count(w); b++)
+        if (s->bodies[b].lifetime > 0.0f) rb_debris_track(d, rb_world_body_id(w, b), s->bodies[b].lifetime);
+    return d;
+}
+
 /* ---- scenes made here ---- */
 
 rb_scene *rb_scene_formation(const rb_registry *registry, const char *shape, int formation, int n, char *err,

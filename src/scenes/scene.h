@@ -97,6 +97,13 @@ rb_world_desc rb_scene_world_desc(const rb_scene *scene, const rb_world_desc *ba
  * and returns 0, with the reason in err. */
 uint32_t rb_scene_build(const rb_scene *scene, rb_entities *entities, char *err, size_t err_size);
 
+/* The scene's debris effects (debris.h) for a world it was built into with
+ * rb_scene_build (the first bodies the world holds are the scene's, in
+ * order): its emitters, fields and rules, and its bodies with a lifetime.
+ * NULL with err empty when the scene has none; NULL with the reason in err
+ * when they cannot run in this world. */
+rb_debris *rb_scene_debris(const rb_scene *scene, rb_entities *entities, char *err, size_t err_size);
+
 /* Writes the world as a scene file: its settings, every body's full state
  * in body order and the contact history, so loading it and stepping gives
  * the same digest as stepping on. Written to a temporary file and renamed,

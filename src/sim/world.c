@@ -354,7 +354,9 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     }
     const world_shape *s = &w->shapes[bd->shape];
     rb_world_data *d = &w->d;
-    if (!host_current(w) || !reserve_bodies(w, d->body_count + 1) ||
+    /* the history too: once the counts change, the backend's no longer matches
+     * the host's, and a removal before the next step needs it home */
+    if (!host_current(w) || !host_slots_current(w) || !reserve_bodies(w, d->body_count + 1) ||
         !reserve_particles(w, d->particle_count + s->particle_count)) {
         rb_log(RB_LOG_ERROR, "world: cannot add a body (out of memory or backend failure)");
         return null_id;

@@ -1,0 +1,359 @@
+/* Debris effects at run time (src/scenes/debris.c): emitters, lifetimes,
+ * kill regions, the body cap, sleep removal and fields, on the backend
+ * RUBBLE_TEST_BACKEND names (the OpenCL run also checks that the reference
+ * gives the same digest).
+ *
+ * The debris clock ticks every round(1 / (60 dt)) steps: 10 steps, 16 ms at
+ * the default dt of 1.6 ms. What a tick owes is exact in the tolerances
+ * below: an emitter of 500 bodies/s owes 8 a tick. */
+#include "rb_test.h"
+#include "scenes/debris.h"
+#include "scenes/entities.h"
+
+typedef struct fixture {
+    rb_registry *reg;
+    rb_world *world;
+    rb_entities *entities;
+    rb_debris *debris;
+} fixture;
+
+static void open_world(fixture *f, rb_world_desc desc) {
+    f->reg = rb_test_registry();
+    f->world = rb_test_world(desc);
+    f->entities = rb_entities_create(f->reg, f->world);
+    assert_non_null(f->entities);
+}
+
+static void open_debris(fixture *f, const rb_debris_desc *dd) {
+    char err[256];
+    f->debris = rb_debris_create(dd, f->entities, err, sizeof err);
+    if (!f->debris) fail_msg("rb_debris_create: %s", err);
+}
+
+static void close_all(fixture *f) {
+    rb_debris_destroy(f->debris);
+    rb_entities_destroy(f->entities);
+    rb_world_destroy(f->world);
+    rb_registry_destroy(f->reg);
+}
+
+static uint32_t steps_of(float seconds) { return (uint32_t)lroundf(seconds / 0.0016f); }
+
+/* A world without gravity or planes: only the fields move what is in it. */
+static rb_world_desc empty_space(void) {
+    rb_world_desc d = rb_default_world_desc();
+    d.gravity[1] = 0.0f;
+    d.plane_count = 0;
+    d.sleep_time = 0.0f;
+    return d;
+}
+
+/* An emitter of cube2 bodies over a 20 x 20 m box 5 m up (they land apart). */
+static rb_emitter rain(float rate, float lifetime) {
+    rb_emitter e = {.region = {RB_REGION_BOX, {0.0f, 5.0f, 0.0f}, {10.0f, 0.5f, 10.0f}, 0.0f},
+                    .rate = rate,
+                    .choice_count = 1,
+                    .direction = {0.0f, 1.0f, 0.0f},
+                    .lifetime = lifetime,
+                    .seed = 7};
+    snprintf(e.choices[0].shape, sizeof e.choices[0].shape, "cube2");
+    e.choices[0].scale = 1.0f, e.choices[0].weight = 1.0f;
+    return e;
+}
+
+/* 500 bodies/s living 2 s: 1,000 alive once the first have died, and the
+ * world holds just those. Within one tick's 8 either way. */
+static void test_emitter_holds_rate_times_lifetime(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    rb_debris_desc dd = {.emitter_count = 1};
+    dd.emitters[0] = rain(500.0f, 2.0f);
+    open_debris(&f, &dd);
+    assert_true(rb_debris_step(f.debris, steps_of(3.0f)));
+    const uint32_t alive = rb_debris_alive(f.debris);
+    print_message("alive after 3 s: %u (spawned %llu, removed %llu)\n", alive,
+                  (unsigned long long)rb_debris_spawned(f.debris), (unsigned long long)rb_debris_removed(f.debris));
+    assert_in_range(alive, 992, 1008);
+    assert_int_equal(rb_world_body_count(f.world), alive);
+    assert_int_equal(rb_debris_spawned(f.debris) - rb_debris_removed(f.debris), alive);
+    assert_in_range(rb_debris_spawned(f.debris), 1490, 1510);
+    close_all(&f);
+}
+
+/* Bodies come and go every tick for 10,000 steps: past their lifetime they
+ * are gone, their slots are taken again (ids stay below twice the most
+ * alive), and the world's device memory stops growing once it has held the
+ * most at once. Under ASan, nothing leaks. */
+static void test_churn_reuses_slots(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    rb_debris_desc dd = {.emitter_count = 1};
+    dd.emitters[0] = rain(625.0f, 0.1f); /* 10 a tick, each living 6 ticks */
+    open_debris(&f, &dd);
+    size_t bytes_at_2000 = 0;
+    uint32_t most = 0, top_slot = 0;
+    for (uint32_t step = 0; step < 10000; step += 10) {
+        assert_true(rb_debris_step(f.debris, 10));
+        const uint32_t n = rb_world_body_count(f.world);
+        if (n > most) most = n;
+        for (uint32_t b = 0; b < n; b++)
+            if (rb_world_body_id(f.world, b).slot > top_slot) top_slot = rb_world_body_id(f.world, b).slot;
+        if (step + 10 == 2000) bytes_at_2000 = rb_world_device_bytes(f.world);
+    }
+    print_message("most alive %u, highest slot %u, device bytes %zu then %zu\n", most, top_slot, bytes_at_2000,
+                  rb_world_device_bytes(f.world));
+    assert_in_range(most, 50, 80);
+    assert_true(top_slot < 2u * most);
+    assert_true(rb_world_device_bytes(f.world) == bytes_at_2000);
+    assert_true(rb_debris_removed(f.debris) > 9000);
+    close_all(&f);
+}
+
+/* A busy scene: two shapes at two sizes in a cone with spin, an explosion
+ * and wind. */
+static rb_debris_desc busy(void) {
+    rb_debris_desc dd = {.emitter_count = 1, .field_count = 2};
+    rb_emitter *e = &dd.emitters[0];
+    *e = rain(300.0f, 1.0f);
+    e->region = (rb_region){RB_REGION_DISC, {0.0f, 3.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 2.0f};
+    e->speed = 6.0f, e->speed_spread = 2.0f, e->cone = 0.5f, e->spin = 4.0f;
+    e->choice_count = 2;
+    snprintf(e->choices[1].shape, sizeof e->choices[1].shape, "cube");
+    e->choices[0].scale = 0.5f, e->choices[1].scale = 1.0f, e->choices[1].weight = 0.5f;
+    dd.fields[0] = (rb_field){.kind = RB_FIELD_RADIAL, .centre = {0.0f, 0.5f, 0.0f}, .radius = 6.0f, .start = 0.8f,
+                              .strength = 2000.0f, .impulse = true, .falloff = 1.0f, .up = 0.5f};
+    dd.fields[1] = (rb_field){.kind = RB_FIELD_WIND, .start = 0.3f, .duration = 0.6f, .velocity = {8.0f, 0.0f, 0.0f},
+                              .drag = 0.6f};
+    return dd;
+}
+
+static uint64_t run_busy(rb_backend_kind backend, uint32_t chunk) {
+    fixture f = {0};
+    rb_world_desc d = rb_default_world_desc();
+    d.backend = backend;
+    f.reg = rb_test_registry();
+    char err[256];
+    f.world = rb_world_create(&d, err, sizeof err);
+    if (!f.world) fail_msg("cannot create a world: %s", err);
+    f.entities = rb_entities_create(f.reg, f.world);
+    const rb_debris_desc dd = busy();
+    open_debris(&f, &dd);
+    for (uint32_t done = 0, total = steps_of(1.5f); done < total; done += chunk)
+        assert_true(rb_debris_step(f.debris, chunk < total - done ? chunk : total - done));
+    assert_true(rb_debris_spawned(f.debris) > 400);
+    const uint64_t digest = rb_world_digest(f.world);
+    close_all(&f);
+    return digest;
+}
+
+/* The same debris, body for body and bit for bit: twice, stepped in other
+ * whole ticks, and (on the OpenCL run) on the reference. (Calls that split a
+ * tick hold its fields' forces again, which restarts the pushed bodies'
+ * sleep timers: the same result for the same calls, docs/debris.md.) */
+static void test_debris_is_deterministic(void **state) {
+    (void)state;
+    const uint64_t a = run_busy(rb_test_backend(), 50), b = run_busy(rb_test_backend(), 50);
+    const uint64_t c = run_busy(rb_test_backend(), 30);
+    print_message("digests %016llx %016llx %016llx\n", (unsigned long long)a, (unsigned long long)b,
+                  (unsigned long long)c);
+    assert_true(a == b);
+    assert_true(a == c);
+    if (rb_test_backend() == RB_BACKEND_OPENCL) assert_true(run_busy(RB_BACKEND_REFERENCE, 50) == a);
+}
+
+/* A radial impulse J with falloff 1 gives a body at distance d from the
+ * centre J (1 - d / R) of momentum along the line from the centre, up
+ * weighted by `up`; momentum is exact to float rounding (1e-4). */
+static void test_radial_impulse(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, empty_space());
+    const rb_body_id id = rb_entities_spawn(f.entities, (uint32_t)rb_entities_find(f.entities, "cube"),
+                                            &(rb_body_desc){.position = {3.0f, 0.0f, 4.0f}});
+    rb_debris_desc dd = {.field_count = 1};
+    dd.fields[0] =
+        (rb_field){.kind = RB_FIELD_RADIAL, .radius = 10.0f, .strength = 5000.0f, .impulse = true, .falloff = 1.0f};
+    open_debris(&f, &dd);
+    assert_true(rb_debris_step(f.debris, 20));
+    rb_body_state s;
+    assert_true(rb_world_get_body_by_id(f.world, id, &s));
+    const float expect = 5000.0f * (1.0f - 5.0f / 10.0f);
+    print_message("momentum %.4f %.4f %.4f, expected %.4f along (0.6, 0, 0.8)\n", s.mass * s.velocity[0],
+                  s.mass * s.velocity[1], s.mass * s.velocity[2], expect);
+    assert_near(s.mass * s.velocity[0], 0.6 * expect, 1e-4 * expect);
+    assert_near(s.mass * s.velocity[2], 0.8 * expect, 1e-4 * expect);
+    assert_near(s.velocity[1], 0.0, 1e-6);
+    /* once: the next ticks give nothing more */
+    assert_true(rb_debris_step(f.debris, 100));
+    rb_body_state later;
+    assert_true(rb_world_get_body_by_id(f.world, id, &later));
+    assert_near(later.velocity[0], s.velocity[0], 1e-6);
+    close_all(&f);
+}
+
+/* Wind's quadratic drag from rest: dv/dt = k (W - v)^2, k = drag A / m, so
+ * W - v(t) = 1 / (1 / W + k t). The force is held through each 16 ms tick
+ * (the rate it would have at the tick's start): within 2% of W after 5 s. */
+static void test_wind_drag(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, empty_space());
+    const int row = rb_entities_find(f.entities, "cube");
+    const rb_body_id id = rb_entities_spawn(f.entities, (uint32_t)row, &(rb_body_desc){.position = {0, 0, 0}});
+    rb_debris_desc dd = {.field_count = 1};
+    dd.fields[0] = (rb_field){.kind = RB_FIELD_WIND, .velocity = {10.0f, 0.0f, 0.0f}, .drag = 50.0f};
+    open_debris(&f, &dd);
+    assert_true(rb_debris_step(f.debris, steps_of(5.0f)));
+    rb_body_state s;
+    assert_true(rb_world_get_body_by_id(f.world, id, &s));
+    const rb_shape *cube = rb_entities_get(f.entities, (uint32_t)row)->shape;
+    const double area = 3.14159265 * 0.2 * 0.2 * cbrt((double)cube->particle_count * cube->particle_count);
+    const double k = 50.0 * area / s.mass, w = 10.0, expect = w - 1.0 / (1.0 / w + k * 5.0);
+    print_message("v = %.4f m/s after 5 s, expected %.4f\n", s.velocity[0], expect);
+    assert_near(s.velocity[0], expect, 0.02 * w);
+    close_all(&f);
+}
+
+/* A vortex pulls a body at distance rho from its axis towards the swirl's
+ * speed there, strength rho / R, at rate `drag`: v(t) = v_want (1 - e^-drag t).
+ * After 0.5 s at drag 2: 63% of the way, within 3% of v_want (the body
+ * drifts out a little as it turns). */
+static void test_vortex(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, empty_space());
+    const rb_body_id id = rb_entities_spawn(f.entities, (uint32_t)rb_entities_find(f.entities, "cube"),
+                                            &(rb_body_desc){.position = {4.0f, 0.0f, 0.0f}});
+    rb_debris_desc dd = {.field_count = 1};
+    dd.fields[0] =
+        (rb_field){.kind = RB_FIELD_VORTEX, .radius = 8.0f, .strength = 6.0f, .drag = 2.0f, .axis = {0, 1, 0}};
+    open_debris(&f, &dd);
+    assert_true(rb_debris_step(f.debris, steps_of(0.5f)));
+    rb_body_state s;
+    assert_true(rb_world_get_body_by_id(f.world, id, &s));
+    const double want = 6.0 * 4.0 / 8.0, expect = want * (1.0 - exp(-1.0));
+    print_message("swirl %.4f m/s (x %.4f), expected %.4f\n", -s.velocity[2], s.velocity[0], expect);
+    assert_near(-s.velocity[2], expect, 0.03 * want); /* axis y x radial +x = -z */
+    close_all(&f);
+}
+
+/* A body falling into a kill region is removed, debris or not; one beside
+ * it stays. */
+static void test_kill_region(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    const uint32_t cube = (uint32_t)rb_entities_find(f.entities, "cube");
+    const rb_body_id in = rb_entities_spawn(f.entities, cube, &(rb_body_desc){.position = {0.0f, 3.0f, 0.0f}});
+    const rb_body_id out = rb_entities_spawn(f.entities, cube, &(rb_body_desc){.position = {5.0f, 3.0f, 0.0f}});
+    rb_debris_desc dd = {.kill_count = 1};
+    dd.kill[0] = (rb_kill_region){{-1.0f, 0.0f, -1.0f}, {1.0f, 1.0f, 1.0f}};
+    open_debris(&f, &dd);
+    assert_true(rb_debris_step(f.debris, steps_of(0.3f)));
+    assert_true(rb_world_body_valid(f.world, in)); /* still above it */
+    assert_true(rb_debris_step(f.debris, steps_of(1.2f)));
+    assert_false(rb_world_body_valid(f.world, in));
+    assert_true(rb_world_body_valid(f.world, out));
+    assert_int_equal(rb_debris_removed(f.debris), 1);
+    close_all(&f);
+}
+
+/* Debris asleep for remove_asleep seconds goes; a scene body that is not
+ * debris sleeps on. */
+static void test_remove_asleep(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    const uint32_t cube = (uint32_t)rb_entities_find(f.entities, "cube");
+    const rb_body_id junk = rb_entities_spawn(f.entities, cube, &(rb_body_desc){.position = {0.0f, 0.61f, 0.0f}});
+    const rb_body_id keep = rb_entities_spawn(f.entities, cube, &(rb_body_desc){.position = {5.0f, 0.61f, 0.0f}});
+    rb_debris_desc dd = {.remove_asleep = 1.0f};
+    open_debris(&f, &dd);
+    assert_true(rb_debris_track(f.debris, junk, 0.0f));
+    double gone = -1.0;
+    for (int k = 0; k < 300 && gone < 0.0; k++) {
+        assert_true(rb_debris_step(f.debris, 10));
+        if (!rb_world_body_valid(f.world, junk)) gone = rb_debris_time(f.debris);
+    }
+    rb_body_state s;
+    assert_true(rb_world_get_body_by_id(f.world, keep, &s));
+    print_message("removed at %.3f s; the other asleep: %d\n", gone, s.asleep);
+    assert_true(s.asleep);
+    /* it falls asleep after sleep_time (0.5 s) of rest, then 1 s more */
+    assert_true(gone >= 1.5 && gone < 3.0);
+    close_all(&f);
+}
+
+/* With a cap on bodies, the oldest debris goes first: the newest stay. */
+static void test_body_cap(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    rb_debris_desc dd = {.emitter_count = 1, .max_bodies = 50};
+    dd.emitters[0] = rain(500.0f, 0.0f);
+    open_debris(&f, &dd);
+    assert_true(rb_debris_step(f.debris, 10));
+    const rb_body_id first = rb_world_body_id(f.world, 0);
+    assert_true(rb_debris_step(f.debris, steps_of(1.0f)));
+    assert_int_equal(rb_world_body_count(f.world), 50);
+    assert_false(rb_world_body_valid(f.world, first));
+    /* the 8 of the last tick are there: the last bodies in the world's order */
+    assert_int_equal(rb_debris_spawned(f.debris) - rb_debris_removed(f.debris), 50);
+    close_all(&f);
+}
+
+/* A body with a lifetime fades over its last half second, then is gone. */
+static void test_fade(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, empty_space());
+    const rb_body_id id = rb_entities_spawn(f.entities, (uint32_t)rb_entities_find(f.entities, "cube"),
+                                            &(rb_body_desc){.position = {0, 0, 0}});
+    rb_debris_desc dd = {0};
+    open_debris(&f, &dd);
+    assert_true(rb_debris_track(f.debris, id, 1.0f));
+    assert_true(rb_debris_step(f.debris, steps_of(0.4f)));
+    assert_near(rb_debris_fade(f.debris, id), 1.0, 1e-6);
+    assert_true(rb_debris_step(f.debris, steps_of(0.35f)));
+    assert_near(rb_debris_fade(f.debris, id), 0.5, 0.01);
+    assert_true(rb_debris_step(f.debris, steps_of(0.3f)));
+    assert_false(rb_world_body_valid(f.world, id));
+    close_all(&f);
+}
+
+/* An emitter inside a plane's solid, or naming no shape, is refused with the key. */
+static void test_bad_emitters_refused(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    rb_debris_desc dd = {.emitter_count = 1};
+    dd.emitters[0] = rain(10.0f, 1.0f);
+    dd.emitters[0].region.centre[1] = -2.0f;
+    char err[256];
+    assert_null(rb_debris_create(&dd, f.entities, err, sizeof err));
+    assert_non_null(strstr(err, "emitters[0].region"));
+    dd.emitters[0] = rain(10.0f, 1.0f);
+    snprintf(dd.emitters[0].choices[0].shape, sizeof dd.emitters[0].choices[0].shape, "no-such-shape");
+    assert_null(rb_debris_create(&dd, f.entities, err, sizeof err));
+    assert_non_null(strstr(err, "emitters[0].shapes[0]"));
+    close_all(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_emitter_holds_rate_times_lifetime),
+        cmocka_unit_test(test_churn_reuses_slots),
+        cmocka_unit_test(test_debris_is_deterministic),
+        cmocka_unit_test(test_radial_impulse),
+        cmocka_unit_test(test_wind_drag),
+        cmocka_unit_test(test_vortex),
+        cmocka_unit_test(test_kill_region),
+        cmocka_unit_test(test_remove_asleep),
+        cmocka_unit_test(test_body_cap),
+        cmocka_unit_test(test_fade),
+        cmocka_unit_test(test_bad_emitters_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
