@@ -197,6 +197,8 @@ static void test_bad_rates(void **state) {
             "t.json: emitters[2].rate:", "expected a number > 0");
     refused("{\"rubble_scene\": 1, \"emitters\": [{\"rate\": -3, \"shapes\": [{\"shape\": \"cube\"}]}]}",
             "t.json: emitters[0].rate:", "> 0");
+    refused("{\"rubble_scene\": 1, \"emitters\": [{\"rate\": 1e-300, \"shapes\": [{\"shape\": \"cube\"}]}]}",
+            "t.json: emitters[0].rate:", "> 0"); /* 0 as a float */
     refused("{\"rubble_scene\": 1, \"emitters\": [{\"rate\": 1e999, \"shapes\": [{\"shape\": \"cube\"}]}]}",
             "t.json: emitters[0].rate:", "not a finite number");
     refused("{\"rubble_scene\": 1, \"emitters\": [{\"rate\": 100001, \"shapes\": [{\"shape\": \"cube\"}]}]}",

@@ -21,7 +21,8 @@ static bool read_amount(rb_reader *r, const cJSON *o, const char *key, bool posi
     if (!cJSON_GetObjectItemCaseSensitive(o, key)) return required ? rb_read_fail(r, "'%s' is missing", key) : true;
     double d = 0.0;
     if (!rb_read_number(r, o, key, -INFINITY, INFINITY, &d)) return false;
-    if (positive ? !(d > 0.0) : !(d >= 0.0))
+    /* > 0 as the float it is kept in: 1e-300 would be a rate of 0 */
+    if (positive ? !((float)d > 0.0f) : !(d >= 0.0))
         return rb_read_fail_at(r, key, "expected a number %s, got %g", positive ? "> 0" : ">= 0", d);
     if (d > hi) return rb_read_fail_at(r, key, "%g is more than the limit of %g", d, hi);
     *out = (float)d;
