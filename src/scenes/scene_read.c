@@ -1,6 +1,6 @@
 /* scene_read.c - reading scene files: keys checked and named in every
  * message, generators expanded into bodies (see scene.h, docs/scene-format.md). */
-#include "scene.h"
+#include "scene_read_internal.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -18,17 +18,7 @@
 
 /* ---- reading: a key path for messages ---- */
 
-typedef struct reader {
-    const char *file;
-    const rb_registry *registry;
-    char path[256]; /* "bodies[3].position" */
-    char *err;
-    size_t err_size;
-    bool failed;
-} reader;
-
-/* Enters key (or [index] when key is NULL) of the current path; returns the old length to leave with. */
-static size_t enter(reader *r, const char *key, int index) {
+size_t rb_read_enter(rb_reader *r, const char *key, int index) {
     size_t len = strlen(r->path);
     if (key)
         snprintf(r->path + len, sizeof r->path - len, "%s%s", len ? "." : "", key);
@@ -36,7 +26,7 @@ static size_t enter(reader *r, const char *key, int index) {
         snprintf(r->path + len, sizeof r->path - len, "[%d]", index);
     return len;
 }
-static void leave(reader *r, size_t len) { r->path[len] = '\0'; }
+void rb_read_leave(rb_reader *r, size_t len) { r->path[len] = '\0'; }
 
 /* Control bytes of names from the file become '?' before they are printed. */
 static void printable(char *text) {
@@ -44,7 +34,7 @@ static void printable(char *text) {
         if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
 }
 
-static bool vfail(reader *r, const char *fmt, va_list ap) {
+static bool vfail(rb_reader *r, const char *fmt, va_list ap) {
     if (r->failed) return false;
     char what[512];
     vsnprintf(what, sizeof what, fmt, ap);
@@ -57,9 +47,7 @@ static bool vfail(reader *r, const char *fmt, va_list ap) {
     return false;
 }
 
-/* Refuses the scene with a message at the current key path. Returns false. */
-static bool fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(reader *r, const char *fmt, ...) {
+bool rb_read_fail(rb_reader *r, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vfail(r, fmt, ap);
@@ -67,172 +55,167 @@ static bool fail(reader *r, const char *fmt, ...) {
     return false;
 }
 
-/* The same at key, one step below the current path. */
-static bool fail_at(reader *r, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail_at(reader *r, const char *key, const char *fmt, ...) {
-    size_t len = enter(r, key, 0);
+bool rb_read_fail_at(rb_reader *r, const char *key, const char *fmt, ...) {
+    size_t len = rb_read_enter(r, key, 0);
     va_list ap;
     va_start(ap, fmt);
     vfail(r, fmt, ap);
     va_end(ap);
-    leave(r, len);
+    rb_read_leave(r, len);
     return false;
 }
 
-/* Refuses a key given twice in obj (JSON leaves it undefined which one
- * counts); warns about keys not in known (NULL-terminated; NULL: any key). */
-static bool check_keys(reader *r, const cJSON *obj, const char *const *known) {
+bool rb_read_check_keys(rb_reader *r, const cJSON *obj, const char *const *known) {
     for (const cJSON *c = obj->child; c; c = c->next)
         for (const cJSON *d = c->next; d; d = d->next)
-            if (strcmp(c->string, d->string) == 0) return fail_at(r, c->string, "the key is given twice");
+            if (strcmp(c->string, d->string) == 0) return rb_read_fail_at(r, c->string, "the key is given twice");
     for (const cJSON *c = known ? obj->child : NULL; c; c = c->next) {
         bool ok = false;
         for (const char *const *k = known; *k && !ok; k++) ok = strcmp(c->string, *k) == 0;
         if (!ok) {
-            size_t len = enter(r, c->string, 0);
+            size_t len = rb_read_enter(r, c->string, 0);
             char text[512];
             snprintf(text, sizeof text, "%s: %s: unknown key, ignored", r->file, r->path);
             printable(text);
             rb_log(RB_LOG_WARN, "%s", text);
-            leave(r, len);
+            rb_read_leave(r, len);
         }
     }
     return true;
 }
 
-/* A finite number within [lo, hi]; absent: *out keeps its default. */
-static bool read_number(reader *r, const cJSON *obj, const char *key, double lo, double hi, double *out) {
+bool rb_read_number(rb_reader *r, const cJSON *obj, const char *key, double lo, double hi, double *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) return true;
-    size_t len = enter(r, key, 0);
+    size_t len = rb_read_enter(r, key, 0);
     bool ok = true;
     if (!cJSON_IsNumber(v))
-        ok = fail(r, "expected a number");
+        ok = rb_read_fail(r, "expected a number");
     else if (!isfinite(v->valuedouble))
-        ok = fail(r, "%g is not a finite number", v->valuedouble);
+        ok = rb_read_fail(r, "%g is not a finite number", v->valuedouble);
     else if (v->valuedouble < lo || v->valuedouble > hi)
-        ok = fail(r, "%g is out of range [%g, %g]", v->valuedouble, lo, hi);
+        ok = rb_read_fail(r, "%g is out of range [%g, %g]", v->valuedouble, lo, hi);
     else
         *out = v->valuedouble;
-    leave(r, len);
+    rb_read_leave(r, len);
     return ok;
 }
 
-static bool read_float(reader *r, const cJSON *obj, const char *key, double lo, double hi, float *out) {
+bool rb_read_float(rb_reader *r, const cJSON *obj, const char *key, double lo, double hi, float *out) {
     double d = *out;
-    if (!read_number(r, obj, key, lo, hi, &d)) return false;
+    if (!rb_read_number(r, obj, key, lo, hi, &d)) return false;
     *out = (float)d;
     return true;
 }
 
-static bool read_count(reader *r, const cJSON *obj, const char *key, double hi, uint32_t *out, bool required) {
+bool rb_read_count(rb_reader *r, const cJSON *obj, const char *key, double hi, uint32_t *out, bool required) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v) return required ? fail(r, "'%s' is missing", key) : true;
+    if (!v) return required ? rb_read_fail(r, "'%s' is missing", key) : true;
     double d = 0.0;
-    if (!read_number(r, obj, key, -INFINITY, INFINITY, &d)) return false;
-    size_t len = enter(r, key, 0);
+    if (!rb_read_number(r, obj, key, -INFINITY, INFINITY, &d)) return false;
+    size_t len = rb_read_enter(r, key, 0);
     bool ok = true;
     if (d > hi)
-        ok = fail(r, "%g is more than the limit of %.0f", d, hi);
+        ok = rb_read_fail(r, "%g is more than the limit of %.0f", d, hi);
     else if (d != floor(d) || d < 0.0)
-        ok = fail(r, "expected a whole number >= 0, got %g", d);
+        ok = rb_read_fail(r, "expected a whole number >= 0, got %g", d);
     else
         *out = (uint32_t)d;
-    leave(r, len);
+    rb_read_leave(r, len);
     return ok;
 }
 
-/* n finite numbers; absent: out keeps its defaults. */
-static bool read_vector(reader *r, const cJSON *obj, const char *key, int n, float *out) {
+bool rb_read_vector(rb_reader *r, const cJSON *obj, const char *key, int n, float *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) return true;
-    size_t len = enter(r, key, 0);
+    size_t len = rb_read_enter(r, key, 0);
     bool ok = true;
     int got = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
     if (got != n) {
-        ok = got < 0 ? fail(r, "expected %d numbers, got %s", n, cJSON_IsObject(v) ? "an object" : "a single value")
-                     : fail(r, "expected %d numbers, got %d", n, got);
+        ok = got < 0
+                 ? rb_read_fail(r, "expected %d numbers, got %s", n, cJSON_IsObject(v) ? "an object" : "a single value")
+                 : rb_read_fail(r, "expected %d numbers, got %d", n, got);
     } else {
         for (int i = 0; i < n && ok; i++) {
             const cJSON *e = cJSON_GetArrayItem(v, i);
             if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !isfinite((float)e->valuedouble))
-                ok = fail(r, "element %d is not a finite number", i);
+                ok = rb_read_fail(r, "element %d is not a finite number", i);
             else
                 out[i] = (float)e->valuedouble;
         }
     }
-    leave(r, len);
+    rb_read_leave(r, len);
     return ok;
 }
 
-static bool read_bool(reader *r, const cJSON *obj, const char *key, bool *out) {
+bool rb_read_bool(rb_reader *r, const cJSON *obj, const char *key, bool *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) return true;
-    size_t len = enter(r, key, 0);
-    bool ok = cJSON_IsBool(v) ? (*out = cJSON_IsTrue(v), true) : fail(r, "expected true or false");
-    leave(r, len);
+    size_t len = rb_read_enter(r, key, 0);
+    bool ok = cJSON_IsBool(v) ? (*out = cJSON_IsTrue(v), true) : rb_read_fail(r, "expected true or false");
+    rb_read_leave(r, len);
     return ok;
 }
 
-static bool read_string(reader *r, const cJSON *obj, const char *key, char *out, size_t size, bool required) {
+bool rb_read_string(rb_reader *r, const cJSON *obj, const char *key, char *out, size_t size, bool required) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v) return required ? fail(r, "'%s' is missing", key) : true;
-    size_t len = enter(r, key, 0);
+    if (!v) return required ? rb_read_fail(r, "'%s' is missing", key) : true;
+    size_t len = rb_read_enter(r, key, 0);
     bool ok = true;
     if (!cJSON_IsString(v))
-        ok = fail(r, "expected a string");
+        ok = rb_read_fail(r, "expected a string");
     else if (strlen(v->valuestring) >= size)
-        ok = fail(r, "longer than %zu characters", size - 1);
+        ok = rb_read_fail(r, "longer than %zu characters", size - 1);
     else
         snprintf(out, size, "%s", v->valuestring);
-    leave(r, len);
+    rb_read_leave(r, len);
     return ok;
 }
 
 /* Room for n more bodies of `particles` particles each, within the limits. */
-static bool reserve_bodies(rb_scene *s, uint64_t n, uint32_t particles, reader *r) {
+static bool reserve_bodies(rb_scene *s, uint64_t n, uint32_t particles, rb_reader *r) {
     uint64_t need = (uint64_t)s->body_count + n;
     if (need > RB_SCENE_MAX_BODIES)
-        return r ? fail(r, "the scene would hold %llu bodies; the limit is %u", (unsigned long long)need,
-                        RB_SCENE_MAX_BODIES)
+        return r ? rb_read_fail(r, "the scene would hold %llu bodies; the limit is %u", (unsigned long long)need,
+                                RB_SCENE_MAX_BODIES)
                  : false;
     const uint64_t total = s->particle_count + n * particles;
     if (total > RB_SCENE_MAX_PARTICLES)
-        return r ? fail(r, "the scene would hold %llu particles; the limit is %u", (unsigned long long)total,
-                        RB_SCENE_MAX_PARTICLES)
+        return r ? rb_read_fail(r, "the scene would hold %llu particles; the limit is %u", (unsigned long long)total,
+                                RB_SCENE_MAX_PARTICLES)
                  : false;
     s->particle_count = total;
     if (need <= s->body_capacity) return true;
     uint32_t cap = s->body_capacity ? s->body_capacity : 64;
     while (cap < need) cap *= 2;
     rb_scene_body *b = realloc(s->bodies, (size_t)cap * sizeof *b);
-    if (!b) return r ? fail(r, "out of memory for %llu bodies", (unsigned long long)need) : false;
+    if (!b) return r ? rb_read_fail(r, "out of memory for %llu bodies", (unsigned long long)need) : false;
     s->bodies = b, s->body_capacity = cap;
     return true;
 }
 
 /* ---- reading: bodies ---- */
 
-static const rb_shape *find_shape(reader *r, const char *name) {
+const rb_shape *rb_read_find_shape(rb_reader *r, const char *name) {
     int i = rb_registry_find(r->registry, name);
     if (i >= 0) return rb_registry_get(r->registry, (uint32_t)i);
     char list[512] = "";
     size_t n = 0;
     for (uint32_t k = 0; k < rb_registry_count(r->registry) && n < sizeof list; k++)
         n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", rb_registry_get(r->registry, k)->name);
-    fail(r, "unknown shape '%s' (the shapes are: %s)", name, n ? list : "none loaded");
+    rb_read_fail(r, "unknown shape '%s' (the shapes are: %s)", name, n ? list : "none loaded");
     return NULL;
 }
 
-/* What a body and a generator share: shape, material, static, kinematic, scale. */
-static const rb_shape *read_template(reader *r, const rb_scene *s, const cJSON *o, rb_scene_body *t) {
-    if (!read_string(r, o, "shape", t->shape, sizeof t->shape, true)) return NULL;
-    size_t len = enter(r, "shape", 0);
-    const rb_shape *shape = find_shape(r, t->shape);
-    leave(r, len);
+/* What a body and a generator share: shape, material, static, kinematic, scale, lifetime. */
+static const rb_shape *read_template(rb_reader *r, const rb_scene *s, const cJSON *o, rb_scene_body *t) {
+    if (!rb_read_string(r, o, "shape", t->shape, sizeof t->shape, true)) return NULL;
+    size_t len = rb_read_enter(r, "shape", 0);
+    const rb_shape *shape = rb_read_find_shape(r, t->shape);
+    rb_read_leave(r, len);
     if (!shape) return NULL;
     char material[RB_SCENE_NAME_SIZE] = "default";
-    if (!read_string(r, o, "material", material, sizeof material, false)) return NULL;
+    if (!rb_read_string(r, o, "material", material, sizeof material, false)) return NULL;
     t->material = UINT32_MAX;
     for (uint32_t i = 0; i < s->material_count; i++)
         if (strcmp(s->materials[i].name, material) == 0) t->material = i;
@@ -241,73 +224,77 @@ static const rb_shape *read_template(reader *r, const rb_scene *s, const cJSON *
         size_t n = 0;
         for (uint32_t i = 0; i < s->material_count && n < sizeof names; i++)
             n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", s->materials[i].name);
-        return fail_at(r, "material", "unknown material '%s' (the materials are: %s)", material, names), NULL;
+        return rb_read_fail_at(r, "material", "unknown material '%s' (the materials are: %s)", material, names), NULL;
     }
-    if (!read_bool(r, o, "static", &t->is_static) || !read_bool(r, o, "kinematic", &t->is_kinematic)) return NULL;
-    if (t->is_static && t->is_kinematic) return fail(r, "a body is static or kinematic, not both"), NULL;
-    if (!read_float(r, o, "scale", -INFINITY, INFINITY, &t->scale)) return NULL;
-    if (!(t->scale > 0.0f)) return fail_at(r, "scale", "scale must be greater than 0 (got %g)", t->scale), NULL;
+    if (!rb_read_bool(r, o, "static", &t->is_static) || !rb_read_bool(r, o, "kinematic", &t->is_kinematic)) return NULL;
+    if (t->is_static && t->is_kinematic) return rb_read_fail(r, "a body is static or kinematic, not both"), NULL;
+    if (!rb_read_float(r, o, "scale", -INFINITY, INFINITY, &t->scale)) return NULL;
+    if (!(t->scale > 0.0f)) return rb_read_fail_at(r, "scale", "scale must be greater than 0 (got %g)", t->scale), NULL;
     if (!(t->scale >= 0.01f && t->scale <= 100.0f))
-        return fail_at(r, "scale", "scale %g is out of range [0.01, 100]", t->scale), NULL;
+        return rb_read_fail_at(r, "scale", "scale %g is out of range [0.01, 100]", t->scale), NULL;
+    /* s; a body with one is debris (debris.h), removed when its time is up */
+    if (!rb_read_float(r, o, "lifetime", 0.0, 1e9, &t->lifetime)) return NULL;
     return shape;
 }
 
-static bool read_orientation(reader *r, const cJSON *o, float q[4]) {
-    if (!read_vector(r, o, "orientation", 4, q)) return false;
+static bool read_orientation(rb_reader *r, const cJSON *o, float q[4]) {
+    if (!rb_read_vector(r, o, "orientation", 4, q)) return false;
     if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) {
-        return fail_at(r, "orientation", "a zero quaternion is no rotation (the identity is [0, 0, 0, 1])");
+        return rb_read_fail_at(r, "orientation", "a zero quaternion is no rotation (the identity is [0, 0, 0, 1])");
     }
     return true;
 }
 
-static bool read_body(reader *r, rb_scene *s, const cJSON *o) {
+static bool read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
     static const char *const keys[] = {
         "shape",       "position", "orientation", "velocity", "angular_velocity", "angular_momentum",
         "sleep_timer", "support",  "material",    "static",   "kinematic",        "scale",
-        NULL};
-    if (!cJSON_IsObject(o)) return fail(r, "expected an object");
-    if (!check_keys(r, o, keys)) return false;
+        "lifetime",    NULL};
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
+    if (!rb_read_check_keys(r, o, keys)) return false;
     rb_scene_body b;
     memset(&b, 0, sizeof b);
     b.desc.orientation[3] = 1.0f;
     b.scale = 1.0f;
     const rb_shape *shape = read_template(r, s, o, &b);
     if (!shape) return false;
-    if (!cJSON_GetObjectItemCaseSensitive(o, "position")) return fail(r, "'position' is missing");
-    if (!read_vector(r, o, "position", 3, b.desc.position) || !read_orientation(r, o, b.desc.orientation) ||
-        !read_vector(r, o, "velocity", 3, b.desc.velocity) ||
-        !read_vector(r, o, "angular_velocity", 3, b.desc.angular_velocity))
+    if (!cJSON_GetObjectItemCaseSensitive(o, "position")) return rb_read_fail(r, "'position' is missing");
+    if (!rb_read_vector(r, o, "position", 3, b.desc.position) || !read_orientation(r, o, b.desc.orientation) ||
+        !rb_read_vector(r, o, "velocity", 3, b.desc.velocity) ||
+        !rb_read_vector(r, o, "angular_velocity", 3, b.desc.angular_velocity))
         return false;
     const bool momentum = cJSON_GetObjectItemCaseSensitive(o, "angular_momentum") != NULL;
     const bool timer = cJSON_GetObjectItemCaseSensitive(o, "sleep_timer") != NULL;
     const bool support = cJSON_GetObjectItemCaseSensitive(o, "support") != NULL;
     if (momentum && cJSON_GetObjectItemCaseSensitive(o, "angular_velocity"))
-        return fail(r, "give angular_velocity or angular_momentum, not both");
-    if (!read_vector(r, o, "angular_momentum", 3, b.angular_momentum) ||
-        !read_float(r, o, "sleep_timer", 0.0, 1e30, &b.sleep_timer) ||
-        !read_float(r, o, "support", 0.0, 1e30, &b.support))
+        return rb_read_fail(r, "give angular_velocity or angular_momentum, not both");
+    if (!rb_read_vector(r, o, "angular_momentum", 3, b.angular_momentum) ||
+        !rb_read_float(r, o, "sleep_timer", 0.0, 1e30, &b.sleep_timer) ||
+        !rb_read_float(r, o, "support", 0.0, 1e30, &b.support))
         return false;
     b.exact = momentum || timer || support;
     if (b.exact) {
         const float *q = b.desc.orientation;
         double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
         if (fabs(n2 - 1.0) > 1e-5) {
-            return fail_at(r, "orientation",
-                           "a saved state (with angular_momentum, sleep_timer or support) needs a unit quaternion "
-                           "(length %g)",
-                           sqrt(n2));
+            return rb_read_fail_at(
+                r, "orientation",
+                "a saved state (with angular_momentum, sleep_timer or support) needs a unit quaternion "
+                "(length %g)",
+                sqrt(n2));
         }
     }
     if (b.is_static) {
         const float *v = b.desc.velocity, *w = b.desc.angular_velocity;
         if (v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f || w[0] != 0.0f || w[1] != 0.0f || w[2] != 0.0f)
-            return fail(r, "a static body never moves: give it no velocity or angular_velocity (or make it kinematic)");
+            return rb_read_fail(
+                r, "a static body never moves: give it no velocity or angular_velocity (or make it kinematic)");
     }
     if ((b.is_static || b.is_kinematic) && momentum)
-        return fail(r, "a static or kinematic body has no angular_momentum (its inertia is infinite); give "
-                       "angular_velocity");
+        return rb_read_fail(r, "a static or kinematic body has no angular_momentum (its inertia is infinite); give "
+                               "angular_velocity");
     if ((b.is_static || b.is_kinematic) && support)
-        return fail_at(r, "support", "a static or kinematic body has no support (its mass is infinite)");
+        return rb_read_fail_at(r, "support", "a static or kinematic body has no support (its mass is infinite)");
     if (!reserve_bodies(s, 1, shape->particle_count, r)) return false;
     s->bodies[s->body_count++] = b;
     return true;
@@ -323,14 +310,14 @@ static bool push(rb_scene *s, const rb_scene_body *t, const float position[3], c
     return true;
 }
 
-static bool read_generator(reader *r, rb_scene *s, const cJSON *o) {
+static bool read_generator(rb_reader *r, rb_scene *s, const cJSON *o) {
     static const char *const keys[] = {"type",    "shape", "material", "static",    "kinematic", "scale",
                                        "count",   "rows",  "columns",  "height",    "radius",    "position",
-                                       "spacing", "gap",   "walls",    "formation", NULL};
-    if (!cJSON_IsObject(o)) return fail(r, "expected an object");
-    if (!check_keys(r, o, keys)) return false;
+                                       "spacing", "gap",   "walls",    "formation", "lifetime",  NULL};
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
+    if (!rb_read_check_keys(r, o, keys)) return false;
     char type[32];
-    if (!read_string(r, o, "type", type, sizeof type, true)) return false;
+    if (!rb_read_string(r, o, "type", type, sizeof type, true)) return false;
     rb_scene_body t;
     memset(&t, 0, sizeof t);
     t.scale = 1.0f;
@@ -341,14 +328,15 @@ static bool read_generator(reader *r, rb_scene *s, const cJSON *o) {
     for (int k = 0; k < 3; k++) h[k] *= t.scale;
     const float size = 2.0f * fmaxf(h[0], fmaxf(h[1], h[2]));
     gap = 0.002f * size;
-    if (!read_vector(r, o, "position", 3, origin) || !read_float(r, o, "gap", 0.0, 1e6, &gap)) return false;
+    if (!rb_read_vector(r, o, "position", 3, origin) || !rb_read_float(r, o, "gap", 0.0, 1e6, &gap)) return false;
     const float identity[4] = {0, 0, 0, 1};
     const double limit = RB_SCENE_MAX_BODIES;
     if (strcmp(type, "wall") == 0) {
         /* rows along x, running bond: every other row shifted half a body and
          * one body shorter, so no body overhangs the row below */
         uint32_t rows = 0, columns = 0;
-        if (!read_count(r, o, "rows", limit, &rows, true) || !read_count(r, o, "columns", limit, &columns, true) ||
+        if (!rb_read_count(r, o, "rows", limit, &rows, true) ||
+            !rb_read_count(r, o, "columns", limit, &columns, true) ||
             !reserve_bodies(s, (uint64_t)rows * columns, shape->particle_count, r))
             return false;
         for (uint32_t k = 0; k < rows; k++)
@@ -360,7 +348,8 @@ static bool read_generator(reader *r, rb_scene *s, const cJSON *o) {
             }
     } else if (strcmp(type, "tower") == 0) {
         uint32_t height = 0;
-        if (!read_count(r, o, "height", limit, &height, true) || !reserve_bodies(s, height, shape->particle_count, r))
+        if (!rb_read_count(r, o, "height", limit, &height, true) ||
+            !reserve_bodies(s, height, shape->particle_count, r))
             return false;
         for (uint32_t k = 0; k < height; k++) {
             float p[3] = {origin[0], origin[1] + h[1] + 0.5f * gap + (float)k * (2.0f * h[1] + gap), origin[2]};
@@ -369,13 +358,13 @@ static bool read_generator(reader *r, rb_scene *s, const cJSON *o) {
     } else if (strcmp(type, "grid") == 0) {
         /* count [nx, ny, nz] bodies, spacing apart, the bottom layer centred on position */
         float n[3] = {1, 1, 1}, spacing[3] = {size + gap, size + gap, size + gap};
-        if (!cJSON_GetObjectItemCaseSensitive(o, "count")) return fail(r, "'count' is missing");
-        if (!read_vector(r, o, "count", 3, n) || !read_vector(r, o, "spacing", 3, spacing)) return false;
+        if (!cJSON_GetObjectItemCaseSensitive(o, "count")) return rb_read_fail(r, "'count' is missing");
+        if (!rb_read_vector(r, o, "count", 3, n) || !rb_read_vector(r, o, "spacing", 3, spacing)) return false;
         uint64_t total = 1;
         for (int k = 0; k < 3; k++) {
             if (!(n[k] >= 0.0f && n[k] == floorf(n[k]) && n[k] <= limit) || !(spacing[k] > 0.0f)) {
-                return fail_at(r, !(spacing[k] > 0.0f) ? "spacing" : "count",
-                               "expected whole counts from 0 to %.0f and spacings > 0", limit);
+                return rb_read_fail_at(r, !(spacing[k] > 0.0f) ? "spacing" : "count",
+                                       "expected whole counts from 0 to %.0f and spacings > 0", limit);
             }
             total *= (uint64_t)n[k]; /* each at most 2e6: the product fits in 64 bits */
         }
@@ -393,7 +382,7 @@ static bool read_generator(reader *r, rb_scene *s, const cJSON *o) {
         /* count bodies on a circle of radius about position, each turned to face along the circle */
         uint32_t count = 0;
         float radius = 0.0f;
-        if (!read_count(r, o, "count", limit, &count, true) || !read_float(r, o, "radius", 0.0, 1e6, &radius) ||
+        if (!rb_read_count(r, o, "count", limit, &count, true) || !rb_read_float(r, o, "radius", 0.0, 1e6, &radius) ||
             !reserve_bodies(s, count, shape->particle_count, r))
             return false;
         for (uint32_t i = 0; i < count; i++) {
@@ -405,7 +394,7 @@ static bool read_generator(reader *r, rb_scene *s, const cJSON *o) {
     } else if (strcmp(type, "pile") == 0) {
         uint32_t count = 0;
         bool walls = true;
-        if (!read_count(r, o, "count", limit, &count, true) || !read_bool(r, o, "walls", &walls) ||
+        if (!rb_read_count(r, o, "count", limit, &count, true) || !rb_read_bool(r, o, "walls", &walls) ||
             !reserve_bodies(s, count, shape->particle_count, r))
             return false;
         for (uint32_t b = 0; b < count; b++) {
@@ -420,17 +409,17 @@ static bool read_generator(reader *r, rb_scene *s, const cJSON *o) {
             /* the four walls, after whatever planes the scene has */
             for (uint32_t i = 1; i < d.plane_count; i++) {
                 if (s->world.plane_count >= RB_MAX_PLANES)
-                    return fail(r, "no room for the pile's walls: at most %d planes", RB_MAX_PLANES);
+                    return rb_read_fail(r, "no room for the pile's walls: at most %d planes", RB_MAX_PLANES);
                 s->world.planes[s->world.plane_count++] = d.planes[i];
             }
         }
     } else if (strcmp(type, "formation") == 0) {
         uint32_t count = 0, formation = 1;
-        if (!read_count(r, o, "formation", RB_FORMATION_COUNT, &formation, true) ||
-            !read_count(r, o, "count", limit, &count, true) || !reserve_bodies(s, count, shape->particle_count, r))
+        if (!rb_read_count(r, o, "formation", RB_FORMATION_COUNT, &formation, true) ||
+            !rb_read_count(r, o, "count", limit, &count, true) || !reserve_bodies(s, count, shape->particle_count, r))
             return false;
         if (formation < 1) {
-            return fail_at(r, "formation", "formation takes 1 to %d", RB_FORMATION_COUNT);
+            return rb_read_fail_at(r, "formation", "formation takes 1 to %d", RB_FORMATION_COUNT);
         }
         for (uint32_t i = 0; i < count; i++) {
             float p[3];
@@ -439,76 +428,76 @@ static bool read_generator(reader *r, rb_scene *s, const cJSON *o) {
             push(s, &t, p, identity);
         }
     } else {
-        return fail_at(r, "type", "unknown generator '%s' (wall, tower, grid, ring, pile, formation)", type);
+        return rb_read_fail_at(r, "type", "unknown generator '%s' (wall, tower, grid, ring, pile, formation)", type);
     }
     return true;
 }
 
 /* ---- reading: world, materials, planes ---- */
 
-static bool read_material(reader *r, const cJSON *o, rb_material *m) {
+static bool read_material(rb_reader *r, const cJSON *o, rb_material *m) {
     static const char *const keys[] = {"restitution", "friction", "contact_time", NULL};
-    if (!cJSON_IsObject(o)) return fail(r, "expected an object with restitution, friction, contact_time");
-    if (!check_keys(r, o, keys)) return false;
-    return read_float(r, o, "restitution", 0.0, 1.0, &m->restitution) &&
-           read_float(r, o, "friction", 0.0, 1e6, &m->friction) &&
-           read_float(r, o, "contact_time", 1e-9, 1e6, &m->contact_time);
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object with restitution, friction, contact_time");
+    if (!rb_read_check_keys(r, o, keys)) return false;
+    return rb_read_float(r, o, "restitution", 0.0, 1.0, &m->restitution) &&
+           rb_read_float(r, o, "friction", 0.0, 1e6, &m->friction) &&
+           rb_read_float(r, o, "contact_time", 1e-9, 1e6, &m->contact_time);
 }
 
 /* The world's checks (rb_world_desc_check) for the world with material m, at key path. */
-static bool check_world(reader *r, const rb_world_desc *w, const rb_material *m) {
+static bool check_world(rb_reader *r, const rb_world_desc *w, const rb_material *m) {
     rb_world_desc d = *w;
     d.material = *m;
     char why[512];
     if (rb_world_desc_check(&d, why, sizeof why)) return true;
-    return fail(r, "%s", why);
+    return rb_read_fail(r, "%s", why);
 }
 
-static bool read_world(reader *r, rb_scene *s, const cJSON *o) {
+static bool read_world(rb_reader *r, rb_scene *s, const cJSON *o) {
     static const char *const keys[] = {"gravity", "dt", "sleep", NULL};
-    if (!cJSON_IsObject(o)) return fail(r, "expected an object");
-    if (!check_keys(r, o, keys)) return false;
-    if (!read_vector(r, o, "gravity", 3, s->world.gravity) || !read_float(r, o, "dt", 1e-7, 1.0, &s->world.dt))
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
+    if (!rb_read_check_keys(r, o, keys)) return false;
+    if (!rb_read_vector(r, o, "gravity", 3, s->world.gravity) || !rb_read_float(r, o, "dt", 1e-7, 1.0, &s->world.dt))
         return false;
     const cJSON *sleep = cJSON_GetObjectItemCaseSensitive(o, "sleep");
     if (!sleep) return true;
-    size_t len = enter(r, "sleep", 0);
+    size_t len = rb_read_enter(r, "sleep", 0);
     bool ok = true;
     if (cJSON_IsBool(sleep)) {
         if (cJSON_IsFalse(sleep)) s->world.sleep_time = 0.0f;
     } else if (cJSON_IsObject(sleep)) {
         static const char *const sleep_keys[] = {"speed", "time", NULL};
-        if (!check_keys(r, sleep, sleep_keys)) return false;
-        ok = read_float(r, sleep, "speed", 0.0, 1e6, &s->world.sleep_speed) &&
-             read_float(r, sleep, "time", 0.0, 1e6, &s->world.sleep_time);
+        if (!rb_read_check_keys(r, sleep, sleep_keys)) return false;
+        ok = rb_read_float(r, sleep, "speed", 0.0, 1e6, &s->world.sleep_speed) &&
+             rb_read_float(r, sleep, "time", 0.0, 1e6, &s->world.sleep_time);
     } else {
-        ok = fail(r, "expected true, false or {\"speed\": m/s, \"time\": s}");
+        ok = rb_read_fail(r, "expected true, false or {\"speed\": m/s, \"time\": s}");
     }
-    leave(r, len);
+    rb_read_leave(r, len);
     return ok;
 }
 
-static bool read_named_material(reader *r, rb_scene *s, const cJSON *m) {
-    size_t len = enter(r, m->string, 0);
+static bool read_named_material(rb_reader *r, rb_scene *s, const cJSON *m) {
+    size_t len = rb_read_enter(r, m->string, 0);
     rb_scene_material *slot = NULL;
     if (strcmp(m->string, "default") == 0)
         slot = &s->materials[0];
     else if (s->material_count >= RB_SCENE_MAX_MATERIALS)
-        return fail(r, "at most %u materials", RB_SCENE_MAX_MATERIALS);
+        return rb_read_fail(r, "at most %u materials", RB_SCENE_MAX_MATERIALS);
     else if (strlen(m->string) >= RB_SCENE_NAME_SIZE || !m->string[0])
-        return fail(r, "a material needs a name of 1 to %d characters", RB_SCENE_NAME_SIZE - 1);
+        return rb_read_fail(r, "a material needs a name of 1 to %d characters", RB_SCENE_NAME_SIZE - 1);
     else
         slot = &s->materials[s->material_count++];
     snprintf(slot->name, sizeof slot->name, "%s", m->string);
     slot->material = s->materials[0].material; /* unset keys: the default's */
     if (!read_material(r, m, &slot->material) || !check_world(r, &s->world, &slot->material)) return false;
-    leave(r, len);
+    rb_read_leave(r, len);
     return true;
 }
 
-static bool read_materials(reader *r, rb_scene *s, const cJSON *o) {
-    if (!cJSON_IsObject(o)) return fail(r, "expected an object of named materials");
-    if (!check_keys(r, o, NULL)) return false;
+static bool read_materials(rb_reader *r, rb_scene *s, const cJSON *o) {
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object of named materials");
+    if (!rb_read_check_keys(r, o, NULL)) return false;
     /* "default" first, wherever it stands: the others start from it */
     const cJSON *def = cJSON_GetObjectItemCaseSensitive(o, "default");
     if (def && !read_named_material(r, s, def)) return false;
@@ -518,37 +507,38 @@ static bool read_materials(reader *r, rb_scene *s, const cJSON *o) {
     return true;
 }
 
-static bool read_planes(reader *r, rb_scene *s, const cJSON *o) {
-    if (!cJSON_IsArray(o)) return fail(r, "expected an array of planes");
+static bool read_planes(rb_reader *r, rb_scene *s, const cJSON *o) {
+    if (!cJSON_IsArray(o)) return rb_read_fail(r, "expected an array of planes");
     int n = cJSON_GetArraySize(o);
-    if (n > RB_MAX_PLANES) return fail(r, "at most %d planes (got %d)", RB_MAX_PLANES, n);
+    if (n > RB_MAX_PLANES) return rb_read_fail(r, "at most %d planes (got %d)", RB_MAX_PLANES, n);
     s->world.plane_count = 0;
     for (int i = 0; i < n; i++) {
-        size_t len = enter(r, NULL, i);
+        size_t len = rb_read_enter(r, NULL, i);
         const cJSON *p = cJSON_GetArrayItem(o, i);
         static const char *const keys[] = {"normal", "offset", NULL};
-        if (!cJSON_IsObject(p)) return fail(r, "expected {\"normal\": [x, y, z], \"offset\": m}");
-        if (!check_keys(r, p, keys)) return false;
+        if (!cJSON_IsObject(p)) return rb_read_fail(r, "expected {\"normal\": [x, y, z], \"offset\": m}");
+        if (!rb_read_check_keys(r, p, keys)) return false;
         rb_plane plane = {.normal = {0, 1, 0}};
-        if (!read_vector(r, p, "normal", 3, plane.normal) || !read_float(r, p, "offset", -1e9, 1e9, &plane.offset))
+        if (!rb_read_vector(r, p, "normal", 3, plane.normal) ||
+            !rb_read_float(r, p, "offset", -1e9, 1e9, &plane.offset))
             return false;
         double n2 = 0.0;
         for (int k = 0; k < 3; k++) n2 += (double)plane.normal[k] * plane.normal[k];
-        if (!(n2 > 0.0)) return fail(r, "normal: a zero vector has no direction");
+        if (!(n2 > 0.0)) return rb_read_fail(r, "normal: a zero vector has no direction");
         for (int k = 0; k < 3; k++) plane.normal[k] = (float)(plane.normal[k] / sqrt(n2));
         s->world.planes[s->world.plane_count++] = plane;
-        leave(r, len);
+        rb_read_leave(r, len);
     }
     return true;
 }
 
-static bool read_list(reader *r, rb_scene *s, const cJSON *o, bool (*one)(reader *, rb_scene *, const cJSON *)) {
-    if (!cJSON_IsArray(o)) return fail(r, "expected an array");
+static bool read_list(rb_reader *r, rb_scene *s, const cJSON *o, bool (*one)(rb_reader *, rb_scene *, const cJSON *)) {
+    if (!cJSON_IsArray(o)) return rb_read_fail(r, "expected an array");
     int i = 0;
     for (const cJSON *e = o->child; e; e = e->next, i++) {
-        size_t len = enter(r, NULL, i);
+        size_t len = rb_read_enter(r, NULL, i);
         if (!one(r, s, e)) return false;
-        leave(r, len);
+        rb_read_leave(r, len);
     }
     return true;
 }
@@ -557,15 +547,16 @@ static bool read_list(reader *r, rb_scene *s, const cJSON *o, bool (*one)(reader
 
 /* The value at the current path: a whole number below limit (the scene's
  * `what`s: particles or planes), named `name` in messages. */
-static bool read_index(reader *r, const cJSON *e, const char *name, uint64_t limit, const char *what, uint32_t *out) {
-    if (!cJSON_IsNumber(e)) return fail(r, "expected a %s index, a whole number >= 0", name);
+static bool read_index(rb_reader *r, const cJSON *e, const char *name, uint64_t limit, const char *what,
+                       uint32_t *out) {
+    if (!cJSON_IsNumber(e)) return rb_read_fail(r, "expected a %s index, a whole number >= 0", name);
     const double d = e->valuedouble;
     if (!isfinite(d) || d != floor(d) || d < 0.0)
-        return fail(r, "expected a %s index, a whole number >= 0, got %g", name, d);
+        return rb_read_fail(r, "expected a %s index, a whole number >= 0, got %g", name, d);
     if (d >= (double)limit) {
-        return limit ? fail(r, "%s %.0f is past the scene's %llu %ss (0 to %llu)", name, d, (unsigned long long)limit,
-                            what, (unsigned long long)limit - 1)
-                     : fail(r, "%s %.0f: the scene has no %ss", name, d, what);
+        return limit ? rb_read_fail(r, "%s %.0f is past the scene's %llu %ss (0 to %llu)", name, d,
+                                    (unsigned long long)limit, what, (unsigned long long)limit - 1)
+                     : rb_read_fail(r, "%s %.0f: the scene has no %ss", name, d, what);
     }
     *out = (uint32_t)d;
     return true;
@@ -578,68 +569,68 @@ static bool read_index(reader *r, const cJSON *e, const char *name, uint64_t lim
  * (rb_world_restore_contacts) are made here too, to name the element; a
  * partner of the particle's own body and more entries for a particle than
  * it keeps are left to the world, which knows the bodies and the slots. */
-static bool read_contact(reader *r, const rb_scene *s, const cJSON *o, const rb_contact_memory *prev, uint32_t n_prev,
-                         rb_contact_memory *m) {
+static bool read_contact(rb_reader *r, const rb_scene *s, const cJSON *o, const rb_contact_memory *prev,
+                         uint32_t n_prev, rb_contact_memory *m) {
     const int got = cJSON_IsArray(o) ? cJSON_GetArraySize(o) : -1;
     if (got != 5) {
-        return got < 0 ? fail(r, "expected [particle, partner, dx, dy, dz], got %s",
-                              cJSON_IsObject(o) ? "an object" : "a single value")
-                       : fail(r, "expected [particle, partner, dx, dy, dz], got %d values", got);
+        return got < 0 ? rb_read_fail(r, "expected [particle, partner, dx, dy, dz], got %s",
+                                      cJSON_IsObject(o) ? "an object" : "a single value")
+                       : rb_read_fail(r, "expected [particle, partner, dx, dy, dz], got %d values", got);
     }
-    size_t len = enter(r, NULL, 0);
+    size_t len = rb_read_enter(r, NULL, 0);
     if (!read_index(r, cJSON_GetArrayItem(o, 0), "particle", s->particle_count, "particle", &m->particle)) return false;
     if (n_prev > 0 && prev[n_prev - 1].particle > m->particle) {
-        return fail(r, "particle %u after particle %u: the entries go in particle order", m->particle,
-                    prev[n_prev - 1].particle);
+        return rb_read_fail(r, "particle %u after particle %u: the entries go in particle order", m->particle,
+                            prev[n_prev - 1].particle);
     }
-    leave(r, len);
+    rb_read_leave(r, len);
     const cJSON *partner = cJSON_GetArrayItem(o, 1);
-    len = enter(r, NULL, 1);
+    len = rb_read_enter(r, NULL, 1);
     if (cJSON_IsObject(partner)) {
         static const char *const keys[] = {"plane", NULL};
-        if (!check_keys(r, partner, keys)) return false;
+        if (!rb_read_check_keys(r, partner, keys)) return false;
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(partner, "plane");
-        if (!k) return fail(r, "expected {\"plane\": k}: 'plane' is missing");
+        if (!k) return rb_read_fail(r, "expected {\"plane\": k}: 'plane' is missing");
         uint32_t plane = 0;
-        enter(r, "plane", 0);
+        rb_read_enter(r, "plane", 0);
         if (!read_index(r, k, "plane", s->world.plane_count, "plane", &plane)) return false;
         m->partner = RB_CONTACT_PLANE + plane;
     } else if (cJSON_IsNumber(partner)) {
         if (!read_index(r, partner, "partner particle", s->particle_count, "particle", &m->partner)) return false;
-        if (m->partner == m->particle) return fail(r, "particle %u cannot touch itself", m->particle);
+        if (m->partner == m->particle) return rb_read_fail(r, "particle %u cannot touch itself", m->particle);
     } else {
-        return fail(r, "expected a particle index or {\"plane\": k}");
+        return rb_read_fail(r, "expected a particle index or {\"plane\": k}");
     }
     /* A particle keeps a few contacts (the world refuses more): looking back
      * 16 entries finds every repeat of a list it takes, and keeps a hostile
      * file of a million entries for one particle from costing n^2. */
     for (uint32_t i = n_prev, seen = 0; i-- > 0 && seen < 16 && prev[i].particle == m->particle; seen++)
         if (prev[i].partner == m->partner)
-            return fail(r, "particle %u's contact with this partner is given twice", m->particle);
-    leave(r, len);
+            return rb_read_fail(r, "particle %u's contact with this partner is given twice", m->particle);
+    rb_read_leave(r, len);
     for (int k = 0; k < 3; k++) {
         const cJSON *e = cJSON_GetArrayItem(o, 2 + k);
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !isfinite((float)e->valuedouble)) {
-            enter(r, NULL, 2 + k);
-            return fail(r, "expected a finite number (the displacement's %c, m)", "xyz"[k]);
+            rb_read_enter(r, NULL, 2 + k);
+            return rb_read_fail(r, "expected a finite number (the displacement's %c, m)", "xyz"[k]);
         }
         m->displacement[k] = (float)e->valuedouble;
     }
     return true;
 }
 
-static bool read_contacts(reader *r, rb_scene *s, const cJSON *o) {
-    if (!cJSON_IsArray(o)) return fail(r, "expected an array of [particle, partner, dx, dy, dz]");
+static bool read_contacts(rb_reader *r, rb_scene *s, const cJSON *o) {
+    if (!cJSON_IsArray(o)) return rb_read_fail(r, "expected an array of [particle, partner, dx, dy, dz]");
     const int n = cJSON_GetArraySize(o);
     if (n == 0) return true;
     s->contacts = malloc((size_t)n * sizeof *s->contacts);
-    if (!s->contacts) return fail(r, "out of memory for %d contacts", n);
+    if (!s->contacts) return rb_read_fail(r, "out of memory for %d contacts", n);
     int i = 0;
     for (const cJSON *e = o->child; e; e = e->next, i++) {
-        size_t len = enter(r, NULL, i);
+        size_t len = rb_read_enter(r, NULL, i);
         if (!read_contact(r, s, e, s->contacts, s->contact_count, &s->contacts[s->contact_count])) return false;
         s->contact_count++;
-        leave(r, len);
+        rb_read_leave(r, len);
     }
     return true;
 }
@@ -655,13 +646,13 @@ static void line_column(const char *text, const char *at, int *line, int *column
 }
 
 rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *registry, char *err, size_t err_size) {
-    reader r = {.file = name, .registry = registry, .err = err, .err_size = err_size};
+    rb_reader r = {.file = name, .registry = registry, .err = err, .err_size = err_size};
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, true);
     if (!root) {
         int line, column;
         line_column(text, end ? end : text, &line, &column);
-        fail(&r, "not JSON: a syntax error at line %d, column %d", line, column);
+        rb_read_fail(&r, "not JSON: a syntax error at line %d, column %d", line, column);
         return NULL;
     }
     rb_scene *s = rb_scene_create(name);
@@ -670,21 +661,21 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
         snprintf(err, err_size, "%s: out of memory", name);
         return NULL;
     }
-    static const char *const keys[] = {"rubble_scene", "world",    "materials", "planes", "bodies",
-                                       "generators",   "contacts", "emitters",  "fields", NULL};
+    static const char *const keys[] = {"rubble_scene", "world",    "materials", "planes", "bodies", "generators",
+                                       "contacts",     "emitters", "fields",    "debris", NULL};
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "rubble_scene");
     size_t len;
     if (!cJSON_IsObject(root)) {
-        fail(&r, "expected a JSON object with \"rubble_scene\": %d", RB_SCENE_VERSION);
+        rb_read_fail(&r, "expected a JSON object with \"rubble_scene\": %d", RB_SCENE_VERSION);
     } else if (!v) {
-        fail(&r, "not a scene file: no \"rubble_scene\" version key");
+        rb_read_fail(&r, "not a scene file: no \"rubble_scene\" version key");
     } else if (!cJSON_IsNumber(v)) {
-        fail_at(&r, "rubble_scene", "expected the version number %d", RB_SCENE_VERSION);
+        rb_read_fail_at(&r, "rubble_scene", "expected the version number %d", RB_SCENE_VERSION);
     } else if (v->valuedouble != RB_SCENE_VERSION) {
-        fail_at(&r, "rubble_scene", "version %g is not one this program reads (it reads %d)", v->valuedouble,
-                RB_SCENE_VERSION);
+        rb_read_fail_at(&r, "rubble_scene", "version %g is not one this program reads (it reads %d)", v->valuedouble,
+                        RB_SCENE_VERSION);
     } else {
-        check_keys(&r, root, keys);
+        rb_read_check_keys(&r, root, keys);
         /* In this order, whatever the file's: materials need the world's
          * step, bodies the materials, the pile generator the planes, the
          * contacts every body's particles and every plane. */
@@ -692,7 +683,7 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
         for (size_t k = 0; k < sizeof order / sizeof *order && !r.failed; k++) {
             const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, order[k]);
             if (!o) continue;
-            len = enter(&r, order[k], 0);
+            len = rb_read_enter(&r, order[k], 0);
             switch (k) {
             case 0:
                 read_world(&r, s, o);
@@ -713,19 +704,11 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
                 read_contacts(&r, s, o);
                 break;
             }
-            leave(&r, len);
+            rb_read_leave(&r, len);
         }
         if (!r.failed) check_world(&r, &s->world, &s->world.material);
-        /* Reserved for debris: emitters and fields are read by a later version. */
-        for (int k = 0; k < 2 && !r.failed; k++) {
-            const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, k ? "fields" : "emitters");
-            if (o && !cJSON_IsArray(o))
-                fail_at(&r, k ? "fields" : "emitters", "expected an array");
-            else if (o && cJSON_GetArraySize(o) > 0) {
-                rb_log(RB_LOG_WARN, "%s: %s: not simulated by this version yet; ignored", name,
-                       k ? "fields" : "emitters");
-            }
-        }
+        /* After the bodies: a body's lifetime makes the scene one with debris. */
+        if (!r.failed) rb_read_debris(&r, s, root);
     }
     cJSON_Delete(root);
     if (r.failed) {

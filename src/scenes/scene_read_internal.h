@@ -1,0 +1,62 @@
+/* scene_read_internal.h - what the parts of the scene reader share
+ * (scene_read.c, debris_read.c): the key path every message names, and
+ * values read and checked at it. Private to src/scenes.
+ *
+ * Every function that reads a key enters it for its messages and leaves it
+ * again; on a bad value it fails (the first failure's message is kept in
+ * err, later ones are dropped) and returns false, and the caller returns at
+ * once. An absent optional key keeps the value its caller set. */
+#ifndef RB_SCENE_READ_INTERNAL_H
+#define RB_SCENE_READ_INTERNAL_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scene.h"
+
+typedef struct rb_reader {
+    const char *file;
+    const rb_registry *registry;
+    char path[256]; /* "bodies[3].position" */
+    char *err;
+    size_t err_size;
+    bool failed;
+} rb_reader;
+
+/* Enters key (or [index] when key is NULL) of the current path; returns the old length to leave with. */
+size_t rb_read_enter(rb_reader *r, const char *key, int index);
+void rb_read_leave(rb_reader *r, size_t len);
+
+/* Refuses the scene with a message at the current key path. Returns false. */
+bool rb_read_fail(rb_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same at key, one step below the current path. */
+bool rb_read_fail_at(rb_reader *r, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Refuses a key given twice in obj (JSON leaves it undefined which one
+ * counts); warns about keys not in known (NULL-terminated; NULL: any key). */
+bool rb_read_check_keys(rb_reader *r, const cJSON *obj, const char *const *known);
+
+/* A finite number within [lo, hi]; absent: *out keeps its default. */
+bool rb_read_number(rb_reader *r, const cJSON *obj, const char *key, double lo, double hi, double *out);
+bool rb_read_float(rb_reader *r, const cJSON *obj, const char *key, double lo, double hi, float *out);
+/* A whole number from 0 to hi; absent: refused if required, else *out keeps its default. */
+bool rb_read_count(rb_reader *r, const cJSON *obj, const char *key, double hi, uint32_t *out, bool required);
+/* n finite numbers (finite as floats too); absent: out keeps its defaults. */
+bool rb_read_vector(rb_reader *r, const cJSON *obj, const char *key, int n, float *out);
+bool rb_read_bool(rb_reader *r, const cJSON *obj, const char *key, bool *out);
+/* A string shorter than size; absent: refused if required, else out keeps its default. */
+bool rb_read_string(rb_reader *r, const cJSON *obj, const char *key, char *out, size_t size, bool required);
+
+/* The registry's shape of that name; NULL, failed at the current path with
+ * the shapes there are, if there is none. */
+const rb_shape *rb_read_find_shape(rb_reader *r, const char *name);
+
+/* The debris keys of a scene (debris_read.c): the top level's `emitters`,
+ * `fields` and `debris` into s->debris, allocated if any of them is there
+ * or a body has a lifetime (read with the bodies). False, failed, on a bad
+ * value. */
+bool rb_read_debris(rb_reader *r, rb_scene *s, const cJSON *root);
+
+#endif
