@@ -142,7 +142,9 @@ static uint64_t run_busy(rb_backend_kind backend, uint32_t chunk) {
     open_debris(&f, &dd);
     for (uint32_t done = 0, total = steps_of(1.5f); done < total; done += chunk)
         assert_true(rb_debris_step(f.debris, chunk < total - done ? chunk : total - done));
-    assert_true(rb_debris_spawned(f.debris) > 400);
+    print_message("spawned %llu, put off for want of room %llu\n", (unsigned long long)rb_debris_spawned(f.debris),
+                  (unsigned long long)rb_debris_crowded(f.debris));
+    assert_true(rb_debris_spawned(f.debris) > 150);
     const uint64_t digest = rb_world_digest(f.world);
     close_all(&f);
     return digest;

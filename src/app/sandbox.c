@@ -108,6 +108,7 @@ void rb_sandbox_destroy(rb_sandbox *sb) {
     rb_sandbox_forget_drops(sb);
     rb_scene_destroy(sb->scene);
     rb_view_destroy(sb->view);
+    rb_debris_destroy(sb->debris);
     rb_entities_destroy(sb->entities);
     rb_world_destroy(sb->world);
     rb_registry_destroy(sb->registry);
@@ -161,7 +162,7 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
         for (uint32_t n; (n = rb_step_clock_next(c, sb->grab.active ? RB_GRAB_CHUNK : RB_STEP_CHUNK, rb_seconds()));) {
             double c0 = rb_seconds();
             rb_grab_apply(&sb->grab, sb->world, n);
-            if (!rb_world_step(sb->world, n)) {
+            if (!(sb->debris ? rb_debris_step(sb->debris, n) : rb_world_step(sb->world, n))) {
                 sb->paused = true; /* a backend failure was logged; stop rather than repeat it each frame */
                 break;
             }

@@ -43,6 +43,7 @@ struct rb_sandbox {
     int formation_shape;   /* entity row formations are built from; -1 if none */
     int formation;         /* 1..5, or 0 when the scene came from a file */
     rb_scene *scene;       /* what R resets to */
+    rb_debris *debris;     /* the scene's debris effects (scenes/debris.h), or NULL */
     char scene_file[4096]; /* the file the scene came from; "" for a formation */
     char last_saved[512];  /* the last Ctrl+S, which Ctrl+O loads */
     char drop_dir[4096];   /* where dropped meshes are linked for the mesh plugin; "" until one is */

@@ -34,6 +34,15 @@ static bool same_world(const rb_world_desc *a, const rb_world_desc *b) {
     return true;
 }
 
+/* The debris effects of the scene the sandbox holds, for its world as just
+ * built: a scene whose effects cannot run here runs without them, said. */
+static void restart_debris(rb_sandbox *sb) {
+    rb_debris_destroy(sb->debris);
+    char err[512];
+    sb->debris = rb_scene_debris(sb->scene, sb->entities, err, sizeof err);
+    if (!sb->debris && err[0]) rb_log(RB_LOG_ERROR, "%s (the scene runs without its debris effects)", err);
+}
+
 bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file, char *err, size_t err_size) {
     const rb_world_desc *now = rb_world_get_desc(sb->world);
     rb_world_desc desc = rb_scene_world_desc(scene, now);
@@ -73,11 +82,14 @@ bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file,
             char again[512];
             rb_world_clear(world);
             rb_scene_build(sb->scene, sb->entities, again, sizeof again);
+            restart_debris(sb);
         }
         if (scene != sb->scene) rb_scene_destroy(scene);
         return false;
     }
     rb_grab_end(&sb->grab);
+    rb_debris_destroy(sb->debris); /* it knows the world it was made for */
+    sb->debris = NULL;
     if (!reuse) {
         rb_entities_destroy(sb->entities);
         rb_world_destroy(sb->world);
@@ -90,6 +102,7 @@ bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file,
     snprintf(sb->scene_file, sizeof sb->scene_file, "%s", file ? file : "");
     if (file) sb->formation = 0;
     sb->steps_clock.accumulator = 0.0;
+    restart_debris(sb);
     return true;
 }
 

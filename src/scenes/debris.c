@@ -20,6 +20,15 @@ typedef struct tracked {
     double asleep_since; /* < 0: awake at the last tick */
 } tracked;
 
+/* A body an emitter spawned lately, where it is headed: a new one must
+ * start clear of it. */
+#define RB_RECENT 32u
+typedef struct recent {
+    float position[3], velocity[3];
+    double born;
+    float radius; /* bounding */
+} recent;
+
 /* A force the world holds through the steps of the current tick. */
 typedef struct held_force {
     rb_body_id id;
@@ -34,6 +43,9 @@ struct rb_debris {
     uint64_t rng[RB_DEBRIS_MAX_EMITTERS];
     double owed[RB_DEBRIS_MAX_EMITTERS]; /* bodies an emitter owes, a fraction of one */
     uint32_t alive_of[RB_DEBRIS_MAX_EMITTERS];
+    recent recent[RB_DEBRIS_MAX_EMITTERS][RB_RECENT]; /* a ring of each emitter's latest spawns */
+    uint32_t recent_next[RB_DEBRIS_MAX_EMITTERS];
+    uint64_t crowded; /* spawns put off: no clear point in the region */
     bool fired[RB_DEBRIS_MAX_FIELDS]; /* a radial impulse given */
     tracked *bodies;                  /* in order of birth: the oldest first */
     uint32_t count, capacity;
@@ -299,6 +311,24 @@ static void spawn_point(uint64_t *s, const rb_emitter *em, float p[3]) {
     }
 }
 
+/* True if a body of bounding radius r at p would overlap one of the
+ * emitter's latest spawns where it is now (straight-line flight: over a few
+ * ticks gravity moves it less than the radii). */
+static bool crowded(const rb_debris *d, uint32_t e, const float p[3], float r, double t) {
+    for (uint32_t k = 0; k < RB_RECENT; k++) {
+        const recent *o = &d->recent[e][k];
+        if (o->radius <= 0.0f) continue;
+        const float age = (float)(t - o->born);
+        float gap[3];
+        for (int c = 0; c < 3; c++) gap[c] = p[c] - (o->position[c] + o->velocity[c] * age);
+        const float reach = r + o->radius;
+        if (dot3(gap, gap) < reach * reach) return true;
+    }
+    return false;
+}
+
+/* Spawns one body, or none if four tries found no point clear of the
+ * emitter's latest bodies (counted; the emitter owes it still). */
 static bool emit_one(rb_debris *d, uint32_t e) {
     const rb_emitter *em = &d->desc.emitters[e];
     uint64_t *s = &d->rng[e];
@@ -308,7 +338,18 @@ static bool emit_one(rb_debris *d, uint32_t e) {
     uint32_t c = 0;
     while (c + 1u < em->choice_count && pick >= em->choices[c].weight) pick -= em->choices[c++].weight;
     rb_body_desc b = {0};
-    spawn_point(s, em, b.position);
+    const rb_entity *row = rb_entities_get(d->entities, (uint32_t)d->rows[e][c]);
+    const float radius = em->choices[c].scale * row->shape->bounding_radius;
+    const double t = rb_debris_time(d);
+    bool clear = false;
+    for (int tries = 0; tries < 4 && !clear; tries++) {
+        spawn_point(s, em, b.position);
+        clear = !crowded(d, e, b.position, radius, t);
+    }
+    if (!clear) {
+        d->crowded++;
+        return true;
+    }
     float dir[3];
     in_cone(s, em->direction, em->cone, dir);
     const float speed = fmaxf(0.0f, em->speed + (2.0f * uniform(s) - 1.0f) * em->speed_spread);
@@ -330,6 +371,10 @@ static bool emit_one(rb_debris *d, uint32_t e) {
                                         : rb_entities_spawn_scaled(d->entities, (uint32_t)d->rows[e][c], scale, &b);
     if (id.generation == 0) return true; /* refused (logged): nothing spawned */
     d->spawned++;
+    recent *r = &d->recent[e][d->recent_next[e]++ % RB_RECENT];
+    *r = (recent){.born = t, .radius = radius};
+    memcpy(r->position, b.position, sizeof r->position);
+    memcpy(r->velocity, b.velocity, sizeof r->velocity);
     return add_tracked(d, id, em->lifetime, (int)e);
 }
 
@@ -344,7 +389,12 @@ static bool emit(rb_debris *d, double t, double tick_seconds) {
                 d->owed[e] = fmin(d->owed[e], 1.0); /* no burst when room comes */
                 break;
             }
+            const uint64_t before = d->crowded;
             if (!emit_one(d, e)) return false;
+            if (d->crowded != before) { /* no room now: owed for the next tick */
+                d->owed[e] += 1.0;
+                break;
+            }
         }
     }
     /* the cap on all bodies: the oldest debris first */
@@ -460,6 +510,7 @@ double rb_debris_time(const rb_debris *d) { return (double)d->steps * d->dt; }
 uint32_t rb_debris_alive(const rb_debris *d) { return d->count; }
 uint64_t rb_debris_spawned(const rb_debris *d) { return d->spawned; }
 uint64_t rb_debris_removed(const rb_debris *d) { return d->removed; }
+uint64_t rb_debris_crowded(const rb_debris *d) { return d->crowded; }
 const rb_debris_desc *rb_debris_get_desc(const rb_debris *d) { return &d->desc; }
 
 float rb_debris_fade(const rb_debris *d, rb_body_id id) {
