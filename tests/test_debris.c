@@ -122,10 +122,16 @@ static rb_debris_desc busy(void) {
     e->choice_count = 2;
     snprintf(e->choices[1].shape, sizeof e->choices[1].shape, "cube");
     e->choices[0].scale = 0.5f, e->choices[1].scale = 1.0f, e->choices[1].weight = 0.5f;
-    dd.fields[0] = (rb_field){.kind = RB_FIELD_RADIAL, .centre = {0.0f, 0.5f, 0.0f}, .radius = 6.0f, .start = 0.8f,
-                              .strength = 2000.0f, .impulse = true, .falloff = 1.0f, .up = 0.5f};
-    dd.fields[1] = (rb_field){.kind = RB_FIELD_WIND, .start = 0.3f, .duration = 0.6f, .velocity = {8.0f, 0.0f, 0.0f},
-                              .drag = 0.6f};
+    dd.fields[0] = (rb_field){.kind = RB_FIELD_RADIAL,
+                              .centre = {0.0f, 0.5f, 0.0f},
+                              .radius = 6.0f,
+                              .start = 0.8f,
+                              .strength = 2000.0f,
+                              .impulse = true,
+                              .falloff = 1.0f,
+                              .up = 0.5f};
+    dd.fields[1] = (rb_field){
+        .kind = RB_FIELD_WIND, .start = 0.3f, .duration = 0.6f, .velocity = {8.0f, 0.0f, 0.0f}, .drag = 0.6f};
     return dd;
 }
 

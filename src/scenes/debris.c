@@ -45,7 +45,7 @@ struct rb_debris {
     uint32_t alive_of[RB_DEBRIS_MAX_EMITTERS];
     recent recent[RB_DEBRIS_MAX_EMITTERS][RB_RECENT]; /* a ring of each emitter's latest spawns */
     uint32_t recent_next[RB_DEBRIS_MAX_EMITTERS];
-    uint64_t crowded; /* spawns put off: no clear point in the region */
+    uint64_t crowded;                 /* spawns put off: no clear point in the region */
     bool fired[RB_DEBRIS_MAX_FIELDS]; /* a radial impulse given */
     tracked *bodies;                  /* in order of birth: the oldest first */
     uint32_t count, capacity;

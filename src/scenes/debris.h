@@ -73,8 +73,9 @@ typedef enum rb_field_kind {
 typedef struct rb_field {
     rb_field_kind kind;
     float centre[3];
-    float radius;          /* m, > 0: nothing beyond it is touched (wind: 0 = everywhere) */
-    float start, duration; /* s; radial impulse: acts once, at start; others act over [start, start + duration), 0 = for ever */
+    float radius; /* m, > 0: nothing beyond it is touched (wind: 0 = everywhere) */
+    float start,
+        duration; /* s; radial impulse: acts once, at start; others act over [start, start + duration), 0 = for ever */
     /* radial: strength is an impulse (N s) a body at the centre gets if
      * `impulse`, else a force (N) held over the duration; falloff: scaled by
      * (1 - d / radius)^falloff; up: the direction's upward part added, then
@@ -104,8 +105,8 @@ typedef struct rb_debris_desc {
     uint32_t field_count;
     rb_kill_region kill[RB_DEBRIS_MAX_KILL_REGIONS];
     uint32_t kill_count;
-    uint32_t max_bodies;  /* 0: no cap; else the oldest debris goes first */
-    float remove_asleep;  /* s: debris asleep this long is removed; 0: never */
+    uint32_t max_bodies; /* 0: no cap; else the oldest debris goes first */
+    float remove_asleep; /* s: debris asleep this long is removed; 0: never */
 } rb_debris_desc;
 
 typedef struct rb_debris rb_debris;
