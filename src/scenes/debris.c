@@ -127,7 +127,7 @@ static bool index_slots(rb_debris *d) {
         if (!w) return false;
         d->where = w, d->where_size = top * 2u;
     }
-    memset(d->where, 0, sizeof *d->where * d->where_size);
+    if (d->where_size) memset(d->where, 0, sizeof *d->where * d->where_size);
     for (uint32_t k = 0; k < d->count; k++) d->where[d->bodies[k].id.slot] = k + 1u;
     return true;
 }
