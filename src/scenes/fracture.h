@@ -1,0 +1,86 @@
+/* fracture.h - breakable bodies' pieces: fracture patterns, the bonds
+ * between pieces, and splitting a body into new bodies when bonds break
+ * (docs/debris.md, "Breakable bodies").
+ *
+ * A breakable body's particles are grouped into pieces by a pattern; two
+ * pieces are bonded where a particle of one touches a particle of the other
+ * (centres within 2 r, with a little slack for rounding). Each bond holds up
+ * to `strength` newtons; a piece holds to the rest of its body with the sum
+ * of its bonds. The step measures each piece's load (src/sim: the world's
+ * pieces); when a piece's load passes what its bonds hold, its bonds break,
+ * and each connected group of pieces left becomes a body of its own
+ * (rb_split). All of this is pure geometry and mechanics on the host: no
+ * world, no backend. */
+#ifndef RB_FRACTURE_H
+#define RB_FRACTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/world.h"
+
+typedef enum rb_fracture_kind {
+    RB_FRACTURE_VORONOI = 0, /* `pieces` seed particles drawn from `seed`; each particle joins its nearest seed */
+    RB_FRACTURE_LAYERS,      /* `pieces` slabs of equal thickness across the body's longest axis */
+    RB_FRACTURE_PARTICLES,   /* every particle a piece: it crumbles */
+    RB_FRACTURE_GIVEN,       /* the piece of each particle given (a shape plugin's) */
+} rb_fracture_kind;
+
+typedef struct rb_fracture_desc {
+    rb_fracture_kind kind;
+    uint32_t pieces; /* voronoi, layers: how many (clamped to the particle count, said in a warning) */
+    uint64_t seed;   /* voronoi */
+    float strength;  /* N a bond holds, > 0 */
+} rb_fracture_desc;
+
+/* A body's pieces, in its shape's frame (particle offsets from the centre of mass). */
+typedef struct rb_pieces {
+    uint32_t particle_count, piece_count;
+    uint32_t *piece_of;  /* per particle: its piece, 0 .. piece_count - 1 */
+    float *mass;         /* per piece, kg */
+    float *centre;       /* per piece, xyz: its centre of mass, shape frame, m */
+    uint32_t *bonds;     /* bond_count pairs (a, b), a < b, sorted */
+    uint32_t bond_count;
+    float strength;      /* N a bond holds */
+    float *holds;        /* per piece: strength times its bonds, N (0 for a piece with none) */
+} rb_pieces;
+
+/* Groups the n particles at offsets (xyz triples, m) of radius r and mass m
+ * each into pieces by desc (given: piece indices in `given`, any values,
+ * renumbered 0.. in order of first appearance). False with the reason in err
+ * (bad desc, out of memory). */
+bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb_fracture_desc *desc,
+                    const uint32_t *given, rb_pieces *out, char *err, size_t err_size);
+void rb_pieces_free(rb_pieces *p);
+
+/* A new body made of some of a breaking body's particles. */
+typedef struct rb_split_child {
+    uint32_t particle_count;
+    float *particles;         /* xyz offsets from its centre of mass, in its principal frame */
+    uint32_t *parent;         /* per particle: its index in the parent's particles */
+    float mass, inertia[3];   /* kg; principal moments, kg m^2 */
+    float position[3];        /* world, its centre of mass */
+    float orientation[4];     /* world, x y z w: parent's orientation times its principal frame's */
+    float velocity[3];        /* the parent's velocity at its centre: v + w x r */
+    float angular_velocity[3];/* the parent's */
+} rb_split_child;
+
+/* Splits a body whose pieces `broken` (per piece) lost all their bonds:
+ * each connected group of pieces (over the bonds left) becomes a child,
+ * with the parent's motion at that place, so that the children's linear
+ * and angular momentum sum to the parent's (exactly, but for rounding).
+ * parent: the body's state (position, orientation, velocity, angular
+ * velocity); offsets, r, m as for rb_pieces_make. Returns the number of
+ * children (1: nothing to split, and *children is NULL), or 0 with the
+ * reason in err. The caller frees with rb_split_free. */
+uint32_t rb_split(const rb_pieces *p, const float *offsets, float r, float m, const bool *broken,
+                  const rb_body_state *parent, rb_split_child **children, char *err, size_t err_size);
+void rb_split_free(rb_split_child *children, uint32_t count);
+
+/* The pieces a child keeps: the parent's pieces restricted to the child's
+ * particles (bonds among them only), for a child that can break again. */
+bool rb_pieces_restrict(const rb_pieces *parent, const rb_split_child *child, rb_pieces *out, char *err,
+                        size_t err_size);
+
+#endif
