@@ -65,6 +65,7 @@ enum {
     K_INTEGRATE,
     K_INTEGRATE_FLAT,
     K_POSITIONS, /* read-back only, not timed */
+    K_PIECES,    /* breakable bodies' loads (pieces.cl), only with pieces; not timed */
     K_COUNT
 };
 
@@ -81,16 +82,17 @@ static const char *const kernel_entry[K_COUNT] = {"rb_hash_particles",
                                                   "rb_forces",
                                                   "rb_integrate",
                                                   "rb_integrate_flat",
-                                                  "rb_particle_positions"};
+                                                  "rb_particle_positions",
+                                                  "rb_piece_loads"};
 
 /* The timed kernels, as kernel_times names them: the two sets share names. */
 #define RB_OPENCL_KERNEL_COUNT 8
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
-    [K_HASH] = 0,          [K_CHUNK_SUMS] = 1, [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,    [K_BLOCK_SUMS] = 1,
-    [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,     [K_SCATTER] = 4,        [K_REORDER] = 5,   [K_REORDER_SLOTS] = 5,
-    [K_FORCES] = 6,        [K_INTEGRATE] = 7,  [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1};
+    [K_HASH] = 0,          [K_CHUNK_SUMS] = 1, [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,
+    [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,     [K_SCATTER] = 4,        [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,
+    [K_FORCES] = 6,        [K_INTEGRATE] = 7,  [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1, [K_PIECES] = -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
@@ -131,6 +133,10 @@ typedef struct ocl_buffers {
     ocl_buffer scan_sums;     /* 4 B x the scan's chunk or block count */
     ocl_buffer planes;        /* RB_MAX_PLANES x 16 B */
     ocl_buffer rates;         /* the pair table: RB_MAX_MATERIALS^2 x 16 B (rb_contact_rates) */
+    /* breakable bodies (world_internal.h): body_first_piece 4 B a body + 1,
+     * particle_member 4 B a particle, the rest by piece: info 16 B, holds
+     * 4 B, span 8 B, load 4 B (state); breaks 4 B: pieces past their hold */
+    ocl_buffer body_first_piece, particle_member, piece_info, piece_holds, piece_span, piece_load, breaks;
 } ocl_buffers;
 
 /* ocl_buffers holds nothing but ocl_buffer fields: it is walked as an array
@@ -155,7 +161,8 @@ typedef struct ocl {
 
     ocl_buffers buf;
     uint32_t body_capacity, particle_capacity, table_capacity, scan_capacity;
-    uint32_t body_count, particle_count; /* as uploaded */
+    uint32_t body_count, particle_count;  /* as uploaded */
+    uint32_t piece_count, piece_capacity; /* breakable bodies' pieces, as uploaded */
     uint32_t table_size, chunk_size, chunk_count, block_count;
     uint32_t stride_z, stride_y; /* the hash's layout of rows (kernels/common.cl, rb_cell_hash) */
 
@@ -221,7 +228,8 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
               make_buffer(o, &b->body_contact, cap * 16u, "body_contact") &&
               make_buffer(o, &b->body_support, cap * 4u, "body_support") &&
               make_buffer(o, &b->body_frame, cap * 32u, "body_frame") && make_buffer(o, &b->wake, cap * 4u, "wake") &&
-              make_buffer(o, &b->transforms, cap * 32u, "transforms");
+              make_buffer(o, &b->transforms, cap * 32u, "transforms") &&
+              make_buffer(o, &b->body_first_piece, (cap + 1u) * 4u, "body_first_piece");
     o->body_capacity = ok ? (uint32_t)cap : 0;
     return ok;
 }
@@ -269,6 +277,7 @@ static bool reserve_particles(ocl *o, uint32_t n) {
                   make_buffer(o, &b->sorted_vel, cap * 16u, "sorted_vel") &&
                   make_buffer(o, &b->force, cap * 12u, "force") && make_buffer(o, &b->moment, cap * 12u, "moment") &&
                   make_buffer(o, &b->support, cap * 4u, "support") &&
+                  make_buffer(o, &b->particle_member, cap * 4u, "particle_member") &&
                   grow_kept(o, &b->keys, cap * RB_CONTACT_SLOTS * 4u, "keys") &&
                   grow_kept(o, &b->disp, cap * RB_CONTACT_SLOTS * 12u, "disp");
         o->particle_capacity = ok ? (uint32_t)cap : 0;
@@ -460,6 +469,16 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) && ARG_VAL(ki, 22, support_keep) &&
          ARG_MEM(ki, 23, body_frame) && ARG_MEM(ki, 24, body_contact);
 
+    if (o->piece_count)
+        ok = ok && ARG_VAL(K_PIECES, 0, bodies) && ARG_MEM(K_PIECES, 1, body_first_particle) &&
+             ARG_MEM(K_PIECES, 2, body_first_piece) && ARG_MEM(K_PIECES, 3, body_kind) &&
+             ARG_MEM(K_PIECES, 4, body_quat) && ARG_MEM(K_PIECES, 5, body_omega) && ARG_MEM(K_PIECES, 6, body_angmom) &&
+             ARG_MEM(K_PIECES, 7, body_vel) && ARG_MEM(K_PIECES, 8, body_inv_inertia) &&
+             ARG_MEM(K_PIECES, 9, particle_offset) && ARG_MEM(K_PIECES, 10, force) && ARG_MEM(K_PIECES, 11, moment) &&
+             ARG_MEM(K_PIECES, 12, piece_info) && ARG_MEM(K_PIECES, 13, piece_holds) &&
+             ARG_MEM(K_PIECES, 14, piece_span) && ARG_MEM(K_PIECES, 15, particle_member) &&
+             ARG_MEM(K_PIECES, 16, piece_load) && ARG_MEM(K_PIECES, 17, breaks);
+
     ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
          ARG_MEM(K_POSITIONS, 4, body_quat) && ARG_MEM(K_POSITIONS, 5, force);
@@ -555,6 +574,50 @@ static void choose_strides(ocl *o, const rb_world_data *d, const rb_step_params 
     o->stride_y = (o->stride_z * nz) | 1u;
 }
 
+/* The breakable bodies' pieces (world_internal.h), with their loads as the
+ * host has them (it reads them back before it changes anything). */
+static bool upload_pieces(ocl *o, const rb_world_data *d) {
+    ocl_buffers *B = &o->buf;
+    const uint32_t nb = d->body_count, np = d->particle_count, n = d->piece_count;
+    if (!B->breaks.mem) {
+        const cl_uint zero = 0;
+        if (!make_buffer(o, &B->breaks, 4u, "breaks") ||
+            !CHECK("clEnqueueFillBuffer(breaks)",
+                   clEnqueueFillBuffer(o->queue, B->breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL)))
+            return false;
+    }
+    if (n > o->piece_capacity || !B->piece_info.mem) {
+        const size_t cap = grown(n < 16 ? 16 : n, o->piece_capacity);
+        bool ok = make_buffer(o, &B->piece_info, cap * 16u, "piece_info") &&
+                  make_buffer(o, &B->piece_holds, cap * 4u, "piece_holds") &&
+                  make_buffer(o, &B->piece_span, cap * 8u, "piece_span") &&
+                  make_buffer(o, &B->piece_load, cap * 4u, "piece_load");
+        o->piece_capacity = ok ? (uint32_t)cap : 0;
+        if (!ok) return false;
+    }
+    o->piece_count = n;
+    return write_buffer(o, &B->body_first_piece, d->body_first_piece, ((size_t)nb + 1u) * 4u, "body_first_piece") &&
+           (n == 0 || (write_buffer(o, &B->particle_member, d->particle_member, (size_t)np * 4u, "particle_member") &&
+                       write_buffer(o, &B->piece_info, d->piece_info, (size_t)n * 16u, "piece_info") &&
+                       write_buffer(o, &B->piece_holds, d->piece_holds, (size_t)n * 4u, "piece_holds") &&
+                       write_buffer(o, &B->piece_span, d->piece_span, (size_t)n * 8u, "piece_span") &&
+                       write_buffer(o, &B->piece_load, d->piece_load, (size_t)n * 4u, "piece_load")));
+}
+
+static uint32_t ocl_take_break_count(rb_backend *base) {
+    ocl *o = (ocl *)base;
+    cl_uint n = 0;
+    if (!o->buf.breaks.mem || !read_buffer(o, &o->buf.breaks, &n, sizeof n, "breaks") ||
+        !CHECK("clFinish", clFinish(o->queue)))
+        return 0;
+    if (n) {
+        const cl_uint zero = 0;
+        CHECK("clEnqueueFillBuffer(breaks)",
+              clEnqueueFillBuffer(o->queue, o->buf.breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL));
+    }
+    return n;
+}
+
 static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_params *p) {
     ocl *o = (ocl *)base;
     const uint32_t nb = d->body_count, np = d->particle_count;
@@ -590,7 +653,8 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
               write_buffer(o, &B->transforms, o->staging, (size_t)nb * 32u, "transforms") &&
               write_buffer(o, &B->body_frame, frames, (size_t)nb * 32u, "body_frame") &&
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
-              write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body");
+              write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body") &&
+              upload_pieces(o, d);
     /* Particles past those uploaded before are new: no history. (When
      * bodies went, the world hands over the whole history: upload_slots.) */
     if (ok && np > o->particle_count) {
@@ -626,7 +690,9 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
     for (uint32_t s = 0; s < steps && ok; s++) {
         const bool timed = s % RB_PROFILE_EVERY == 0;
         timed_steps += timed;
-        ok = enqueue_forces(o, timed) && enqueue_integrate(o, timed);
+        ok = enqueue_forces(o, timed) &&
+             (o->piece_count == 0 || launch(o, K_PIECES, o->body_count, o->group[K_PIECES], false)) &&
+             enqueue_integrate(o, timed);
     }
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
     ok = harvest_events(o) && ok;
@@ -645,7 +711,9 @@ static bool ocl_download(rb_backend *base, rb_world_data *d) {
               read_buffer(o, &B->body_vel, d->body_vel, b16, "body_vel") &&
               read_buffer(o, &B->body_angmom, d->body_angmom, b16, "body_angmom") &&
               read_buffer(o, &B->body_omega, d->body_omega, b16, "body_omega") &&
-              read_buffer(o, &B->body_support, d->body_support, (size_t)o->body_count * 4u, "body_support");
+              read_buffer(o, &B->body_support, d->body_support, (size_t)o->body_count * 4u, "body_support") &&
+              (o->piece_count == 0 ||
+               read_buffer(o, &B->piece_load, d->piece_load, (size_t)o->piece_count * 4u, "piece_load"));
     return CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
@@ -763,6 +831,7 @@ static const rb_backend_vtbl opencl_vtbl = {
     .download_slots = ocl_download_slots,
     .upload_slots = ocl_upload_slots,
     .contact_overflow = ocl_contact_overflow,
+    .take_break_count = ocl_take_break_count,
 };
 
 /* ---- the extras of opencl.h ---- */

@@ -26,6 +26,7 @@ typedef struct reference {
     uint32_t *cursor;       /* table_size: scatter positions while sorting */
     float *support;         /* stage 3: the shares of its body the particle's contacts bear (contact.h) */
     uint64_t overflow;      /* contacts that found no free history slot (contact.h) */
+    uint32_t breaks;        /* pieces past their hold since take_break_count (rb_piece_loads) */
     uint8_t *wake;          /* per body: touched by a moving body this step */
     rb_body_frame *frame;   /* per body: its frame for the contacts' masses (contact.h), formed at the step's start */
     uint32_t body_capacity;
@@ -381,6 +382,8 @@ static bool ref_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
         build_grid(r, d, p);
         double t2 = 1e3 * rb_seconds();
         forces(r, d, p, true);
+        if (d->piece_count)
+            for (uint32_t b = 0; b < d->body_count; b++) r->breaks += rb_piece_loads(d, b, r->force, r->moment);
         double t3 = 1e3 * rb_seconds();
         integrate(r, d, p);
         double t4 = 1e3 * rb_seconds();
@@ -416,6 +419,12 @@ static bool ref_upload(rb_backend *b, const rb_world_data *d, const rb_step_para
 static bool ref_download(rb_backend *b, rb_world_data *d) { return true; }
 static const char *ref_device_name(const rb_backend *b) { return "CPU (sequential C)"; }
 static uint64_t ref_contact_overflow(rb_backend *b) { return ((reference *)b)->overflow; }
+static uint32_t ref_take_break_count(rb_backend *b) {
+    reference *r = (reference *)b;
+    const uint32_t n = r->breaks;
+    r->breaks = 0;
+    return n;
+}
 
 static size_t ref_device_bytes(const rb_backend *base) {
     const reference *r = (const reference *)base;
@@ -472,6 +481,7 @@ static const rb_backend_vtbl reference_vtbl = {
     .stage_times = ref_stage_times,
     .contact_pairs = ref_contact_pairs,
     .contact_overflow = ref_contact_overflow,
+    .take_break_count = ref_take_break_count,
 };
 
 rb_backend *rb_reference_create(int device_index, char *err, size_t err_size) {

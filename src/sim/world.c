@@ -35,6 +35,7 @@ struct rb_world {
     bool loads_applied; /* body_force/body_torque hold something to clear after the step */
     bool slots_ahead;   /* the backend stepped: its contact history is newer than the host's */
     bool slots_dirty;   /* the host renumbered the history (bodies went): the backend needs upload_slots() */
+    bool breaks_left;   /* rb_world_take_breaks had more broken bodies than room: look again without asking */
 
     world_shape *shapes;
     uint32_t shape_count;
@@ -72,7 +73,8 @@ static bool reserve_bodies(rb_world *w, uint32_t need) {
         if (!q) return false;
         *f4[i] = q;
     }
-    uint32_t **u[] = {&d->body_first_particle, &d->body_shape, &d->body_kind, &d->body_material, &d->body_slot};
+    uint32_t **u[] = {&d->body_first_particle, &d->body_shape, &d->body_kind,
+                      &d->body_material,       &d->body_slot,  &d->body_first_piece};
     for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
         void *q = realloc(*u[i], cap * sizeof(uint32_t));
         if (!q) return false;
@@ -92,12 +94,27 @@ static bool reserve_particles(rb_world *w, uint32_t need) {
     rb_world_data *d = &w->d;
     uint32_t cap = d->particle_capacity;
     if (need <= cap) return true;
-    uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap;
+    uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap;
     if (!grow((void **)&d->particle_offset, sizeof(rb_float4), &c1, need)) return false;
     if (!grow((void **)&d->particle_body, sizeof(uint32_t), &c2, need)) return false;
     if (!grow((void **)&d->particle_keys, RB_CONTACT_SLOTS * sizeof(uint32_t), &c3, need)) return false;
     if (!grow((void **)&d->particle_disp, RB_CONTACT_SLOTS * 3 * sizeof(float), &c4, need)) return false;
+    if (!grow((void **)&d->particle_member, sizeof(uint32_t), &c5, need)) return false;
     d->particle_capacity = c1;
+    return true;
+}
+
+static bool reserve_pieces(rb_world *w, uint32_t need) {
+    rb_world_data *d = &w->d;
+    uint32_t cap = d->piece_capacity;
+    if (need <= cap) return true;
+    uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap;
+    if (!grow((void **)&d->piece_info, sizeof(rb_float4), &c1, need)) return false;
+    if (!grow((void **)&d->piece_holds, sizeof(float), &c2, need)) return false;
+    if (!grow((void **)&d->piece_span, 2 * sizeof(uint32_t), &c3, need)) return false;
+    if (!grow((void **)&d->piece_load, sizeof(float), &c4, need)) return false;
+    if (!grow((void **)&d->piece_taken, 1, &c5, need)) return false;
+    d->piece_capacity = c1;
     return true;
 }
 
@@ -196,6 +213,7 @@ rb_world *rb_world_create(const rb_world_desc *desc, char *err, size_t err_size)
         return NULL;
     }
     w->d.body_first_particle[0] = 0;
+    w->d.body_first_piece[0] = 0;
     w->host_dirty = true;
     return w;
 }
@@ -210,6 +228,8 @@ void rb_world_destroy(rb_world *w) {
     free(d->body_contact);
     free(d->particle_offset), free(d->particle_body), free(d->particle_keys), free(d->particle_disp);
     free(d->body_support);
+    free(d->body_first_piece), free(d->piece_info), free(d->piece_holds), free(d->piece_span), free(d->piece_load);
+    free(d->piece_taken), free(d->particle_member);
     for (uint32_t s = 0; s < w->shape_count; s++) free(w->shapes[s].offsets);
     free(w->shapes);
     free(w->slot_index), free(w->slot_generation), free(w->free_slots);
@@ -389,6 +409,7 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     w->params.max_radius = b == 0 ? s->radius : fmaxf(w->params.max_radius, s->radius);
     d->body_first_particle[b] = first;
     d->body_first_particle[b + 1] = first + s->particle_count;
+    d->body_first_piece[b + 1] = d->piece_count; /* none: not breakable */
     for (uint32_t i = 0; i < s->particle_count; i++) {
         d->particle_offset[first + i] = s->offsets[i];
         d->particle_body[first + i] = b;
@@ -404,6 +425,22 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     if (w->slot_generation[slot] == 0) w->slot_generation[slot] = 1; /* 0 means null */
     w->host_dirty = true;
     return (rb_body_id){slot, w->slot_generation[slot]};
+}
+
+/* Body b's pieces out of the piece arrays, before the body's own entries
+ * go: later pieces move down, their members `particles` places earlier
+ * (the body's particles go with it). */
+static void remove_pieces(rb_world_data *d, uint32_t b, uint32_t particles) {
+    const uint32_t pf = d->body_first_piece[b], pc = d->body_first_piece[b + 1] - pf, later = d->piece_count - pf - pc;
+    memmove(&d->piece_info[pf], &d->piece_info[pf + pc], later * sizeof *d->piece_info);
+    memmove(&d->piece_holds[pf], &d->piece_holds[pf + pc], later * sizeof *d->piece_holds);
+    memmove(&d->piece_span[2 * pf], &d->piece_span[2 * (pf + pc)], later * 2 * sizeof *d->piece_span);
+    memmove(&d->piece_load[pf], &d->piece_load[pf + pc], later * sizeof *d->piece_load);
+    memmove(&d->piece_taken[pf], &d->piece_taken[pf + pc], later);
+    for (uint32_t k = pf; k < pf + later; k++) d->piece_span[2 * k] -= particles;
+    for (uint32_t k = b + 1; k <= d->body_count; k++) d->body_first_piece[k] -= pc;
+    memmove(&d->body_first_piece[b], &d->body_first_piece[b + 1], (d->body_count - b) * sizeof *d->body_first_piece);
+    d->piece_count -= pc;
 }
 
 /* The contact history after particles [first, first + count) went: their
@@ -448,6 +485,8 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     d->body_first_particle[b + later_bodies] = first + later_particles;
     memmove(&d->particle_offset[first], &d->particle_offset[first + count], later_particles * sizeof(rb_float4));
     memmove(&d->particle_body[first], &d->particle_body[first + count], later_particles * sizeof(uint32_t));
+    memmove(&d->particle_member[first], &d->particle_member[first + count], later_particles * sizeof(uint32_t));
+    remove_pieces(d, b, count);
     for (uint32_t i = first; i < first + later_particles; i++) d->particle_body[i]--;
     d->body_count--;
     d->particle_count -= count;
@@ -466,7 +505,7 @@ void rb_world_clear(rb_world *w) {
         if (++w->slot_generation[slot] == 0) w->slot_generation[slot] = 1;
         w->free_slots[w->free_count++] = slot;
     }
-    w->d.body_count = w->d.particle_count = 0;
+    w->d.body_count = w->d.particle_count = w->d.piece_count = 0;
     refresh_max_radius(w);
     w->device_ahead = w->loads_applied = w->slots_ahead = false; /* nothing left to read back */
     w->host_dirty = true;
@@ -816,6 +855,93 @@ void rb_world_stage_times(const rb_world *w, double ms[RB_STAGE_COUNT]) {
     w->backend->vtbl->stage_times(w->backend, ms);
 }
 size_t rb_world_device_bytes(const rb_world *w) { return w->backend->vtbl->device_bytes(w->backend); }
+
+/* ---- breakable bodies ---- */
+
+bool rb_world_set_pieces(rb_world *w, rb_body_id id, uint32_t piece_count, const uint32_t *piece_of,
+                         const rb_piece_desc *pieces) {
+    uint32_t b;
+    if (!index_of(w, id, &b) || !host_current(w)) return false;
+    rb_world_data *d = &w->d;
+    const uint32_t first = d->body_first_particle[b], n = d->body_first_particle[b + 1] - first;
+    if (d->body_kind[b] != RB_BODY_DYNAMIC || piece_count < 2 || piece_count > n) {
+        rb_log(RB_LOG_ERROR, "world: pieces for a body that is not dynamic, or not 2 to %u of them", n);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (piece_of[i] >= piece_count) {
+            rb_log(RB_LOG_ERROR, "world: particle %u's piece %u is not below the piece count %u", i, piece_of[i],
+                   piece_count);
+            return false;
+        }
+    for (uint32_t p = 0; p < piece_count; p++)
+        if (!all_finite(pieces[p].centre, 3) || !(pieces[p].mass > 0.0f) || !isfinite(pieces[p].mass) ||
+            !(pieces[p].holds >= 0.0f) || !isfinite(pieces[p].holds)) {
+            rb_log(RB_LOG_ERROR, "world: piece %u has a non-finite, zero or negative value", p);
+            return false;
+        }
+    const uint32_t old = d->body_first_piece[b + 1] - d->body_first_piece[b];
+    if (!reserve_pieces(w, d->piece_count - old + piece_count)) {
+        rb_log(RB_LOG_ERROR, "world: out of memory for %u pieces", piece_count);
+        return false;
+    }
+    /* room for the new pieces where the old were, later bodies' moved along */
+    const uint32_t pf = d->body_first_piece[b], later = d->piece_count - pf - old;
+    const uint32_t to = pf + piece_count, from = pf + old;
+    memmove(&d->piece_info[to], &d->piece_info[from], later * sizeof *d->piece_info);
+    memmove(&d->piece_holds[to], &d->piece_holds[from], later * sizeof *d->piece_holds);
+    memmove(&d->piece_span[2 * to], &d->piece_span[2 * from], later * 2 * sizeof *d->piece_span);
+    memmove(&d->piece_load[to], &d->piece_load[from], later * sizeof *d->piece_load);
+    memmove(&d->piece_taken[to], &d->piece_taken[from], later);
+    for (uint32_t k = b + 1; k <= d->body_count; k++)
+        d->body_first_piece[k] = d->body_first_piece[k] - old + piece_count;
+    d->piece_count = d->piece_count - old + piece_count;
+    /* members grouped by piece (a counting sort), each piece's span in the body's range */
+    uint32_t at = first;
+    for (uint32_t p = 0; p < piece_count; p++) {
+        const uint32_t start = at;
+        for (uint32_t i = 0; i < n; i++)
+            if (piece_of[i] == p) d->particle_member[at++] = i;
+        const rb_piece_desc *pd = &pieces[p];
+        d->piece_info[pf + p] = (rb_float4){pd->centre[0], pd->centre[1], pd->centre[2], pd->mass};
+        d->piece_holds[pf + p] = pd->holds;
+        d->piece_span[2 * (pf + p)] = start, d->piece_span[2 * (pf + p) + 1] = at - start;
+        d->piece_load[pf + p] = 0.0f;
+        d->piece_taken[pf + p] = 0;
+    }
+    w->host_dirty = true;
+    return true;
+}
+
+uint32_t rb_world_piece_loads(rb_world *w, rb_body_id id, float *out, uint32_t max) {
+    uint32_t b;
+    if (!index_of(w, id, &b) || !host_current(w)) return 0;
+    const uint32_t pf = w->d.body_first_piece[b], pc = w->d.body_first_piece[b + 1] - pf;
+    for (uint32_t p = 0; p < pc && p < max; p++) out[p] = w->d.piece_load[pf + p];
+    return pc;
+}
+
+uint32_t rb_world_take_breaks(rb_world *w, rb_body_id *out, uint32_t max) {
+    if (!w->d.piece_count) return 0;
+    if (!w->breaks_left && !w->backend->vtbl->take_break_count(w->backend)) return 0;
+    if (!host_current(w)) return 0;
+    rb_world_data *d = &w->d;
+    uint32_t found = 0;
+    for (uint32_t b = 0; b < d->body_count; b++) {
+        const uint32_t pf = d->body_first_piece[b], pl = d->body_first_piece[b + 1];
+        bool broken = false;
+        for (uint32_t p = pf; p < pl; p++) broken |= d->piece_load[p] > 1.0f && !d->piece_taken[p];
+        if (!broken) continue;
+        if (found == max) { /* the rest at the next call */
+            w->breaks_left = true;
+            return found;
+        }
+        for (uint32_t p = pf; p < pl; p++) d->piece_taken[p] = 1;
+        out[found++] = rb_world_body_id(w, b);
+    }
+    w->breaks_left = false;
+    return found;
+}
 uint64_t rb_world_contact_overflow(const rb_world *w) {
     return w->backend->vtbl->contact_overflow ? w->backend->vtbl->contact_overflow(w->backend) : 0;
 }

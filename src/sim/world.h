@@ -255,6 +255,37 @@ void rb_world_stage_times(const rb_world *world, double ms[RB_STAGE_COUNT]);
 /* Bytes of backend (device) memory held, all buffers counted. */
 size_t rb_world_device_bytes(const rb_world *world);
 
+/* ---- breakable bodies (src/scenes/fracture.h makes the pieces) ---- */
+
+/* One piece of a breakable body. */
+typedef struct rb_piece_desc {
+    float centre[3]; /* its centre of mass in the body's shape frame, m */
+    float mass;      /* kg, > 0 */
+    float holds;     /* N: the force its bonds hold it to the rest with; 0: none (it comes off at once) */
+} rb_piece_desc;
+
+/* Makes a dynamic body breakable: piece_of[i] (< piece_count, 2 or more)
+ * for each of its particles, in its shape's order. Each step then measures
+ * each piece's load, on every backend in the step itself: the force the
+ * rest of the body must give it to carry it along the body's rigid motion,
+ * |m_P (F / M + alpha x r_P + w x (w x r_P)) - F_P|, F_P the contact forces
+ * on its particles, F on all of them and alpha the body's angular
+ * acceleration from their torques (gravity pulls every piece alike and
+ * cancels; external loads are left out), over its hold. The largest ratio
+ * since the pieces were set is kept (rb_world_piece_loads); a piece whose
+ * ratio passes 1 makes the body broken (rb_world_take_breaks). False
+ * (logged) for a stale id, a body that is not dynamic, a bad piece index or
+ * a non-finite or negative value. */
+bool rb_world_set_pieces(rb_world *world, rb_body_id id, uint32_t piece_count, const uint32_t *piece_of,
+                         const rb_piece_desc *pieces);
+/* A body's pieces' largest load over hold so far, up to max of them into
+ * out; returns its piece count (0: not breakable or a stale id). */
+uint32_t rb_world_piece_loads(rb_world *world, rb_body_id id, float *out, uint32_t max);
+/* The bodies with a piece over its hold that have not been taken before:
+ * their ids into out (up to max); returns how many there are. Without a new
+ * break it costs one 4-byte read of the backend. */
+uint32_t rb_world_take_breaks(rb_world *world, rb_body_id *out, uint32_t max);
+
 /* Contacts that found no free slot of their particle's contact history in
  * the steps so far (README.md, "Static friction"): each acted that step as
  * a new contact, without the static part of its friction. 0 in any world

@@ -161,7 +161,29 @@ typedef struct rb_world_data {
      * them when bodies go (download_slots) and hands them back after. */
     uint32_t *particle_keys;
     float *particle_disp;
+
+    /* Breakable bodies' pieces (world.h, rb_world_set_pieces). Body b owns
+     * pieces [body_first_piece[b], body_first_piece[b + 1]): none unless it
+     * was made breakable. A piece's particles are its members, local
+     * indices (from its body's first particle) at [piece_span.x,
+     * piece_span.x + piece_span.y) of particle_member, inside its body's
+     * particle range. */
+    uint32_t *body_first_piece; /* body_count + 1 entries */
+    uint32_t piece_count, piece_capacity;
+    rb_float4 *piece_info;     /* 16 B: centre of mass in the body frame, m; w its mass, kg */
+    float *piece_holds;        /* 4 B: N */
+    uint32_t *piece_span;      /* 8 B: first member, member count */
+    float *piece_load;         /* 4 B: its largest load / holds since set; the backend keeps it (download()) */
+    uint8_t *piece_taken;      /* 1 B, host only: its body was given out by rb_world_take_breaks */
+    uint32_t *particle_member; /* 4 B */
 } rb_world_data;
+
+/* The pieces' loads of body b (world.h, rb_world_set_pieces) at the step's
+ * start state and this step's particle forces and moments (xyz triples by
+ * particle), as every backend computes them: the same operations in
+ * kernels/pieces.cl. Latches d->piece_load; returns how many pieces passed
+ * 1 this time. */
+uint32_t rb_piece_loads(rb_world_data *d, uint32_t b, const float *force, const float *moment);
 
 /* R diag(inv_inertia) R^T a, R the rotation of q: the world-frame inverse
  * inertia applied to a (omega from L, angular acceleration from torque). */
@@ -210,6 +232,8 @@ typedef struct rb_backend_vtbl {
     /* Contacts that found no free history slot (contact.h) in the steps so
      * far: they acted without memory. */
     uint64_t (*contact_overflow)(rb_backend *b);
+    /* Pieces that passed their hold (rb_piece_loads) since the last call. */
+    uint32_t (*take_break_count)(rb_backend *b);
 } rb_backend_vtbl;
 
 struct rb_backend {
