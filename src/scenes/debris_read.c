@@ -237,6 +237,40 @@ static bool read_settings(rb_reader *r, const cJSON *o, rb_debris_desc *d) {
     return true;
 }
 
+/* ---- breakable bodies ---- */
+
+bool rb_read_breakable(rb_reader *r, const cJSON *o, rb_scene_body *t) {
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "breakable");
+    t->breakable = false;
+    if (!b || cJSON_IsFalse(b)) return true;
+    t->fracture = (rb_fracture_desc){RB_FRACTURE_VORONOI, 8, 1, RB_FRACTURE_STRENGTH};
+    t->breakable = true;
+    if (cJSON_IsTrue(b)) return true;
+    if (!cJSON_IsObject(b)) return rb_read_fail_at(r, "breakable", "expected true, false or an object");
+    size_t len = rb_read_enter(r, "breakable", 0);
+    static const char *const keys[] = {"pattern", "pieces", "seed", "strength", NULL};
+    rb_read_check_keys(r, b, keys);
+    char pattern[32] = "voronoi";
+    bool ok = rb_read_string(r, b, "pattern", pattern, sizeof pattern, false);
+    if (ok && strcmp(pattern, "voronoi") == 0)
+        t->fracture.kind = RB_FRACTURE_VORONOI;
+    else if (ok && strcmp(pattern, "layers") == 0)
+        t->fracture.kind = RB_FRACTURE_LAYERS, t->fracture.pieces = 3;
+    else if (ok && strcmp(pattern, "particles") == 0)
+        t->fracture.kind = RB_FRACTURE_PARTICLES;
+    else if (ok)
+        ok = rb_read_fail_at(r, "pattern", "unknown pattern '%s' (voronoi, layers or particles)", pattern);
+    double seed = 1.0;
+    ok = ok && rb_read_count(r, b, "pieces", 1e6, &t->fracture.pieces, false);
+    if (ok && t->fracture.pieces == 0) ok = rb_read_fail_at(r, "pieces", "expected 1 or more pieces, got 0");
+    ok = ok && rb_read_number(r, b, "seed", 0.0, 9007199254740992.0, &seed);
+    if (ok && seed != floor(seed)) ok = rb_read_fail_at(r, "seed", "expected a whole number, got %g", seed);
+    t->fracture.seed = (uint64_t)seed;
+    ok = ok && read_amount(r, b, "strength", true, BIG, false, &t->fracture.strength);
+    rb_read_leave(r, len);
+    return ok;
+}
+
 bool rb_read_debris(rb_reader *r, rb_scene *s, const cJSON *root) {
     const cJSON *emitters, *fields;
     uint32_t n_emitters, n_fields;
@@ -245,7 +279,8 @@ bool rb_read_debris(rb_reader *r, rb_scene *s, const cJSON *root) {
         return false;
     const cJSON *settings = cJSON_GetObjectItemCaseSensitive(root, "debris");
     bool lifetimes = false;
-    for (uint32_t i = 0; i < s->body_count && !lifetimes; i++) lifetimes = s->bodies[i].lifetime > 0.0f;
+    for (uint32_t i = 0; i < s->body_count && !lifetimes; i++)
+        lifetimes = s->bodies[i].lifetime > 0.0f || s->bodies[i].breakable;
     /* a scene without effects keeps no desc, and runs without the debris clock */
     if (!emitters && !fields && !settings && !lifetimes) return true;
     rb_debris_desc *d = s->debris = calloc(1, sizeof *s->debris);

@@ -18,6 +18,7 @@
 
 #include "debris.h"
 #include "entities.h"
+#include "fracture.h"
 #include "shapes/shapes.h"
 #include "sim/world.h"
 
@@ -47,6 +48,8 @@ typedef struct rb_scene_body {
     float sleep_timer;         /* s the body has been slow */
     float support;             /* rb_body_state.support (dynamic bodies); 0: none yet, as a new body has */
     float lifetime;            /* s; 0: none. A body with one is debris (debris.h, rb_debris_track) */
+    bool breakable;            /* it breaks into pieces when hit hard enough (fracture.h, rb_debris_make_breakable) */
+    rb_fracture_desc fracture;
 } rb_scene_body;
 
 typedef struct rb_scene {

@@ -234,6 +234,9 @@ static const rb_shape *read_template(rb_reader *r, const rb_scene *s, const cJSO
         return rb_read_fail_at(r, "scale", "scale %g is out of range [0.01, 100]", t->scale), NULL;
     /* s; a body with one is debris (debris.h), removed when its time is up */
     if (!rb_read_float(r, o, "lifetime", 0.0, 1e9, &t->lifetime)) return NULL;
+    if (!rb_read_breakable(r, o, t)) return NULL;
+    if (t->breakable && (t->is_static || t->is_kinematic))
+        return rb_read_fail_at(r, "breakable", "only a dynamic body breaks (this one is static or kinematic)"), NULL;
     return shape;
 }
 
@@ -249,7 +252,7 @@ static bool read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
     static const char *const keys[] = {
         "shape",       "position", "orientation", "velocity", "angular_velocity", "angular_momentum",
         "sleep_timer", "support",  "material",    "static",   "kinematic",        "scale",
-        "lifetime",    NULL};
+        "lifetime",    "breakable", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
     rb_scene_body b;
@@ -313,7 +316,7 @@ static bool push(rb_scene *s, const rb_scene_body *t, const float position[3], c
 static bool read_generator(rb_reader *r, rb_scene *s, const cJSON *o) {
     static const char *const keys[] = {"type",    "shape", "material", "static",    "kinematic", "scale",
                                        "count",   "rows",  "columns",  "height",    "radius",    "position",
-                                       "spacing", "gap",   "walls",    "formation", "lifetime",  NULL};
+                                       "spacing", "gap",   "walls",    "formation", "lifetime",  "breakable", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
     char type[32];

@@ -58,5 +58,7 @@ const rb_shape *rb_read_find_shape(rb_reader *r, const char *name);
  * or a body has a lifetime (read with the bodies). False, failed, on a bad
  * value. */
 bool rb_read_debris(rb_reader *r, rb_scene *s, const cJSON *root);
+/* A body's or generator's `breakable` key, if there is one, into t (debris_read.c). */
+bool rb_read_breakable(rb_reader *r, const cJSON *o, rb_scene_body *t);
 
 #endif
