@@ -42,13 +42,14 @@ typedef struct rb_fracture_desc {
 /* A body's pieces, in its shape's frame (particle offsets from the centre of mass). */
 typedef struct rb_pieces {
     uint32_t particle_count, piece_count;
-    uint32_t *piece_of;  /* per particle: its piece, 0 .. piece_count - 1 */
-    float *mass;         /* per piece, kg */
-    float *centre;       /* per piece, xyz: its centre of mass, shape frame, m */
-    uint32_t *bonds;     /* bond_count pairs (a, b), a < b, sorted */
+    uint32_t *piece_of; /* per particle: its piece, 0 .. piece_count - 1 */
+    float *mass;        /* per piece, kg */
+    float *centre;      /* per piece, xyz: its centre of mass, shape frame, m */
+    uint32_t *bonds;    /* bond_count pairs (a, b), a < b, sorted */
     uint32_t bond_count;
-    float strength;      /* N a bond holds */
-    float *holds;        /* per piece: strength times its bonds, N (0 for a piece with none) */
+    float strength; /* N a bond holds */
+    float radius;   /* m, the particles': rb_pieces_restrict finds a child's bonds with it */
+    float *holds;   /* per piece: strength times its bonds, N (0 for a piece with none) */
 } rb_pieces;
 
 /* Groups the n particles at offsets (xyz triples, m) of radius r and mass m
@@ -62,13 +63,13 @@ void rb_pieces_free(rb_pieces *p);
 /* A new body made of some of a breaking body's particles. */
 typedef struct rb_split_child {
     uint32_t particle_count;
-    float *particles;         /* xyz offsets from its centre of mass, in its principal frame */
-    uint32_t *parent;         /* per particle: its index in the parent's particles */
-    float mass, inertia[3];   /* kg; principal moments, kg m^2 */
-    float position[3];        /* world, its centre of mass */
-    float orientation[4];     /* world, x y z w: parent's orientation times its principal frame's */
-    float velocity[3];        /* the parent's velocity at its centre: v + w x r */
-    float angular_velocity[3];/* the parent's */
+    float *particles;          /* xyz offsets from its centre of mass, in its principal frame */
+    uint32_t *parent;          /* per particle: its index in the parent's particles */
+    float mass, inertia[3];    /* kg; principal moments, kg m^2 */
+    float position[3];         /* world, its centre of mass */
+    float orientation[4];      /* world, x y z w: parent's orientation times its principal frame's */
+    float velocity[3];         /* the parent's velocity at its centre: v + w x r */
+    float angular_velocity[3]; /* the parent's */
 } rb_split_child;
 
 /* Splits a body whose pieces `broken` (per piece) lost all their bonds:
