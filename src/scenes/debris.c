@@ -35,6 +35,14 @@ typedef struct held_force {
     float force[3], point[3];
 } held_force;
 
+/* A breakable body: its pieces, and its particles as its shape has them. */
+typedef struct breakable {
+    rb_body_id id;
+    rb_pieces pieces;
+    float *offsets; /* xyz a particle, shape frame */
+    float r, m;     /* its particles' radius and mass */
+} breakable;
+
 struct rb_debris {
     rb_debris_desc desc;
     rb_entities *entities;
@@ -60,6 +68,9 @@ struct rb_debris {
     uint32_t tick_steps;
     double dt;
     uint64_t spawned, removed;
+    breakable *breakables;
+    uint32_t breakable_count, breakable_capacity;
+    uint64_t breaks, pieces_made;
 };
 
 /* ---- random numbers: splitmix64 for seeds, xorshift64* for draws ---- */
@@ -152,6 +163,170 @@ static bool add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emitter
     return true;
 }
 
+static bool sweep(rb_debris *d);
+
+static void free_breakable(breakable *b) {
+    rb_pieces_free(&b->pieces);
+    free(b->offsets);
+}
+
+static bool same_id(rb_body_id a, rb_body_id b) { return a.slot == b.slot && a.generation == b.generation; }
+
+static breakable *find_breakable(rb_debris *d, rb_body_id id) {
+    for (uint32_t k = 0; k < d->breakable_count; k++)
+        if (same_id(d->breakables[k].id, id)) return &d->breakables[k];
+    return NULL;
+}
+
+/* A body that went: its pieces with it. */
+static void forget_breakable(rb_debris *d, rb_body_id id) {
+    breakable *b = find_breakable(d, id);
+    if (!b) return;
+    free_breakable(b);
+    *b = d->breakables[--d->breakable_count];
+}
+
+/* Makes body id breakable with pieces p of its particles at offsets (both
+ * taken over: freed here on failure). */
+static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offsets, float r, float m) {
+    rb_piece_desc *descs = malloc(sizeof *descs * p->piece_count);
+    bool ok = descs != NULL;
+    for (uint32_t k = 0; ok && k < p->piece_count; k++)
+        descs[k] =
+            (rb_piece_desc){{p->centre[3 * k], p->centre[3 * k + 1], p->centre[3 * k + 2]}, p->mass[k], p->holds[k]};
+    ok = ok && rb_world_set_pieces(d->world, id, p->piece_count, p->piece_of, descs);
+    free(descs);
+    if (ok && d->breakable_count == d->breakable_capacity) {
+        const uint32_t cap = d->breakable_capacity ? 2u * d->breakable_capacity : 16u;
+        breakable *b = realloc(d->breakables, sizeof *b * cap);
+        if (b) d->breakables = b, d->breakable_capacity = cap;
+        ok = b != NULL;
+    }
+    if (!ok) {
+        rb_pieces_free(p);
+        free(offsets);
+        return false;
+    }
+    d->breakables[d->breakable_count++] = (breakable){id, *p, offsets, r, m};
+    return true;
+}
+
+bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_desc *desc, char *err, size_t err_size) {
+    rb_body_state s;
+    if (!rb_world_get_body_by_id(d->world, id, &s) || s.kind != RB_BODY_DYNAMIC) {
+        snprintf(err, err_size, "breakable: not a dynamic body");
+        return false;
+    }
+    const int row = rb_entities_of_world_shape(d->entities, s.shape);
+    if (row < 0) {
+        snprintf(err, err_size, "breakable: the body's shape is not one of the entity table's");
+        return false;
+    }
+    const rb_shape *shape = rb_entities_get(d->entities, (uint32_t)row)->shape;
+    const float scale = rb_entities_scale_of_world_shape(d->entities, s.shape);
+    const uint32_t n = shape->particle_count;
+    float *offsets = malloc(sizeof *offsets * 3 * n);
+    if (!offsets) {
+        snprintf(err, err_size, "breakable: out of memory");
+        return false;
+    }
+    for (uint32_t k = 0; k < 3 * n; k++) offsets[k] = shape->particles[k] * scale;
+    const float r = rb_world_shape_radius(d->world, s.shape), m = shape->mass / (float)n * scale * scale * scale;
+    rb_pieces p;
+    if (!rb_pieces_make(offsets, n, r, m, desc, NULL, &p, err, err_size)) {
+        free(offsets);
+        return false;
+    }
+    if (p.piece_count < 2) { /* one piece: nothing to break */
+        rb_pieces_free(&p);
+        free(offsets);
+        return true;
+    }
+    if (!add_breakable(d, id, &p, offsets, r, m)) {
+        snprintf(err, err_size, "breakable: the world refused the pieces (logged)");
+        return false;
+    }
+    return true;
+}
+
+/* Splits a broken body into its groups of pieces (rb_debris_make_breakable). */
+static bool split(rb_debris *d, rb_body_id id) {
+    breakable *b = find_breakable(d, id);
+    rb_body_state s;
+    if (!b || !rb_world_get_body_by_id(d->world, id, &s)) return true;
+    const uint32_t np = b->pieces.piece_count;
+    float *loads = malloc(sizeof *loads * np);
+    bool *broken = malloc(sizeof *broken * np);
+    rb_split_child *children = NULL;
+    uint32_t count = 0;
+    char err[256];
+    if (loads && broken && rb_world_piece_loads(d->world, id, loads, np) == np) {
+        for (uint32_t k = 0; k < np; k++) broken[k] = loads[k] > 1.0f;
+        count = rb_split(&b->pieces, b->offsets, b->r, b->m, broken, &s, &children, err, sizeof err);
+        if (count == 0) rb_log(RB_LOG_ERROR, "debris: a break could not be split: %s", err);
+    }
+    free(loads), free(broken);
+    if (count < 2) return true; /* one group left: it holds together */
+    const tracked *parent = find(d, id);
+    const double born = parent ? parent->born : 0.0;
+    const float lifetime = parent ? parent->lifetime : 0.0f;
+    const int emitter = parent ? parent->emitter : -1;
+    for (uint32_t c = 0; c < count; c++) {
+        const rb_split_child *ch = &children[c];
+        const rb_shape_data data = {
+            ch->particle_count, ch->particles, ch->mass, {ch->inertia[0], ch->inertia[1], ch->inertia[2]}, b->r};
+        const int shape = rb_world_add_shape(d->world, &data);
+        if (shape < 0) continue; /* logged */
+        rb_body_desc bd = {.shape = (uint32_t)shape, .kind = RB_BODY_DYNAMIC, .material = s.material};
+        memcpy(bd.position, ch->position, sizeof bd.position);
+        memcpy(bd.orientation, ch->orientation, sizeof bd.orientation);
+        memcpy(bd.velocity, ch->velocity, sizeof bd.velocity);
+        memcpy(bd.angular_velocity, ch->angular_velocity, sizeof bd.angular_velocity);
+        const rb_body_id kid = rb_world_add_body(d->world, &bd);
+        if (kid.generation == 0) continue;
+        d->pieces_made++;
+        if (parent || lifetime > 0.0f) {
+            add_tracked(d, kid, lifetime, emitter);
+            d->bodies[d->count - 1].born = born;
+        }
+        rb_pieces sub;
+        if (rb_pieces_restrict(&b->pieces, ch, &sub, err, sizeof err)) {
+            float *offsets = malloc(sizeof *offsets * 3 * ch->particle_count);
+            if (sub.piece_count >= 2 && offsets) {
+                memcpy(offsets, ch->particles, sizeof *offsets * 3 * ch->particle_count);
+                add_breakable(d, kid, &sub, offsets, b->r, b->m);
+            } else {
+                rb_pieces_free(&sub);
+                free(offsets);
+            }
+        }
+    }
+    rb_split_free(children, count);
+    d->breaks++;
+    /* the parent goes: out of the world, the debris table and the breakables */
+    tracked *t = parent ? &d->bodies[parent - d->bodies] : NULL;
+    if (t) {
+        t->lifetime = -1.0f; /* swept with its counts */
+        d->removed--;        /* a break is not a removal */
+        return sweep(d);
+    }
+    rb_world_remove_body(d->world, id);
+    forget_breakable(d, id);
+    return true;
+}
+
+/* The bodies the world found broken since the last tick, split. */
+static bool break_bodies(rb_debris *d) {
+    if (d->breakable_count == 0) return true;
+    rb_body_id ids[64];
+    for (uint32_t n; (n = rb_world_take_breaks(d->world, ids, 64)) > 0;) {
+        for (uint32_t k = 0; k < n && k < 64; k++)
+            if (!split(d, ids[k])) return false;
+        if (n < 64) break;
+    }
+    return true;
+}
+
 /* Removes the debris bodies marked (lifetime < 0) from the world and the
  * table, keeping the others in order of birth. */
 static bool sweep(rb_debris *d) {
@@ -163,6 +338,7 @@ static bool sweep(rb_debris *d) {
             continue;
         }
         if (rb_world_remove_body(d->world, t->id)) d->removed++;
+        forget_breakable(d, t->id);
         if (t->emitter >= 0) d->alive_of[t->emitter]--;
     }
     d->count = kept;
@@ -216,6 +392,8 @@ rb_debris *rb_debris_create(const rb_debris_desc *desc, rb_entities *entities, c
 
 void rb_debris_destroy(rb_debris *d) {
     if (!d) return;
+    for (uint32_t k = 0; k < d->breakable_count; k++) free_breakable(&d->breakables[k]);
+    free(d->breakables);
     free(d->bodies);
     free(d->where);
     free(d->held);
@@ -290,7 +468,7 @@ static bool expire(rb_debris *d, double t, const rb_body_state *states, uint32_t
                 if (mine)
                     mine->lifetime = -1.0f;
                 else if (rb_world_remove_body(d->world, s->id))
-                    d->removed++;
+                    d->removed++, forget_breakable(d, s->id);
                 break;
             }
     }
@@ -482,15 +660,19 @@ static bool tick(rb_debris *d) {
     d->held_count = 0;
     /* the fields push on the state as read, before bodies come and go */
     if (read && !push(d, t, d->states, n)) return false;
+    if (!break_bodies(d)) return false;
     return expire(d, t, read ? d->states : NULL, n) && emit(d, t, d->tick_steps * d->dt);
+}
+
+bool rb_debris_tick(rb_debris *d) {
+    if (d->steps % d->tick_steps != 0 || d->ticked_step == d->steps + 1u) return true;
+    d->ticked_step = d->steps + 1u;
+    return tick(d);
 }
 
 bool rb_debris_step(rb_debris *d, uint32_t steps) {
     while (steps > 0) {
-        if (d->steps % d->tick_steps == 0 && d->ticked_step != d->steps + 1u) {
-            if (!tick(d)) return false;
-            d->ticked_step = d->steps + 1u;
-        }
+        if (!rb_debris_tick(d)) return false;
         /* the tick's forces, held through every call its steps are split into */
         for (uint32_t k = 0; k < d->held_count; k++)
             if (rb_world_body_valid(d->world, d->held[k].id))
@@ -511,6 +693,8 @@ uint32_t rb_debris_alive(const rb_debris *d) { return d->count; }
 uint64_t rb_debris_spawned(const rb_debris *d) { return d->spawned; }
 uint64_t rb_debris_removed(const rb_debris *d) { return d->removed; }
 uint64_t rb_debris_crowded(const rb_debris *d) { return d->crowded; }
+uint64_t rb_debris_breaks(const rb_debris *d) { return d->breaks; }
+uint64_t rb_debris_pieces_made(const rb_debris *d) { return d->pieces_made; }
 const rb_debris_desc *rb_debris_get_desc(const rb_debris *d) { return &d->desc; }
 
 float rb_debris_fade(const rb_debris *d, rb_body_id id) {

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "entities.h"
+#include "fracture.h"
 #include "sim/world.h"
 
 #define RB_DEBRIS_MAX_EMITTERS 32u
@@ -120,6 +121,23 @@ void rb_debris_destroy(rb_debris *d);
 /* Makes a body in the world debris with a lifetime (s; 0: none, but the
  * body cap and sleep removal still count it): a scene body's `lifetime`. */
 bool rb_debris_track(rb_debris *d, rb_body_id id, float lifetime);
+
+/* Makes a dynamic body breakable (fracture.h): its particles grouped into
+ * pieces by desc, the pieces' holds given to the world, which measures
+ * their loads in each step. At a tick after a piece's load passes its
+ * hold, the body is split: each connected group of pieces left becomes a
+ * body of its own (a new world shape, drawn as its particles), moving as
+ * the parent moved there, and breakable in turn where it has two pieces or
+ * more; a debris body's pieces are debris with its lifetime. False with
+ * the reason in err. */
+bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_desc *desc, char *err, size_t err_size);
+/* Breaks so far (bodies split), and bodies they made. */
+uint64_t rb_debris_breaks(const rb_debris *d);
+uint64_t rb_debris_pieces_made(const rb_debris *d);
+
+/* Runs the tick due now, if one is due and has not run yet (the next
+ * rb_debris_step would run it first). False on a backend failure. */
+bool rb_debris_tick(rb_debris *d);
 
 /* Advances the world by `steps` steps, ticking the debris on its clock.
  * False on a backend failure (logged). */

@@ -30,7 +30,7 @@ typedef enum rb_fracture_kind {
 /* The strength of a bond when a scene names none, N: a 1.2 m cube of 27
  * particles in `voronoi 8` pieces breaks landing on a corner from 5 m and
  * not from 0.5 m (tests/test_breaking.c measures both). */
-#define RB_FRACTURE_STRENGTH 20000.0f
+#define RB_FRACTURE_STRENGTH 600000.0f
 
 typedef struct rb_fracture_desc {
     rb_fracture_kind kind;

@@ -43,8 +43,15 @@ rb_debris *rb_scene_debris(const rb_scene *s, rb_entities *t, char *err, size_t 
         return NULL;
     }
     rb_world *w = rb_entities_world(t);
-    for (uint32_t b = 0; b < s->body_count && b < rb_world_body_count(w); b++)
-        if (s->bodies[b].lifetime > 0.0f) rb_debris_track(d, rb_world_body_id(w, b), s->bodies[b].lifetime);
+    for (uint32_t b = 0; b < s->body_count && b < rb_world_body_count(w); b++) {
+        const rb_scene_body *sb = &s->bodies[b];
+        if (sb->lifetime > 0.0f) rb_debris_track(d, rb_world_body_id(w, b), sb->lifetime);
+        if (sb->breakable && !rb_debris_make_breakable(d, rb_world_body_id(w, b), &sb->fracture, why, sizeof why)) {
+            snprintf(err, err_size, "%s: bodies[%u]: %s", s->name, b, why);
+            rb_debris_destroy(d);
+            return NULL;
+        }
+    }
     return d;
 }
 

@@ -250,8 +250,8 @@ static bool read_orientation(rb_reader *r, const cJSON *o, float q[4]) {
 
 static bool read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
     static const char *const keys[] = {
-        "shape",       "position", "orientation", "velocity", "angular_velocity", "angular_momentum",
-        "sleep_timer", "support",  "material",    "static",   "kinematic",        "scale",
+        "shape",       "position",  "orientation", "velocity", "angular_velocity", "angular_momentum",
+        "sleep_timer", "support",   "material",    "static",   "kinematic",        "scale",
         "lifetime",    "breakable", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
@@ -314,9 +314,9 @@ static bool push(rb_scene *s, const rb_scene_body *t, const float position[3], c
 }
 
 static bool read_generator(rb_reader *r, rb_scene *s, const cJSON *o) {
-    static const char *const keys[] = {"type",    "shape", "material", "static",    "kinematic", "scale",
-                                       "count",   "rows",  "columns",  "height",    "radius",    "position",
-                                       "spacing", "gap",   "walls",    "formation", "lifetime",  "breakable", NULL};
+    static const char *const keys[] = {"type",  "shape",     "material", "static",    "kinematic", "scale",   "count",
+                                       "rows",  "columns",   "height",   "radius",    "position",  "spacing", "gap",
+                                       "walls", "formation", "lifetime", "breakable", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
     char type[32];
