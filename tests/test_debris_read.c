@@ -336,6 +336,42 @@ static void test_bad_lifetimes(void **state) {
             "t.json: bodies[0].lifetime:", "not a finite number");
 }
 
+/* A body's `breakable`: true for the defaults, or a pattern with its
+ * settings; bad ones refused with the key. */
+#define BREAKABLE(inside)                                                                                              \
+    "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"breakable\": " inside "}]}"
+
+static void test_breakable(void **state) {
+    (void)state;
+    rb_scene *s = parse(BREAKABLE("true"));
+    assert_true(s->bodies[0].breakable);
+    assert_int_equal(s->bodies[0].fracture.kind, RB_FRACTURE_VORONOI);
+    assert_int_equal(s->bodies[0].fracture.pieces, 8);
+    assert_near(s->bodies[0].fracture.strength, RB_FRACTURE_STRENGTH, 0.0);
+    assert_non_null(s->debris); /* a breakable body makes a scene with debris */
+    rb_scene_destroy(s);
+    s = parse(BREAKABLE("{\"pattern\": \"layers\", \"pieces\": 4, \"seed\": 9, \"strength\": 5000}"));
+    assert_int_equal(s->bodies[0].fracture.kind, RB_FRACTURE_LAYERS);
+    assert_int_equal(s->bodies[0].fracture.pieces, 4);
+    assert_int_equal(s->bodies[0].fracture.seed, 9);
+    assert_near(s->bodies[0].fracture.strength, 5000.0, 0.0);
+    rb_scene_destroy(s);
+    s = parse(BREAKABLE("false"));
+    assert_false(s->bodies[0].breakable);
+    assert_null(s->debris);
+    rb_scene_destroy(s);
+    refused(BREAKABLE("{\"pattern\": \"shatter\"}"), "t.json: bodies[0].breakable.pattern:", "unknown pattern");
+    refused(BREAKABLE("{\"pieces\": 0}"), "t.json: bodies[0].breakable.pieces:", "1 or more");
+    refused(BREAKABLE("{\"strength\": 0}"), "t.json: bodies[0].breakable.strength:", "> 0");
+    refused(BREAKABLE("{\"strength\": -5}"), "t.json: bodies[0].breakable.strength:", "> 0");
+    refused(BREAKABLE("{\"strength\": 1e999}"), "t.json: bodies[0].breakable.strength:", "not a finite number");
+    refused(BREAKABLE("{\"seed\": 1.5}"), "t.json: bodies[0].breakable.seed:", "whole number");
+    refused(BREAKABLE("3"), "t.json: bodies[0].breakable:", "expected true, false or an object");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"static\": true, "
+            "\"breakable\": true}]}",
+            "t.json: bodies[0].breakable:", "only a dynamic body breaks");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_key_is_read),
@@ -348,6 +384,7 @@ int main(void) {
         cmocka_unit_test(test_bad_fields),
         cmocka_unit_test(test_bad_debris_settings),
         cmocka_unit_test(test_bad_lifetimes),
+        cmocka_unit_test(test_breakable),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
