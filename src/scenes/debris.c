@@ -217,21 +217,15 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
         snprintf(err, err_size, "breakable: not a dynamic body");
         return false;
     }
-    const int row = rb_entities_of_world_shape(d->entities, s.shape);
-    if (row < 0) {
-        snprintf(err, err_size, "breakable: the body's shape is not one of the entity table's");
-        return false;
-    }
-    const rb_shape *shape = rb_entities_get(d->entities, (uint32_t)row)->shape;
-    const float scale = rb_entities_scale_of_world_shape(d->entities, s.shape);
-    const uint32_t n = shape->particle_count;
-    float *offsets = malloc(sizeof *offsets * 3 * n);
+    float mass = 0.0f;
+    const uint32_t n = rb_world_shape_particles(d->world, s.shape, NULL, 0, &mass);
+    float *offsets = malloc(sizeof *offsets * 3 * (n ? n : 1));
     if (!offsets) {
         snprintf(err, err_size, "breakable: out of memory");
         return false;
     }
-    for (uint32_t k = 0; k < 3 * n; k++) offsets[k] = shape->particles[k] * scale;
-    const float r = rb_world_shape_radius(d->world, s.shape), m = shape->mass / (float)n * scale * scale * scale;
+    rb_world_shape_particles(d->world, s.shape, offsets, n, NULL);
+    const float r = rb_world_shape_radius(d->world, s.shape), m = mass / (float)n;
     rb_pieces p;
     if (!rb_pieces_make(offsets, n, r, m, desc, NULL, &p, err, err_size)) {
         free(offsets);

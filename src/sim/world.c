@@ -286,6 +286,15 @@ float rb_world_shape_radius(const rb_world *w, uint32_t shape) {
     return shape < w->shape_count ? w->shapes[shape].radius : 0.0f;
 }
 
+uint32_t rb_world_shape_particles(const rb_world *w, uint32_t shape, float *out, uint32_t max, float *mass) {
+    if (shape >= w->shape_count) return 0;
+    const world_shape *s = &w->shapes[shape];
+    for (uint32_t i = 0; out && i < s->particle_count && i < max; i++)
+        out[3 * i] = s->offsets[i].x, out[3 * i + 1] = s->offsets[i].y, out[3 * i + 2] = s->offsets[i].z;
+    if (mass) *mass = s->mass;
+    return s->particle_count;
+}
+
 /* The grid's cell is the largest particle diameter among the bodies present
  * (rb_step_params.max_radius): taken again from every body when one goes
  * (a removal moves every later body anyway), the description's radius in an

@@ -155,6 +155,10 @@ uint32_t rb_world_shape_count(const rb_world *world);
 /* The radius (m) of the shape's particles, its own or the description's
  * (what a renderer or a pick draws them at); 0 for an unknown shape. */
 float rb_world_shape_radius(const rb_world *world, uint32_t shape);
+/* A shape's particle offsets (xyz triples, m, its principal frame), up to
+ * max particles into out (NULL: none), and its mass (kg) into *mass (may be
+ * NULL); returns its particle count, 0 for an unknown shape. */
+uint32_t rb_world_shape_particles(const rb_world *world, uint32_t shape, float *out, uint32_t max, float *mass);
 
 /* Adds a body; returns a null id on bad input (unknown shape, kind or
  * material, non-finite values, a static body with a velocity: logged). */
