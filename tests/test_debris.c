@@ -349,6 +349,49 @@ static void test_bad_emitters_refused(void **state) {
     close_all(&f);
 }
 
+/* Impact debris: a 1.2 m cube (1,728 kg) landing flat from 5 m changes its
+ * momentum by m v (1 + e) = 1728 x 9.9 x 1.5, about 26 kN s, from 0.2 m by
+ * 5 kN s; a threshold of 12 kN s throws chips at the first and not the
+ * second. The chips land beside the cube, not in it or in the ground, and
+ * throw none themselves. */
+static uint64_t impacts_from(float height, uint64_t *spawned, float *lowest) {
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    rb_entities_spawn(f.entities, (uint32_t)rb_entities_find(f.entities, "cube"),
+                      &(rb_body_desc){.position = {0.0f, 0.6f + height, 0.0f}});
+    rb_debris_desc dd = {.impact = {.shape = "cube2", .scale = 0.25f, .threshold = 12000.0f, .count = 4, .speed = 3.0f,
+                                    .lifetime = 5.0f}};
+    open_debris(&f, &dd);
+    *lowest = INFINITY;
+    for (int k = 0; k < 150; k++) {
+        assert_true(rb_debris_step(f.debris, 10));
+        for (uint32_t b = 1; b < rb_world_body_count(f.world); b++) {
+            rb_body_state s;
+            assert_true(rb_world_get_body(f.world, b, &s));
+            *lowest = fminf(*lowest, s.position[1]);
+        }
+    }
+    const uint64_t n = rb_debris_impacts(f.debris);
+    *spawned = rb_debris_spawned(f.debris);
+    close_all(&f);
+    return n;
+}
+
+static void test_impact_debris(void **state) {
+    (void)state;
+    uint64_t spawned;
+    float lowest;
+    const uint64_t high = impacts_from(5.0f, &spawned, &lowest);
+    print_message("from 5 m: %llu impacts, %llu chips, the lowest chip centre %.3f m\n", (unsigned long long)high,
+                  (unsigned long long)spawned, lowest);
+    assert_true(high >= 1 && high <= 2); /* the landing, and perhaps its first rebound's */
+    assert_int_equal(spawned, 4 * high);
+    assert_true(lowest > 0.0f); /* above the ground: none started inside it */
+    const uint64_t low = impacts_from(0.2f, &spawned, &lowest);
+    assert_int_equal(low, 0);
+    assert_int_equal(spawned, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_emitter_holds_rate_times_lifetime),
@@ -362,6 +405,7 @@ int main(void) {
         cmocka_unit_test(test_body_cap),
         cmocka_unit_test(test_fade),
         cmocka_unit_test(test_bad_emitters_refused),
+        cmocka_unit_test(test_impact_debris),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

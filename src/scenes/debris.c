@@ -71,7 +71,15 @@ struct rb_debris {
     breakable *breakables;
     uint32_t breakable_count, breakable_capacity;
     uint64_t breaks, pieces_made;
+    /* impact debris: each body's velocity at the last tick, by its id's slot */
+    int impact_row;     /* the entity row it throws; -1: none */
+    float *last_v;      /* 4 a slot: xyz, and its id's generation (as a float's bits) */
+    uint32_t last_size; /* slots */
+    uint64_t rng_impact, impacts;
 };
+
+/* The emitter index impact debris is tracked under (it throws none itself). */
+#define RB_IMPACT_EMITTER (-2)
 
 /* ---- random numbers: splitmix64 for seeds, xorshift64* for draws ---- */
 
@@ -369,6 +377,16 @@ rb_debris *rb_debris_create(const rb_debris_desc *desc, rb_entities *entities, c
     d->world = world;
     d->dt = wd->dt;
     d->tick_steps = (uint32_t)fmax(1.0, floor(1.0 / (RB_DEBRIS_TICK_HZ * d->dt) + 0.5));
+    d->impact_row = -1;
+    d->rng_impact = splitmix64(0x1a2b3c4du) | 1u;
+    if (desc->impact.count > 0) {
+        d->impact_row = rb_entities_find(entities, desc->impact.shape);
+        if (d->impact_row < 0) {
+            snprintf(err, err_size, "debris.impact.shape: no shape '%s'", desc->impact.shape);
+            rb_debris_destroy(d);
+            return NULL;
+        }
+    }
     for (uint32_t e = 0; e < desc->emitter_count; e++) {
         d->rng[e] = splitmix64(desc->emitters[e].seed) | 1u;
         for (uint32_t c = 0; c < desc->emitters[e].choice_count; c++) {
@@ -388,6 +406,7 @@ void rb_debris_destroy(rb_debris *d) {
     if (!d) return;
     for (uint32_t k = 0; k < d->breakable_count; k++) free_breakable(&d->breakables[k]);
     free(d->breakables);
+    free(d->last_v);
     free(d->bodies);
     free(d->where);
     free(d->held);
@@ -635,8 +654,74 @@ static bool push(rb_debris *d, double t, const rb_body_state *states, uint32_t n
     return true;
 }
 
+/* Impact debris (rb_impact_debris): each body's change of velocity since
+ * the last tick, from the states read now. */
+static bool throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n) {
+    const rb_impact_debris *im = &d->desc.impact;
+    const float *g = rb_world_get_desc(d->world)->gravity;
+    const float tick_s = (float)(d->tick_steps * d->dt);
+    uint32_t top = 0;
+    for (uint32_t b = 0; b < n; b++) top = states[b].id.slot + 1u > top ? states[b].id.slot + 1u : top;
+    if (top > d->last_size) {
+        float *v = realloc(d->last_v, sizeof *v * 4 * top);
+        if (!v) return false;
+        memset(v + 4 * d->last_size, 0, sizeof *v * 4 * (top - d->last_size));
+        d->last_v = v, d->last_size = top;
+    }
+    const rb_shape *chip = rb_entities_get(d->entities, (uint32_t)d->impact_row)->shape;
+    uint32_t thrown = 0;
+    for (uint32_t b = 0; b < n; b++) {
+        const rb_body_state *s = &states[b];
+        float *last = &d->last_v[4 * s->id.slot];
+        uint32_t gen;
+        memcpy(&gen, &last[3], sizeof gen);
+        const bool known = gen == s->id.generation;
+        float dv[3];
+        for (int k = 0; k < 3; k++) dv[k] = s->velocity[k] - last[k] - (s->asleep ? 0.0f : g[k] * tick_s);
+        memcpy(last, s->velocity, sizeof s->velocity);
+        memcpy(&last[3], &s->id.generation, sizeof gen);
+        const tracked *t = find(d, s->id);
+        if (!known || s->kind != RB_BODY_DYNAMIC || (t && t->emitter == RB_IMPACT_EMITTER) || thrown >= 256u) continue;
+        if (!(s->mass * sqrtf(dot3(dv, dv)) > im->threshold) || !normalise(dv)) continue;
+        /* its size: its bounding radius (a piece of a broken body, which has
+         * no row, the radius of a ball of its particles) */
+        float size, at[3];
+        const int row = rb_entities_of_world_shape(d->entities, s->shape);
+        if (row >= 0)
+            size = rb_entities_get(d->entities, (uint32_t)row)->shape->bounding_radius *
+                   rb_entities_scale_of_world_shape(d->entities, s->shape);
+        else
+            size = rb_world_shape_radius(d->world, s->shape) *
+                   (1.0f + cbrtf((float)rb_world_shape_particles(d->world, s->shape, NULL, 0, NULL)));
+        const float clear = chip->bounding_radius * im->scale;
+        d->impacts++;
+        float u[3], v[3];
+        basis(dv, u, v);
+        for (uint32_t c = 0; c < im->count; c++, thrown++) {
+            /* beside the body on the side it was hit on: outside its bounding
+             * sphere across the hit, half its size back along it */
+            const float phi = 6.2831853f * uniform(&d->rng_impact);
+            rb_body_desc bd = {0};
+            float dir[3];
+            in_cone(&d->rng_impact, dv, 0.785398f, dir);
+            for (int k = 0; k < 3; k++) {
+                const float side = cosf(phi) * u[k] + sinf(phi) * v[k];
+                at[k] = s->position[k] + (clear - 0.5f * size) * dv[k] + (size + clear) * side;
+                bd.position[k] = at[k];
+                bd.velocity[k] = s->velocity[k] + im->speed * dir[k];
+            }
+            if (in_solid(rb_world_get_desc(d->world), at)) continue;
+            const rb_body_id id = rb_entities_spawn_scaled(d->entities, (uint32_t)d->impact_row, im->scale, &bd);
+            if (id.generation == 0) continue;
+            d->spawned++;
+            if (!add_tracked(d, id, im->lifetime, RB_IMPACT_EMITTER)) return false;
+        }
+    }
+    return true;
+}
+
 static bool needs_states(const rb_debris *d, double t) {
-    if (d->desc.kill_count || d->desc.remove_asleep > 0.0f) return true;
+    if (d->desc.kill_count || d->desc.remove_asleep > 0.0f || d->impact_row >= 0) return true;
     for (uint32_t f = 0; f < d->desc.field_count; f++) {
         const rb_field *fd = &d->desc.fields[f];
         if (fd->kind == RB_FIELD_RADIAL && fd->impulse ? !d->fired[f] && t >= fd->start
@@ -654,6 +739,7 @@ static bool tick(rb_debris *d) {
     d->held_count = 0;
     /* the fields push on the state as read, before bodies come and go */
     if (read && !push(d, t, d->states, n)) return false;
+    if (read && d->impact_row >= 0 && !throw_chips(d, d->states, n)) return false;
     if (!break_bodies(d)) return false;
     return expire(d, t, read ? d->states : NULL, n) && emit(d, t, d->tick_steps * d->dt);
 }
@@ -689,6 +775,7 @@ uint64_t rb_debris_removed(const rb_debris *d) { return d->removed; }
 uint64_t rb_debris_crowded(const rb_debris *d) { return d->crowded; }
 uint64_t rb_debris_breaks(const rb_debris *d) { return d->breaks; }
 uint64_t rb_debris_pieces_made(const rb_debris *d) { return d->pieces_made; }
+uint64_t rb_debris_impacts(const rb_debris *d) { return d->impacts; }
 const rb_debris_desc *rb_debris_get_desc(const rb_debris *d) { return &d->desc; }
 
 float rb_debris_fade(const rb_debris *d, rb_body_id id) {

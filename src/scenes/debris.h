@@ -99,6 +99,20 @@ typedef struct rb_kill_region {
     float min[3], max[3];
 } rb_kill_region;
 
+/* Impact debris: the chips and dust a heavy impact throws up. A body whose
+ * momentum changes in one tick by more than `threshold` (gravity's part
+ * taken out) throws `count` bodies of `shape` from the side it was hit on
+ * (its centre less its bounding radius along the change), out along the
+ * change at `speed` in a 45 degree cone. Debris it throws throws none. */
+typedef struct rb_impact_debris {
+    char shape[RB_DEBRIS_NAME_SIZE];
+    float scale;     /* times the shape's size */
+    float threshold; /* N s */
+    uint32_t count;  /* a hit; 0: no impact debris */
+    float speed;     /* m/s */
+    float lifetime;  /* s; 0: none */
+} rb_impact_debris;
+
 typedef struct rb_debris_desc {
     rb_emitter emitters[RB_DEBRIS_MAX_EMITTERS];
     uint32_t emitter_count;
@@ -108,6 +122,7 @@ typedef struct rb_debris_desc {
     uint32_t kill_count;
     uint32_t max_bodies; /* 0: no cap; else the oldest debris goes first */
     float remove_asleep; /* s: debris asleep this long is removed; 0: never */
+    rb_impact_debris impact;
 } rb_debris_desc;
 
 typedef struct rb_debris rb_debris;
@@ -134,6 +149,8 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
 /* Breaks so far (bodies split), and bodies they made. */
 uint64_t rb_debris_breaks(const rb_debris *d);
 uint64_t rb_debris_pieces_made(const rb_debris *d);
+/* Impacts that threw debris so far. */
+uint64_t rb_debris_impacts(const rb_debris *d);
 
 /* Runs the tick due now, if one is due and has not run yet (the next
  * rb_debris_step would run it first). False on a backend failure. */

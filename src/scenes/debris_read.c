@@ -217,8 +217,28 @@ static bool read_kill_region(rb_reader *r, const cJSON *o, rb_kill_region *k) {
     return true;
 }
 
+/* debris.impact: the chips a heavy impact throws (debris.h, rb_impact_debris). */
+static bool read_impact(rb_reader *r, const cJSON *o, rb_impact_debris *im) {
+    static const char *const keys[] = {"shape", "scale", "threshold", "count", "speed", "lifetime", NULL};
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
+    *im = (rb_impact_debris){.scale = 1.0f, .count = 3, .speed = 2.0f, .lifetime = 3.0f};
+    if (!rb_read_check_keys(r, o, keys) || !rb_read_string(r, o, "shape", im->shape, sizeof im->shape, true))
+        return false;
+    size_t len = rb_read_enter(r, "shape", 0);
+    const bool known = rb_read_find_shape(r, im->shape) != NULL;
+    rb_read_leave(r, len);
+    if (!known || !rb_read_float(r, o, "scale", 0.01, 100.0, &im->scale) ||
+        !read_amount(r, o, "threshold", true, BIG, true, &im->threshold) ||
+        !rb_read_count(r, o, "count", 64, &im->count, false) ||
+        !read_amount(r, o, "speed", false, BIG, false, &im->speed) ||
+        !read_amount(r, o, "lifetime", false, BIG, false, &im->lifetime))
+        return false;
+    if (im->count == 0) return rb_read_fail_at(r, "count", "expected 1 to 64 bodies a hit, got 0");
+    return true;
+}
+
 static bool read_settings(rb_reader *r, const cJSON *o, rb_debris_desc *d) {
-    static const char *const keys[] = {"max_bodies", "remove_asleep", "kill_regions", NULL};
+    static const char *const keys[] = {"max_bodies", "remove_asleep", "kill_regions", "impact", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys) || !rb_read_count(r, o, "max_bodies", UINT32_MAX, &d->max_bodies, false) ||
         !read_amount(r, o, "remove_asleep", false, BIG, false, &d->remove_asleep))
@@ -234,7 +254,12 @@ static bool read_settings(rb_reader *r, const cJSON *o, rb_debris_desc *d) {
         rb_read_leave(r, at);
     }
     rb_read_leave(r, len);
-    return true;
+    const cJSON *impact = cJSON_GetObjectItemCaseSensitive(o, "impact");
+    if (!impact) return true;
+    len = rb_read_enter(r, "impact", 0);
+    const bool ok = read_impact(r, impact, &d->impact);
+    rb_read_leave(r, len);
+    return ok;
 }
 
 /* ---- breakable bodies ---- */
