@@ -121,6 +121,12 @@ void rb_debris_destroy(rb_debris *d);
  * body cap and sleep removal still count it): a scene body's `lifetime`. */
 bool rb_debris_track(rb_debris *d, rb_body_id id, float lifetime);
 
+/* Adds a field at run time (the sandbox's explode tool), starting now: its
+ * start is set to rb_debris_time(). When the table is full the oldest field
+ * that is done (an impulse given, a duration over) makes room. False if
+ * none is done, or if a radial or vortex field has no radius. */
+bool rb_debris_add_field(rb_debris *d, const rb_field *f);
+
 /* Advances the world by `steps` steps, ticking the debris on its clock.
  * False on a backend failure (logged). */
 bool rb_debris_step(rb_debris *d, uint32_t steps);
