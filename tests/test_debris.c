@@ -331,6 +331,50 @@ static void test_fade(void **state) {
     close_all(&f);
 }
 
+/* Fields added at run time start at once; a full table takes the next in
+ * the place of the oldest field that is done, and refuses it while none is. */
+static void test_add_field(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, empty_space());
+    const rb_body_id id = rb_entities_spawn(f.entities, (uint32_t)rb_entities_find(f.entities, "cube"),
+                                            &(rb_body_desc){.position = {3.0f, 0.0f, 4.0f}});
+    rb_debris_desc dd = {0};
+    open_debris(&f, &dd);
+    assert_true(rb_debris_step(f.debris, 25));
+    const rb_field blast = {.kind = RB_FIELD_RADIAL,
+                            .radius = 10.0f,
+                            .strength = 5000.0f,
+                            .impulse = true,
+                            .falloff = 1.0f,
+                            .start = 99.0f};
+    assert_true(rb_debris_add_field(f.debris, &blast));
+    assert_near(rb_debris_get_desc(f.debris)->fields[0].start, rb_debris_time(f.debris), 1e-6);
+    assert_true(rb_debris_field_active(f.debris, 0));
+    assert_true(rb_debris_step(f.debris, 10)); /* the tick at step 30 gives it */
+    rb_body_state s;
+    assert_true(rb_world_get_body_by_id(f.world, id, &s));
+    assert_near(s.mass * s.velocity[0], 0.6 * 2500.0, 0.25);
+    rb_field none = blast;
+    none.radius = 0.0f;
+    assert_false(rb_debris_add_field(f.debris, &none));
+    /* the table full of fields still to act: refused */
+    rb_field later = {.kind = RB_FIELD_WIND, .velocity = {1.0f, 0.0f, 0.0f}, .drag = 0.0f, .duration = 1.0f};
+    for (uint32_t k = 1; k < RB_DEBRIS_MAX_FIELDS; k++) assert_true(rb_debris_add_field(f.debris, &later));
+    assert_int_equal(rb_debris_get_desc(f.debris)->field_count, RB_DEBRIS_MAX_FIELDS);
+    /* field 0 is done (given): it makes room */
+    rb_field vortex = {.kind = RB_FIELD_VORTEX, .radius = 2.0f, .axis = {0.0f, 1.0f, 0.0f}};
+    assert_true(rb_debris_add_field(f.debris, &vortex));
+    assert_int_equal(rb_debris_get_desc(f.debris)->fields[0].kind, RB_FIELD_VORTEX);
+    assert_false(rb_debris_add_field(f.debris, &vortex));
+    /* a second on: the winds are over, the oldest goes first */
+    assert_true(rb_debris_step(f.debris, steps_of(1.1f)));
+    assert_true(rb_debris_add_field(f.debris, &blast));
+    assert_int_equal(rb_debris_get_desc(f.debris)->fields[1].kind, RB_FIELD_RADIAL);
+    assert_int_equal(rb_debris_get_desc(f.debris)->field_count, RB_DEBRIS_MAX_FIELDS);
+    close_all(&f);
+}
+
 /* An emitter inside a plane's solid, or naming no shape, is refused with the key. */
 static void test_bad_emitters_refused(void **state) {
     (void)state;
@@ -404,6 +448,7 @@ int main(void) {
         cmocka_unit_test(test_remove_asleep),
         cmocka_unit_test(test_body_cap),
         cmocka_unit_test(test_fade),
+        cmocka_unit_test(test_add_field),
         cmocka_unit_test(test_bad_emitters_refused),
         cmocka_unit_test(test_impact_debris),
     };

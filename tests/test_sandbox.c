@@ -333,6 +333,18 @@ static void test_scripted_delete_removes_the_body(void **state) {
     rb_sandbox_destroy(sb);
 }
 
+/* Pixels in the blast's orange (the dots of its extent). */
+static int orange_pixels(const uint8_t *img) {
+    int n = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = &img[i * 4];
+        if (p[0] > 230 && p[1] > 110 && p[1] < 170 && p[2] < 90) n++;
+    }
+    return n;
+}
+
+/* B is a blast: a radial impulse through the debris layer, made for a world
+ * without debris effects. */
 static void test_scripted_explosion_pushes_bodies_away(void **state) {
     (void)state;
     rb_sandbox *sb = make_sandbox(0);
@@ -351,7 +363,81 @@ static void test_scripted_explosion_pushes_bodies_away(void **state) {
     assert_true(body(sb, b).velocity[0] > 2.0f);
     assert_true(body(sb, a).velocity[1] > 1.0f);
     assert_true(fabsf(body(sb, far).velocity[0]) < 0.01f);
+    /* the blast's extent is drawn while it acts (a quarter second), in its orange */
+    int w, h;
+    uint8_t *img;
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    const int ring = orange_pixels(img);
+    free(img);
+    while (stats(sb).time < 0.6) run_frames(sb, 1);
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    const int after = orange_pixels(img);
+    free(img);
+    fprintf(stderr, "blast extent: %d orange pixels while it acts, %d after\n", ring, after);
+    assert_true(ring > 100);
+    assert_int_equal(after, 0);
+    assert_int_equal(stats(sb).gl_errors, 0);
     rb_sandbox_destroy(sb);
+}
+
+/* Pixels within 50 of (x, y) in the colour body id is drawn in (its hue,
+ * away from the grey ground; the sky's blue is near some hues, and kept out). */
+static int body_pixels(const uint8_t *img, rb_body_id id, float x, float y) {
+    float colour[4];
+    rb_view_body_color(id, colour);
+    int n = 0;
+    for (int py = (int)y - 50; py < (int)y + 50; py++)
+        for (int px = (int)x - 50; px < (int)x + 50; px++) {
+            const uint8_t *p = pixel_at(img, (float)px, (float)py);
+            if (!is_grey(p) && colour_match(p, colour) > 0.97) n++;
+        }
+    return n;
+}
+
+/* A body with a lifetime is drawn shrinking over its last half second, then not at all. */
+static void test_debris_fades_out_at_the_end_of_its_lifetime(void **state) {
+    (void)state;
+    char path[] = "/tmp/rubble-fade-XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"lifetime\": 1.5}]}\n",
+          f);
+    fclose(f);
+    rb_sandbox *sb = make_sandbox(0);
+    look(sb, (float[3]){0.0f, 2.5f, 6.0f}, (float[3]){0.0f, 0.6f, 0.0f});
+    char text[256];
+    snprintf(text, sizeof text, "0 drop %s\n0 key H\n", path); /* no HUD: its dark panels are near some hues */
+    script(sb, text);
+    run_frames(sb, 1);
+    assert_int_equal(stats(sb).bodies, 1);
+    const double t0 = stats(sb).time; /* the scene's clock starts here */
+    const rb_body_id id = rb_world_body_id(rb_sandbox_world(sb), 0);
+    int counts[3], w, h;
+    const double at[3] = {0.6, 1.25, 1.42}; /* full size; a fade of about 0.5; about 0.15 */
+    for (int k = 0; k < 3; k++) {
+        while (stats(sb).time - t0 < at[k]) run_frames(sb, 1);
+        uint8_t *img;
+        assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+        float x, y;
+        project(sb, (float[3]){0.0f, 0.6f, 0.0f}, &x, &y);
+        counts[k] = body_pixels(img, id, x, y);
+        free(img);
+        assert_int_equal(stats(sb).drawn_instances, 1);
+    }
+    fprintf(stderr, "body pixels: %d full size, %d half way through the fade, %d near its end\n", counts[0], counts[1],
+            counts[2]);
+    assert_true(counts[0] > 1000);
+    /* drawn at half its size: about a quarter of the pixels */
+    assert_true(counts[1] < counts[0] * 2 / 5 && counts[1] > counts[0] / 8);
+    assert_true(counts[2] < counts[1] / 2);
+    while (stats(sb).time - t0 < 1.6) run_frames(sb, 1);
+    assert_int_equal(stats(sb).bodies, 0);
+    assert_int_equal(stats(sb).drawn_instances, 0);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+    remove(path);
 }
 
 static void test_keys_reach_every_control(void **state) {
@@ -621,6 +707,7 @@ int main(void) {
         cmocka_unit_test(test_scripted_grab_drags_toward_the_cursor),
         cmocka_unit_test(test_scripted_delete_removes_the_body),
         cmocka_unit_test(test_scripted_explosion_pushes_bodies_away),
+        cmocka_unit_test(test_debris_fades_out_at_the_end_of_its_lifetime),
         cmocka_unit_test(test_keys_reach_every_control),
         cmocka_unit_test(test_f5_with_a_broken_shader_keeps_running),
         cmocka_unit_test(test_slow_simulation_slows_down_instead_of_spiralling),

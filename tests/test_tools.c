@@ -1,5 +1,5 @@
 /* test_tools.c - the sandbox's tools, camera and script parser without a
- * window: picking by rays against particles, the explosion, the grab spring,
+ * window: picking by rays against particles, the blast, the grab spring,
  * camera rays, and script lines. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +9,7 @@
 
 #include "base/rb_math.h"
 #include "camera.h"
+#include "scenes/entities.h"
 #include "script.h"
 #include "sim/world.h"
 #include "tools.h"
@@ -80,40 +81,63 @@ static void test_pick_takes_the_nearest_particle_then_the_ground(void **state) {
     rb_world_destroy(w);
 }
 
-static void test_explosion_pushes_within_its_radius(void **state) {
+/* The explode tool's blast, through the debris layer as the sandbox sets it
+ * off: an impulse away from the centre and a little upward, fading to
+ * nothing at the radius, to dynamic bodies only. */
+static void test_blast_pushes_within_its_radius(void **state) {
     (void)state;
     uint32_t shape;
     rb_world *w = make_world(&shape);
+    rb_registry *reg = rb_registry_create(&(rb_registry_desc){0});
+    rb_entities *entities = rb_entities_create(reg, w);
+    char err[256];
+    static const rb_debris_desc none = {0};
+    rb_debris *d = rb_debris_create(&none, entities, err, sizeof err);
+    assert_non_null(d);
     rb_body_id a = add(w, shape, 1.0f, 0.5f, 0.0f), b = add(w, shape, -3.0f, 0.5f, 0.0f),
                c = add(w, shape, 9.0f, 0.5f, 0.0f);
-    int moved = rb_tool_explode(w, (float[3]){0.0f, 0.0f, 0.0f}, 4.0f, 10.0f);
-    assert_int_equal(moved, 2);
+    const float centre[3] = {0.0f, 0.0f, 0.0f};
+    /* 30 N s: 10 m/s to these 3 kg bodies at the centre */
+    const rb_blast blast = {.radius = 4.0f, .strength = 30.0f, .up = 0.5f};
+    assert_int_equal(rb_blast_reach(w, centre, blast.radius), 2);
+    const rb_field f = rb_blast_field(&blast, centre);
+    assert_true(rb_debris_add_field(d, &f));
+    assert_true(rb_debris_step(d, 1)); /* the first tick gives the impulse, then a step */
     rb_body_state sa, sb, sc;
     rb_world_get_body_by_id(w, a, &sa), rb_world_get_body_by_id(w, b, &sb), rb_world_get_body_by_id(w, c, &sc);
     assert_true(sa.velocity[0] > 0.0f && sb.velocity[0] < 0.0f);
     assert_true(sa.velocity[0] > -sb.velocity[0]); /* nearer, harder */
     assert_true(sa.velocity[1] > 0.0f);
-    /* exactly the blast speed there: 10 m/s fading to 0 at 4 m, so 7.2 m/s at 1.12 m */
-    float dist_a = sqrtf(1.0f + 0.25f);
-    assert_true(fabsf(sqrtf(rb_v3_dot(sa.velocity, sa.velocity)) - 10.0f * (1.0f - dist_a / 4.0f)) < 1e-3f);
-    assert_true(sc.velocity[0] == 0.0f && sc.velocity[1] == 0.0f);
+    /* exactly the blast there: 10 m/s fading to 0 at 4 m, so 7.2 m/s at 1.12 m, along
+     * (1, 0.5, 0) / 1.12 with 0.5 added upward, plus a step of gravity */
+    const float dist_a = sqrtf(1.0f + 0.25f), speed = 10.0f * (1.0f - dist_a / 4.0f);
+    float dir[3] = {1.0f / dist_a, 0.5f / dist_a + 0.5f, 0.0f};
+    const float len = sqrtf(rb_v3_dot(dir, dir));
+    const float *g = rb_world_get_desc(w)->gravity, dt = rb_world_get_desc(w)->dt;
+    for (int k = 0; k < 3; k++) assert_true(fabsf(sa.velocity[k] - (speed * dir[k] / len + g[k] * dt)) < 1e-3f);
+    assert_true(sc.velocity[0] == 0.0f && sc.velocity[2] == 0.0f);
     /* static and kinematic bodies in the blast are not moved, and not counted */
     rb_body_desc fixed = {.shape = shape, .position = {0.0f, 0.5f, 1.0f}, .kind = RB_BODY_STATIC};
     rb_body_id st = rb_world_add_body(w, &fixed);
     fixed.kind = RB_BODY_KINEMATIC, fixed.position[2] = -1.0f, fixed.velocity[0] = 0.25f;
     rb_body_id kin = rb_world_add_body(w, &fixed);
     assert_true(st.generation && kin.generation);
-    assert_int_equal(rb_tool_explode(w, (float[3]){0.0f, 0.0f, 0.0f}, 4.0f, 10.0f), 2);
+    assert_int_equal(rb_blast_reach(w, centre, blast.radius), 2);
+    assert_true(rb_debris_add_field(d, &f));
+    assert_true(rb_debris_step(d, 20)); /* past the next tick (every 10 steps) */
     rb_body_state s_st, s_kin;
     rb_world_get_body_by_id(w, st, &s_st), rb_world_get_body_by_id(w, kin, &s_kin);
     assert_true(s_st.velocity[0] == 0.0f && s_st.velocity[1] == 0.0f && s_st.velocity[2] == 0.0f);
     assert_true(s_kin.velocity[0] == 0.25f && s_kin.velocity[1] == 0.0f);
     /* and the grab does not take hold of them */
-    rb_grab g;
+    rb_grab gr;
     rb_pick p = {.hit = true, .body_hit = true, .body = st, .point = {0.0f, 0.5f, 1.0f}, .distance = 2.0f};
-    assert_false(rb_grab_begin(&g, w, &p));
-    assert_false(g.active);
+    assert_false(rb_grab_begin(&gr, w, &p));
+    assert_false(gr.active);
+    rb_debris_destroy(d);
+    rb_entities_destroy(entities);
     rb_world_destroy(w);
+    rb_registry_destroy(reg);
 }
 
 static void test_grab_spring_brings_the_point_to_the_target(void **state) {
@@ -231,7 +255,7 @@ static void test_script_lines(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pick_takes_the_nearest_particle_then_the_ground),
-        cmocka_unit_test(test_explosion_pushes_within_its_radius),
+        cmocka_unit_test(test_blast_pushes_within_its_radius),
         cmocka_unit_test(test_grab_spring_brings_the_point_to_the_target),
         cmocka_unit_test(test_throw_speed_grows_with_the_hold),
         cmocka_unit_test(test_camera_rays_and_look),

@@ -18,7 +18,7 @@ const char *const rb_hud_help_lines[][2] = {
     {"right mouse", "look around (hold)"},
     {"wheel", "flying speed; while grabbing: nearer / farther"},
     {"left mouse", "use the tool (throw: hold longer to throw harder)"},
-    {"T  G  X  B", "tool: throw, grab, delete, explode"},
+    {"T  G  X  B", "tool: throw, grab, delete, explode (a blast: a 4 m radial field)"},
     {"Alt + left", "grab, whatever the tool"},
     {"Tab  [  ]", "next / previous / next shape to throw"},
     {"1 - 5", "reset to a formation"},

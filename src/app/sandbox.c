@@ -33,6 +33,7 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
     sb->opts = *opts;
     sb->paths = *paths;
     sb->vsync = opts->vsync;
+    sb->blast = rb_blast_defaults();
     sb->formation = opts->formation >= 1 && opts->formation <= RB_FORMATION_COUNT ? opts->formation : 1;
     if (opts->script || opts->screenshot || opts->frames > 0) sb->fixed_dt = 1.0 / 60.0;
     sb->window = rb_window_open(opts->width, opts->height, sb->vsync, &sb->gl, err, err_size);
@@ -153,7 +154,7 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
         bool single = false;
         if (sb->step_once) {
             rb_grab_apply(&sb->grab, sb->world, 1);
-            single = rb_world_step(sb->world, 1);
+            single = sb->debris ? rb_debris_step(sb->debris, 1) : rb_world_step(sb->world, 1);
             sb->step_once = false;
         }
         rb_step_clock_pause(c, single);
@@ -183,6 +184,55 @@ static void project(const float vp[16], const float p[3], int w, int h, float ou
     if (o[3] <= 0.0f) o[3] = 1e-6f;
     out[0] = (o[0] / o[3] * 0.5f + 0.5f) * (float)w;
     out[1] = (0.5f - o[1] / o[3] * 0.5f) * (float)h;
+}
+
+/* Where a world point lands in the window (pixels from the top left); false
+ * if it is behind the eye. */
+static bool on_screen(const float vp[16], const float p[3], int w, int h, float out[2]) {
+    vec4 in = {p[0], p[1], p[2], 1.0f}, o;
+    glm_mat4_mulv((vec4 *)vp, in, o);
+    if (o[3] <= 1e-4f) return false;
+    out[0] = (o[0] / o[3] * 0.5f + 0.5f) * (float)w;
+    out[1] = (0.5f - o[1] / o[3] * 0.5f) * (float)h;
+    return true;
+}
+
+/* The extent of each field acting now (a blast for a quarter second after
+ * it goes off): a dotted sphere of its radius, three great circles, left
+ * out where it is inside a plane's solid (under the ground). The overlay
+ * has no lines and no depth: dots read through bodies as an outline. */
+static void draw_fields(rb_sandbox *sb, const rb_render_view *view) {
+    if (!sb->debris) return;
+    const rb_debris_desc *dd = rb_debris_get_desc(sb->debris);
+    const rb_world_desc *wd = rb_world_get_desc(sb->world);
+    float vp[16];
+    glm_mat4_mul((vec4 *)view->proj, (vec4 *)view->view, (vec4 *)vp);
+    const float dot = sb->height >= 700 ? 4.0f : 3.0f;
+    for (uint32_t k = 0; k < dd->field_count; k++) {
+        const rb_field *f = &dd->fields[k];
+        if (!(f->radius > 0.0f) || !rb_debris_field_active(sb->debris, k)) continue;
+        static const float radial[4] = {1.0f, 0.55f, 0.15f, 0.9f}, other[4] = {0.35f, 0.85f, 1.0f, 0.9f};
+        const float *colour = f->kind == RB_FIELD_RADIAL ? radial : other;
+        enum { DOTS = 72 };
+        for (int circle = 0; circle < 3; circle++)
+            for (int i = 0; i < DOTS; i++) {
+                const float a = 6.2831853f * (float)i / DOTS, c = cosf(a) * f->radius, s = sinf(a) * f->radius;
+                /* circle 0 in the ground's plane (xz), 1 in xy, 2 in zy */
+                const float off[3] = {circle == 2 ? 0.0f : c, circle == 0 ? 0.0f : s,
+                                      circle == 0   ? s
+                                      : circle == 2 ? c
+                                                    : 0.0f};
+                const float p[3] = {f->centre[0] + off[0], f->centre[1] + off[1], f->centre[2] + off[2]};
+                bool buried = false;
+                for (uint32_t j = 0; j < wd->plane_count && !buried; j++)
+                    buried = wd->planes[j].normal[0] * p[0] + wd->planes[j].normal[1] * p[1] +
+                                 wd->planes[j].normal[2] * p[2] <
+                             wd->planes[j].offset;
+                float px[2];
+                if (buried || !on_screen(vp, p, sb->width, sb->height, px)) continue;
+                rb_renderer_rect(sb->renderer, px[0] - 0.5f * dot, px[1] - 0.5f * dot, dot, dot, colour);
+            }
+    }
 }
 
 /* A scene file's name without its folders. */
@@ -252,8 +302,10 @@ static void draw(rb_sandbox *sb) {
     rb_view_focus(sb->view, scene.focus, &scene.focus_radius);
     rb_renderer_begin(sb->renderer, &view, &scene);
     rb_view_style style = {.particle_view = sb->particle_view,
-                           .highlight = sb->grab.active ? sb->grab.body : (rb_body_id){0}};
+                           .highlight = sb->grab.active ? sb->grab.body : (rb_body_id){0},
+                           .debris = sb->debris};
     rb_view_submit(sb->view, sb->renderer, sb->world, sb->entities, &style);
+    draw_fields(sb, &view);
     draw_hud(sb, &view);
     rb_renderer_end(sb->renderer);
 }

@@ -1,6 +1,7 @@
 /* sandbox_actions.c - what the sandbox does for each action of the input
  * (input.h): the keys' effects, and the tools (throw, grab, delete, explode)
- * carried out on the world through tools.h and the entity table. Part of
+ * carried out on the world through tools.h, the entity table and the debris
+ * layer (a blast is one of its fields). Part of
  * the loop, with sandbox.c. */
 #include <cglm/cglm.h>
 #include <math.h>
@@ -10,10 +11,6 @@
 #include "base/log.h"
 #include "base/rb_math.h"
 #include "sandbox_internal.h"
-
-/* Explosion: radius (m) and the kick (m/s) at its centre. */
-#define RB_EXPLODE_RADIUS 4.0f
-#define RB_EXPLODE_SPEED 14.0f
 
 void rb_sandbox_notice(rb_sandbox *sb, const char *text) {
     snprintf(sb->message, sizeof sb->message, "%s", text);
@@ -107,6 +104,27 @@ static void do_throw(rb_sandbox *sb, double held, float x, float y) {
     if (id.generation != 0) sb->last_thrown = id;
 }
 
+/* The explode tool: a radial impulse field at point, given at the next
+ * debris tick (the next frame's steps). A scene without debris effects gets
+ * an empty debris layer to hold it; R and a new scene drop it again. */
+static void blast(rb_sandbox *sb, const float point[3]) {
+    if (!sb->debris) {
+        static const rb_debris_desc none = {0};
+        char err[256];
+        sb->debris = rb_debris_create(&none, sb->entities, err, sizeof err);
+        if (!sb->debris) {
+            rb_log(RB_LOG_ERROR, "cannot set off a blast: %s", err);
+            return;
+        }
+    }
+    const rb_field f = rb_blast_field(&sb->blast, point);
+    if (!rb_debris_add_field(sb->debris, &f)) {
+        rb_sandbox_notice(sb, "every field is still acting: no room for another blast yet");
+        return;
+    }
+    sb->last_exploded = rb_blast_reach(sb->world, point, sb->blast.radius);
+}
+
 static void tool_press(rb_sandbox *sb, rb_tool tool, float x, float y) {
     switch (tool) {
     case RB_TOOL_THROW:
@@ -128,7 +146,7 @@ static void tool_press(rb_sandbox *sb, rb_tool tool, float x, float y) {
     }
     case RB_TOOL_EXPLODE: {
         rb_pick p = pick_at(sb, x, y);
-        if (p.hit) sb->last_exploded = rb_tool_explode(sb->world, p.point, RB_EXPLODE_RADIUS, RB_EXPLODE_SPEED);
+        if (p.hit) blast(sb, p.point);
         break;
     }
     default:

@@ -43,7 +43,7 @@ struct rb_sandbox {
     int formation_shape;   /* entity row formations are built from; -1 if none */
     int formation;         /* 1..5, or 0 when the scene came from a file */
     rb_scene *scene;       /* what R resets to */
-    rb_debris *debris;     /* the scene's debris effects (scenes/debris.h), or NULL */
+    rb_debris *debris;     /* the scene's debris effects (scenes/debris.h), or NULL; the first blast makes one */
     char scene_file[4096]; /* the file the scene came from; "" for a formation */
     char last_saved[512];  /* the last Ctrl+S, which Ctrl+O loads */
     char drop_dir[4096];   /* where dropped meshes are linked for the mesh plugin; "" until one is */
@@ -53,6 +53,7 @@ struct rb_sandbox {
     double throw_start;
     uint32_t throw_count;
     rb_grab grab;
+    rb_blast blast; /* what the explode tool sets off */
     rb_body_id last_thrown, last_deleted;
     int last_exploded;
 

@@ -1,4 +1,4 @@
-/* tools.c - the tools on the world: picking, throwing, grabbing, explosions (see tools.h). */
+/* tools.c - the tools on the world: picking, throwing, grabbing, blasts (see tools.h). */
 #include "tools.h"
 
 #include "base/rb_math.h"
@@ -93,29 +93,30 @@ rb_body_desc rb_tool_throw_desc(const float eye[3], const float dir[3], float ah
     return d;
 }
 
-int rb_tool_explode(rb_world *world, const float centre[3], float radius, float speed) {
-    int moved = 0;
-    uint32_t n = rb_world_body_count(world);
+rb_blast rb_blast_defaults(void) { return (rb_blast){.radius = 4.0f, .strength = 24000.0f, .up = 0.5f}; }
+
+rb_field rb_blast_field(const rb_blast *blast, const float centre[3]) {
+    rb_field f = {.kind = RB_FIELD_RADIAL,
+                  .centre = {centre[0], centre[1], centre[2]},
+                  .radius = blast->radius,
+                  .strength = blast->strength,
+                  .impulse = true,
+                  .falloff = 1.0f,
+                  .up = blast->up};
+    return f;
+}
+
+int rb_blast_reach(rb_world *world, const float centre[3], float radius) {
+    int reached = 0;
+    const uint32_t n = rb_world_body_count(world);
     for (uint32_t b = 0; b < n; b++) {
         rb_body_state s;
         /* static and kinematic bodies are not pushed by anything */
         if (!rb_world_get_body(world, b, &s) || s.kind != RB_BODY_DYNAMIC) continue;
         float d[3] = {s.position[0] - centre[0], s.position[1] - centre[1], s.position[2] - centre[2]};
-        float dist = sqrtf(rb_v3_dot(d, d));
-        if (dist >= radius) continue;
-        if (dist < 1e-4f) d[0] = 0.0f, d[1] = 1.0f, d[2] = 0.0f, dist = 1.0f;
-        /* Away from the centre and a little upward, as a blast off the ground throws debris up. */
-        float dv = speed * (1.0f - dist / radius);
-        float impulse[3];
-        float dir[3] = {d[0] / dist, d[1] / dist + 0.5f, d[2] / dist};
-        float len = sqrtf(rb_v3_dot(dir, dir));
-        for (int k = 0; k < 3; k++) impulse[k] = s.mass * dv * dir[k] / len;
-        /* Applied off the centre of mass, at the side facing the blast, so bodies also spin. */
-        float point[3];
-        for (int k = 0; k < 3; k++) point[k] = s.position[k] - 0.3f * d[k] / dist;
-        if (rb_world_apply_impulse(world, s.id, impulse, point)) moved++;
+        if (rb_v3_dot(d, d) < radius * radius) reached++;
     }
-    return moved;
+    return reached;
 }
 
 bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick) {

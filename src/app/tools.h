@@ -9,13 +9,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "scenes/debris.h"
 #include "sim/world.h"
 
 typedef enum rb_tool {
     RB_TOOL_THROW = 0, /* left button throws the selected shape; hold longer to throw harder */
     RB_TOOL_GRAB,      /* left button drags the body under the cursor on a spring */
     RB_TOOL_DELETE,    /* left button removes the body under the cursor */
-    RB_TOOL_EXPLODE,   /* left button pushes bodies away from the point under the cursor */
+    RB_TOOL_EXPLODE,   /* left button sets off a blast (a radial field) at the point under the cursor */
     RB_TOOL_COUNT
 } rb_tool;
 
@@ -42,10 +43,23 @@ float rb_throw_speed(double held);
  * caller spawns it (rb_entities_spawn) with the shape to throw. */
 rb_body_desc rb_tool_throw_desc(const float eye[3], const float dir[3], float ahead, float speed, uint32_t seed);
 
-/* Gives every dynamic body within radius (m) of centre a kick of up to speed
- * (m/s) away from it, fading linearly to zero at the radius. Returns how many
- * bodies moved. */
-int rb_tool_explode(rb_world *world, const float centre[3], float radius, float speed);
+/* The explode tool's blast: a radial impulse field (scenes/debris.h) that
+ * pushes every dynamic body within the radius away from the centre, fading
+ * linearly to nothing at the radius, and a little upward. */
+typedef struct rb_blast {
+    float radius;   /* m */
+    float strength; /* N s: the impulse a body at the centre gets */
+    float up;       /* added to the direction's upward part before it is normalised */
+} rb_blast;
+
+/* 4 m; 24,000 N s, 14 m/s to the 1.2 m cube (1,728 kg, the default shape),
+ * as the explode tool's kick of 14 m/s gave every body before it was a
+ * field (lighter bodies now fly faster, heavier ones slower); up 0.5. */
+rb_blast rb_blast_defaults(void);
+/* The blast at centre as a field for rb_debris_add_field (which sets its start). */
+rb_field rb_blast_field(const rb_blast *blast, const float centre[3]);
+/* How many dynamic bodies are within radius (m) of centre: those a blast there pushes. */
+int rb_blast_reach(rb_world *world, const float centre[3], float radius);
 
 /* The mouse spring: the picked point of the body is pulled toward the point
  * on the cursor's ray at the depth it was picked at. */

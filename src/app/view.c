@@ -112,15 +112,27 @@ static int mesh_of(const rb_entities *entities, const uint32_t *shapes, uint32_t
     return row >= 0 ? rb_entities_get(entities, (uint32_t)row)->mesh : -1;
 }
 
-/* Draws body b as its particles, in its colour. */
+/* How much of body b is drawn: its fade near the end of a debris lifetime,
+ * else 1. Only debris with a lifetime is looked up beyond a slot index. */
+static float fade_of(const rb_view_style *style, rb_world *world, uint32_t b) {
+    return style->debris ? rb_debris_fade(style->debris, rb_world_body_id(world, b)) : 1.0f;
+}
+
+/* Draws body b as its particles, in its colour; a fading body's particles
+ * are drawn smaller and drawn in toward its centre, as its mesh would be. */
 static void submit_particles(rb_view *v, rb_renderer *r, rb_world *world, const rb_view_style *style, uint32_t b,
-                             const float *particles) {
+                             float *particles, float fade) {
     const uint32_t *first = rb_world_body_first_particle(world);
     float rgba[4];
     body_color(style, rb_world_body_id(world, b), rgba);
     for (uint32_t i = first[b]; i < first[b + 1]; i++) memcpy(&v->particle_colors[i * 4], rgba, sizeof rgba);
+    if (fade < 1.0f) {
+        const float *c = v->transforms[b].position;
+        for (uint32_t i = first[b]; i < first[b + 1]; i++)
+            for (int k = 0; k < 3; k++) particles[i * 3 + k] = c[k] + (particles[i * 3 + k] - c[k]) * fade;
+    }
     rb_renderer_add_spheres(r, &particles[first[b] * 3], &v->particle_colors[first[b] * 4], first[b + 1] - first[b],
-                            rb_world_shape_radius(world, rb_world_body_shapes(world)[b]));
+                            fade * rb_world_shape_radius(world, rb_world_body_shapes(world)[b]));
 }
 
 void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entities *entities,
@@ -138,6 +150,7 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
     if (meshes) memset(v->mesh_count, 0, meshes * sizeof *v->mesh_count);
     if (!style->particle_view)
         for (uint32_t b = 0; b < n; b++) {
+            if (!(fade_of(style, world, b) > 0.0f)) continue; /* its time is up: gone at the next debris tick */
             int m = mesh_of(entities, shapes, b);
             if (m >= 0 && (uint32_t)m < meshes)
                 v->mesh_count[m]++;
@@ -145,19 +158,23 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
                 need_particles = true;
         }
     for (uint32_t m = 0; m < meshes; m++) v->mesh_out[m] = rb_renderer_instances(r, (int)m, v->mesh_count[m]);
-    const float *particles = need_particles ? rb_view_particles(v, world) : NULL;
+    /* the view's own copy: fading bodies' particles are moved in it */
+    float *particles = need_particles && rb_view_particles(v, world) ? v->particles : NULL;
     v->drawn_instances = v->drawn_particle_bodies = 0;
     for (uint32_t b = 0; b < n; b++) {
+        const float fade = fade_of(style, world, b);
+        if (!(fade > 0.0f)) continue;
         int m = style->particle_view ? -1 : mesh_of(entities, shapes, b);
         if (m >= 0 && (uint32_t)m < meshes) {
             if (!v->mesh_out[m]) continue; /* the renderer had no room */
             rb_render_instance *out = v->mesh_out[m]++;
             out->transform = v->transforms[b];
-            out->transform.pad = rb_entities_scale_of_world_shape(entities, shapes[b]); /* the mesh's size */
+            /* the mesh's size, shrunk by the fade */
+            out->transform.pad = rb_entities_scale_of_world_shape(entities, shapes[b]) * fade;
             body_color(style, rb_world_body_id(world, b), out->color);
             v->drawn_instances++;
         } else if (particles) {
-            submit_particles(v, r, world, style, b, particles);
+            submit_particles(v, r, world, style, b, particles, fade);
             v->drawn_particle_bodies++;
         }
     }

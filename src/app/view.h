@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "render/render.h"
+#include "scenes/debris.h"
 #include "scenes/entities.h"
 #include "sim/world.h"
 
@@ -22,6 +23,9 @@ typedef struct rb_view rb_view;
 typedef struct rb_view_style {
     bool particle_view;   /* every body as its particles */
     rb_body_id highlight; /* drawn lighter (the grabbed body); a null id for none */
+    /* The scene's debris, or NULL: a body near the end of its lifetime is
+     * drawn shrunk by its fade (rb_debris_fade), and not at all at 0. */
+    const rb_debris *debris;
 } rb_view_style;
 
 rb_view *rb_view_create(void);
@@ -36,7 +40,7 @@ const rb_transform *rb_view_transforms(const rb_view *v, uint32_t *count);
 void rb_view_focus(const rb_view *v, float focus[3], float *radius);
 /* Hands the bodies just read to the renderer (between rb_renderer_begin and
  * _end): an instance per body with a mesh, the particles of the others (of
- * every body in the particle view). */
+ * every body in the particle view), each at its fading size. */
 void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entities *entities,
                     const rb_view_style *style);
 /* Every particle's position (xyz triples), read now; NULL on failure. Valid

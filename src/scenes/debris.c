@@ -418,6 +418,34 @@ bool rb_debris_track(rb_debris *d, rb_body_id id, float lifetime) {
     return rb_world_body_valid(d->world, id) && !find(d, id) && add_tracked(d, id, lifetime, -1);
 }
 
+/* True if field k will act no more: its impulse given, its duration over. */
+static bool field_done(const rb_debris *d, uint32_t k, double t) {
+    const rb_field *f = &d->desc.fields[k];
+    if (f->kind == RB_FIELD_RADIAL && f->impulse) return d->fired[k];
+    return f->duration > 0.0f && t >= (double)f->start + f->duration;
+}
+
+bool rb_debris_add_field(rb_debris *d, const rb_field *f) {
+    if (f->kind != RB_FIELD_WIND && !(f->radius > 0.0f)) return false;
+    const double t = rb_debris_time(d);
+    uint32_t k = d->desc.field_count;
+    if (k == RB_DEBRIS_MAX_FIELDS) { /* the oldest done field's place, so the table stays bounded */
+        for (uint32_t j = 0; j < RB_DEBRIS_MAX_FIELDS; j++)
+            if (field_done(d, j, t) && (k == RB_DEBRIS_MAX_FIELDS || d->desc.fields[j].start < d->desc.fields[k].start))
+                k = j;
+        if (k == RB_DEBRIS_MAX_FIELDS) return false;
+    }
+    rb_field *slot = &d->desc.fields[k];
+    *slot = *f;
+    /* now, rounded down: a start rounded up past the clock would put off an
+     * impulse to the next tick */
+    slot->start = (float)t;
+    if ((double)slot->start > t) slot->start = nextafterf(slot->start, 0.0f);
+    d->fired[k] = false;
+    if (k == d->desc.field_count) d->desc.field_count++;
+    return true;
+}
+
 /* ---- a tick ---- */
 
 static bool hold(rb_debris *d, rb_body_id id, const float force[3], const float point[3]) {

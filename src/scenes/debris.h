@@ -155,6 +155,11 @@ uint64_t rb_debris_impacts(const rb_debris *d);
 /* Runs the tick due now, if one is due and has not run yet (the next
  * rb_debris_step would run it first). False on a backend failure. */
 bool rb_debris_tick(rb_debris *d);
+/* Adds a field at run time (the sandbox's explode tool), starting now: its
+ * start is set to rb_debris_time(). When the table is full the oldest field
+ * that is done (an impulse given, a duration over) makes room. False if
+ * none is done, or if a radial or vortex field has no radius. */
+bool rb_debris_add_field(rb_debris *d, const rb_field *f);
 
 /* Advances the world by `steps` steps, ticking the debris on its clock.
  * False on a backend failure (logged). */
