@@ -88,6 +88,12 @@ typedef struct rb_shape_desc {
      * (a mesh file), named in the host's messages about the shape; NULL: the
      * plugin alone. */
     const char *source;
+    /* Added later still, in the same way: each particle's piece, for bodies
+     * of the shape that break along the plugin's own lines (a scene's
+     * `"breakable": {"pattern": "plugin"}`, docs/debris.md): particle_count
+     * values, any numbers, particles with one number making one piece.
+     * NULL: the shape gives no pieces. */
+    const uint32_t *pieces;
 } rb_shape_desc;
 
 /* What rb_plugin_entry() returns. */

@@ -196,6 +196,26 @@ static void test_breaking_is_deterministic(void **state) {
     if (rb_test_backend() == RB_BACKEND_OPENCL) assert_true(run_wall(RB_BACKEND_REFERENCE) == a);
 }
 
+/* Pieces from the shape's plugin: the cube's four columns; a world shape
+ * with no plugin behind it is refused the pattern. */
+static void test_plugin_pieces_break(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_drop(&f, 0.5f, RB_FRACTURE_STRENGTH);
+    float loads[8];
+    const rb_fracture_desc given = {RB_FRACTURE_GIVEN, 0, 0, RB_FRACTURE_STRENGTH};
+    char err[256];
+    assert_true(rb_debris_make_breakable(f.debris, f.id, &given, err, sizeof err));
+    assert_int_equal(rb_world_piece_loads(f.world, f.id, loads, 8), 4);
+    const rb_shape_data lone = {1, (const float[3]){0, 0, 0}, 64.0f, {1.0f, 1.0f, 1.0f}, 0.2f};
+    const int shape = rb_world_add_shape(f.world, &lone);
+    const rb_body_id other =
+        rb_world_add_body(f.world, &(rb_body_desc){.shape = (uint32_t)shape, .position = {5, 1, 0}});
+    assert_false(rb_debris_make_breakable(f.debris, other, &given, err, sizeof err));
+    assert_non_null(strstr(err, "gives no pieces"));
+    close_all(&f);
+}
+
 int main(void) {
     if (getenv("RUBBLE_BREAK_SCAN")) {
         for (float h = 0.25f; h <= 8.0f; h *= 2.0f) printf("%.2f m: %.0f N\n", h, breaking_strength(h));
@@ -205,6 +225,7 @@ int main(void) {
         cmocka_unit_test(test_default_strength_breaks_at_5_m_not_half_a_metre),
         cmocka_unit_test(test_momentum_across_a_break),
         cmocka_unit_test(test_breaking_is_deterministic),
+        cmocka_unit_test(test_plugin_pieces_break),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -360,6 +360,14 @@ static void test_breakable(void **state) {
     assert_false(s->bodies[0].breakable);
     assert_null(s->debris);
     rb_scene_destroy(s);
+    s = parse(BREAKABLE("{\"pattern\": \"plugin\"}")); /* the cube plugin gives its pieces */
+    assert_int_equal(s->bodies[0].fracture.kind, RB_FRACTURE_GIVEN);
+    rb_scene_destroy(s);
+    g_log[0] = '\0';
+    s = parse(BREAKABLE("{\"pieces\": 50}")); /* more pieces than particles: one a particle, said */
+    assert_int_equal(s->bodies[0].fracture.pieces, 27);
+    assert_non_null(strstr(g_log, "t.json: bodies[0].breakable.pieces: 50 pieces of a 27-particle shape"));
+    rb_scene_destroy(s);
     refused(BREAKABLE("{\"pattern\": \"shatter\"}"), "t.json: bodies[0].breakable.pattern:", "unknown pattern");
     refused(BREAKABLE("{\"pieces\": 0}"), "t.json: bodies[0].breakable.pieces:", "1 or more");
     refused(BREAKABLE("{\"strength\": 0}"), "t.json: bodies[0].breakable.strength:", "> 0");

@@ -206,6 +206,27 @@ static void test_old_abi_plugin_loads(void **state) {
     const rb_shape *s = rb_registry_get(reg, (uint32_t)i);
     assert_true(s->particle_radius == 0.15f);
     assert_near(s->mass, 4 * 1000.0 * 0.3 * 0.3 * 0.3, 1e-3);
+    assert_null(s->pieces); /* its struct ends before rb_shape_desc.pieces */
+    rb_registry_destroy(reg);
+}
+
+/* A plugin's pieces (rb_shape_desc.pieces) reach the registry in particle
+ * order: the cube's four columns, 12, 6, 6 and 3 particles; a shape of a
+ * plugin built before the field (or without pieces) has none. */
+static void test_plugin_pieces(void **state) {
+    (void)state;
+    rb_registry *reg = registry_with_cubes();
+    const rb_shape *cube = rb_registry_get(reg, (uint32_t)rb_registry_find(reg, "cube"));
+    assert_non_null(cube->pieces);
+    uint32_t count[4] = {0};
+    for (uint32_t i = 0; i < cube->particle_count; i++) {
+        assert_true(cube->pieces[i] < 4);
+        count[cube->pieces[i]]++;
+    }
+    assert_int_equal(count[0], 12);
+    assert_int_equal(count[1], 6);
+    assert_int_equal(count[2], 6);
+    assert_int_equal(count[3], 3);
     rb_registry_destroy(reg);
 }
 
@@ -216,6 +237,7 @@ int main(void) {
         cmocka_unit_test(test_no_entry),
         cmocka_unit_test(test_entry_null),
         cmocka_unit_test(test_abi),
+        cmocka_unit_test(test_plugin_pieces),
         cmocka_unit_test(test_null_shape_function),
         cmocka_unit_test(test_bad_name_is_escaped),
         cmocka_unit_test(test_endless_list_said_once),

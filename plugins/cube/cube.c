@@ -12,6 +12,7 @@
 #define STR(x) STR_(x)
 
 static float particles[CUBE_PARTICLES * 3];
+static uint32_t pieces[CUBE_PARTICLES]; /* four columns, for "breakable": {"pattern": "plugin"} */
 static float vertices[24 * 3], normals[24 * 3];
 static uint32_t indices[36];
 
@@ -26,6 +27,7 @@ static void build(void) {
                 particles[n++] = (float)i - c;
                 particles[n++] = (float)j - c;
                 particles[n++] = (float)k - c;
+                pieces[n / 3 - 1] = (uint32_t)(2 * i >= CUBE_N) + 2u * (uint32_t)(2 * k >= CUBE_N);
             }
     /* Each face: axis a, sign s; four corners counter-clockwise seen from outside. */
     for (int face = 0; face < 6; face++) {
@@ -57,6 +59,7 @@ static const rb_shape_desc shape = {
     .normals = normals,
     .index_count = 36,
     .indices = indices,
+    .pieces = pieces,
 };
 
 static const rb_shape_desc *get_shape(uint32_t index) { return index == 0 ? &shape : NULL; }

@@ -234,8 +234,18 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
     }
     rb_world_shape_particles(d->world, s.shape, offsets, n, NULL);
     const float r = rb_world_shape_radius(d->world, s.shape), m = mass / (float)n;
+    const uint32_t *given = NULL; /* the plugin's pieces, by the shape's row */
+    if (desc->kind == RB_FRACTURE_GIVEN) {
+        const int row = rb_entities_of_world_shape(d->entities, s.shape);
+        given = row >= 0 ? rb_entities_get(d->entities, (uint32_t)row)->shape->pieces : NULL;
+        if (!given) {
+            snprintf(err, err_size, "breakable: pattern 'plugin', but the body's shape gives no pieces");
+            free(offsets);
+            return false;
+        }
+    }
     rb_pieces p;
-    if (!rb_pieces_make(offsets, n, r, m, desc, NULL, &p, err, err_size)) {
+    if (!rb_pieces_make(offsets, n, r, m, desc, given, &p, err, err_size)) {
         free(offsets);
         return false;
     }

@@ -283,8 +283,10 @@ bool rb_read_breakable(rb_reader *r, const cJSON *o, rb_scene_body *t) {
         t->fracture.kind = RB_FRACTURE_LAYERS, t->fracture.pieces = 3;
     else if (ok && strcmp(pattern, "particles") == 0)
         t->fracture.kind = RB_FRACTURE_PARTICLES;
+    else if (ok && strcmp(pattern, "plugin") == 0)
+        t->fracture.kind = RB_FRACTURE_GIVEN;
     else if (ok)
-        ok = rb_read_fail_at(r, "pattern", "unknown pattern '%s' (voronoi, layers or particles)", pattern);
+        ok = rb_read_fail_at(r, "pattern", "unknown pattern '%s' (voronoi, layers, particles or plugin)", pattern);
     double seed = 1.0;
     ok = ok && rb_read_count(r, b, "pieces", 1e6, &t->fracture.pieces, false);
     if (ok && t->fracture.pieces == 0) ok = rb_read_fail_at(r, "pieces", "expected 1 or more pieces, got 0");

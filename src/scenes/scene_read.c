@@ -235,6 +235,18 @@ static const rb_shape *read_template(rb_reader *r, const rb_scene *s, const cJSO
     /* s; a body with one is debris (debris.h), removed when its time is up */
     if (!rb_read_float(r, o, "lifetime", 0.0, 1e9, &t->lifetime)) return NULL;
     if (!rb_read_breakable(r, o, t)) return NULL;
+    if (t->breakable && t->fracture.kind == RB_FRACTURE_GIVEN && !shape->pieces)
+        return rb_read_fail_at(r, "breakable", "pattern 'plugin': shape '%s' gives no pieces (its plugin's are none)",
+                               t->shape),
+               NULL;
+    const bool counted = t->fracture.kind == RB_FRACTURE_VORONOI || t->fracture.kind == RB_FRACTURE_LAYERS;
+    if (t->breakable && counted && t->fracture.pieces > shape->particle_count) {
+        size_t in = rb_read_enter(r, "breakable", 0), at = rb_read_enter(r, "pieces", 0);
+        rb_log(RB_LOG_WARN, "%s: %s: %u pieces of a %u-particle shape: %u, a piece a particle", r->file, r->path,
+               t->fracture.pieces, shape->particle_count, shape->particle_count);
+        rb_read_leave(r, at), rb_read_leave(r, in);
+        t->fracture.pieces = shape->particle_count;
+    }
     if (t->breakable && (t->is_static || t->is_kinematic))
         return rb_read_fail_at(r, "breakable", "only a dynamic body breaks (this one is static or kinematic)"), NULL;
     return shape;

@@ -119,6 +119,7 @@ rb_registry *rb_registry_create(const rb_registry_desc *desc) {
 
 static void free_shape(rb_shape *s) {
     free(s->particles);
+    free(s->pieces);
     free(s->mesh.positions), free(s->mesh.normals), free(s->mesh.indices);
 }
 
@@ -217,6 +218,11 @@ static const char *escaped(const char *s, size_t max_chars, char *out, size_t ou
 /* The file a shape was made from, where the plugin's struct has the field. */
 static const char *shape_source(const rb_shape_desc *d) {
     return d->struct_size >= offsetof(rb_shape_desc, source) + sizeof d->source ? d->source : NULL;
+}
+
+/* Each particle's piece, where the plugin's struct has the field. */
+static const uint32_t *shape_pieces(const rb_shape_desc *d) {
+    return d->struct_size >= offsetof(rb_shape_desc, pieces) + sizeof d->pieces ? d->pieces : NULL;
 }
 
 /* The shape's particle_diameter, where the plugin's struct has the field (a
@@ -411,6 +417,15 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, co
     if (d->vertex_count > 0 && !copy_mesh(&s->mesh, d, rot, com, diameter)) {
         free_shape(s);
         return RB_LOAD_NO_SHAPES;
+    }
+    s->pieces = NULL;
+    if (shape_pieces(d)) { /* the particles keep their order in the principal frame: so do their pieces */
+        s->pieces = malloc(sizeof *s->pieces * n);
+        if (!s->pieces) {
+            free_shape(s);
+            return RB_LOAD_NO_SHAPES;
+        }
+        memcpy(s->pieces, shape_pieces(d), sizeof *s->pieces * n);
     }
     reg->count++;
     return RB_LOAD_OK;

@@ -58,6 +58,7 @@ typedef struct rb_shape {
     float particle_radius; /* m: the shape's own (the plugin's particle_diameter / 2), else the registry's */
     float bounding_radius; /* m, farthest particle centre + radius */
     rb_mesh mesh;
+    uint32_t *pieces; /* per particle, its piece as the plugin gives it (rb_shape_desc.pieces); NULL: none */
 } rb_shape;
 
 /* Mass properties of equal solid spheres of radius r and mass m at points p
