@@ -253,6 +253,23 @@ static void test_saved_contacts_the_world_refuses(void **state) {
     rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
 }
 
+/* A body set into the ground is built (the author may mean it) but said:
+ * its file, its index and how deep; one resting on it is not. */
+static void test_body_inside_a_plane_is_said(void **state) {
+    (void)state;
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.3, 0]},"
+                        " {\"shape\": \"cube\", \"position\": [3, 0.61, 0]}]}");
+    rb_world_desc base = rb_default_world_desc();
+    rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+    rb_entities *t = rb_entities_create(g_reg, w);
+    char err[1024] = "";
+    g_log[0] = '\0';
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), 2);
+    assert_non_null(strstr(g_log, "t.json: bodies[0] (cube): starts 0.10 m inside plane 0's solid"));
+    assert_null(strstr(g_log, "bodies[1]"));
+    rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+}
+
 /* 10^9 bodies are refused with the limit at once, not by failing to allocate. */
 static void test_huge_generators_are_refused_with_the_limit(void **state) {
     refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"tower\", \"shape\": \"cube\", \"height\": 1e9}]}",
@@ -526,6 +543,7 @@ static void test_shipped_scenes_build(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_body_inside_a_plane_is_said),
         cmocka_unit_test(test_minimal_scene),
         cmocka_unit_test(test_bad_input_is_named),
         cmocka_unit_test(test_saved_contacts_are_read_and_checked),

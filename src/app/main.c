@@ -66,6 +66,17 @@ static void print_json(const rb_options *o, const rb_scene *scene, rb_run *run, 
     cJSON_AddNumberToObject(j, "min_y", rb_decimal(s->min_y));
     cJSON_AddNumberToObject(j, "sleeping", s->sleeping);
     cJSON_AddNumberToObject(j, "contact_overflow", (double)s->contact_overflow);
+    const rb_debris *d = rb_run_debris(run);
+    if (d) {
+        cJSON *dj = cJSON_AddObjectToObject(j, "debris");
+        cJSON_AddNumberToObject(dj, "alive", rb_debris_alive(d));
+        cJSON_AddNumberToObject(dj, "spawned", (double)rb_debris_spawned(d));
+        cJSON_AddNumberToObject(dj, "removed", (double)rb_debris_removed(d));
+        cJSON_AddNumberToObject(dj, "breaks", (double)rb_debris_breaks(d));
+        cJSON_AddNumberToObject(dj, "pieces", (double)rb_debris_pieces_made(d));
+        cJSON_AddNumberToObject(dj, "impacts", (double)rb_debris_impacts(d));
+        cJSON_AddNumberToObject(dj, "crowded", (double)rb_debris_crowded(d));
+    }
     cJSON_AddBoolToObject(j, "nan", s->nan);
     cJSON_AddStringToObject(j, "digest", digest);
     cJSON_AddBoolToObject(j, "ok", ok);
@@ -94,6 +105,13 @@ static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, 
     if (s->contact_overflow)
         printf("%llu contacts found no free history slot and acted without static friction\n",
                (unsigned long long)s->contact_overflow);
+    const rb_debris *d = rb_run_debris(run);
+    if (d)
+        printf("debris: %u alive; %llu spawned (%llu put off for room), %llu removed; %llu breaks made %llu bodies; "
+               "%llu impacts threw chips\n",
+               rb_debris_alive(d), (unsigned long long)rb_debris_spawned(d), (unsigned long long)rb_debris_crowded(d),
+               (unsigned long long)rb_debris_removed(d), (unsigned long long)rb_debris_breaks(d),
+               (unsigned long long)rb_debris_pieces_made(d), (unsigned long long)rb_debris_impacts(d));
 }
 
 /* --headless: builds the formation, steps, prints the summary. Returns the exit code. */

@@ -67,6 +67,7 @@ void rb_run_destroy(rb_run *run) {
 }
 
 rb_world *rb_run_world(rb_run *run) { return run->world; }
+const rb_debris *rb_run_debris(const rb_run *run) { return run->debris; }
 int rb_run_added(const rb_run *run) { return run->added; }
 
 /* CPU seconds this process has used (all threads, user + system). */

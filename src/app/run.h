@@ -66,6 +66,8 @@ rb_run *rb_run_create(const rb_registry *registry, const rb_scene *scene, const 
 void rb_run_destroy(rb_run *run);
 
 rb_world *rb_run_world(rb_run *run);
+/* The scene's debris effects (scenes/debris.h), or NULL when it has none. */
+const rb_debris *rb_run_debris(const rb_run *run);
 /* How many bodies the scene put in the world. */
 int rb_run_added(const rb_run *run);
 

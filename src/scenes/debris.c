@@ -540,6 +540,14 @@ static void spawn_point(uint64_t *s, const rb_emitter *em, float p[3]) {
     }
 }
 
+/* True if a body of bounding radius r at p is clear of every plane's solid:
+ * one started in a slope is thrown out of it at hundreds of m/s. */
+static bool clear_of_planes(const rb_world_desc *w, const float p[3], float r) {
+    for (uint32_t k = 0; k < w->plane_count; k++)
+        if (dot3(w->planes[k].normal, p) - w->planes[k].offset < r) return false;
+    return true;
+}
+
 /* True if a body of bounding radius r at p would overlap one of the
  * emitter's latest spawns where it is now (straight-line flight: over a few
  * ticks gravity moves it less than the radii). */
@@ -557,7 +565,8 @@ static bool crowded(const rb_debris *d, uint32_t e, const float p[3], float r, d
 }
 
 /* Spawns one body, or none if four tries found no point clear of the
- * emitter's latest bodies (counted; the emitter owes it still). */
+ * emitter's latest bodies and of the planes (counted; the emitter owes it
+ * still). */
 static bool emit_one(rb_debris *d, uint32_t e) {
     const rb_emitter *em = &d->desc.emitters[e];
     uint64_t *s = &d->rng[e];
@@ -573,7 +582,7 @@ static bool emit_one(rb_debris *d, uint32_t e) {
     bool clear = false;
     for (int tries = 0; tries < 4 && !clear; tries++) {
         spawn_point(s, em, b.position);
-        clear = !crowded(d, e, b.position, radius, t);
+        clear = !crowded(d, e, b.position, radius, t) && clear_of_planes(rb_world_get_desc(d->world), b.position, radius);
     }
     if (!clear) {
         d->crowded++;
