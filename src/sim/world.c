@@ -441,11 +441,13 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
  * (the body's particles go with it). */
 static void remove_pieces(rb_world_data *d, uint32_t b, uint32_t particles) {
     const uint32_t pf = d->body_first_piece[b], pc = d->body_first_piece[b + 1] - pf, later = d->piece_count - pf - pc;
-    memmove(&d->piece_info[pf], &d->piece_info[pf + pc], later * sizeof *d->piece_info);
-    memmove(&d->piece_holds[pf], &d->piece_holds[pf + pc], later * sizeof *d->piece_holds);
-    memmove(&d->piece_span[2 * pf], &d->piece_span[2 * (pf + pc)], later * 2 * sizeof *d->piece_span);
-    memmove(&d->piece_load[pf], &d->piece_load[pf + pc], later * sizeof *d->piece_load);
-    memmove(&d->piece_taken[pf], &d->piece_taken[pf + pc], later);
+    if (pc && later) { /* (no piece arrays at all before the first breakable body) */
+        memmove(&d->piece_info[pf], &d->piece_info[pf + pc], later * sizeof *d->piece_info);
+        memmove(&d->piece_holds[pf], &d->piece_holds[pf + pc], later * sizeof *d->piece_holds);
+        memmove(&d->piece_span[2 * pf], &d->piece_span[2 * (pf + pc)], later * 2 * sizeof *d->piece_span);
+        memmove(&d->piece_load[pf], &d->piece_load[pf + pc], later * sizeof *d->piece_load);
+        memmove(&d->piece_taken[pf], &d->piece_taken[pf + pc], later);
+    }
     for (uint32_t k = pf; k < pf + later; k++) d->piece_span[2 * k] -= particles;
     for (uint32_t k = b + 1; k <= d->body_count; k++) d->body_first_piece[k] -= pc;
     memmove(&d->body_first_piece[b], &d->body_first_piece[b + 1], (d->body_count - b) * sizeof *d->body_first_piece);
@@ -897,11 +899,13 @@ bool rb_world_set_pieces(rb_world *w, rb_body_id id, uint32_t piece_count, const
     /* room for the new pieces where the old were, later bodies' moved along */
     const uint32_t pf = d->body_first_piece[b], later = d->piece_count - pf - old;
     const uint32_t to = pf + piece_count, from = pf + old;
-    memmove(&d->piece_info[to], &d->piece_info[from], later * sizeof *d->piece_info);
-    memmove(&d->piece_holds[to], &d->piece_holds[from], later * sizeof *d->piece_holds);
-    memmove(&d->piece_span[2 * to], &d->piece_span[2 * from], later * 2 * sizeof *d->piece_span);
-    memmove(&d->piece_load[to], &d->piece_load[from], later * sizeof *d->piece_load);
-    memmove(&d->piece_taken[to], &d->piece_taken[from], later);
+    if (later) {
+        memmove(&d->piece_info[to], &d->piece_info[from], later * sizeof *d->piece_info);
+        memmove(&d->piece_holds[to], &d->piece_holds[from], later * sizeof *d->piece_holds);
+        memmove(&d->piece_span[2 * to], &d->piece_span[2 * from], later * 2 * sizeof *d->piece_span);
+        memmove(&d->piece_load[to], &d->piece_load[from], later * sizeof *d->piece_load);
+        memmove(&d->piece_taken[to], &d->piece_taken[from], later);
+    }
     for (uint32_t k = b + 1; k <= d->body_count; k++)
         d->body_first_piece[k] = d->body_first_piece[k] - old + piece_count;
     d->piece_count = d->piece_count - old + piece_count;
