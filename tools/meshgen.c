@@ -205,6 +205,10 @@ int main(int argc, char **argv) {
     emit(&m, "pawn.gltf", "{ \"resolution\": 8, \"smooth\": true, \"description\": \"a chess pawn\" }");
     rb_gen_free(&m);
 
+    rb_gen_icosphere(&m, 3);
+    emit(&m, "ball.off", "{ \"resolution\": 6, \"smooth\": true, \"description\": \"a ball, for knocking walls down\" }");
+    rb_gen_free(&m);
+
     if (argc > 2) {
         rb_gen_mesh full = {0};
         if (!read_off(argv[2], &full)) fail("read the OFF file", argv[2]);
