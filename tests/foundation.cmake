@@ -36,9 +36,10 @@ set(RB_TEST_DEFS RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}" RB_BAD_PLUGIN_DIR=
                  RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}" RB_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 rb_add_test(test_mass SOURCES test_mass.c LIBS rubble_shapes)
+rb_add_test(test_cells SOURCES test_cells.c LIBS rubble_shapes)
 rb_add_test(test_plugins SOURCES test_plugins.c LIBS rubble_shapes)
 add_dependencies(test_plugins ${RB_BAD_PLUGIN_TARGETS} cube cube2)
-set(RB_FOUNDATION_TESTS test_mass test_plugins)
+set(RB_FOUNDATION_TESTS test_mass test_cells test_plugins)
 foreach(t test_world test_grid test_physics test_sizes test_cli)
   rb_add_test(${t} SOURCES ${t}.c LIBS rubble_scenes rubble_shapes cjson)
   list(APPEND RB_FOUNDATION_TESTS ${t})

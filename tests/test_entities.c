@@ -148,11 +148,34 @@ static void test_scenes_spawn_through_the_table(void **state) {
     rb_registry_destroy(reg);
 }
 
+/* A world shape with no row (a piece of a broken body) has a mesh of its
+ * own; a row's world shape has its row's. */
+static void test_shape_mesh_of_a_world_shape_without_a_row(void **state) {
+    (void)state;
+    rb_registry *reg = rb_test_registry();
+    rb_world *w = rb_test_world(rb_default_world_desc());
+    rb_entities *t = rb_entities_create(reg, w);
+    const uint32_t piece = rb_test_add_box(w, 2, 1, 1, 0.2f);
+    assert_int_equal(rb_entities_of_world_shape(t, piece), -1);
+    assert_int_equal(rb_entities_mesh_of_world_shape(t, piece), -1);
+    assert_true(rb_entities_set_shape_mesh(t, piece, 5));
+    assert_int_equal(rb_entities_mesh_of_world_shape(t, piece), 5);
+    const uint32_t row_shape = (uint32_t)rb_entities_get(t, 0)->world_shape;
+    assert_false(rb_entities_set_shape_mesh(t, row_shape, 9));
+    rb_entities_set_mesh(t, 0, 3);
+    assert_int_equal(rb_entities_mesh_of_world_shape(t, row_shape), 3);
+    assert_int_equal(rb_entities_mesh_of_world_shape(t, 999), -1);
+    rb_entities_destroy(t);
+    rb_world_destroy(w);
+    rb_registry_destroy(reg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_follow_the_registry),
         cmocka_unit_test(test_spawn),
         cmocka_unit_test(test_spawn_scaled),
+        cmocka_unit_test(test_shape_mesh_of_a_world_shape_without_a_row),
         cmocka_unit_test(test_scenes_spawn_through_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

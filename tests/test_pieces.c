@@ -145,6 +145,38 @@ static void test_pieces_survive_removal_and_agree(void **state) {
     assert_memory_equal(loads[0], loads[1], sizeof loads[0]);
 }
 
+/* A body's particle-to-piece map reads back as it was set, after an earlier
+ * body goes too; a body that is not breakable has none. */
+static void test_particle_pieces_read_back(void **state) {
+    (void)state;
+    rb_world *w = rb_test_world(rb_default_world_desc());
+    const uint32_t shape = rb_test_add_box(w, 3, 3, 3, r);
+    const rb_body_id gone = rb_test_add_body(w, shape, -3.0f, 1.0f, 0.0f);
+    const rb_body_id plain = rb_test_add_body(w, shape, 0.0f, 1.0f, 0.0f);
+    const rb_body_id id = rb_test_add_body(w, shape, 3.0f, 1.0f, 0.0f);
+    uint32_t piece_of[27], other[27], got[27];
+    for (uint32_t i = 0; i < 27; i++) piece_of[i] = (i * 7u) % 4u, other[i] = i % 2u;
+    rb_piece_desc pieces[4];
+    for (int p = 0; p < 4; p++) pieces[p] = (rb_piece_desc){{0.0f, 0.0f, 0.0f}, 1.0f, 1.0f};
+    assert_true(rb_world_set_pieces(w, gone, 2, other, pieces));
+    assert_true(rb_world_set_pieces(w, id, 4, piece_of, pieces));
+    memset(got, 0xff, sizeof got);
+    assert_int_equal(rb_world_particle_pieces(w, id, got, 27), 4);
+    assert_memory_equal(got, piece_of, sizeof got);
+    assert_true(rb_world_remove_body(w, gone));
+    memset(got, 0xff, sizeof got);
+    assert_int_equal(rb_world_particle_pieces(w, id, got, 27), 4);
+    assert_memory_equal(got, piece_of, sizeof got);
+    /* max bounds what is written */
+    memset(got, 0xff, sizeof got);
+    assert_int_equal(rb_world_particle_pieces(w, id, got, 5), 4);
+    assert_memory_equal(got, piece_of, 5 * sizeof *got);
+    assert_int_equal(got[5], 0xffffffffu);
+    assert_int_equal(rb_world_particle_pieces(w, plain, got, 27), 0);
+    assert_int_equal(rb_world_particle_pieces(w, gone, got, 27), 0); /* stale */
+    rb_world_destroy(w);
+}
+
 /* Bad pieces are refused. */
 static void test_bad_pieces_refused(void **state) {
     (void)state;
@@ -169,6 +201,7 @@ int main(void) {
         cmocka_unit_test(test_upright_slabs_balance),
         cmocka_unit_test(test_breaks_taken_once),
         cmocka_unit_test(test_pieces_survive_removal_and_agree),
+        cmocka_unit_test(test_particle_pieces_read_back),
         cmocka_unit_test(test_bad_pieces_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -394,6 +394,110 @@ static int body_pixels(const uint8_t *img, rb_body_id id, float x, float y) {
     return n;
 }
 
+/* A scene file of one cube 1 cm above the ground, `extra` added to its body; its path into path. */
+static void write_cube_scene(char path[64], const char *extra) {
+    snprintf(path, 64, "/tmp/rubble-pieces-XXXXXX.json");
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.61, 0]%s}]}\n", extra);
+    fclose(f);
+}
+
+/* Pixels that show a body: off the background (an empty world's frame from
+ * the same eye) and not grey (the ground, in or out of a shadow). */
+static int drawn_pixels(const uint8_t *img, const uint8_t *background) {
+    int n = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = &img[i * 4], *q = &background[i * 4];
+        if (!is_grey(p) && abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) > 60) n++;
+    }
+    return n;
+}
+
+/* The pieces of a broken body are drawn as meshes of their particles'
+ * cells: together they cover about what the whole cube did (drawn as
+ * spheres, with gaps between, they would cover less); in the particle view
+ * a breakable body's pieces are drawn in colours of their own. */
+static void test_broken_pieces_are_drawn_as_meshes(void **state) {
+    (void)state;
+    char whole[64], breakable[64];
+    write_cube_scene(whole, "");
+    write_cube_scene(breakable, ", \"breakable\": {\"pattern\": \"layers\", \"pieces\": 3, \"strength\": 1}");
+    rb_sandbox *sb = make_sandbox(0);
+    const float eye[3] = {0.0f, 2.5f, 6.0f}, at[3] = {0.0f, 0.6f, 0.0f};
+    script(sb, "0 key H\n"); /* no HUD */
+    run_frames(sb, 1);
+    look(sb, eye, at);
+    run_frames(sb, 1);
+    int w, h;
+    uint8_t *background, *img;
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &background));
+    char text[256];
+    snprintf(text, sizeof text, "0 drop %s\n", whole);
+    script(sb, text);
+    run_frames(sb, 1);
+    look(sb, eye, at);
+    run_frames(sb, 30);
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    const int whole_pixels = drawn_pixels(img, background);
+    free(img);
+
+    /* the breakable cube before it lands, in the particle view: few of its
+     * pixels are in the body's own colour (its first piece's) */
+    snprintf(text, sizeof text, "0 drop %s\n0 key P\n", breakable);
+    script(sb, text);
+    run_frames(sb, 1);
+    look(sb, eye, at);
+    run_frames(sb, 1);
+    assert_true(stats(sb).particle_view);
+    assert_int_equal(stats(sb).bodies, 1);
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    const rb_body_id id = rb_world_body_id(rb_sandbox_world(sb), 0);
+    float colour[4];
+    rb_view_body_color(id, colour);
+    int own = 0, all = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = &img[i * 4], *q = &background[i * 4];
+        if (is_grey(p) || abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) <= 60) continue;
+        all++;
+        own += colour_match(p, colour) > 0.97;
+    }
+    free(img);
+    fprintf(stderr, "particle view: %d of %d body pixels in the body's own colour\n", own, all);
+    assert_true(all > 500);
+    assert_true(own < all * 6 / 10);
+
+    /* its landing breaks it */
+    script(sb, "0 key P\n");
+    for (int i = 0; i < 120 && stats(sb).bodies < 2; i++) run_frames(sb, 1);
+    assert_true(stats(sb).bodies >= 2);
+    run_frames(sb, 30);
+    script(sb, "0 key Space\n");
+    run_frames(sb, 2);
+    assert_false(stats(sb).particle_view);
+    rb_world *world = rb_sandbox_world(sb);
+    const rb_entities *entities = rb_sandbox_entities(sb);
+    const uint32_t bodies = rb_world_body_count(world);
+    for (uint32_t b = 0; b < bodies; b++) {
+        const uint32_t shape = rb_world_body_shapes(world)[b];
+        assert_int_equal(rb_entities_of_world_shape(entities, shape), -1); /* a piece's, made at the break */
+        assert_true(rb_entities_mesh_of_world_shape(entities, shape) >= 0);
+    }
+    assert_int_equal(stats(sb).drawn_instances, bodies);
+    assert_int_equal(stats(sb).drawn_particle_bodies, 0);
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    const int piece_pixels = drawn_pixels(img, background);
+    free(img), free(background);
+    fprintf(stderr, "body pixels: %d the whole cube, %d its %u pieces\n", whole_pixels, piece_pixels, bodies);
+    assert_true(whole_pixels > 1500);
+    assert_true(piece_pixels > whole_pixels * 9 / 10 && piece_pixels < whole_pixels * 12 / 10);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+    remove(whole), remove(breakable);
+}
+
 /* A body with a lifetime is drawn shrinking over its last half second, then not at all. */
 static void test_debris_fades_out_at_the_end_of_its_lifetime(void **state) {
     (void)state;
@@ -715,6 +819,7 @@ int main(void) {
         cmocka_unit_test(test_bad_script_lines_are_named),
         cmocka_unit_test(test_save_drop_and_load_scenes),
         cmocka_unit_test(test_dropped_mesh_becomes_a_shape),
+        cmocka_unit_test(test_broken_pieces_are_drawn_as_meshes),
     };
     /* RB_TEST_SKIP="pattern" leaves out matching tests (cmocka globs), for runs by hand. */
     const char *skip = getenv("RB_TEST_SKIP");

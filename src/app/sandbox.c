@@ -300,6 +300,7 @@ static void draw(rb_sandbox *sb) {
         scene.planes[i][3] = desc->planes[i].offset;
     }
     rb_view_focus(sb->view, scene.focus, &scene.focus_radius);
+    rb_sandbox_mesh_pieces(sb); /* the pieces of bodies broken since the last frame */
     rb_renderer_begin(sb->renderer, &view, &scene);
     rb_view_style style = {.particle_view = sb->particle_view,
                            .highlight = sb->grab.active ? sb->grab.body : (rb_body_id){0},

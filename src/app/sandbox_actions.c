@@ -6,6 +6,7 @@
 #include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "base/log.h"
@@ -26,6 +27,25 @@ void rb_sandbox_sync_shapes(rb_sandbox *sb) {
             rb_entities_set_mesh(sb->entities, i,
                                  rb_renderer_add_mesh(sb->renderer, m->positions, m->normals, m->vertex_count,
                                                       m->indices, m->index_count));
+    }
+}
+
+void rb_sandbox_mesh_pieces(rb_sandbox *sb) {
+    const uint32_t n = rb_world_shape_count(sb->world);
+    for (; sb->shapes_meshed < n; sb->shapes_meshed++) {
+        const uint32_t ws = sb->shapes_meshed;
+        if (rb_entities_of_world_shape(sb->entities, ws) >= 0) continue; /* a row's: its mesh is the row's */
+        const uint32_t count = rb_world_shape_particles(sb->world, ws, NULL, 0, NULL);
+        float *p = malloc(sizeof *p * 3 * (count ? count : 1));
+        rb_mesh m;
+        if (p && count == rb_world_shape_particles(sb->world, ws, p, count, NULL) &&
+            rb_cell_mesh(p, count, rb_world_shape_radius(sb->world, ws), &m)) {
+            const int mesh =
+                rb_renderer_add_mesh(sb->renderer, m.positions, m.normals, m.vertex_count, m.indices, m.index_count);
+            if (mesh >= 0) rb_entities_set_shape_mesh(sb->entities, ws, mesh);
+            rb_mesh_free(&m);
+        } /* else drawn as its particles */
+        free(p);
     }
 }
 

@@ -30,9 +30,10 @@ struct rb_sandbox {
     rb_renderer *renderer;
     rb_registry *registry;
     rb_world *world;
-    rb_entities *entities; /* one row per shape: registry, world, mesh */
-    uint32_t meshed;       /* rows [0, meshed) have been given their meshes */
-    rb_view *view;         /* the frame read */
+    rb_entities *entities;  /* one row per shape: registry, world, mesh */
+    uint32_t meshed;        /* rows [0, meshed) have been given their meshes */
+    uint32_t shapes_meshed; /* world shapes [0, shapes_meshed) have been looked at for a mesh of their cells */
+    rb_view *view;          /* the frame read */
     rb_input input;
     rb_step_clock steps_clock;
     rb_camera camera;
@@ -80,6 +81,10 @@ void rb_sandbox_notice(rb_sandbox *sb, const char *text);
 /* Adds rows for shapes the registry gained (after a rescan) and gives every
  * new row its mesh in the renderer. */
 void rb_sandbox_sync_shapes(rb_sandbox *sb);
+/* Gives each world shape added since the last call that has no row (a
+ * piece of a broken body) a mesh of its particles' cells (rb_cell_mesh):
+ * the cost is in the new shapes only. */
+void rb_sandbox_mesh_pieces(rb_sandbox *sb);
 /* The ray through a cursor position in window coordinates. */
 void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]);
 /* Looks at the bodies from the front right and above. */

@@ -94,6 +94,7 @@ bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file,
         rb_entities_destroy(sb->entities);
         rb_world_destroy(sb->world);
         sb->world = world, sb->entities = entities;
+        sb->shapes_meshed = 0; /* the new world's shapes: its pieces' are yet to be meshed */
     }
     if (scene != sb->scene) {
         rb_scene_destroy(sb->scene);

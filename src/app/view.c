@@ -12,6 +12,8 @@ struct rb_view {
     uint32_t body_count, body_cap;
     float *particles, *particle_colors;
     uint32_t particle_cap;
+    uint32_t *piece_of; /* the particle view: a breakable body's particles' pieces */
+    uint32_t piece_cap;
     uint32_t *mesh_count; /* instances per mesh this frame */
     rb_render_instance **mesh_out;
     uint32_t mesh_cap;
@@ -25,10 +27,14 @@ rb_view *rb_view_create(void) { return calloc(1, sizeof(rb_view)); }
 void rb_view_destroy(rb_view *v) {
     if (!v) return;
     free(v->transforms), free(v->particles), free(v->particle_colors), free(v->mesh_count), free(v->mesh_out);
+    free(v->piece_of);
     free(v);
 }
 
-void rb_view_body_color(rb_body_id id, float rgba[4]) {
+/* Body id's colour, its piece'th piece's (0: the body's own) in the particle
+ * view: pieces step 3 places through the palette (3 and 8 have no common
+ * factor), so a body's first 8 pieces all differ. */
+static void piece_color(rb_body_id id, uint32_t piece, float rgba[4]) {
     /* Saturated but not garish, distinct from the grey ground and the blue sky. */
     static const float palette[][3] = {
         {0.90f, 0.30f, 0.22f}, {0.95f, 0.62f, 0.15f}, {0.95f, 0.85f, 0.30f}, {0.45f, 0.78f, 0.30f},
@@ -36,16 +42,22 @@ void rb_view_body_color(rb_body_id id, float rgba[4]) {
     };
     uint32_t h = id.slot * 2654435761u ^ id.generation * 40503u;
     h ^= h >> 15, h *= 0x2c1b3c6du, h ^= h >> 12;
-    const float *c = palette[h % (sizeof palette / sizeof *palette)];
+    const float *c = palette[(h + 3u * piece) % (sizeof palette / sizeof *palette)];
     float shade = 0.85f + 0.15f * (float)((h >> 8) & 0xff) / 255.0f;
     for (int k = 0; k < 3; k++) rgba[k] = c[k] * shade;
     rgba[3] = 1.0f;
 }
 
-static void body_color(const rb_view_style *style, rb_body_id id, float rgba[4]) {
-    rb_view_body_color(id, rgba);
+void rb_view_body_color(rb_body_id id, float rgba[4]) { piece_color(id, 0, rgba); }
+
+static void highlight(const rb_view_style *style, rb_body_id id, float rgba[4]) {
     if (id.slot == style->highlight.slot && id.generation == style->highlight.generation && id.generation != 0)
         for (int k = 0; k < 3; k++) rgba[k] = 0.5f + 0.5f * rgba[k];
+}
+
+static void body_color(const rb_view_style *style, rb_body_id id, float rgba[4]) {
+    rb_view_body_color(id, rgba);
+    highlight(style, id, rgba);
 }
 
 /* Grows a (count x elem) array to hold n, with room to spare. */
@@ -108,8 +120,7 @@ const float *rb_view_particles(rb_view *v, rb_world *world) {
 
 /* The renderer's mesh of body b, or -1 (drawn as particles). */
 static int mesh_of(const rb_entities *entities, const uint32_t *shapes, uint32_t b) {
-    int row = rb_entities_of_world_shape(entities, shapes[b]);
-    return row >= 0 ? rb_entities_get(entities, (uint32_t)row)->mesh : -1;
+    return rb_entities_mesh_of_world_shape(entities, shapes[b]);
 }
 
 /* How much of body b is drawn: its fade near the end of a debris lifetime,
@@ -118,14 +129,23 @@ static float fade_of(const rb_view_style *style, rb_world *world, uint32_t b) {
     return style->debris ? rb_debris_fade(style->debris, rb_world_body_id(world, b)) : 1.0f;
 }
 
-/* Draws body b as its particles, in its colour; a fading body's particles
- * are drawn smaller and drawn in toward its centre, as its mesh would be. */
+/* Draws body b as its particles, in its colour (in the particle view, a
+ * breakable body's each in its piece's); a fading body's particles are
+ * drawn smaller and drawn in toward its centre, as its mesh would be. */
 static void submit_particles(rb_view *v, rb_renderer *r, rb_world *world, const rb_view_style *style, uint32_t b,
                              float *particles, float fade) {
-    const uint32_t *first = rb_world_body_first_particle(world);
+    const uint32_t *first = rb_world_body_first_particle(world), n = first[b + 1] - first[b];
+    const rb_body_id id = rb_world_body_id(world, b);
     float rgba[4];
-    body_color(style, rb_world_body_id(world, b), rgba);
+    body_color(style, id, rgba);
     for (uint32_t i = first[b]; i < first[b + 1]; i++) memcpy(&v->particle_colors[i * 4], rgba, sizeof rgba);
+    if (style->particle_view && grow((void **)&v->piece_of, &v->piece_cap, n, sizeof *v->piece_of) &&
+        rb_world_particle_pieces(world, id, v->piece_of, n) > 0)
+        for (uint32_t i = 0; i < n; i++) {
+            piece_color(id, v->piece_of[i], rgba);
+            highlight(style, id, rgba);
+            memcpy(&v->particle_colors[(first[b] + i) * 4], rgba, sizeof rgba);
+        }
     if (fade < 1.0f) {
         const float *c = v->transforms[b].position;
         for (uint32_t i = first[b]; i < first[b + 1]; i++)

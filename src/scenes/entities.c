@@ -14,6 +14,8 @@ struct rb_entities {
     int *by_world_shape;         /* world shape index -> row, -1 where no row */
     float *scale_of_world_shape; /* world shape index -> scale (1 for a row's own) */
     uint32_t world_shapes;
+    int *shape_mesh; /* world shape index -> mesh, for world shapes with no row; -1 where none */
+    uint32_t shape_meshes;
     /* Scaled variants: (row, scale) -> world shape */
     struct variant {
         uint32_t row;
@@ -38,6 +40,7 @@ void rb_entities_destroy(rb_entities *t) {
     free(t->by_world_shape);
     free(t->scale_of_world_shape);
     free(t->variants);
+    free(t->shape_mesh);
     free(t);
 }
 
@@ -146,6 +149,25 @@ rb_body_id rb_entities_spawn_scaled(rb_entities *t, uint32_t index, float scale,
 
 void rb_entities_set_mesh(rb_entities *t, uint32_t index, int mesh) {
     if (index < t->count) t->rows[index].mesh = mesh;
+}
+
+int rb_entities_mesh_of_world_shape(const rb_entities *t, uint32_t world_shape) {
+    const int row = rb_entities_of_world_shape(t, world_shape);
+    if (row >= 0) return t->rows[row].mesh;
+    return world_shape < t->shape_meshes ? t->shape_mesh[world_shape] : -1;
+}
+
+bool rb_entities_set_shape_mesh(rb_entities *t, uint32_t world_shape, int mesh) {
+    if (rb_entities_of_world_shape(t, world_shape) >= 0) return false;
+    if (world_shape >= t->shape_meshes) {
+        const uint32_t n = world_shape + world_shape / 2 + 16; /* pieces come a few at a time */
+        int *m = realloc(t->shape_mesh, n * sizeof *m);
+        if (!m) return false;
+        for (uint32_t k = t->shape_meshes; k < n; k++) m[k] = -1;
+        t->shape_mesh = m, t->shape_meshes = n;
+    }
+    t->shape_mesh[world_shape] = mesh;
+    return true;
 }
 
 rb_body_id rb_entities_spawn(rb_entities *t, uint32_t index, const rb_body_desc *desc) {

@@ -9,10 +9,17 @@
  * through rb_entities_spawn().
  *
  * The table knows nothing of rendering: the sandbox, which owns the renderer,
- * gives each new row its mesh with rb_entities_set_mesh(). */
+ * gives each new row its mesh with rb_entities_set_mesh().
+ *
+ * World shapes made at run time from another's particles (the pieces of a
+ * broken body: src/scenes/debris.c) have no row, as no registry shape is
+ * theirs; the table keeps a mesh for each of them too
+ * (rb_entities_set_shape_mesh), which the sandbox builds from the shape's
+ * particles. */
 #ifndef RB_ENTITIES_H
 #define RB_ENTITIES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "shapes/shapes.h"
@@ -48,6 +55,13 @@ int rb_entities_find(const rb_entities *t, const char *name);
 int rb_entities_of_world_shape(const rb_entities *t, uint32_t world_shape);
 /* Sets the renderer's mesh of row `index`. */
 void rb_entities_set_mesh(rb_entities *t, uint32_t index, int mesh);
+/* The renderer's mesh a world shape's bodies are drawn with: its row's, or,
+ * for a world shape with no row, the one given it with
+ * rb_entities_set_shape_mesh(); -1 if none (drawn as its particles). */
+int rb_entities_mesh_of_world_shape(const rb_entities *t, uint32_t world_shape);
+/* Gives a world shape with no row its mesh. False for one with a row (its
+ * row's mesh is set with rb_entities_set_mesh) or out of memory. */
+bool rb_entities_set_shape_mesh(rb_entities *t, uint32_t world_shape, int mesh);
 
 /* Adds a body of row `index`'s shape: desc gives where it starts and how it
  * moves (its shape field is ignored). A null id if the row is unknown or the

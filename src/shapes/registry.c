@@ -120,7 +120,7 @@ rb_registry *rb_registry_create(const rb_registry_desc *desc) {
 static void free_shape(rb_shape *s) {
     free(s->particles);
     free(s->pieces);
-    free(s->mesh.positions), free(s->mesh.normals), free(s->mesh.indices);
+    rb_mesh_free(&s->mesh);
 }
 
 void rb_registry_destroy(rb_registry *reg) {

@@ -73,6 +73,19 @@ void rb_sym3_eigen(const double a[9], double values[3], double rotation[9]);
 /* Half extents (m) of the box around a shape's particles, radius included. */
 void rb_shape_half_extents(const rb_shape *shape, float half[3]);
 
+/* The surface of a set of particles' voxel cells, for a body that has no
+ * mesh of its own (a piece of a broken body): a cube of side one lattice
+ * step (the particles' spacing, 2 radius in any shape made on a lattice)
+ * about each particle, the faces between two of its cells left out, each
+ * face 4 vertices with its own normal (flat shading) and wound
+ * counter-clockwise from outside. Coplanar faces are not merged. The
+ * lattice's axes are found from the particles themselves (a piece is in its
+ * own principal frame, turned from its parent's lattice); particles (xyz
+ * triples, m) in any frame, the mesh in the same one. False if out of
+ * memory or n is 0; out is then empty. */
+bool rb_cell_mesh(const float *particles, uint32_t n, float radius, rb_mesh *out);
+void rb_mesh_free(rb_mesh *m);
+
 typedef struct rb_registry rb_registry;
 
 typedef struct rb_registry_desc {

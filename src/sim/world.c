@@ -934,6 +934,20 @@ uint32_t rb_world_piece_loads(rb_world *w, rb_body_id id, float *out, uint32_t m
     return pc;
 }
 
+uint32_t rb_world_particle_pieces(const rb_world *w, rb_body_id id, uint32_t *piece_of, uint32_t max) {
+    uint32_t b;
+    if (!index_of(w, id, &b)) return 0;
+    const rb_world_data *d = &w->d;
+    const uint32_t pf = d->body_first_piece[b], pc = d->body_first_piece[b + 1] - pf;
+    /* each piece's members are local indices, listed at its span */
+    for (uint32_t p = 0; p < pc; p++) {
+        const uint32_t start = d->piece_span[2 * (pf + p)], members = d->piece_span[2 * (pf + p) + 1];
+        for (uint32_t k = start; k < start + members; k++)
+            if (d->particle_member[k] < max) piece_of[d->particle_member[k]] = p;
+    }
+    return pc;
+}
+
 uint32_t rb_world_take_breaks(rb_world *w, rb_body_id *out, uint32_t max) {
     if (!w->d.piece_count) return 0;
     if (!w->breaks_left && !w->backend->vtbl->take_break_count(w->backend)) return 0;

@@ -285,6 +285,10 @@ bool rb_world_set_pieces(rb_world *world, rb_body_id id, uint32_t piece_count, c
 /* A body's pieces' largest load over hold so far, up to max of them into
  * out; returns its piece count (0: not breakable or a stale id). */
 uint32_t rb_world_piece_loads(rb_world *world, rb_body_id id, float *out, uint32_t max);
+/* Which piece each of a body's particles belongs to, in its shape's order,
+ * up to max of them into piece_of; returns its piece count (0: not
+ * breakable or a stale id). Host data only: it costs no read of the backend. */
+uint32_t rb_world_particle_pieces(const rb_world *world, rb_body_id id, uint32_t *piece_of, uint32_t max);
 /* The bodies with a piece over its hold that have not been taken before:
  * their ids into out (up to max); returns how many there are. Without a new
  * break it costs one 4-byte read of the backend. */
