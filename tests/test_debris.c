@@ -375,6 +375,81 @@ static void test_add_field(void **state) {
     close_all(&f);
 }
 
+/* An emitter added mid-run (the sandbox's emitter key) starts at once and
+ * emits at its rate: added at step 625 (1 s, inside a tick), 125 bodies/s
+ * owe 2 a tick (a hair under: dt is a float), and the ticks at steps 630
+ * to 1240 are 62: 124 bodies by 2 s, within a tick's 2. Removed, it emits
+ * no more and its bodies stay. */
+static void test_add_emitter_mid_run(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    rb_debris_desc dd = {0};
+    open_debris(&f, &dd);
+    assert_true(rb_debris_step(f.debris, steps_of(1.0f)));
+    assert_int_equal(rb_debris_spawned(f.debris), 0);
+    rb_emitter e = rain(125.0f, 0.0f);
+    e.start = 99.0f; /* set to now */
+    char err[256];
+    if (!rb_debris_add_emitter(f.debris, &e, err, sizeof err)) fail_msg("rb_debris_add_emitter: %s", err);
+    assert_near(rb_debris_get_desc(f.debris)->emitters[0].start, rb_debris_time(f.debris), 1e-6);
+    assert_true(rb_debris_emitter_active(f.debris, 0));
+    assert_true(rb_debris_step(f.debris, steps_of(1.0f)));
+    const uint64_t made = rb_debris_spawned(f.debris);
+    print_message("emitted %llu in the second after it was added (125 asked)\n", (unsigned long long)made);
+    assert_in_range(made, 122, 126);
+    assert_int_equal(rb_debris_alive(f.debris), made);
+    assert_int_equal(rb_world_body_count(f.world), made);
+    assert_true(rb_debris_remove_emitter(f.debris, 0));
+    assert_false(rb_debris_remove_emitter(f.debris, 0));
+    assert_int_equal(rb_debris_get_desc(f.debris)->emitter_count, 0);
+    assert_true(rb_debris_step(f.debris, steps_of(0.5f)));
+    assert_int_equal(rb_debris_spawned(f.debris), made);
+    assert_int_equal(rb_world_body_count(f.world), made);
+    /* the slot it left takes a new one, which starts from nothing owed */
+    if (!rb_debris_add_emitter(f.debris, &e, err, sizeof err)) fail_msg("rb_debris_add_emitter: %s", err);
+    assert_true(rb_debris_step(f.debris, steps_of(0.5f)));
+    assert_in_range(rb_debris_spawned(f.debris) - made, 60, 64);
+    close_all(&f);
+}
+
+/* Emitters added at run time are refused with the reason: an unknown shape,
+ * a region centred under the ground, no rate, and a full table. Nothing is
+ * added by a refusal. */
+static void test_add_emitter_refused(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    rb_debris_desc dd = {0};
+    open_debris(&f, &dd);
+    char err[256];
+    rb_emitter e = rain(10.0f, 1.0f);
+    snprintf(e.choices[0].shape, sizeof e.choices[0].shape, "no-such-shape");
+    assert_false(rb_debris_add_emitter(f.debris, &e, err, sizeof err));
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "no shape 'no-such-shape'"));
+    e = rain(10.0f, 1.0f);
+    e.region.centre[1] = -0.5f;
+    assert_false(rb_debris_add_emitter(f.debris, &e, err, sizeof err));
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "inside a plane's solid"));
+    e = rain(0.0f, 1.0f);
+    assert_false(rb_debris_add_emitter(f.debris, &e, err, sizeof err));
+    assert_non_null(strstr(err, "rate"));
+    assert_int_equal(rb_debris_get_desc(f.debris)->emitter_count, 0);
+    e = rain(10.0f, 1.0f);
+    for (uint32_t k = 0; k < RB_DEBRIS_MAX_EMITTERS; k++)
+        assert_true(rb_debris_add_emitter(f.debris, &e, err, sizeof err));
+    assert_false(rb_debris_add_emitter(f.debris, &e, err, sizeof err));
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "emitters are in use"));
+    assert_int_equal(rb_debris_get_desc(f.debris)->emitter_count, RB_DEBRIS_MAX_EMITTERS);
+    /* one removed makes room */
+    assert_true(rb_debris_remove_emitter(f.debris, 3));
+    assert_true(rb_debris_add_emitter(f.debris, &e, err, sizeof err));
+    close_all(&f);
+}
+
 /* An emitter inside a plane's solid, or naming no shape, is refused with the key. */
 static void test_bad_emitters_refused(void **state) {
     (void)state;
@@ -403,8 +478,9 @@ static uint64_t impacts_from(float height, uint64_t *spawned, float *lowest) {
     open_world(&f, rb_default_world_desc());
     rb_entities_spawn(f.entities, (uint32_t)rb_entities_find(f.entities, "cube"),
                       &(rb_body_desc){.position = {0.0f, 0.6f + height, 0.0f}});
-    rb_debris_desc dd = {.impact = {.shape = "cube2", .scale = 0.25f, .threshold = 12000.0f, .count = 4, .speed = 3.0f,
-                                    .lifetime = 5.0f}};
+    rb_debris_desc dd = {
+        .impact = {
+            .shape = "cube2", .scale = 0.25f, .threshold = 12000.0f, .count = 4, .speed = 3.0f, .lifetime = 5.0f}};
     open_debris(&f, &dd);
     *lowest = INFINITY;
     for (int k = 0; k < 150; k++) {
@@ -449,6 +525,8 @@ int main(void) {
         cmocka_unit_test(test_body_cap),
         cmocka_unit_test(test_fade),
         cmocka_unit_test(test_add_field),
+        cmocka_unit_test(test_add_emitter_mid_run),
+        cmocka_unit_test(test_add_emitter_refused),
         cmocka_unit_test(test_bad_emitters_refused),
         cmocka_unit_test(test_impact_debris),
     };

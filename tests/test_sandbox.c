@@ -380,6 +380,132 @@ static void test_scripted_explosion_pushes_bodies_away(void **state) {
     rb_sandbox_destroy(sb);
 }
 
+/* F over the ground places an emitter of the selected shape (the cube, at
+ * half size) that spawns 20 bodies a second. Its bodies live 5 s, so none
+ * goes before 3 s: the world's count is what it spawned. The debris clock
+ * ticks every 10 steps (1/62.5 s), each tick owing 0.32 bodies, the
+ * fraction carried: a second owes 20, less one at most for the tick's
+ * phase; a spawn put off because the disc had no point clear of the last
+ * bodies comes a tick later, so a count may lag by one more. F on the same
+ * spot removes it; its bodies stay. */
+static void test_scripted_emitter_spawns_at_its_rate(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    look(sb, (float[3]){0.0f, 5.0f, 14.0f}, (float[3]){0.0f, 1.0f, 0.0f});
+    float x, y;
+    project(sb, (float[3]){0.0f, 0.0f, 0.0f}, &x, &y);
+    char text[256];
+    snprintf(text, sizeof text, "0.1 move %.0f %.0f\n0.1 key F\n", x, y);
+    script(sb, text);
+    while (stats(sb).emitters == 0 && stats(sb).time < 0.3) run_frames(sb, 1);
+    rb_sandbox_stats s = stats(sb);
+    fprintf(stderr, "after F: \"%s\"\n", s.message);
+    assert_int_equal(s.emitters, 1);
+    assert_non_null(strstr(s.message, "emitter: cube"));
+    /* the frame that placed it stepped after placing it: its time counts */
+    const double t0 = s.time - 1.0 / 60.0;
+    int counts[3];
+    const double at[3] = {1.0, 2.0, 3.0};
+    for (int k = 0; k < 3; k++) {
+        while (stats(sb).time - t0 < at[k] - 1e-9) run_frames(sb, 1);
+        counts[k] = (int)stats(sb).bodies;
+    }
+    fprintf(stderr, "emitted bodies after 1, 2, 3 s: %d %d %d (20 a second asked)\n", counts[0], counts[1], counts[2]);
+    assert_in_range(counts[0], 18, 20);
+    assert_in_range(counts[1], 38, 40);
+    assert_in_range(counts[2], 58, 60);
+    /* none started in the ground */
+    for (uint32_t b = 0; b < stats(sb).bodies; b++) {
+        rb_body_state st;
+        assert_true(rb_world_get_body(rb_sandbox_world(sb), b, &st));
+        assert_true(st.position[1] > 0.0f);
+    }
+    /* F on the same spot again: the emitter goes, its bodies stay */
+    script(sb, "0 key F\n");
+    run_frames(sb, 1);
+    assert_int_equal(stats(sb).emitters, 0);
+    assert_non_null(strstr(stats(sb).message, "emitter removed"));
+    const uint32_t left = stats(sb).bodies;
+    assert_true(left >= (uint32_t)counts[2]);
+    run_frames(sb, 30);
+    assert_int_equal(stats(sb).bodies, left);
+    /* Shift+F with none left: said, nothing else */
+    script(sb, "0 key down Left Shift\n0 key F\n0 key up Left Shift\n");
+    run_frames(sb, 1);
+    assert_non_null(strstr(stats(sb).message, "no emitter to remove"));
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+}
+
+/* J blows along the camera's horizontal view for 3 s: a 0.8 m cube (512
+ * kg) resting on the ground, the camera looking along -x, slides along -x
+ * (40 N/(m/s)^2/m^2 on its 0.5 m^2 at 15 m/s: 4.5 kN against 2.5 kN of
+ * friction) and not across it; a body of the debris layer made for it. */
+static void test_scripted_wind_blows_along_the_view(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    const int shape = rb_sandbox_world_shape(sb, "cube2");
+    assert_true(shape >= 0);
+    const rb_body_id id = rb_world_add_body(
+        rb_sandbox_world(sb),
+        &(rb_body_desc){.shape = (uint32_t)shape, .position = {0, 0.4f, 0}, .orientation = {0, 0, 0, 1}});
+    assert_true(id.generation != 0);
+    look(sb, (float[3]){8.0f, 3.0f, 0.0f}, (float[3]){0.0f, 0.4f, 0.0f});
+    run_frames(sb, 60); /* it settles */
+    const rb_body_state rest = body(sb, id);
+    assert_true(fabsf(rest.velocity[0]) < 0.05f);
+    script(sb, "0 key J\n");
+    run_frames(sb, 1);
+    assert_int_equal(stats(sb).fields, 1);
+    run_frames(sb, 60);
+    const rb_body_state blown = body(sb, id);
+    fprintf(stderr, "after 1 s of wind: moved %.2f m along x, %.3f across; v %.2f m/s\n",
+            blown.position[0] - rest.position[0], blown.position[2] - rest.position[2], blown.velocity[0]);
+    assert_true(blown.position[0] < rest.position[0] - 1.0f);
+    assert_true(fabsf(blown.position[2] - rest.position[2]) < 0.1f);
+    while (stats(sb).time < 1.0 + 1.0 / 60.0 + 3.05 + 0.1) run_frames(sb, 1);
+    assert_int_equal(stats(sb).fields, 0); /* over after 3 s */
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+}
+
+/* An emitter with nothing under the cursor, or where it would start under
+ * the ground, is refused, said, and the sandbox runs on. The camera under
+ * the ground looking at a static cube buried there: the pick meets the
+ * cube, and the emitter's disc above it is still in the ground's solid. */
+static void test_scripted_emitter_refused_below_the_ground(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    look(sb, (float[3]){0.0f, 2.0f, 8.0f}, (float[3]){0.0f, 6.0f, 0.0f}); /* up at the sky */
+    script(sb, "0 move 160 20\n0 key F\n");
+    run_frames(sb, 1);
+    fprintf(stderr, "on the sky: \"%s\"\n", stats(sb).message);
+    assert_non_null(strstr(stats(sb).message, "nothing under the cursor"));
+    assert_int_equal(stats(sb).emitters, 0);
+    const int shape = rb_sandbox_world_shape(sb, "cube");
+    assert_true(shape >= 0);
+    rb_body_desc d = {
+        .shape = (uint32_t)shape, .kind = RB_BODY_STATIC, .position = {0, -4.0f, 0}, .orientation = {0, 0, 0, 1}};
+    assert_true(rb_world_add_body(rb_sandbox_world(sb), &d).generation != 0);
+    look(sb, (float[3]){0.0f, -3.0f, 6.0f}, (float[3]){0.0f, -4.0f, 0.0f});
+    float x, y;
+    project(sb, (float[3]){0.0f, -3.6f, 0.6f}, &x, &y); /* its front face, near the top */
+    char text[128];
+    snprintf(text, sizeof text, "0 move %.0f %.0f\n0 key F\n", x, y);
+    script(sb, text);
+    run_frames(sb, 1);
+    fprintf(stderr, "under the ground: \"%s\"\n", stats(sb).message);
+    assert_non_null(strstr(stats(sb).message, "inside a plane's solid"));
+    assert_int_equal(stats(sb).emitters, 0);
+    const uint64_t steps = stats(sb).steps;
+    run_frames(sb, 30);
+    assert_true(stats(sb).steps > steps);
+    assert_int_equal(stats(sb).bodies, 1);
+    assert_false(stats(sb).quit);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+}
+
 /* Pixels within 50 of (x, y) in the colour body id is drawn in (its hue,
  * away from the grey ground; the sky's blue is near some hues, and kept out). */
 static int body_pixels(const uint8_t *img, rb_body_id id, float x, float y) {
@@ -812,6 +938,9 @@ int main(void) {
         cmocka_unit_test(test_scripted_delete_removes_the_body),
         cmocka_unit_test(test_scripted_explosion_pushes_bodies_away),
         cmocka_unit_test(test_debris_fades_out_at_the_end_of_its_lifetime),
+        cmocka_unit_test(test_scripted_emitter_spawns_at_its_rate),
+        cmocka_unit_test(test_scripted_wind_blows_along_the_view),
+        cmocka_unit_test(test_scripted_emitter_refused_below_the_ground),
         cmocka_unit_test(test_keys_reach_every_control),
         cmocka_unit_test(test_f5_with_a_broken_shader_keeps_running),
         cmocka_unit_test(test_slow_simulation_slows_down_instead_of_spiralling),

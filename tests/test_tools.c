@@ -252,10 +252,37 @@ static void test_script_lines(void **state) {
     assert_non_null(strstr(err, "bad:2: the time is too large"));
 }
 
+/* The emitter, wind and vortex keys' effects as the sandbox adds them: the
+ * fountain's disc above the point it was placed at, aiming up; the wind
+ * level, along the view's horizontal part, whatever the pitch; the vortex
+ * about the vertical through its point. */
+static void test_emitter_wind_and_vortex_descs(void **state) {
+    (void)state;
+    const float point[3] = {2.0f, 0.0f, -1.0f};
+    const rb_emitter e = rb_tool_emitter("cube", 0.9f, point, 5);
+    assert_string_equal(e.choices[0].shape, "cube");
+    assert_int_equal(e.choice_count, 1);
+    assert_true(e.rate == 20.0f && e.lifetime == 5.0f && e.duration == 0.0f && e.seed == 5);
+    /* clear of the point by its half-size bodies' radius and more */
+    assert_true(e.region.centre[0] == 2.0f && e.region.centre[2] == -1.0f);
+    assert_true(e.region.centre[1] > e.choices[0].scale * 0.9f + 0.5f);
+    assert_true(e.direction[1] == 1.0f);
+    const float down_left[3] = {-0.48f, -0.8f, -0.36f}; /* looking down toward -x, -z */
+    const rb_field w = rb_tool_wind(down_left);
+    assert_int_equal(w.kind, RB_FIELD_WIND);
+    assert_true(w.velocity[1] == 0.0f && w.duration == 3.0f && w.radius == 0.0f);
+    assert_true(fabsf(w.velocity[0] + 15.0f * 0.8f) < 1e-4f);
+    assert_true(fabsf(w.velocity[2] + 15.0f * 0.6f) < 1e-4f);
+    const rb_field v = rb_tool_vortex(point);
+    assert_int_equal(v.kind, RB_FIELD_VORTEX);
+    assert_true(v.radius > 0.0f && v.duration == 5.0f && v.axis[1] == 1.0f && v.centre[0] == 2.0f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pick_takes_the_nearest_particle_then_the_ground),
         cmocka_unit_test(test_blast_pushes_within_its_radius),
+        cmocka_unit_test(test_emitter_wind_and_vortex_descs),
         cmocka_unit_test(test_grab_spring_brings_the_point_to_the_target),
         cmocka_unit_test(test_throw_speed_grows_with_the_hold),
         cmocka_unit_test(test_camera_rays_and_look),

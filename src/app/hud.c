@@ -20,6 +20,10 @@ const char *const rb_hud_help_lines[][2] = {
     {"left mouse", "use the tool (throw: hold longer to throw harder)"},
     {"T  G  X  B", "tool: throw, grab, delete, explode (a blast: a 4 m radial field)"},
     {"Alt + left", "grab, whatever the tool"},
+    {"F", "an emitter of the shape at the cursor, 20 a second (F on it again: gone)"},
+    {"Shift+F", "remove the last emitter"},
+    {"J", "wind along the view for 3 s"},
+    {"C", "a vortex at the cursor for 5 s"},
     {"Tab  [  ]", "next / previous / next shape to throw"},
     {"1 - 5", "reset to a formation"},
     {"R", "reset (the scene, or the formation)"},
@@ -94,6 +98,11 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
         snprintf(buf, sizeof buf, "tool %s   shape %s (%d/%d)   scene %s", in->tool, in->shape, in->shape_index + 1,
                  in->shape_count, in->formation_name);
     y = line(r, x, y, g_dim, buf);
+    if (in->debris) {
+        snprintf(buf, sizeof buf, "debris: %u emitter%s, %u field%s active", in->emitters, in->emitters == 1 ? "" : "s",
+                 in->fields, in->fields == 1 ? "" : "s");
+        y = line(r, x, y, g_dim, buf);
+    }
     if (in->paused)
         y = line(r, x, y, g_warn, "PAUSED   (Space resumes, N steps once)");
     else if (in->slowed) {

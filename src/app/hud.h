@@ -22,6 +22,8 @@ typedef struct rb_hud_info {
     const char *tool;
     int formation;              /* 1..5; 0 for a scene file */
     const char *formation_name; /* the formation's, or the scene file's name */
+    bool debris;                /* the world has a debris layer (a scene's, or the tools') */
+    uint32_t emitters, fields;  /* its emitters and fields acting now */
     bool paused, particle_view, vsync;
     float camera_speed; /* m/s */
     float throw_charge; /* 0..1 while the throw button is held, else < 0 */

@@ -92,6 +92,15 @@ static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
     case SDLK_v:
         act(in, RB_ACT_VSYNC, 0);
         break;
+    case SDLK_f:
+        act(in, RB_ACT_EMITTER, shift ? -1 : 1);
+        break;
+    case SDLK_j:
+        act(in, RB_ACT_WIND, 0);
+        break;
+    case SDLK_c:
+        act(in, RB_ACT_VORTEX, 0);
+        break;
     case SDLK_l:
         act(in, RB_ACT_RESCAN, 0);
         break;

@@ -35,6 +35,9 @@ typedef enum rb_action_kind {
     RB_ACT_SAVE_SCENE,     /* Ctrl+S */
     RB_ACT_LOAD_SCENE,     /* Ctrl+O */
     RB_ACT_DROP_FILE,      /* a file dropped on the window (path) */
+    RB_ACT_EMITTER,        /* F: an emitter at the cursor (arg 1; again on it, or Shift+F: arg -1, the last removed) */
+    RB_ACT_WIND,           /* J: wind along the view */
+    RB_ACT_VORTEX,         /* C: a vortex at the cursor */
 } rb_action_kind;
 
 typedef struct rb_action {

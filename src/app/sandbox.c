@@ -270,6 +270,8 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         .shader_error = sb->shader_error,
         .message = sb->clock < sb->message_until ? sb->message : "",
     };
+    hud.debris = sb->debris != NULL;
+    rb_sandbox_debris_active(sb, &hud.emitters, &hud.fields);
     if (sb->grab.active) {
         float vp[16];
         glm_mat4_mul((vec4 *)view->proj, (vec4 *)view->view, (vec4 *)vp);

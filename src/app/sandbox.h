@@ -67,11 +67,13 @@ typedef struct rb_sandbox_stats {
     int formation;
     bool paused, particle_view, help, quit;
     bool grabbing;
-    rb_body_id grabbed;      /* the body held by the grab tool */
-    rb_body_id last_thrown;  /* the body the last throw added */
-    rb_body_id last_deleted; /* the body the delete tool last removed */
-    int last_exploded;       /* dynamic bodies within reach of the last blast when it was set off */
-    float grab_target[3];    /* m, where the grab pulls */
+    rb_body_id grabbed;        /* the body held by the grab tool */
+    rb_body_id last_thrown;    /* the body the last throw added */
+    rb_body_id last_deleted;   /* the body the delete tool last removed */
+    int last_exploded;         /* dynamic bodies within reach of the last blast when it was set off */
+    uint32_t emitters, fields; /* the debris layer's acting now (the HUD's count) */
+    const char *message;       /* the notice the HUD shows now, "" if none */
+    float grab_target[3];      /* m, where the grab pulls */
     unsigned gl_errors;
     bool shader_error;    /* the last F5 failed; the old shaders are in use */
     int screenshots;      /* screenshots saved */

@@ -1,8 +1,8 @@
 /* sandbox_actions.c - what the sandbox does for each action of the input
- * (input.h): the keys' effects, and the tools (throw, grab, delete, explode)
- * carried out on the world through tools.h, the entity table and the debris
- * layer (a blast is one of its fields). Part of
- * the loop, with sandbox.c. */
+ * (input.h): the keys' effects, and the tools (throw, grab, delete, explode;
+ * emitters, wind, vortices) carried out on the world through tools.h, the
+ * entity table and the debris layer (a blast, the wind and a vortex are its
+ * fields). Part of the loop, with sandbox.c. */
 #include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>
@@ -101,8 +101,10 @@ void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[
 static rb_pick pick_at(rb_sandbox *sb, float x, float y) {
     float o[3], d[3];
     rb_sandbox_cursor_ray(sb, x, y, o, d);
+    /* an empty world has no particles to read (NULL), and still its planes to pick */
     const float *particles = rb_view_particles(sb->view, sb->world);
-    return particles ? rb_pick_ray(sb->world, particles, o, d) : (rb_pick){0};
+    const bool readable = particles || rb_world_particle_count(sb->world) == 0;
+    return readable ? rb_pick_ray(sb->world, particles, o, d) : (rb_pick){0};
 }
 
 static void do_throw(rb_sandbox *sb, double held, float x, float y) {
@@ -124,25 +126,120 @@ static void do_throw(rb_sandbox *sb, double held, float x, float y) {
     if (id.generation != 0) sb->last_thrown = id;
 }
 
+/* The debris layer the tools add emitters and fields to: the scene's, or
+ * for a scene without debris effects an empty one made now (R and a new
+ * scene drop it again). False if it cannot be made (logged: why `what`
+ * failed). */
+static bool debris_layer(rb_sandbox *sb, const char *what) {
+    if (sb->debris) return true;
+    static const rb_debris_desc none = {0};
+    char err[256];
+    sb->debris = rb_debris_create(&none, sb->entities, err, sizeof err);
+    if (!sb->debris) rb_log(RB_LOG_ERROR, "cannot %s: %s", what, err);
+    return sb->debris != NULL;
+}
+
+void rb_sandbox_debris_active(const rb_sandbox *sb, uint32_t *emitters, uint32_t *fields) {
+    *emitters = *fields = 0;
+    if (!sb->debris) return;
+    const rb_debris_desc *dd = rb_debris_get_desc(sb->debris);
+    for (uint32_t k = 0; k < dd->emitter_count; k++) *emitters += rb_debris_emitter_active(sb->debris, k);
+    for (uint32_t k = 0; k < dd->field_count; k++) *fields += rb_debris_field_active(sb->debris, k);
+}
+
 /* The explode tool: a radial impulse field at point, given at the next
- * debris tick (the next frame's steps). A scene without debris effects gets
- * an empty debris layer to hold it; R and a new scene drop it again. */
+ * debris tick (the next frame's steps). */
 static void blast(rb_sandbox *sb, const float point[3]) {
-    if (!sb->debris) {
-        static const rb_debris_desc none = {0};
-        char err[256];
-        sb->debris = rb_debris_create(&none, sb->entities, err, sizeof err);
-        if (!sb->debris) {
-            rb_log(RB_LOG_ERROR, "cannot set off a blast: %s", err);
-            return;
-        }
-    }
+    if (!debris_layer(sb, "set off a blast")) return;
     const rb_field f = rb_blast_field(&sb->blast, point);
     if (!rb_debris_add_field(sb->debris, &f)) {
         rb_sandbox_notice(sb, "every field is still acting: no room for another blast yet");
         return;
     }
     sb->last_exploded = rb_blast_reach(sb->world, point, sb->blast.radius);
+}
+
+/* Removes the debris layer's last emitter (the newest placed, else the scene's last). */
+static void remove_last_emitter(rb_sandbox *sb) {
+    const uint32_t n = sb->debris ? rb_debris_get_desc(sb->debris)->emitter_count : 0;
+    if (n == 0) {
+        rb_sandbox_notice(sb, "no emitter to remove");
+        return;
+    }
+    rb_debris_remove_emitter(sb->debris, n - 1u);
+    char text[96];
+    snprintf(text, sizeof text, "emitter removed (%u left); its bodies live on", n - 1u);
+    rb_sandbox_notice(sb, text);
+}
+
+/* F: a fountain of the selected shape where the cursor meets the ground or
+ * a body (rb_tool_emitter); F on the last one's spot again, or Shift+F,
+ * removes the last one instead. A refusal (nothing under the cursor, a
+ * spot inside a plane's solid, a full table) is said, and nothing changes. */
+static void place_emitter(rb_sandbox *sb, float x, float y, bool remove) {
+    if (remove) {
+        remove_last_emitter(sb);
+        return;
+    }
+    const rb_shape *shape = selected(sb);
+    if (!shape) {
+        rb_sandbox_notice(sb, "no emitter: no shape is loaded");
+        return;
+    }
+    const rb_pick p = pick_at(sb, x, y);
+    if (!p.hit) {
+        rb_sandbox_notice(sb, "no emitter: nothing under the cursor");
+        return;
+    }
+    const rb_emitter e = rb_tool_emitter(shape->name, shape->bounding_radius, p.point, ++sb->emitters_placed);
+    const uint32_t n = sb->debris ? rb_debris_get_desc(sb->debris)->emitter_count : 0;
+    if (n > 0) {
+        const float *last = rb_debris_get_desc(sb->debris)->emitters[n - 1u].region.centre;
+        const float gap[3] = {last[0] - e.region.centre[0], last[1] - e.region.centre[1], last[2] - e.region.centre[2]};
+        if (rb_v3_dot(gap, gap) < 0.5f * 0.5f) {
+            remove_last_emitter(sb);
+            return;
+        }
+    }
+    if (!debris_layer(sb, "place an emitter")) return;
+    char err[256], text[320];
+    if (!rb_debris_add_emitter(sb->debris, &e, err, sizeof err)) {
+        snprintf(text, sizeof text, "no emitter: %s", err);
+        rb_sandbox_notice(sb, text);
+        return;
+    }
+    snprintf(text, sizeof text, "emitter: %s, %.0f a second, each living %.0f s (F on it or Shift+F removes it)",
+             shape->name, e.rate, e.lifetime);
+    rb_sandbox_notice(sb, text);
+}
+
+/* J: wind along the camera's horizontal view (rb_tool_wind). */
+static void start_wind(rb_sandbox *sb) {
+    float forward[3], right[3], up[3];
+    rb_camera_basis(&sb->camera, forward, right, up);
+    const rb_field f = rb_tool_wind(forward);
+    if (!debris_layer(sb, "start the wind")) return;
+    if (!rb_debris_add_field(sb->debris, &f)) {
+        rb_sandbox_notice(sb, "every field is still acting: no room for the wind yet");
+        return;
+    }
+    rb_sandbox_notice(sb, "wind along the view for 3 s");
+}
+
+/* C: a vortex where the cursor meets the ground or a body (rb_tool_vortex). */
+static void place_vortex(rb_sandbox *sb, float x, float y) {
+    const rb_pick p = pick_at(sb, x, y);
+    if (!p.hit) {
+        rb_sandbox_notice(sb, "no vortex: nothing under the cursor");
+        return;
+    }
+    const rb_field f = rb_tool_vortex(p.point);
+    if (!debris_layer(sb, "place a vortex")) return;
+    if (!rb_debris_add_field(sb->debris, &f)) {
+        rb_sandbox_notice(sb, "every field is still acting: no room for a vortex yet");
+        return;
+    }
+    rb_sandbox_notice(sb, "vortex for 5 s");
 }
 
 static void tool_press(rb_sandbox *sb, rb_tool tool, float x, float y) {
@@ -252,6 +349,15 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
             rb_sandbox_notice(sb, "vsync cannot be changed here");
         else
             rb_sandbox_notice(sb, sb->vsync ? "vsync on" : "vsync off");
+        break;
+    case RB_ACT_EMITTER:
+        place_emitter(sb, a->x, a->y, a->arg < 0);
+        break;
+    case RB_ACT_WIND:
+        start_wind(sb);
+        break;
+    case RB_ACT_VORTEX:
+        place_vortex(sb, a->x, a->y);
         break;
     case RB_ACT_TOOL_PRESS:
         tool_press(sb, (rb_tool)a->arg, a->x, a->y);

@@ -57,6 +57,7 @@ struct rb_sandbox {
     rb_blast blast; /* what the explode tool sets off */
     rb_body_id last_thrown, last_deleted;
     int last_exploded;
+    uint64_t emitters_placed; /* F presses that placed one: each emitter's seed */
 
     double fixed_dt;  /* s per frame, 0 = wall clock */
     double clock;     /* s, the sandbox clock */
@@ -85,6 +86,8 @@ void rb_sandbox_sync_shapes(rb_sandbox *sb);
  * piece of a broken body) a mesh of its particles' cells (rb_cell_mesh):
  * the cost is in the new shapes only. */
 void rb_sandbox_mesh_pieces(rb_sandbox *sb);
+/* Emitters and fields of the debris layer acting now (0 and 0 without one). */
+void rb_sandbox_debris_active(const rb_sandbox *sb, uint32_t *emitters, uint32_t *fields);
 /* The ray through a cursor position in window coordinates. */
 void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]);
 /* Looks at the bodies from the front right and above. */

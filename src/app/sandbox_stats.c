@@ -39,6 +39,8 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
         .read_ms_mean = mean,
     };
     rb_view_drawn(sb->view, &o->drawn_instances, &o->drawn_particle_bodies);
+    rb_sandbox_debris_active(sb, &o->emitters, &o->fields);
+    o->message = sb->clock < sb->message_until ? sb->message : "";
     o->scene_file = sb->scene_file;
     o->last_saved = sb->last_saved;
     memcpy(o->grab_target, sb->grab.target, sizeof o->grab_target);

@@ -1,9 +1,10 @@
-/* tools.c - the tools on the world: picking, throwing, grabbing, blasts (see tools.h). */
+/* tools.c - the tools on the world: picking, throwing, grabbing, blasts, emitters, wind, vortices (see tools.h). */
 #include "tools.h"
 
 #include "base/rb_math.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Spring of the grab: natural frequency (Hz) and damping ratio. Scaled by the
@@ -117,6 +118,42 @@ int rb_blast_reach(rb_world *world, const float centre[3], float radius) {
         if (rb_v3_dot(d, d) < radius * radius) reached++;
     }
     return reached;
+}
+
+rb_emitter rb_tool_emitter(const char *shape, float radius, const float point[3], uint64_t seed) {
+    const float scale = 0.5f;
+    rb_emitter e = {.region = {.kind = RB_REGION_DISC,
+                               .centre = {point[0], point[1] + 1.0f + scale * radius, point[2]},
+                               .radius = 1.0f},
+                    .rate = 20.0f,
+                    .choice_count = 1,
+                    .direction = {0.0f, 1.0f, 0.0f},
+                    .speed = 9.0f,
+                    .speed_spread = 2.0f,
+                    .cone = 0.349066f, /* 20 degrees */
+                    .spin = 3.0f,
+                    .lifetime = 5.0f,
+                    .seed = seed};
+    snprintf(e.choices[0].shape, sizeof e.choices[0].shape, "%s", shape);
+    e.choices[0].scale = scale, e.choices[0].weight = 1.0f;
+    return e;
+}
+
+rb_field rb_tool_wind(const float forward[3]) {
+    float h[3] = {forward[0], 0.0f, forward[2]};
+    const float len = sqrtf(rb_v3_dot(h, h));
+    for (int k = 0; k < 3; k++) h[k] = len > 0.0f ? 15.0f * h[k] / len : 0.0f;
+    return (rb_field){.kind = RB_FIELD_WIND, .duration = 3.0f, .velocity = {h[0], h[1], h[2]}, .drag = 40.0f};
+}
+
+rb_field rb_tool_vortex(const float centre[3]) {
+    return (rb_field){.kind = RB_FIELD_VORTEX,
+                      .centre = {centre[0], centre[1], centre[2]},
+                      .radius = 6.0f,
+                      .duration = 5.0f,
+                      .strength = 10.0f,
+                      .drag = 3.0f,
+                      .axis = {0.0f, 1.0f, 0.0f}};
 }
 
 bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick) {

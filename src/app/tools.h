@@ -61,6 +61,26 @@ rb_field rb_blast_field(const rb_blast *blast, const float centre[3]);
 /* How many dynamic bodies are within radius (m) of centre: those a blast there pushes. */
 int rb_blast_reach(rb_world *world, const float centre[3], float radius);
 
+/* The emitter key's fountain at point (where the cursor meets the ground or
+ * a body): `shape` (an entity row's name; `radius` its bounding radius) at
+ * half its size, 20 bodies a second from a 1 m disc lifted 1 m and a
+ * body's radius above the point (spawns clear the bodies that land there),
+ * up at 9 +- 2 m/s within 20 degrees, spinning up to 3 rad/s, each living
+ * 5 s; it emits until it is removed. The disc is wide enough for 20 a
+ * second to find room beside the last spawns (a 0.5 m one put about one in
+ * five off: tests/test_sandbox.c). The seed makes each one differ. */
+rb_emitter rb_tool_emitter(const char *shape, float radius, const float point[3], uint64_t seed);
+/* The wind key's gust: 3 s of wind at 15 m/s along the horizontal part of
+ * `forward` (the camera's view; its pitch never reaches straight up or
+ * down), everywhere. Its drag, 40 N per (m/s)^2 per m^2, is a gale's toy:
+ * air's (about 0.6) barely stirs bodies as dense as water; this slides a
+ * 0.4 m cube (64 kg) along the ground and bends a fountain over. */
+rb_field rb_tool_wind(const float forward[3]);
+/* The vortex key's swirl about the vertical through centre: 5 s, 6 m in
+ * radius, 10 m/s at its edge, approached at 3/s (enough to turn bodies
+ * resting on the ground). */
+rb_field rb_tool_vortex(const float centre[3]);
+
 /* The mouse spring: the picked point of the body is pulled toward the point
  * on the cursor's ray at the depth it was picked at. */
 typedef struct rb_grab {

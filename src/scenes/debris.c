@@ -366,17 +366,30 @@ static bool in_solid(const rb_world_desc *w, const float p[3]) {
     return false;
 }
 
+/* What rb_debris_create and rb_debris_add_emitter both refuse in an
+ * emitter (called `name` in err): a region centred inside a plane's solid,
+ * where every spawn would start buried, and a shape the table has not got.
+ * Fills rows with each choice's entity row. */
+static bool resolve_emitter(rb_entities *entities, const rb_emitter *em, const char *name,
+                            int rows[RB_DEBRIS_MAX_CHOICES], char *err, size_t err_size) {
+    const float *c = em->region.centre;
+    if (in_solid(rb_world_get_desc(rb_entities_world(entities)), c)) {
+        snprintf(err, err_size, "%s.region: its centre (%g, %g, %g) is inside a plane's solid", name, c[0], c[1], c[2]);
+        return false;
+    }
+    for (uint32_t k = 0; k < em->choice_count; k++) {
+        rows[k] = rb_entities_find(entities, em->choices[k].shape);
+        if (rows[k] < 0) {
+            snprintf(err, err_size, "%s.shapes[%u]: no shape '%s'", name, k, em->choices[k].shape);
+            return false;
+        }
+    }
+    return true;
+}
+
 rb_debris *rb_debris_create(const rb_debris_desc *desc, rb_entities *entities, char *err, size_t err_size) {
     rb_world *world = rb_entities_world(entities);
     const rb_world_desc *wd = rb_world_get_desc(world);
-    for (uint32_t e = 0; e < desc->emitter_count; e++) {
-        const rb_emitter *em = &desc->emitters[e];
-        if (in_solid(wd, em->region.centre)) {
-            snprintf(err, err_size, "emitters[%u].region: its centre (%g, %g, %g) is inside a plane's solid", e,
-                     em->region.centre[0], em->region.centre[1], em->region.centre[2]);
-            return NULL;
-        }
-    }
     rb_debris *d = calloc(1, sizeof *d);
     if (!d) {
         snprintf(err, err_size, "debris: out of memory");
@@ -398,16 +411,13 @@ rb_debris *rb_debris_create(const rb_debris_desc *desc, rb_entities *entities, c
         }
     }
     for (uint32_t e = 0; e < desc->emitter_count; e++) {
-        d->rng[e] = splitmix64(desc->emitters[e].seed) | 1u;
-        for (uint32_t c = 0; c < desc->emitters[e].choice_count; c++) {
-            d->rows[e][c] = rb_entities_find(entities, desc->emitters[e].choices[c].shape);
-            if (d->rows[e][c] < 0) {
-                snprintf(err, err_size, "emitters[%u].shapes[%u]: no shape '%s'", e, c,
-                         desc->emitters[e].choices[c].shape);
-                rb_debris_destroy(d);
-                return NULL;
-            }
+        char name[32];
+        snprintf(name, sizeof name, "emitters[%u]", e);
+        if (!resolve_emitter(entities, &desc->emitters[e], name, d->rows[e], err, err_size)) {
+            rb_debris_destroy(d);
+            return NULL;
         }
+        d->rng[e] = splitmix64(desc->emitters[e].seed) | 1u;
     }
     return d;
 }
@@ -426,6 +436,15 @@ void rb_debris_destroy(rb_debris *d) {
 
 bool rb_debris_track(rb_debris *d, rb_body_id id, float lifetime) {
     return rb_world_body_valid(d->world, id) && !find(d, id) && add_tracked(d, id, lifetime, -1);
+}
+
+/* Now as a start time, rounded down: a start rounded up past the clock
+ * would put off what is added to the next tick. */
+static float start_now(const rb_debris *d) {
+    const double t = rb_debris_time(d);
+    float start = (float)t;
+    if ((double)start > t) start = nextafterf(start, 0.0f);
+    return start;
 }
 
 /* True if field k will act no more: its impulse given, its duration over. */
@@ -447,12 +466,71 @@ bool rb_debris_add_field(rb_debris *d, const rb_field *f) {
     }
     rb_field *slot = &d->desc.fields[k];
     *slot = *f;
-    /* now, rounded down: a start rounded up past the clock would put off an
-     * impulse to the next tick */
-    slot->start = (float)t;
-    if ((double)slot->start > t) slot->start = nextafterf(slot->start, 0.0f);
+    slot->start = start_now(d);
     d->fired[k] = false;
     if (k == d->desc.field_count) d->desc.field_count++;
+    return true;
+}
+
+bool rb_debris_add_emitter(rb_debris *d, const rb_emitter *e, char *err, size_t err_size) {
+    const uint32_t k = d->desc.emitter_count;
+    if (k == RB_DEBRIS_MAX_EMITTERS) {
+        snprintf(err, err_size, "emitter: all %u emitters are in use", RB_DEBRIS_MAX_EMITTERS);
+        return false;
+    }
+    /* what the scene reader checks in a file, checked here for a caller's */
+    bool weighed = e->choice_count >= 1 && e->choice_count <= RB_DEBRIS_MAX_CHOICES;
+    for (uint32_t c = 0; weighed && c < e->choice_count; c++) weighed = e->choices[c].weight > 0.0f;
+    float dir[3] = {e->direction[0], e->direction[1], e->direction[2]};
+    if (!(e->rate > 0.0f) || !isfinite(e->rate)) {
+        snprintf(err, err_size, "emitter.rate: %g bodies a second is not above 0", e->rate);
+        return false;
+    }
+    if (!weighed) {
+        snprintf(err, err_size, "emitter.shapes: 1 to %u shapes, each of weight above 0", RB_DEBRIS_MAX_CHOICES);
+        return false;
+    }
+    if (!normalise(dir)) {
+        snprintf(err, err_size, "emitter.direction: no direction");
+        return false;
+    }
+    int rows[RB_DEBRIS_MAX_CHOICES];
+    if (!resolve_emitter(d->entities, e, "emitter", rows, err, err_size)) return false;
+    rb_emitter *slot = &d->desc.emitters[k];
+    *slot = *e;
+    memcpy(slot->direction, dir, sizeof dir);
+    slot->start = start_now(d);
+    memcpy(d->rows[k], rows, sizeof rows);
+    d->rng[k] = splitmix64(e->seed) | 1u;
+    /* a slot a removed emitter left: nothing of it carried over */
+    d->owed[k] = 0.0;
+    d->alive_of[k] = 0;
+    memset(d->recent[k], 0, sizeof d->recent[k]);
+    d->recent_next[k] = 0;
+    d->desc.emitter_count++;
+    return true;
+}
+
+bool rb_debris_remove_emitter(rb_debris *d, uint32_t k) {
+    const uint32_t n = d->desc.emitter_count;
+    if (k >= n) return false;
+    /* its bodies live on as debris of no emitter; later emitters' bodies follow them down one */
+    for (uint32_t b = 0; b < d->count; b++) {
+        int *of = &d->bodies[b].emitter;
+        if (*of == (int)k)
+            *of = -1;
+        else if (*of > (int)k)
+            (*of)--;
+    }
+    const uint32_t after = n - k - 1u;
+    memmove(&d->desc.emitters[k], &d->desc.emitters[k + 1], sizeof d->desc.emitters[0] * after);
+    memmove(d->rows[k], d->rows[k + 1], sizeof d->rows[0] * after);
+    memmove(&d->rng[k], &d->rng[k + 1], sizeof d->rng[0] * after);
+    memmove(&d->owed[k], &d->owed[k + 1], sizeof d->owed[0] * after);
+    memmove(&d->alive_of[k], &d->alive_of[k + 1], sizeof d->alive_of[0] * after);
+    memmove(d->recent[k], d->recent[k + 1], sizeof d->recent[0] * after);
+    memmove(&d->recent_next[k], &d->recent_next[k + 1], sizeof d->recent_next[0] * after);
+    d->desc.emitter_count--;
     return true;
 }
 
@@ -830,6 +908,11 @@ float rb_debris_fade(const rb_debris *d, rb_body_id id) {
     if (!t || t->lifetime <= 0.0f) return 1.0f;
     const double left = t->born + t->lifetime - rb_debris_time(d);
     return (float)fmin(1.0, fmax(0.0, left / RB_DEBRIS_FADE));
+}
+
+bool rb_debris_emitter_active(const rb_debris *d, uint32_t k) {
+    return k < d->desc.emitter_count &&
+           active(rb_debris_time(d), d->desc.emitters[k].start, d->desc.emitters[k].duration);
 }
 
 bool rb_debris_field_active(const rb_debris *d, uint32_t k) {

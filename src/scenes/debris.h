@@ -161,6 +161,18 @@ bool rb_debris_tick(rb_debris *d);
  * none is done, or if a radial or vortex field has no radius. */
 bool rb_debris_add_field(rb_debris *d, const rb_field *f);
 
+/* Adds an emitter at run time (the sandbox's emitter key), starting now:
+ * its start is set to rb_debris_time(), its generator seeded from its seed.
+ * Checked as rb_debris_create checks a scene's (a shape the entity table
+ * has not got, a region centred inside a plane's solid) and for a rate, a
+ * weighted shape and a direction; false with the reason in err, and when
+ * the table holds RB_DEBRIS_MAX_EMITTERS already. */
+bool rb_debris_add_emitter(rb_debris *d, const rb_emitter *e, char *err, size_t err_size);
+/* Removes emitter k: it spawns no more, and its bodies live out their
+ * lifetimes as debris of no emitter; the emitters after it move down one.
+ * False if there is no emitter k. */
+bool rb_debris_remove_emitter(rb_debris *d, uint32_t k);
+
 /* Advances the world by `steps` steps, ticking the debris on its clock.
  * False on a backend failure (logged). */
 bool rb_debris_step(rb_debris *d, uint32_t steps);
@@ -177,6 +189,8 @@ uint64_t rb_debris_crowded(const rb_debris *d);
 /* How much of a body is drawn, 1 down to 0 over its last RB_DEBRIS_FADE s;
  * 1 for a body that is not debris or has no lifetime. */
 float rb_debris_fade(const rb_debris *d, rb_body_id id);
+/* True if emitter k emits at the current time. */
+bool rb_debris_emitter_active(const rb_debris *d, uint32_t k);
 /* True if field k acts at the current time (the sandbox draws its extent). */
 bool rb_debris_field_active(const rb_debris *d, uint32_t k);
 const rb_debris_desc *rb_debris_get_desc(const rb_debris *d);
