@@ -201,9 +201,13 @@ static void test_radial_impulse(void **state) {
     close_all(&f);
 }
 
-/* Wind's quadratic drag from rest: dv/dt = k (W - v)^2, k = drag A / m, so
- * W - v(t) = 1 / (1 / W + k t). The force is held through each 16 ms tick
- * (the rate it would have at the tick's start): within 2% of W after 5 s. */
+/* Wind's drag from rest on a cube square to it: the wind meets one face
+ * of the 3x3x3 cube, 1.2 x 1.2 m = 1.44 m^2 (its 9 cells' faces; the side
+ * faces are parallel to it and meet none), so dv/dt = k (W - v)^2 with
+ * k = drag A / m, and W - v(t) = 1 / (1 / W + k t). The force is held
+ * through each 16 ms tick (the rate it would have at the tick's start):
+ * within 2% of W after 5 s. The cube is symmetric about the wind: it must
+ * not turn (the faces' moments cancel). */
 static void test_wind_drag(void **state) {
     (void)state;
     fixture f = {0};
@@ -216,12 +220,40 @@ static void test_wind_drag(void **state) {
     assert_true(rb_debris_step(f.debris, steps_of(5.0f)));
     rb_body_state s;
     assert_true(rb_world_get_body_by_id(f.world, id, &s));
-    const rb_shape *cube = rb_entities_get(f.entities, (uint32_t)row)->shape;
-    const double area = 3.14159265 * 0.2 * 0.2 * cbrt((double)cube->particle_count * cube->particle_count);
-    const double k = 50.0 * area / s.mass, w = 10.0, expect = w - 1.0 / (1.0 / w + k * 5.0);
-    print_message("v = %.4f m/s after 5 s, expected %.4f\n", s.velocity[0], expect);
+    const double area = 1.2 * 1.2, k = 50.0 * area / s.mass, w = 10.0, expect = w - 1.0 / (1.0 / w + k * 5.0);
+    print_message("v = %.4f m/s after 5 s, expected %.4f; spin %.2e rad/s\n", s.velocity[0], expect,
+                  rb_test_len(s.angular_velocity));
     assert_near(s.velocity[0], expect, 0.02 * w);
+    assert_true(rb_test_len(s.angular_velocity) < 1e-3f);
     close_all(&f);
+}
+
+/* Wind meets a body's faces by their projected area: a 2x2x2 cube turned
+ * 45 degrees to the wind shows sqrt 2 times the area it shows face on. */
+static void test_wind_meets_faces(void **state) {
+    (void)state;
+    float speed[2];
+    for (int k = 0; k < 2; k++) {
+        fixture f = {0};
+        open_world(&f, empty_space());
+        /* the cube2 (2x2x2): face on, the wind meets 4 cells' faces; turned 45
+         * degrees about y, two sides of 4 each at cos 45 (pressure on each
+         * face's projected area): 4 sqrt 2 cells' worth */
+        rb_body_desc b = {.position = {0, 0, 0}};
+        if (k) b.orientation[1] = sinf(0.3926991f), b.orientation[3] = cosf(0.3926991f); /* 45 degrees about y */
+        const rb_body_id id = rb_entities_spawn(f.entities, (uint32_t)rb_entities_find(f.entities, "cube2"), &b);
+        rb_debris_desc dd = {.field_count = 1};
+        dd.fields[0] = (rb_field){.kind = RB_FIELD_WIND, .velocity = {10.0f, 0.0f, 0.0f}, .drag = 1.0f};
+        open_debris(&f, &dd);
+        assert_true(rb_debris_step(f.debris, 10)); /* one tick: v stays about 0 */
+        rb_body_state s;
+        assert_true(rb_world_get_body_by_id(f.world, id, &s));
+        speed[k] = s.velocity[0];
+        close_all(&f);
+    }
+    print_message("face on %.5f m/s, 45 degrees %.5f m/s (ratio %.4f, expected sqrt 2)\n", speed[0], speed[1],
+                  speed[1] / speed[0]);
+    assert_near(speed[1] / speed[0], sqrt(2.0), 0.01);
 }
 
 /* A vortex pulls a body at distance rho from its axis towards the swirl's
@@ -519,6 +551,7 @@ int main(void) {
         cmocka_unit_test(test_debris_is_deterministic),
         cmocka_unit_test(test_radial_impulse),
         cmocka_unit_test(test_wind_drag),
+        cmocka_unit_test(test_wind_meets_faces),
         cmocka_unit_test(test_vortex),
         cmocka_unit_test(test_kill_region),
         cmocka_unit_test(test_remove_asleep),

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/rb_math.h"
 
 /* The debris clock: a tick about every 1/60 s of simulated time. */
 #define RB_DEBRIS_TICK_HZ 60.0
@@ -28,6 +29,13 @@ typedef struct recent {
     double born;
     float radius; /* bounding */
 } recent;
+
+/* A shape's faces for the wind (faces_of). */
+typedef struct face_set {
+    bool made;
+    uint32_t count;
+    float *data;
+} face_set;
 
 /* A force the world holds through the steps of the current tick. */
 typedef struct held_force {
@@ -76,6 +84,8 @@ struct rb_debris {
     float *last_v;      /* 4 a slot: xyz, and its id's generation (as a float's bits) */
     uint32_t last_size; /* slots */
     uint64_t rng_impact, impacts;
+    face_set *faces; /* by world shape */
+    uint32_t face_size;
 };
 
 /* The emitter index impact debris is tracked under (it throws none itself). */
@@ -427,6 +437,8 @@ void rb_debris_destroy(rb_debris *d) {
     for (uint32_t k = 0; k < d->breakable_count; k++) free_breakable(&d->breakables[k]);
     free(d->breakables);
     free(d->last_v);
+    for (uint32_t k = 0; k < d->face_size; k++) free(d->faces[k].data);
+    free(d->faces);
     free(d->bodies);
     free(d->where);
     free(d->held);
@@ -660,7 +672,8 @@ static bool emit_one(rb_debris *d, uint32_t e) {
     bool clear = false;
     for (int tries = 0; tries < 4 && !clear; tries++) {
         spawn_point(s, em, b.position);
-        clear = !crowded(d, e, b.position, radius, t) && clear_of_planes(rb_world_get_desc(d->world), b.position, radius);
+        clear =
+            !crowded(d, e, b.position, radius, t) && clear_of_planes(rb_world_get_desc(d->world), b.position, radius);
     }
     if (!clear) {
         d->crowded++;
@@ -723,10 +736,90 @@ static bool emit(rb_debris *d, double t, double tick_seconds) {
     return true;
 }
 
+/* The faces of a world shape's particles that wind can blow on: the
+ * outer faces of their cells (rb_cell_mesh), each its centre and outward
+ * normal in the shape's frame and its area: 7 floats a face. Made once a
+ * shape, when wind first blows on one of its bodies. */
+static const float *faces_of(rb_debris *d, uint32_t shape, uint32_t *count) {
+    if (shape >= d->face_size) {
+        const uint32_t size = 2u * shape + 16u;
+        face_set *f = realloc(d->faces, sizeof *f * size);
+        if (!f) return NULL;
+        memset(f + d->face_size, 0, sizeof *f * (size - d->face_size));
+        d->faces = f, d->face_size = size;
+    }
+    face_set *set = &d->faces[shape];
+    if (!set->made) {
+        const uint32_t n = rb_world_shape_particles(d->world, shape, NULL, 0, NULL);
+        float *p = malloc(sizeof *p * 3 * (n ? n : 1));
+        rb_mesh m = {0};
+        bool ok = p && n && rb_world_shape_particles(d->world, shape, p, n, NULL) == n &&
+                  rb_cell_mesh(p, n, rb_world_shape_radius(d->world, shape), &m);
+        free(p);
+        const uint32_t faces = ok ? m.vertex_count / 4u : 0u;
+        set->data = ok ? malloc(sizeof *set->data * 7 * (faces ? faces : 1)) : NULL;
+        if (!set->data) {
+            rb_mesh_free(&m);
+            return NULL;
+        }
+        for (uint32_t k = 0; k < faces; k++) {
+            const float *v = &m.positions[12 * k];
+            float *out = &set->data[7 * k], e1[3], e2[3], cr[3];
+            for (int j = 0; j < 3; j++) {
+                out[j] = 0.25f * (v[j] + v[3 + j] + v[6 + j] + v[9 + j]);
+                out[3 + j] = m.normals[12 * k + j];
+                e1[j] = v[3 + j] - v[j], e2[j] = v[9 + j] - v[j];
+            }
+            cross3(e1, e2, cr);
+            out[6] = sqrtf(dot3(cr, cr));
+        }
+        rb_mesh_free(&m);
+        set->count = faces;
+        set->made = true;
+    }
+    *count = set->count;
+    return set->data;
+}
+
+/* Wind on the faces of a body that meet it (debris.h, rb_field): on each
+ * outer cell face whose outward normal n meets the wind relative to the
+ * body, u, a pressure drag |u|^2 (-n . u/|u|) over its area, along u. The
+ * sum, *out, acts at *at: a point on the line through the centre of
+ * pressure, so that it turns the body as the faces' forces would (all but
+ * the twist about the wind's own direction). False if out of memory. */
+static bool wind_on(rb_debris *d, const rb_body_state *s, const rb_field *fd, float out[3], float at[3]) {
+    uint32_t count = 0;
+    const float *faces = faces_of(d, s->shape, &count);
+    if (!faces) return false;
+    float u[3];
+    for (int k = 0; k < 3; k++) u[k] = fd->velocity[k] - s->velocity[k], out[k] = 0.0f, at[k] = s->position[k];
+    const float speed = sqrtf(dot3(u, u));
+    if (!(speed > 0.0f)) return true;
+    float torque[3] = {0.0f, 0.0f, 0.0f};
+    for (uint32_t f = 0; f < count; f++) {
+        const float *face = &faces[7 * f];
+        float n[3], c[3];
+        rb_quat_rotate(s->orientation, &face[3], n);
+        const float facing = -dot3(n, u) / speed;
+        if (!(facing > 0.0f)) continue;
+        rb_quat_rotate(s->orientation, face, c);
+        const float push = fd->drag * face[6] * facing * speed, f3[3] = {push * u[0], push * u[1], push * u[2]};
+        float t[3];
+        cross3(c, f3, t);
+        for (int k = 0; k < 3; k++) out[k] += f3[k], torque[k] += t[k];
+    }
+    const float f2 = dot3(out, out);
+    if (f2 > 0.0f) { /* the point c + (F x T) / |F|^2 has (point - c) x F = T less its part along F */
+        float ft[3];
+        cross3(out, torque, ft);
+        for (int k = 0; k < 3; k++) at[k] += ft[k] / f2;
+    }
+    return true;
+}
+
 /* The fields' pushes on the bodies read at this tick. */
 static bool push(rb_debris *d, double t, const rb_body_state *states, uint32_t n) {
     rb_world *w = d->world;
-    const uint32_t *first = rb_world_body_first_particle(w);
     for (uint32_t f = 0; f < d->desc.field_count; f++) {
         const rb_field *fd = &d->desc.fields[f];
         const bool once = fd->kind == RB_FIELD_RADIAL && fd->impulse;
@@ -751,16 +844,10 @@ static bool push(rb_debris *d, double t, const rb_body_state *states, uint32_t n
                     continue;
                 }
             } else if (fd->kind == RB_FIELD_WIND) {
-                /* drag on the body's cross section, taken as a cube's face of
-                 * its particles: pi r^2 N^(2/3) */
-                const uint32_t bi = (uint32_t)(s - states);
-                const float r = rb_world_shape_radius(w, s->shape);
-                const float count = (float)(first[bi + 1] - first[bi]);
-                const float area = 3.14159265f * r * r * cbrtf(count * count);
-                float v[3];
-                for (int k = 0; k < 3; k++) v[k] = fd->velocity[k] - s->velocity[k];
-                const float speed = sqrtf(dot3(v, v));
-                for (int k = 0; k < 3; k++) out[k] = fd->drag * area * speed * v[k];
+                float at[3];
+                if (!wind_on(d, s, fd, out, at)) return false;
+                if (dot3(out, out) > 0.0f && !hold(d, s->id, out, at)) return false;
+                continue;
             } else { /* vortex: towards a solid swirl within the radius, strength at its edge */
                 const float along = dot3(rel, fd->axis);
                 float radial[3];
