@@ -111,6 +111,36 @@ static void test_churn_reuses_slots(void **state) {
     close_all(&f);
 }
 
+/* The same through the world alone, every step: a body added and the
+ * oldest removed at each of 10,000 steps (40 alive), with contacts and
+ * their history coming and going. The device memory stops growing once the
+ * most alive has been held, and ids reuse their slots. */
+static void test_world_churn_every_step(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    const uint32_t row = (uint32_t)rb_entities_find(f.entities, "cube2");
+    uint64_t rng = 12345;
+    size_t bytes_at_2000 = 0;
+    uint32_t top_slot = 0;
+    for (uint32_t step = 0; step < 10000; step++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        const float x = (float)(rng >> 40) / 16777216.0f * 8.0f - 4.0f;
+        const rb_body_id id = rb_entities_spawn(f.entities, row, &(rb_body_desc){.position = {x, 1.5f, 0.0f}});
+        assert_true(id.generation != 0);
+        if (id.slot > top_slot) top_slot = id.slot;
+        if (rb_world_body_count(f.world) > 40) assert_true(rb_world_remove_body(f.world, rb_world_body_id(f.world, 0)));
+        assert_true(rb_world_step(f.world, 1));
+        if (step + 1 == 2000) bytes_at_2000 = rb_world_device_bytes(f.world);
+    }
+    print_message("highest slot %u, device bytes %zu then %zu\n", top_slot, bytes_at_2000,
+                  rb_world_device_bytes(f.world));
+    assert_int_equal(rb_world_body_count(f.world), 40);
+    assert_true(top_slot < 80);
+    assert_true(rb_world_device_bytes(f.world) == bytes_at_2000);
+    close_all(&f);
+}
+
 /* A busy scene: two shapes at two sizes in a cone with spin, an explosion
  * and wind. */
 static rb_debris_desc busy(void) {
@@ -548,6 +578,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_emitter_holds_rate_times_lifetime),
         cmocka_unit_test(test_churn_reuses_slots),
+        cmocka_unit_test(test_world_churn_every_step),
         cmocka_unit_test(test_debris_is_deterministic),
         cmocka_unit_test(test_radial_impulse),
         cmocka_unit_test(test_wind_drag),
