@@ -103,9 +103,14 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
         if (!(run->debris ? rb_debris_step(run->debris, (uint32_t)n) : rb_world_step(w, (uint32_t)n))) return false;
         done += n;
         double ms[RB_STAGE_COUNT], kms[RB_RUN_MAX_KERNELS];
-        rb_world_stage_times(w, ms);
+        /* a debris step splits its steps into several world step calls: its own sums */
+        if (run->debris)
+            rb_debris_stage_times(run->debris, ms);
+        else
+            rb_world_stage_times(w, ms);
         for (int s = 0; s < RB_STAGE_COUNT; s++) r->stage_ms[s] += ms[s];
-        r->kernel_count = rb_world_kernel_times(w, &r->kernel_names, kms, RB_RUN_MAX_KERNELS);
+        r->kernel_count = run->debris ? rb_debris_kernel_times(run->debris, &r->kernel_names, kms, RB_RUN_MAX_KERNELS)
+                                      : rb_world_kernel_times(w, &r->kernel_names, kms, RB_RUN_MAX_KERNELS);
         if (r->kernel_count > RB_RUN_MAX_KERNELS) r->kernel_count = RB_RUN_MAX_KERNELS;
         for (uint32_t k = 0; k < r->kernel_count; k++) r->kernel_ms[k] += kms[k];
         /* On a terminal: a line redrawn in place once the run has taken a

@@ -10,6 +10,8 @@
 #include "base/rb_math.h"
 
 /* The debris clock: a tick about every 1/60 s of simulated time. */
+/* Most kernels whose times are summed (rb_debris_kernel_times). */
+#define RB_DEBRIS_KERNELS 32
 #define RB_DEBRIS_TICK_HZ 60.0
 
 /* A debris body: when it was born, how long it lives, and since when it has slept. */
@@ -86,6 +88,10 @@ struct rb_debris {
     uint64_t rng_impact, impacts;
     face_set *faces; /* by world shape */
     uint32_t face_size;
+    /* the last rb_debris_step's stage and kernel times (rb_debris_stage_times) */
+    double stage_ms[RB_STAGE_COUNT], kernel_ms[RB_DEBRIS_KERNELS];
+    const char *const *kernel_names;
+    uint32_t kernel_count;
 };
 
 /* The emitter index impact debris is tracked under (it throws none itself). */
@@ -962,7 +968,31 @@ bool rb_debris_tick(rb_debris *d) {
     return tick(d);
 }
 
+/* Adds the world's last step call's times to the rb_debris_step's. */
+static void add_times(rb_debris *d) {
+    double ms[RB_STAGE_COUNT], kms[RB_DEBRIS_KERNELS];
+    rb_world_stage_times(d->world, ms);
+    for (int k = 0; k < RB_STAGE_COUNT; k++) d->stage_ms[k] += ms[k];
+    uint32_t n = rb_world_kernel_times(d->world, &d->kernel_names, kms, RB_DEBRIS_KERNELS);
+    if (n > RB_DEBRIS_KERNELS) n = RB_DEBRIS_KERNELS;
+    for (uint32_t k = 0; k < n; k++) d->kernel_ms[k] += kms[k];
+    d->kernel_count = n;
+}
+
+void rb_debris_stage_times(const rb_debris *d, double ms[RB_STAGE_COUNT]) {
+    memcpy(ms, d->stage_ms, sizeof d->stage_ms);
+}
+
+uint32_t rb_debris_kernel_times(const rb_debris *d, const char *const **names, double *ms, uint32_t capacity) {
+    *names = d->kernel_names;
+    for (uint32_t k = 0; k < d->kernel_count && k < capacity; k++) ms[k] = d->kernel_ms[k];
+    return d->kernel_count;
+}
+
 bool rb_debris_step(rb_debris *d, uint32_t steps) {
+    memset(d->stage_ms, 0, sizeof d->stage_ms);
+    memset(d->kernel_ms, 0, sizeof d->kernel_ms);
+    d->kernel_count = 0;
     while (steps > 0) {
         if (!rb_debris_tick(d)) return false;
         /* the tick's forces, held through every call its steps are split into */
@@ -972,6 +1002,7 @@ bool rb_debris_step(rb_debris *d, uint32_t steps) {
         uint32_t n = d->tick_steps - (uint32_t)(d->steps % d->tick_steps);
         if (n > steps) n = steps;
         if (!rb_world_step(d->world, n)) return false;
+        add_times(d);
         d->steps += n;
         steps -= n;
     }

@@ -177,6 +177,12 @@ bool rb_debris_remove_emitter(rb_debris *d, uint32_t k);
  * False on a backend failure (logged). */
 bool rb_debris_step(rb_debris *d, uint32_t steps);
 
+/* Stage and kernel times (world.h) summed over the world's step calls of
+ * the last rb_debris_step, which splits its steps at its ticks: the world's
+ * own give the last of those calls only. */
+void rb_debris_stage_times(const rb_debris *d, double ms[RB_STAGE_COUNT]);
+uint32_t rb_debris_kernel_times(const rb_debris *d, const char *const **names, double *ms, uint32_t capacity);
+
 /* Simulated time since the debris began, s. */
 double rb_debris_time(const rb_debris *d);
 /* Debris bodies alive now, spawned and removed in all. */
