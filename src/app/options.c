@@ -87,6 +87,8 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --script FILE      feed timed input events from FILE (see README)\n"
                  "  --shaders DIR      load the GLSL shaders from DIR\n"
                  "  --stats-every S    print frame times, memory and bodies on stdout every S seconds\n"
+                 "  --blast R,J,UP     the explode tool (B): radius m, impulse N s at the centre, upward bias\n"
+                 "                     [4,24000,0.5]\n"
                  "  --help             this screen\n");
 }
 
@@ -142,6 +144,7 @@ static const option_spec specs[] = {
     {"--height", true, RUBBLE},
     {"--shaders", true, RUBBLE},
     {"--stats-every", true, RUBBLE},
+    {"--blast", true, RUBBLE},
     {"--scene", true, RUBBLE},
     {"--quiet", false, BENCH},
     {"--warmup", true, BENCH},
@@ -206,6 +209,14 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
     } else if (!strcmp(a, "--dt")) {
         if (!parse_double(v, 1e-7, 1.0, &x)) return FAIL("--dt takes seconds in (0, 1], not '%s'", v);
         o->dt = (float)x;
+    } else if (!strcmp(a, "--blast")) {
+        float r, j, up;
+        char tail;
+        if (sscanf(v, "%f,%f,%f%c", &r, &j, &up, &tail) != 3 || !(r > 0.0f && r <= 1000.0f) ||
+            !(j > 0.0f && j <= 1e9f) || !(up >= 0.0f && up <= 100.0f))
+            return FAIL("--blast takes RADIUS,IMPULSE,UP (m > 0, N s > 0, >= 0), e.g. --blast 4,24000,0.5; not '%s'",
+                        v);
+        o->blast_radius = r, o->blast_impulse = j, o->blast_up = up;
     } else if (!strcmp(a, "--stats-every")) {
         if (!parse_double(v, 1e-6, 1e6, &x)) return FAIL("--stats-every takes seconds > 0, not '%s'", v);
         o->stats_every = x;

@@ -45,6 +45,8 @@ typedef struct rb_options {
     bool vsync;             /* --no-vsync turns it off */
     const char *shader_dir; /* --shaders DIR: GLSL files (default: found beside the program) */
     double stats_every;     /* --stats-every S: a line of figures on stdout every S s of wall time; 0 = none */
+    /* --blast R,J,UP: the explode tool's radial field (m, N s, upward bias); 0 0 0 = its defaults */
+    float blast_radius, blast_impulse, blast_up;
     /* rubble-bench */
     rb_run_scene scenes[RB_MAX_SCENES]; /* SCENE...: pile N, formationK [N], repose [N], FILE.json */
     int scene_count;

@@ -34,6 +34,9 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
     sb->paths = *paths;
     sb->vsync = opts->vsync;
     sb->blast = rb_blast_defaults();
+    if (sb->opts.blast_radius > 0.0f) /* --blast */
+        sb->blast =
+            (rb_blast){.radius = sb->opts.blast_radius, .strength = sb->opts.blast_impulse, .up = sb->opts.blast_up};
     sb->formation = opts->formation >= 1 && opts->formation <= RB_FORMATION_COUNT ? opts->formation : 1;
     if (opts->script || opts->screenshot || opts->frames > 0) sb->fixed_dt = 1.0 / 60.0;
     sb->window = rb_window_open(opts->width, opts->height, sb->vsync, &sb->gl, err, err_size);
