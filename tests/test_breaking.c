@@ -216,6 +216,46 @@ static void test_plugin_pieces_break(void **state) {
     close_all(&f);
 }
 
+/* Many breaks at once, with the debris table and the breakables' table
+ * growing while they split (20 breakable cubes landing on corners from 5 m
+ * among 108 other debris bodies): every parent leaves the world as its
+ * pieces come in, so bodies = before - breaks + pieces made. */
+static void test_many_breaks(void **state) {
+    (void)state;
+    fixture f = {0};
+    f.reg = rb_test_registry();
+    f.world = rb_test_world(rb_default_world_desc());
+    f.entities = rb_entities_create(f.reg, f.world);
+    const uint32_t cube = (uint32_t)rb_entities_find(f.entities, "cube"),
+                   small = (uint32_t)rb_entities_find(f.entities, "cube2");
+    rb_debris_desc dd = {0};
+    char err[256];
+    f.debris = rb_debris_create(&dd, f.entities, err, sizeof err);
+    for (int k = 0; k < 108; k++) { /* debris around: with the cubes, the table's 128 full, so splits grow it */
+        const rb_body_desc at = {.position = {-18.0f + 3.0f * (float)(k % 12), 0.41f, 12.0f + 3.0f * (float)(k / 12)}};
+        const rb_body_id id = rb_entities_spawn(f.entities, small, &at);
+        assert_true(rb_debris_track(f.debris, id, 100.0f));
+    }
+    for (int k = 0; k < 20; k++) {
+        rb_body_desc b = {.position = {3.0f * (float)(k % 5) - 6.0f, 5.0f + 0.9f, 3.0f * (float)(k / 5) - 6.0f}};
+        corner_down(b.orientation);
+        const rb_body_id id = rb_entities_spawn(f.entities, cube, &b);
+        assert_true(rb_debris_track(f.debris, id, 100.0f));
+        const rb_fracture_desc fd = {RB_FRACTURE_VORONOI, 8, (uint64_t)k + 1u, 300000.0f};
+        assert_true(rb_debris_make_breakable(f.debris, id, &fd, err, sizeof err));
+    }
+    const uint32_t before = rb_world_body_count(f.world);
+    assert_true(rb_debris_step(f.debris, 1500));
+    print_message("%llu breaks made %llu bodies; %u bodies now, %u before\n",
+                  (unsigned long long)rb_debris_breaks(f.debris), (unsigned long long)rb_debris_pieces_made(f.debris),
+                  rb_world_body_count(f.world), before);
+    assert_true(rb_debris_breaks(f.debris) >= 16);
+    assert_int_equal(rb_world_body_count(f.world),
+                     before - rb_debris_breaks(f.debris) + rb_debris_pieces_made(f.debris));
+    assert_int_equal(rb_debris_alive(f.debris), rb_world_body_count(f.world)); /* every piece is debris */
+    close_all(&f);
+}
+
 int main(void) {
     if (getenv("RUBBLE_BREAK_SCAN")) {
         for (float h = 0.25f; h <= 8.0f; h *= 2.0f) printf("%.2f m: %.0f N\n", h, breaking_strength(h));
@@ -226,6 +266,7 @@ int main(void) {
         cmocka_unit_test(test_momentum_across_a_break),
         cmocka_unit_test(test_breaking_is_deterministic),
         cmocka_unit_test(test_plugin_pieces_break),
+        cmocka_unit_test(test_many_breaks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,6 +177,41 @@ static void test_particle_pieces_read_back(void **state) {
     rb_world_destroy(w);
 }
 
+/* The latched loads and taken marks follow a body when an earlier one goes;
+ * more broken bodies than the caller has room for are given at the next
+ * call, none lost. */
+static void test_breaks_past_room_and_removal(void **state) {
+    (void)state;
+    rb_world_desc d = rb_default_world_desc();
+    d.sleep_time = 0.0f;
+    rb_world *w = rb_test_world(d);
+    const uint32_t shape = rb_test_add_box(w, 3, 3, 3, r);
+    rb_body_id ids[5];
+    uint32_t piece_of[27];
+    for (uint32_t i = 0; i < 27; i++) piece_of[i] = i / 3 % 3;
+    const float mg = SLAB_MASS * g;
+    rb_piece_desc pieces[3];
+    for (int p = 0; p < 3; p++)
+        pieces[p] = (rb_piece_desc){{0.0f, 2.0f * r * (float)(p - 1), 0.0f}, SLAB_MASS, 1.5f * mg};
+    for (int k = 0; k < 5; k++) {
+        ids[k] = rb_test_add_body(w, shape, 3.0f * (float)k, 3.0f * r + 0.001f, 0.0f);
+        assert_true(rb_world_set_pieces(w, ids[k], 3, piece_of, pieces));
+    }
+    assert_true(rb_world_step(w, 1000)); /* each bottom slab needs 2 m g: all five break */
+    float before[3], after[3];
+    assert_int_equal(rb_world_piece_loads(w, ids[4], before, 3), 3);
+    rb_body_id out[2];
+    assert_int_equal(rb_world_take_breaks(w, out, 2), 2);
+    assert_true(rb_world_remove_body(w, ids[0])); /* given, and gone */
+    assert_int_equal(rb_world_piece_loads(w, ids[4], after, 3), 3);
+    assert_memory_equal(before, after, sizeof before); /* moved down with its body, latched as it was */
+    assert_int_equal(rb_world_take_breaks(w, out, 2), 2);
+    assert_int_equal(rb_world_take_breaks(w, out, 2), 1);
+    assert_true(out[0].slot == ids[4].slot && out[0].generation == ids[4].generation);
+    assert_int_equal(rb_world_take_breaks(w, out, 2), 0);
+    rb_world_destroy(w);
+}
+
 /* Bad pieces are refused. */
 static void test_bad_pieces_refused(void **state) {
     (void)state;
@@ -202,6 +237,7 @@ int main(void) {
         cmocka_unit_test(test_breaks_taken_once),
         cmocka_unit_test(test_pieces_survive_removal_and_agree),
         cmocka_unit_test(test_particle_pieces_read_back),
+        cmocka_unit_test(test_breaks_past_room_and_removal),
         cmocka_unit_test(test_bad_pieces_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

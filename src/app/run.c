@@ -100,6 +100,10 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
     *r = (rb_run_stats){0};
     for (long done = 0; done < steps;) {
         long n = steps - done < RB_RUN_CHUNK ? steps - done : RB_RUN_CHUNK;
+        if (run->debris && n > (long)rb_debris_steps_to_tick(run->debris)) /* whole ticks (debris.h) */
+            n = (long)rb_debris_steps_to_tick(run->debris) + (n - (long)rb_debris_steps_to_tick(run->debris)) /
+                                                                 (long)rb_debris_tick_steps(run->debris) *
+                                                                 (long)rb_debris_tick_steps(run->debris);
         if (!(run->debris ? rb_debris_step(run->debris, (uint32_t)n) : rb_world_step(w, (uint32_t)n))) return false;
         done += n;
         double ms[RB_STAGE_COUNT], kms[RB_RUN_MAX_KERNELS];

@@ -163,7 +163,12 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
         rb_step_clock_pause(c, single);
     } else {
         rb_step_clock_begin(c, frame_dt, t0);
-        for (uint32_t n; (n = rb_step_clock_next(c, sb->grab.active ? RB_GRAB_CHUNK : RB_STEP_CHUNK, rb_seconds()));) {
+        for (uint32_t n;;) {
+            /* with debris, no chunk runs past a tick: the grab's force is held
+             * through one world step call, and the debris step splits at ticks */
+            uint32_t most = sb->grab.active ? RB_GRAB_CHUNK : RB_STEP_CHUNK;
+            if (sb->debris && rb_debris_steps_to_tick(sb->debris) < most) most = rb_debris_steps_to_tick(sb->debris);
+            if (!(n = rb_step_clock_next(c, most, rb_seconds()))) break;
             double c0 = rb_seconds();
             rb_grab_apply(&sb->grab, sb->world, n);
             if (!(sb->debris ? rb_debris_step(sb->debris, n) : rb_world_step(sb->world, n))) {

@@ -39,10 +39,12 @@ typedef struct face_set {
     float *data;
 } face_set;
 
-/* A force the world holds through the steps of the current tick. */
+/* A load the world holds through the steps of the current tick: a force
+ * at the centre and a torque, fixed at the tick (a point of application
+ * would be measured again from wherever the body is at each call). */
 typedef struct held_force {
     rb_body_id id;
-    float force[3], point[3];
+    float force[3], torque[3];
 } held_force;
 
 /* A breakable body: its pieces, and its particles as its shape has them. */
@@ -81,9 +83,10 @@ struct rb_debris {
     breakable *breakables;
     uint32_t breakable_count, breakable_capacity;
     uint64_t breaks, pieces_made;
-    /* impact debris: each body's velocity at the last tick, by its id's slot */
+    /* impact debris: each body's velocity and contact impulse at the last
+     * tick, by its id's slot */
     int impact_row;     /* the entity row it throws; -1: none */
-    float *last_v;      /* 4 a slot: xyz, and its id's generation (as a float's bits) */
+    float *last_v;      /* 7 a slot: velocity xyz, the last tick's impulse per mass xyz, the id's generation (bits) */
     uint32_t last_size; /* slots */
     uint64_t rng_impact, impacts;
     face_set *faces; /* by world shape */
@@ -279,10 +282,12 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
 
 /* Splits a broken body into its groups of pieces (rb_debris_make_breakable). */
 static bool split(rb_debris *d, rb_body_id id) {
-    breakable *b = find_breakable(d, id);
+    const breakable *found = find_breakable(d, id);
     rb_body_state s;
-    if (!b || !rb_world_get_body_by_id(d->world, id, &s)) return true;
-    const uint32_t np = b->pieces.piece_count;
+    if (!found || !rb_world_get_body_by_id(d->world, id, &s)) return true;
+    /* a copy: add_breakable below may move the table (the arrays it points to stay) */
+    const breakable b = *found;
+    const uint32_t np = b.pieces.piece_count;
     float *loads = malloc(sizeof *loads * np);
     bool *broken = malloc(sizeof *broken * np);
     rb_split_child *children = NULL;
@@ -290,19 +295,22 @@ static bool split(rb_debris *d, rb_body_id id) {
     char err[256];
     if (loads && broken && rb_world_piece_loads(d->world, id, loads, np) == np) {
         for (uint32_t k = 0; k < np; k++) broken[k] = loads[k] > 1.0f;
-        count = rb_split(&b->pieces, b->offsets, b->r, b->m, broken, &s, &children, err, sizeof err);
+        count = rb_split(&b.pieces, b.offsets, b.r, b.m, broken, &s, &children, err, sizeof err);
         if (count == 0) rb_log(RB_LOG_ERROR, "debris: a break could not be split: %s", err);
     }
     free(loads), free(broken);
     if (count < 2) return true; /* one group left: it holds together */
+    /* the parent's place in the debris table by index: add_tracked below may move the table */
     const tracked *parent = find(d, id);
-    const double born = parent ? parent->born : 0.0;
+    const uint32_t at = parent ? (uint32_t)(parent - d->bodies) : UINT32_MAX;
+    const double born = parent ? parent->born : rb_debris_time(d);
     const float lifetime = parent ? parent->lifetime : 0.0f;
     const int emitter = parent ? parent->emitter : -1;
-    for (uint32_t c = 0; c < count; c++) {
+    bool ok = true;
+    for (uint32_t c = 0; c < count && ok; c++) {
         const rb_split_child *ch = &children[c];
         const rb_shape_data data = {
-            ch->particle_count, ch->particles, ch->mass, {ch->inertia[0], ch->inertia[1], ch->inertia[2]}, b->r};
+            ch->particle_count, ch->particles, ch->mass, {ch->inertia[0], ch->inertia[1], ch->inertia[2]}, b.r};
         const int shape = rb_world_add_shape(d->world, &data);
         if (shape < 0) continue; /* logged */
         rb_body_desc bd = {.shape = (uint32_t)shape, .kind = RB_BODY_DYNAMIC, .material = s.material};
@@ -313,16 +321,15 @@ static bool split(rb_debris *d, rb_body_id id) {
         const rb_body_id kid = rb_world_add_body(d->world, &bd);
         if (kid.generation == 0) continue;
         d->pieces_made++;
-        if (parent || lifetime > 0.0f) {
-            add_tracked(d, kid, lifetime, emitter);
-            d->bodies[d->count - 1].born = born;
-        }
+        /* a piece is debris: the body cap and sleep removal count it, with its parent's lifetime */
+        ok = add_tracked(d, kid, lifetime, emitter);
+        if (ok) d->bodies[d->count - 1].born = born;
         rb_pieces sub;
-        if (rb_pieces_restrict(&b->pieces, ch, &sub, err, sizeof err)) {
+        if (ok && rb_pieces_restrict(&b.pieces, ch, &sub, err, sizeof err)) {
             float *offsets = malloc(sizeof *offsets * 3 * ch->particle_count);
             if (sub.piece_count >= 2 && offsets) {
                 memcpy(offsets, ch->particles, sizeof *offsets * 3 * ch->particle_count);
-                add_breakable(d, kid, &sub, offsets, b->r, b->m);
+                add_breakable(d, kid, &sub, offsets, b.r, b.m);
             } else {
                 rb_pieces_free(&sub);
                 free(offsets);
@@ -330,12 +337,12 @@ static bool split(rb_debris *d, rb_body_id id) {
         }
     }
     rb_split_free(children, count);
+    if (!ok) return false;
     d->breaks++;
     /* the parent goes: out of the world, the debris table and the breakables */
-    tracked *t = parent ? &d->bodies[parent - d->bodies] : NULL;
-    if (t) {
-        t->lifetime = -1.0f; /* swept with its counts */
-        d->removed--;        /* a break is not a removal */
+    if (at != UINT32_MAX) {
+        d->bodies[at].lifetime = -1.0f; /* swept with its counts */
+        d->removed--;                   /* a break is not a removal */
         return sweep(d);
     }
     rb_world_remove_body(d->world, id);
@@ -554,7 +561,8 @@ bool rb_debris_remove_emitter(rb_debris *d, uint32_t k) {
 
 /* ---- a tick ---- */
 
-static bool hold(rb_debris *d, rb_body_id id, const float force[3], const float point[3]) {
+/* Holds force at point on a body whose centre is at centre, for the tick. */
+static bool hold(rb_debris *d, rb_body_id id, const float force[3], const float point[3], const float centre[3]) {
     if (d->held_count == d->held_capacity) {
         const uint32_t cap = d->held_capacity ? 2u * d->held_capacity : 64u;
         held_force *h = realloc(d->held, sizeof *h * cap);
@@ -564,7 +572,8 @@ static bool hold(rb_debris *d, rb_body_id id, const float force[3], const float 
     held_force *h = &d->held[d->held_count++];
     h->id = id;
     memcpy(h->force, force, sizeof h->force);
-    memcpy(h->point, point, sizeof h->point);
+    const float lever[3] = {point[0] - centre[0], point[1] - centre[1], point[2] - centre[2]};
+    cross3(lever, force, h->torque);
     return true;
 }
 
@@ -596,6 +605,8 @@ static bool expire(rb_debris *d, double t, const rb_body_state *states, uint32_t
     for (uint32_t k = 0; k < d->count; k++) {
         tracked *b = &d->bodies[k];
         if (b->lifetime > 0.0f && t - b->born >= b->lifetime) b->lifetime = -1.0f;
+        /* removed by something else (the sandbox's delete tool): dropped, uncounted */
+        if (!rb_world_body_valid(d->world, b->id)) b->lifetime = -1.0f;
     }
     for (uint32_t b = 0; b < n && states; b++) {
         const rb_body_state *s = &states[b];
@@ -852,7 +863,7 @@ static bool push(rb_debris *d, double t, const rb_body_state *states, uint32_t n
             } else if (fd->kind == RB_FIELD_WIND) {
                 float at[3];
                 if (!wind_on(d, s, fd, out, at)) return false;
-                if (dot3(out, out) > 0.0f && !hold(d, s->id, out, at)) return false;
+                if (dot3(out, out) > 0.0f && !hold(d, s->id, out, at, s->position)) return false;
                 continue;
             } else { /* vortex: towards a solid swirl within the radius, strength at its edge */
                 const float along = dot3(rel, fd->axis);
@@ -864,9 +875,13 @@ static bool push(rb_debris *d, double t, const rb_body_state *states, uint32_t n
                 cross3(fd->axis, radial, tangent);
                 normalise(tangent);
                 const float want = fd->strength * rho / fd->radius, have = dot3(s->velocity, tangent);
-                for (int k = 0; k < 3; k++) out[k] = s->mass * fd->drag * (want - have) * tangent[k];
+                /* held for a tick: the part of the way the rate would go in a
+                 * tick, exactly (1 - e^-drag t), so no drag overshoots */
+                const float tick_s = (float)(d->tick_steps * d->dt);
+                const float gain = (1.0f - expf(-fd->drag * tick_s)) / tick_s;
+                for (int k = 0; k < 3; k++) out[k] = s->mass * gain * (want - have) * tangent[k];
             }
-            if (!hold(d, s->id, out, s->position)) return false;
+            if (!hold(d, s->id, out, s->position, s->position)) return false;
         }
     }
     return true;
@@ -881,23 +896,31 @@ static bool throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n) {
     uint32_t top = 0;
     for (uint32_t b = 0; b < n; b++) top = states[b].id.slot + 1u > top ? states[b].id.slot + 1u : top;
     if (top > d->last_size) {
-        float *v = realloc(d->last_v, sizeof *v * 4 * top);
+        float *v = realloc(d->last_v, sizeof *v * 7 * top);
         if (!v) return false;
-        memset(v + 4 * d->last_size, 0, sizeof *v * 4 * (top - d->last_size));
+        memset(v + 7 * d->last_size, 0, sizeof *v * 7 * (top - d->last_size));
         d->last_v = v, d->last_size = top;
     }
     const rb_shape *chip = rb_entities_get(d->entities, (uint32_t)d->impact_row)->shape;
     uint32_t thrown = 0;
     for (uint32_t b = 0; b < n; b++) {
         const rb_body_state *s = &states[b];
-        float *last = &d->last_v[4 * s->id.slot];
+        float *last = &d->last_v[7 * s->id.slot];
         uint32_t gen;
-        memcpy(&gen, &last[3], sizeof gen);
+        memcpy(&gen, &last[6], sizeof gen);
         const bool known = gen == s->id.generation;
+        /* the contacts' impulse per mass this tick (the change of velocity
+         * less gravity's), and its change since the last tick: a body
+         * resting under its weight takes the same impulse each tick (no
+         * hit); a landing takes one suddenly */
         float dv[3];
-        for (int k = 0; k < 3; k++) dv[k] = s->velocity[k] - last[k] - (s->asleep ? 0.0f : g[k] * tick_s);
+        for (int k = 0; k < 3; k++) {
+            const float j = s->velocity[k] - last[k] - (s->asleep ? 0.0f : g[k] * tick_s);
+            dv[k] = j - last[3 + k];
+            last[3 + k] = j;
+        }
         memcpy(last, s->velocity, sizeof s->velocity);
-        memcpy(&last[3], &s->id.generation, sizeof gen);
+        memcpy(&last[6], &s->id.generation, sizeof gen);
         const tracked *t = find(d, s->id);
         if (!known || s->kind != RB_BODY_DYNAMIC || (t && t->emitter == RB_IMPACT_EMITTER) || thrown >= 256u) continue;
         if (!(s->mass * sqrtf(dot3(dv, dv)) > im->threshold) || !normalise(dv)) continue;
@@ -998,7 +1021,7 @@ bool rb_debris_step(rb_debris *d, uint32_t steps) {
         /* the tick's forces, held through every call its steps are split into */
         for (uint32_t k = 0; k < d->held_count; k++)
             if (rb_world_body_valid(d->world, d->held[k].id))
-                rb_world_apply_force(d->world, d->held[k].id, d->held[k].force, d->held[k].point);
+                rb_world_add_load(d->world, d->held[k].id, d->held[k].force, d->held[k].torque);
         uint32_t n = d->tick_steps - (uint32_t)(d->steps % d->tick_steps);
         if (n > steps) n = steps;
         if (!rb_world_step(d->world, n)) return false;
@@ -1012,6 +1035,8 @@ bool rb_debris_step(rb_debris *d, uint32_t steps) {
 /* ---- what is there ---- */
 
 double rb_debris_time(const rb_debris *d) { return (double)d->steps * d->dt; }
+uint32_t rb_debris_tick_steps(const rb_debris *d) { return d->tick_steps; }
+uint32_t rb_debris_steps_to_tick(const rb_debris *d) { return d->tick_steps - (uint32_t)(d->steps % d->tick_steps); }
 uint32_t rb_debris_alive(const rb_debris *d) { return d->count; }
 uint64_t rb_debris_spawned(const rb_debris *d) { return d->spawned; }
 uint64_t rb_debris_removed(const rb_debris *d) { return d->removed; }

@@ -3,11 +3,13 @@
  *
  * All of it runs on the host, between calls to rb_world_step(), on a fixed
  * clock of its own: every `tick_steps` steps (about 1/60 s) it reads the
- * bodies back once if it needs them, removes the bodies whose time is up,
- * spawns what the emitters owe, and sets the fields' forces, which the world
- * holds through the next tick's steps. Ticks fall on step counts, not on how
- * the caller splits its steps, so a scene gives the same bodies and the same
- * digest however it is stepped (sandbox, headless, benchmark) and on every
+ * bodies back once if it needs them, sets the fields' loads (a force and
+ * a torque fixed at the tick, which the world holds through the tick's
+ * steps, however many calls they take), throws impact debris, splits broken
+ * bodies, removes the bodies whose time is up and spawns what the emitters
+ * owe. Ticks fall on step counts, not on how the caller splits its steps,
+ * so a scene gives the same bodies and the same digest however it is
+ * stepped (sandbox, headless, benchmark) and on every
  * backend (spawns come from each emitter's own seeded generator, and fields
  * act on state the backends compute bit for bit alike).
  *
@@ -100,10 +102,12 @@ typedef struct rb_kill_region {
 } rb_kill_region;
 
 /* Impact debris: the chips and dust a heavy impact throws up. A body whose
- * momentum changes in one tick by more than `threshold` (gravity's part
- * taken out) throws `count` bodies of `shape` from the side it was hit on
- * (its centre less its bounding radius along the change), out along the
- * change at `speed` in a 45 degree cone. Debris it throws throws none. */
+ * contact impulse over a tick (its change of momentum less gravity's)
+ * differs by more than `threshold` from the tick before's throws `count`
+ * bodies of `shape` beside it on the side it was hit on (outside its
+ * bounding sphere across the change, half its size back along it), out
+ * along the change at `speed` in a 45 degree cone. Debris it throws throws
+ * none. docs/debris.md. */
 typedef struct rb_impact_debris {
     char shape[RB_DEBRIS_NAME_SIZE];
     float scale;     /* times the shape's size */
@@ -182,6 +186,14 @@ bool rb_debris_step(rb_debris *d, uint32_t steps);
  * own give the last of those calls only. */
 void rb_debris_stage_times(const rb_debris *d, double ms[RB_STAGE_COUNT]);
 uint32_t rb_debris_kernel_times(const rb_debris *d, const char *const **names, double *ms, uint32_t capacity);
+
+/* Steps from now to the next tick (1 to a tick's steps). A caller that
+ * applies loads of its own (the sandbox's grab) steps no further than this
+ * at a time: rb_debris_step splits its steps at ticks into several world
+ * step calls, and the world holds a load through one call only. */
+uint32_t rb_debris_steps_to_tick(const rb_debris *d);
+/* Steps a tick, round(1 / (60 dt)). */
+uint32_t rb_debris_tick_steps(const rb_debris *d);
 
 /* Simulated time since the debris began, s. */
 double rb_debris_time(const rb_debris *d);

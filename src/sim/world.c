@@ -565,6 +565,17 @@ bool rb_world_apply_force(rb_world *w, rb_body_id id, const float force[3], cons
     return true;
 }
 
+bool rb_world_add_load(rb_world *w, rb_body_id id, const float force[3], const float torque[3]) {
+    uint32_t b;
+    if (!index_of(w, id, &b) || !all_finite(force, 3) || !all_finite(torque, 3) || !host_current(w)) return false;
+    rb_world_data *d = &w->d;
+    if (d->body_kind[b] != RB_BODY_DYNAMIC) return true;
+    d->body_force[b].x += force[0], d->body_force[b].y += force[1], d->body_force[b].z += force[2];
+    d->body_torque[b].x += torque[0], d->body_torque[b].y += torque[1], d->body_torque[b].z += torque[2];
+    w->loads_applied = w->host_dirty = true;
+    return true;
+}
+
 bool rb_world_set_velocity(rb_world *w, rb_body_id id, const float velocity[3], const float angular_velocity[3]) {
     uint32_t b;
     if (index_of(w, id, &b) && w->d.body_kind[b] == RB_BODY_STATIC) {

@@ -174,6 +174,16 @@ bool rb_world_apply_impulse(rb_world *world, rb_body_id id, const float impulse[
 /* A force (N) at a world point held during the next rb_world_step() call,
  * then cleared. Nothing for a static or kinematic body (true). */
 bool rb_world_apply_force(rb_world *world, rb_body_id id, const float force[3], const float point[3]);
+/* A force (N) at the centre of mass and a torque (N m), world frame, added
+ * to the load held during the next rb_world_step() call, as
+ * rb_world_apply_force's are. Unlike the edits here it does not restart the
+ * body's sleep timer: a sleeping body wakes in the step if the load is
+ * large enough (wake_accel), as for gravity's. So the same load held again
+ * for each of several calls gives what one call over all their steps
+ * gives (the debris layer's fields: src/scenes/debris.c). Nothing for a
+ * static or kinematic body (true); false for a stale id or a non-finite
+ * value. */
+bool rb_world_add_load(rb_world *world, rb_body_id id, const float force[3], const float torque[3]);
 /* Sets a body's linear and angular velocity (rad/s, world frame): a
  * kinematic body keeps them until set again. False for a static body. */
 bool rb_world_set_velocity(rb_world *world, rb_body_id id, const float velocity[3], const float angular_velocity[3]);
