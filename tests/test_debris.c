@@ -567,7 +567,8 @@ static void test_impact_debris(void **state) {
     print_message("from 5 m: %llu impacts, %llu chips, the lowest chip centre %.3f m\n", (unsigned long long)high,
                   (unsigned long long)spawned, lowest);
     assert_true(high >= 1 && high <= 2); /* the landing, and perhaps its first rebound's */
-    assert_int_equal(spawned, 4 * high);
+    /* 4 a hit, less any that would have started in the cube, the ground or another chip */
+    assert_true(spawned >= 2 * high && spawned <= 4 * high);
     assert_true(lowest > 0.0f); /* above the ground: none started inside it */
     const uint64_t low = impacts_from(0.2f, &spawned, &lowest);
     assert_int_equal(low, 0);

@@ -265,7 +265,7 @@ static void test_body_inside_a_plane_is_said(void **state) {
     char err[1024] = "";
     g_log[0] = '\0';
     assert_int_equal(rb_scene_build(s, t, err, sizeof err), 2);
-    assert_non_null(strstr(g_log, "t.json: bodies[0] (cube): starts 0.10 m inside plane 0's solid"));
+    assert_non_null(strstr(g_log, "t.json: bodies[0] (cube): starts 0.30 m into plane 0"));
     assert_null(strstr(g_log, "bodies[1]"));
     rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
 }

@@ -889,6 +889,17 @@ static bool push(rb_debris *d, double t, const rb_body_state *states, uint32_t n
 
 /* Impact debris (rb_impact_debris): each body's change of velocity since
  * the last tick, from the states read now. */
+/* A body's size for placing chips: its shape's bounding radius (a piece of
+ * a broken body, which has no row, the radius of a ball of its particles). */
+static float body_size(const rb_debris *d, uint32_t shape) {
+    const int row = rb_entities_of_world_shape(d->entities, shape);
+    if (row >= 0)
+        return rb_entities_get(d->entities, (uint32_t)row)->shape->bounding_radius *
+               rb_entities_scale_of_world_shape(d->entities, shape);
+    return rb_world_shape_radius(d->world, shape) *
+           (1.0f + cbrtf((float)rb_world_shape_particles(d->world, shape, NULL, 0, NULL)));
+}
+
 static bool throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n) {
     const rb_impact_debris *im = &d->desc.impact;
     const float *g = rb_world_get_desc(d->world)->gravity;
@@ -902,7 +913,8 @@ static bool throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n) {
         d->last_v = v, d->last_size = top;
     }
     const rb_shape *chip = rb_entities_get(d->entities, (uint32_t)d->impact_row)->shape;
-    uint32_t thrown = 0;
+    uint32_t thrown = 0, placed = 0;
+    float chips[256][3]; /* where this tick's chips start */
     for (uint32_t b = 0; b < n; b++) {
         const rb_body_state *s = &states[b];
         float *last = &d->last_v[7 * s->id.slot];
@@ -924,17 +936,8 @@ static bool throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n) {
         const tracked *t = find(d, s->id);
         if (!known || s->kind != RB_BODY_DYNAMIC || (t && t->emitter == RB_IMPACT_EMITTER) || thrown >= 256u) continue;
         if (!(s->mass * sqrtf(dot3(dv, dv)) > im->threshold) || !normalise(dv)) continue;
-        /* its size: its bounding radius (a piece of a broken body, which has
-         * no row, the radius of a ball of its particles) */
-        float size, at[3];
-        const int row = rb_entities_of_world_shape(d->entities, s->shape);
-        if (row >= 0)
-            size = rb_entities_get(d->entities, (uint32_t)row)->shape->bounding_radius *
-                   rb_entities_scale_of_world_shape(d->entities, s->shape);
-        else
-            size = rb_world_shape_radius(d->world, s->shape) *
-                   (1.0f + cbrtf((float)rb_world_shape_particles(d->world, s->shape, NULL, 0, NULL)));
-        const float clear = chip->bounding_radius * im->scale;
+        float at[3];
+        const float size = body_size(d, s->shape), clear = chip->bounding_radius * im->scale;
         d->impacts++;
         float u[3], v[3];
         basis(dv, u, v);
@@ -951,7 +954,23 @@ static bool throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n) {
                 bd.position[k] = at[k];
                 bd.velocity[k] = s->velocity[k] + im->speed * dir[k];
             }
-            if (in_solid(rb_world_get_desc(d->world), at)) continue;
+            /* never into a plane, a body or a chip thrown before: started
+             * inside one, contacts throw it out at tens of m/s */
+            if (!clear_of_planes(rb_world_get_desc(d->world), at, clear)) continue;
+            bool free_here = true;
+            for (uint32_t o = 0; o < n && free_here; o++) {
+                float gap[3];
+                for (int k = 0; k < 3; k++) gap[k] = at[k] - states[o].position[k];
+                const float reach = clear + body_size(d, states[o].shape);
+                free_here = dot3(gap, gap) >= reach * reach;
+            }
+            for (uint32_t o = 0; o < placed && free_here; o++) {
+                float gap[3];
+                for (int k = 0; k < 3; k++) gap[k] = at[k] - chips[o][k];
+                free_here = dot3(gap, gap) >= 4.0f * clear * clear;
+            }
+            if (!free_here) continue;
+            memcpy(chips[placed++], at, sizeof at);
             const rb_body_id id = rb_entities_spawn_scaled(d->entities, (uint32_t)d->impact_row, im->scale, &bd);
             if (id.generation == 0) continue;
             d->spawned++;
