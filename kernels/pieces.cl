@@ -8,11 +8,10 @@ __kernel void rb_piece_loads(const uint bodies, __global const uint *body_first_
                              __global const uint *body_first_piece, __global const uint *body_kind,
                              __global const float4 *body_quat, __global const float4 *body_omega,
                              __global const float4 *body_angmom, __global const float4 *body_vel,
-                             __global const float4 *body_inv_inertia, __global const float4 *particle_offset,
-                             __global const float *force, __global const float *moment,
-                             __global const float4 *piece_info, __global const float *piece_holds,
-                             __global const uint2 *piece_span, __global const uint *particle_member,
-                             __global float *piece_load, __global uint *breaks) {
+                             __global const float4 *body_inv_inertia, __global const float *force,
+                             __global const float *moment, __global const float4 *piece_info,
+                             __global const float *piece_holds, __global const uint2 *piece_span,
+                             __global const uint *particle_member, __global float *piece_load, __global uint *breaks) {
     const uint b = get_global_id(0);
     if (b >= bodies) return;
     const uint pf = body_first_piece[b], pl = body_first_piece[b + 1];
@@ -20,12 +19,14 @@ __kernel void rb_piece_loads(const uint bodies, __global const uint *body_first_
     const float4 q = body_quat[b];
     const float3 w = body_omega[b].xyz, L = body_angmom[b].xyz;
     const uint first = body_first_particle[b], last = body_first_particle[b + 1];
+    /* the force pass stores each particle's moment about the body's centre
+     * (forces.cl: its lever crossed with its force, plus its contacts'
+     * moments), the term the reference forms here */
     float3 F = (float3)(0.0f, 0.0f, 0.0f), T = F;
     for (uint i = first; i < last; i++) {
-        const float3 rel = rb_rotate(q, particle_offset[i].xyz), f = vload3(i, force), m = vload3(i, moment);
-        const float3 t = rb_cross(rel, f);
+        const float3 f = vload3(i, force), m = vload3(i, moment);
         F = (float3)(F.x + f.x, F.y + f.y, F.z + f.z);
-        T = (float3)(T.x + (t.x + m.x), T.y + (t.y + m.y), T.z + (t.z + m.z));
+        T = (float3)(T.x + m.x, T.y + m.y, T.z + m.z);
     }
     const float inv_mass = body_vel[b].w;
     const float3 gyro = rb_cross(w, L);

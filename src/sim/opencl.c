@@ -473,11 +473,10 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
         ok = ok && ARG_VAL(K_PIECES, 0, bodies) && ARG_MEM(K_PIECES, 1, body_first_particle) &&
              ARG_MEM(K_PIECES, 2, body_first_piece) && ARG_MEM(K_PIECES, 3, body_kind) &&
              ARG_MEM(K_PIECES, 4, body_quat) && ARG_MEM(K_PIECES, 5, body_omega) && ARG_MEM(K_PIECES, 6, body_angmom) &&
-             ARG_MEM(K_PIECES, 7, body_vel) && ARG_MEM(K_PIECES, 8, body_inv_inertia) &&
-             ARG_MEM(K_PIECES, 9, particle_offset) && ARG_MEM(K_PIECES, 10, force) && ARG_MEM(K_PIECES, 11, moment) &&
-             ARG_MEM(K_PIECES, 12, piece_info) && ARG_MEM(K_PIECES, 13, piece_holds) &&
-             ARG_MEM(K_PIECES, 14, piece_span) && ARG_MEM(K_PIECES, 15, particle_member) &&
-             ARG_MEM(K_PIECES, 16, piece_load) && ARG_MEM(K_PIECES, 17, breaks);
+             ARG_MEM(K_PIECES, 7, body_vel) && ARG_MEM(K_PIECES, 8, body_inv_inertia) && ARG_MEM(K_PIECES, 9, force) &&
+             ARG_MEM(K_PIECES, 10, moment) && ARG_MEM(K_PIECES, 11, piece_info) && ARG_MEM(K_PIECES, 12, piece_holds) &&
+             ARG_MEM(K_PIECES, 13, piece_span) && ARG_MEM(K_PIECES, 14, particle_member) &&
+             ARG_MEM(K_PIECES, 15, piece_load) && ARG_MEM(K_PIECES, 16, breaks);
 
     ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&

@@ -11,19 +11,22 @@ static void cross(const float a[3], const float b[3], float out[3]) {
     out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-uint32_t rb_piece_loads(rb_world_data *d, uint32_t b, const float *force, const float *moment) {
+uint32_t rb_piece_loads(rb_world_data *d, uint32_t b, const rb_float4 *pos, const float *force, const float *moment) {
     const uint32_t pf = d->body_first_piece[b], pl = d->body_first_piece[b + 1];
     if (pf == pl || d->body_kind[b] != RB_BODY_DYNAMIC) return 0;
     const rb_float4 q4 = d->body_quat[b], w4 = d->body_omega[b], L4 = d->body_angmom[b];
     const float q[4] = {q4.x, q4.y, q4.z, q4.w}, w[3] = {w4.x, w4.y, w4.z};
     const uint32_t first = d->body_first_particle[b], last = d->body_first_particle[b + 1];
-    /* the contact force and torque on the whole body, in particle order */
+    /* the contact force and torque on the whole body, in particle order; a
+     * particle's torque about the centre as the integration forms it (its
+     * position less the centre, crossed with its force, plus its contacts'
+     * moments), which is what the OpenCL force pass stores as its moment */
+    const rb_float4 x = d->body_pos[b];
     float F[3] = {0.0f, 0.0f, 0.0f}, T[3] = {0.0f, 0.0f, 0.0f};
     for (uint32_t i = first; i < last; i++) {
-        const rb_float4 o = d->particle_offset[i];
-        float rel[3], t[3];
-        rb_quat_rotate(q, (const float[3]){o.x, o.y, o.z}, rel);
-        cross(rel, &force[3 * i], t);
+        const float lever[3] = {pos[i].x - x.x, pos[i].y - x.y, pos[i].z - x.z};
+        float t[3];
+        cross(lever, &force[3 * i], t);
         for (int k = 0; k < 3; k++) F[k] += force[3 * i + k], T[k] += t[k] + moment[3 * i + k];
     }
     /* the body's accelerations: F / M, and alpha = I^-1 (T - w x L) */

@@ -383,7 +383,7 @@ static bool ref_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
         double t2 = 1e3 * rb_seconds();
         forces(r, d, p, true);
         if (d->piece_count)
-            for (uint32_t b = 0; b < d->body_count; b++) r->breaks += rb_piece_loads(d, b, r->force, r->moment);
+            for (uint32_t b = 0; b < d->body_count; b++) r->breaks += rb_piece_loads(d, b, r->pos, r->force, r->moment);
         double t3 = 1e3 * rb_seconds();
         integrate(r, d, p);
         double t4 = 1e3 * rb_seconds();

@@ -179,11 +179,12 @@ typedef struct rb_world_data {
 } rb_world_data;
 
 /* The pieces' loads of body b (world.h, rb_world_set_pieces) at the step's
- * start state and this step's particle forces and moments (xyz triples by
+ * start state, this step's particle positions (pos, by particle) and
+ * forces and contact moments about the particles' centres (xyz triples by
  * particle), as every backend computes them: the same operations in
  * kernels/pieces.cl. Latches d->piece_load; returns how many pieces passed
  * 1 this time. */
-uint32_t rb_piece_loads(rb_world_data *d, uint32_t b, const float *force, const float *moment);
+uint32_t rb_piece_loads(rb_world_data *d, uint32_t b, const rb_float4 *pos, const float *force, const float *moment);
 
 /* R diag(inv_inertia) R^T a, R the rotation of q: the world-frame inverse
  * inertia applied to a (omega from L, angular acceleration from torque). */
