@@ -1,0 +1,19 @@
+/* gltf.h - an animation (anim.h) as a binary glTF 2.0 file (.glb): one mesh
+ * a shape, one node a body, one animation with a translation and a rotation
+ * channel a body sampled at the animation's rate; a body is scaled to zero
+ * outside its life (a scale channel, step interpolation), so what Blender,
+ * Godot, Unity (glTFast) or three.js import shows it only while it lived. */
+#ifndef RB_GLTF_H
+#define RB_GLTF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "anim.h"
+
+/* Writes anim to path (to a temporary file, renamed when whole: a failed
+ * export leaves nothing under the name). False with "path: what is wrong"
+ * in err. */
+bool rb_gltf_write(const char *path, const rb_anim *anim, char *err, size_t err_size);
+
+#endif
