@@ -2,12 +2,14 @@
  * prints a summary (README.md, "Headless runs"). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "app.h"
 #include "base/clock.h"
+#include "record/cache.h"
 #include "run.h"
 #include "scenes/formations.h"
 #ifdef RB_HAVE_SANDBOX
@@ -114,6 +116,9 @@ static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, 
                (unsigned long long)rb_debris_pieces_made(d), (unsigned long long)rb_debris_impacts(d));
 }
 
+/* --record: each frame of the run into the cache. */
+static bool record_frame(void *writer, double time) { return rb_cache_frame(writer, time); }
+
 /* --headless: builds the formation, steps, prints the summary. Returns the exit code. */
 static int headless(const rb_options *o, const rb_paths *paths) {
     rb_registry *reg = rb_app_registry(o, paths);
@@ -152,9 +157,25 @@ static int headless(const rb_options *o, const rb_paths *paths) {
      * launch are timed apart from the stepping */
     if (o->steps > 0) rb_run_warm(run);
     const double build_s = rb_seconds() - t_build;
+    rb_cache_writer *rec = NULL;
+    if (o->record) {
+        rec = rb_cache_begin(o->record, rb_run_world(run), rb_run_entities(run), o->record_rate, err, sizeof err);
+        if (!rec) {
+            fprintf(stderr, "rubble: --record %s\n", err);
+            rb_run_destroy(run);
+            rb_scene_destroy(scene);
+            rb_registry_destroy(reg);
+            return 1;
+        }
+        rb_run_on_frames(run, o->record_rate, record_frame, rec);
+    }
     rb_run_stats stats;
     bool ok = rb_run_steps(run, o->steps, "headless", !o->json && o->steps >= 2000, &stats);
     if (!ok) stats.wall_s = 0.0;
+    if (rec && !rb_cache_end(rec, err, sizeof err)) { /* the frames written so far still read (cache.h) */
+        fprintf(stderr, "rubble: --record %s\n", err);
+        ok = false;
+    }
     rb_run_summary s = rb_run_summarize(run);
     ok = ok && s.ok;
     if (o->json)
@@ -168,6 +189,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
 }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "export")) return rb_export_main(argc - 1, argv + 1);
     rb_options o;
     int code = rb_options_read(&o, RB_PROGRAM_RUBBLE, argc, argv);
     if (code >= 0) return code;

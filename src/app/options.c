@@ -26,6 +26,7 @@ void rb_options_defaults(rb_options *o, rb_program program) {
         .time = 1.0,
         .friction = -1.0f,
         .settle = 5.0,
+        .record_rate = 60.0,
     };
 }
 
@@ -79,6 +80,10 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --json             print one JSON object (with --headless, --list-shapes)\n"
                  "  --list-shapes      list the loaded shapes and exit\n"
                  "  --list-devices     list the OpenCL devices and exit\n"
+                 "Record and export:\n"
+                 "  --record FILE      record the run to a cache FILE (headless: frames of simulated time)\n"
+                 "  --record-rate HZ   frames a second in the cache [60]\n"
+                 "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]   write a cache as CSV or glTF\n"
                  "Sandbox:\n"
                  "  --width W --height H   window size [1280x720]\n"
                  "  --no-vsync         do not wait for the display\n"
@@ -146,6 +151,8 @@ static const option_spec specs[] = {
     {"--stats-every", true, RUBBLE},
     {"--blast", true, RUBBLE},
     {"--scene", true, RUBBLE},
+    {"--record", true, RUBBLE},
+    {"--record-rate", true, RUBBLE},
     {"--quiet", false, BENCH},
     {"--warmup", true, BENCH},
     {"--time", true, BENCH},
@@ -220,6 +227,11 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
     } else if (!strcmp(a, "--stats-every")) {
         if (!parse_double(v, 1e-6, 1e6, &x)) return FAIL("--stats-every takes seconds > 0, not '%s'", v);
         o->stats_every = x;
+    } else if (!strcmp(a, "--record-rate")) {
+        if (!parse_double(v, 1e-3, 1e4, &x)) return FAIL("--record-rate takes frames a second > 0, not '%s'", v);
+        o->record_rate = x;
+    } else if (!strcmp(a, "--record")) {
+        o->record = v;
     } else if (!strcmp(a, "--warmup")) {
         if (!parse_double(v, 0.0, 1e6, &x)) return FAIL("--warmup takes simulated seconds >= 0, not '%s'", v);
         o->warmup = x;
@@ -323,6 +335,7 @@ static bool usable(const rb_options *o, char *err, int err_size) {
         if (!rb_path_is_folder(o->mesh_dirs[i], why, sizeof why)) return FAIL("--meshes %s: %s", o->mesh_dirs[i], why);
     if (o->screenshot && !rb_path_writable(o->screenshot, why, sizeof why))
         return FAIL("--screenshot %s: %s", o->screenshot, why);
+    if (o->record && !rb_path_writable(o->record, why, sizeof why)) return FAIL("--record %s: %s", o->record, why);
     if (o->device >= 0 && o->backend != RB_BACKEND_REFERENCE) {
         FILE *null = fopen("/dev/null", "w");
         const int devices = null ? rb_world_list_devices(null) : 0;

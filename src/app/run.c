@@ -19,6 +19,12 @@ struct rb_run {
     rb_entities *entities;
     rb_debris *debris; /* the scene's debris effects, or NULL */
     int added;
+    long step; /* steps run since the run began */
+    /* rb_run_on_frames: the function, its rate and the next frame it is due */
+    rb_run_frame_fn frame_fn;
+    void *frame_user;
+    double frame_rate;
+    long next_frame;
 };
 
 rb_scene *rb_run_make_scene(const rb_registry *registry, const char *shape, const rb_run_scene *spec, char *err,
@@ -67,6 +73,7 @@ void rb_run_destroy(rb_run *run) {
 }
 
 rb_world *rb_run_world(rb_run *run) { return run->world; }
+const rb_entities *rb_run_entities(const rb_run *run) { return run->entities; }
 const rb_debris *rb_run_debris(const rb_run *run) { return run->debris; }
 int rb_run_added(const rb_run *run) { return run->added; }
 
@@ -93,19 +100,50 @@ double rb_run_warm(rb_run *run) {
     return rb_seconds() - t0;
 }
 
+/* The step as the decimal it was given as (0.0016, not the float's
+ * 0.00159999995): frame times and the steps frames fall on come out as a
+ * person reckons them (3 s at 60 Hz is 180 frames at 0.0016 s). */
+static double decimal_dt(const rb_run *run) { return rb_decimal(rb_world_get_desc(run->world)->dt); }
+
+void rb_run_on_frames(rb_run *run, double rate_hz, rb_run_frame_fn fn, void *user) {
+    run->frame_fn = fn, run->frame_user = user, run->frame_rate = rate_hz;
+    run->next_frame = (long)ceil((double)run->step * rate_hz * decimal_dt(run) - 1e-6);
+}
+
+/* The step frame k falls on: the first at or after k / rate (the small
+ * slack keeps a frame that falls on a step from sliding to the next one by
+ * rounding). */
+static long frame_step(const rb_run *run, long k) {
+    return (long)ceil((double)k / (run->frame_rate * decimal_dt(run)) - 1e-6);
+}
+
+/* Calls the frame function for every frame due at the current step. */
+static bool frames_due(rb_run *run) {
+    const double dt = decimal_dt(run);
+    for (; run->frame_fn && frame_step(run, run->next_frame) <= run->step; run->next_frame++)
+        if (!run->frame_fn(run->frame_user, (double)run->step * dt)) return false;
+    return true;
+}
+
 bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_run_stats *r) {
     rb_world *w = run->world;
     const bool tty = isatty(STDERR_FILENO);
     double t0 = rb_seconds(), last_note = t0, c0 = cpu_seconds();
     *r = (rb_run_stats){0};
     for (long done = 0; done < steps;) {
+        if (!frames_due(run)) return false;
         long n = steps - done < RB_RUN_CHUNK ? steps - done : RB_RUN_CHUNK;
         if (run->debris && n > (long)rb_debris_steps_to_tick(run->debris)) /* whole ticks (debris.h) */
             n = (long)rb_debris_steps_to_tick(run->debris) + (n - (long)rb_debris_steps_to_tick(run->debris)) /
                                                                  (long)rb_debris_tick_steps(run->debris) *
                                                                  (long)rb_debris_tick_steps(run->debris);
+        /* a recording's frames: a debris step gives the same run however
+         * its steps are split (docs/debris.md) */
+        if (run->frame_fn && frame_step(run, run->next_frame) - run->step < n)
+            n = frame_step(run, run->next_frame) - run->step;
         if (!(run->debris ? rb_debris_step(run->debris, (uint32_t)n) : rb_world_step(w, (uint32_t)n))) return false;
         done += n;
+        run->step += n;
         double ms[RB_STAGE_COUNT], kms[RB_RUN_MAX_KERNELS];
         /* a debris step splits its steps into several world step calls: its own sums */
         if (run->debris)
@@ -128,6 +166,7 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
             last_note = t;
         }
     }
+    if (!frames_due(run)) return false;
     r->steps = steps;
     r->wall_s = rb_seconds() - t0;
     r->cpu_s = cpu_seconds() - c0;

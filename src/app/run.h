@@ -66,6 +66,8 @@ rb_run *rb_run_create(const rb_registry *registry, const rb_scene *scene, const 
 void rb_run_destroy(rb_run *run);
 
 rb_world *rb_run_world(rb_run *run);
+/* The entity table the scene was spawned through. */
+const rb_entities *rb_run_entities(const rb_run *run);
 /* The scene's debris effects (scenes/debris.h), or NULL when it has none. */
 const rb_debris *rb_run_debris(const rb_run *run);
 /* How many bodies the scene put in the world. */
@@ -76,8 +78,17 @@ int rb_run_added(const rb_run *run);
  * starts. Returns the seconds it took (0 on the reference). */
 double rb_run_warm(rb_run *run);
 
+/* Called at each frame of a recording with the simulated time since the
+ * run began (s): the world is as it is at that time. False stops the run. */
+typedef bool (*rb_run_frame_fn)(void *user, double time);
+/* From now on, rb_run_steps stops at every frame of rate_hz (frame k at the
+ * first step at or after k / rate_hz s; frame 0 at the run's start, before
+ * its first step) and calls fn there. */
+void rb_run_on_frames(rb_run *run, double rate_hz, rb_run_frame_fn fn, void *user);
+
 /* Steps `steps` steps in chunks; with progress, long runs report on stderr
- * under `label`. Fills stats. False on a backend failure (logged). */
+ * under `label`. Fills stats. False on a backend failure (logged) or when a
+ * frame function says stop. */
 bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_run_stats *stats);
 
 /* Reads the state at the end of the run. */

@@ -1,0 +1,781 @@
+/* cache.c - see cache.h; the bytes are in docs/cache-format.md. */
+#include "cache.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zstd.h>
+
+#include "base/transform.h"
+
+#define HEADER_BYTES 32
+#define CHUNK_HEADER_BYTES 20
+/* A chunk holds one frame: a chunk larger than this is damage, not data
+ * (a 1,000,000-body keyframe and frame are about 140 MB). */
+#define MAX_CHUNK_BYTES (1u << 30)
+#define ZSTD_LEVEL 3
+
+static const char file_magic[8] = {'R', 'U', 'B', 'B', 'L', 'E', 'C', '1'};
+static const char chunk_magic[4] = {'R', 'B', 'C', 'K'};
+
+enum { REC_SHAPE = 'S', REC_KEY = 'K', REC_FRAME = 'F', REC_END = 'E' };
+
+/* ---- CRC-32 (IEEE 802.3, reflected), over each chunk's stored bytes ---- */
+
+static uint32_t crc_table[256];
+
+static void crc_init(void) {
+    if (crc_table[1]) return;
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        crc_table[i] = c;
+    }
+}
+
+static uint32_t crc32_of(const uint8_t *p, size_t n) {
+    crc_init();
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+/* ---- little-endian bytes out ---- */
+
+typedef struct buf {
+    uint8_t *p;
+    size_t n, cap;
+    bool oom;
+} buf;
+
+static uint8_t *buf_grow(buf *b, size_t more) {
+    if (b->oom) return NULL;
+    if (b->n + more > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + more) cap *= 2;
+        uint8_t *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = true;
+            return NULL;
+        }
+        b->p = p, b->cap = cap;
+    }
+    uint8_t *at = b->p + b->n;
+    b->n += more;
+    return at;
+}
+
+static void put_u8(buf *b, uint8_t v) {
+    uint8_t *p = buf_grow(b, 1);
+    if (p) *p = v;
+}
+
+static void put_u32(buf *b, uint32_t v) {
+    uint8_t *p = buf_grow(b, 4);
+    if (p)
+        for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+static void put_u64(buf *b, uint64_t v) {
+    put_u32(b, (uint32_t)v);
+    put_u32(b, (uint32_t)(v >> 32));
+}
+
+static void put_f32(buf *b, float f) {
+    uint32_t v;
+    memcpy(&v, &f, 4);
+    put_u32(b, v);
+}
+
+static void put_f64(buf *b, double f) {
+    uint64_t v;
+    memcpy(&v, &f, 8);
+    put_u64(b, v);
+}
+
+static void put_f32s(buf *b, const float *f, size_t n) {
+    for (size_t i = 0; i < n; i++) put_f32(b, f[i]);
+}
+
+static void put_bytes(buf *b, const void *src, size_t n) {
+    uint8_t *p = buf_grow(b, n);
+    if (p) memcpy(p, src, n);
+}
+
+/* ---- little-endian bytes in: a read past the end sets bad and gives 0 ---- */
+
+typedef struct cursor {
+    const uint8_t *p;
+    size_t n, at;
+    bool bad;
+} cursor;
+
+static const uint8_t *take(cursor *c, size_t n) {
+    if (c->bad || c->n - c->at < n) {
+        c->bad = true;
+        return NULL;
+    }
+    const uint8_t *p = c->p + c->at;
+    c->at += n;
+    return p;
+}
+
+static uint32_t le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint8_t get_u8(cursor *c) {
+    const uint8_t *p = take(c, 1);
+    return p ? *p : 0;
+}
+
+static uint32_t get_u32(cursor *c) {
+    const uint8_t *p = take(c, 4);
+    return p ? le32(p) : 0;
+}
+
+static float get_f32(cursor *c) {
+    uint32_t v = get_u32(c);
+    float f;
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+static double get_f64(cursor *c) {
+    uint64_t v = get_u32(c);
+    v |= (uint64_t)get_u32(c) << 32;
+    double f;
+    memcpy(&f, &v, 8);
+    return f;
+}
+
+static void get_f32s(cursor *c, float *f, size_t n) {
+    for (size_t i = 0; i < n; i++) f[i] = get_f32(c);
+}
+
+/* Whether n records of at least `each` bytes can still be in the cursor:
+ * checked before allocating for them, so a damaged count cannot ask for
+ * gigabytes. */
+static bool room_for(const cursor *c, uint64_t n, uint64_t each) {
+    return !c->bad && n * each <= (uint64_t)(c->n - c->at);
+}
+
+/* ---- the writer ---- */
+
+struct rb_cache_writer {
+    FILE *f;
+    char *path;
+    rb_world *world;
+    const rb_entities *entities;
+    ZSTD_CCtx *zstd;
+    buf raw, packed;
+    bool *shape_written; /* by world shape index */
+    uint32_t shape_cap;
+    uint32_t frames;
+    double next_key; /* simulated time of the next keyframe */
+    rb_transform *transforms;
+    uint32_t transform_cap;
+    bool failed;
+    char why[512];
+};
+
+static bool writer_fail(rb_cache_writer *w, const char *what) {
+    if (!w->failed) snprintf(w->why, sizeof w->why, "%s", what);
+    w->failed = true;
+    return false;
+}
+
+/* Compresses w->raw into one chunk, writes it and flushes it: a whole chunk
+ * is on disk before the next frame is taken. */
+static bool write_chunk(rb_cache_writer *w) {
+    if (w->raw.oom) return writer_fail(w, "out of memory");
+    const size_t bound = ZSTD_compressBound(w->raw.n);
+    w->packed.n = 0;
+    if (!buf_grow(&w->packed, bound)) return writer_fail(w, "out of memory");
+    const size_t n = ZSTD_compressCCtx(w->zstd, w->packed.p, bound, w->raw.p, w->raw.n, ZSTD_LEVEL);
+    if (ZSTD_isError(n)) return writer_fail(w, ZSTD_getErrorName(n));
+    buf head = {0};
+    put_bytes(&head, chunk_magic, 4);
+    put_u32(&head, (uint32_t)n);
+    put_u32(&head, (uint32_t)w->raw.n);
+    put_u32(&head, crc32_of(w->packed.p, n));
+    if (!head.oom) put_u32(&head, crc32_of(head.p, 16)); /* a damaged length is told from a cut */
+    const bool ok = !head.oom && fwrite(head.p, 1, head.n, w->f) == head.n && fwrite(w->packed.p, 1, n, w->f) == n &&
+                    fflush(w->f) == 0;
+    free(head.p);
+    w->raw.n = 0;
+    return ok ? true : writer_fail(w, strerror(errno));
+}
+
+rb_cache_writer *rb_cache_begin(const char *path, rb_world *world, const rb_entities *entities, double rate_hz,
+                                char *err, size_t err_size) {
+    if (!(rate_hz > 0.0 && isfinite(rate_hz))) {
+        snprintf(err, err_size, "%s: the frame rate must be positive, not %g", path, rate_hz);
+        return NULL;
+    }
+    rb_cache_writer *w = calloc(1, sizeof *w);
+    if (w) w->path = strdup(path);
+    if (w && w->path) w->zstd = ZSTD_createCCtx();
+    if (!w || !w->path || !w->zstd) {
+        snprintf(err, err_size, "%s: out of memory", path);
+        rb_cache_end(w, NULL, 0);
+        return NULL;
+    }
+    w->world = world, w->entities = entities;
+    w->f = fopen(path, "wb");
+    if (!w->f) {
+        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        rb_cache_end(w, NULL, 0);
+        return NULL;
+    }
+    buf head = {0};
+    put_bytes(&head, file_magic, 8);
+    put_u32(&head, RB_CACHE_VERSION);
+    put_u32(&head, HEADER_BYTES);
+    put_f64(&head, rate_hz);
+    put_f64(&head, rb_world_get_desc(world)->dt);
+    const bool ok = !head.oom && fwrite(head.p, 1, head.n, w->f) == head.n && fflush(w->f) == 0;
+    free(head.p);
+    if (!ok) {
+        snprintf(err, err_size, "%s: %s", path, head.oom ? "out of memory" : strerror(errno));
+        w->failed = true; /* no end mark after a header that did not go out */
+        rb_cache_end(w, NULL, 0);
+        return NULL;
+    }
+    return w;
+}
+
+/* A world shape's record: its particles, and its row's name and mesh (at
+ * the variant's scale) when the entity table has a row for it. */
+static bool put_shape(rb_cache_writer *w, uint32_t s) {
+    float mass = 0.0f;
+    const uint32_t n = rb_world_shape_particles(w->world, s, NULL, 0, &mass);
+    float *particles = malloc(sizeof(float) * 3 * (n ? n : 1));
+    if (!particles) return writer_fail(w, "out of memory");
+    rb_world_shape_particles(w->world, s, particles, n, NULL);
+    char name[64];
+    snprintf(name, sizeof name, "piece %u", s);
+    const rb_mesh *mesh = NULL;
+    float scale = 1.0f;
+    const int row = w->entities ? rb_entities_of_world_shape(w->entities, s) : -1;
+    if (row >= 0) {
+        const rb_entity *e = rb_entities_get(w->entities, (uint32_t)row);
+        scale = rb_entities_scale_of_world_shape(w->entities, s);
+        if (scale == 1.0f)
+            snprintf(name, sizeof name, "%s", e->shape->name);
+        else
+            snprintf(name, sizeof name, "%.48s x%g", e->shape->name, scale);
+        if (e->shape->mesh.vertex_count > 0) mesh = &e->shape->mesh;
+    }
+    put_u8(&w->raw, REC_SHAPE);
+    put_u32(&w->raw, s);
+    put_bytes(&w->raw, name, sizeof name);
+    put_f32(&w->raw, rb_world_shape_radius(w->world, s));
+    put_f32(&w->raw, mass);
+    put_u32(&w->raw, n);
+    put_f32s(&w->raw, particles, 3 * (size_t)n);
+    free(particles);
+    put_u32(&w->raw, mesh ? mesh->vertex_count : 0);
+    put_u32(&w->raw, mesh ? mesh->index_count : 0);
+    if (mesh) {
+        for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; i++) put_f32(&w->raw, mesh->positions[i] * scale);
+        put_f32s(&w->raw, mesh->normals, 3 * (size_t)mesh->vertex_count);
+        for (uint32_t i = 0; i < mesh->index_count; i++) put_u32(&w->raw, mesh->indices[i]);
+    }
+    return true;
+}
+
+static void put_state(buf *b, const rb_body_state *s) {
+    put_u32(b, s->id.slot);
+    put_u32(b, s->id.generation);
+    put_u32(b, s->shape);
+    put_f32s(b, s->position, 3);
+    put_f32s(b, s->orientation, 4);
+    put_f32s(b, s->velocity, 3);
+    put_f32s(b, s->angular_velocity, 3);
+    put_f32s(b, s->angular_momentum, 3);
+    put_f32(b, s->mass);
+    put_f32(b, s->sleep_timer);
+    put_f32(b, s->support);
+    put_u32(b, (uint32_t)s->kind);
+    put_u32(b, s->material);
+    put_u8(b, s->asleep);
+}
+
+bool rb_cache_frame(rb_cache_writer *w, double time) {
+    if (w->failed) return false;
+    rb_world *world = w->world;
+    const uint32_t n = rb_world_body_count(world), shapes = rb_world_shape_count(world);
+    if (n > w->transform_cap) {
+        rb_transform *t = realloc(w->transforms, sizeof *t * n);
+        if (!t) return writer_fail(w, "out of memory");
+        w->transforms = t, w->transform_cap = n;
+    }
+    if (shapes > w->shape_cap) {
+        bool *known = realloc(w->shape_written, sizeof *known * shapes);
+        if (!known) return writer_fail(w, "out of memory");
+        memset(known + w->shape_cap, 0, sizeof *known * (shapes - w->shape_cap));
+        w->shape_written = known, w->shape_cap = shapes;
+    }
+    if (n && !rb_world_read_transforms(world, w->transforms)) return writer_fail(w, "cannot read the bodies");
+    const uint32_t *shape_of = rb_world_body_shapes(world);
+    w->raw.n = 0;
+    for (uint32_t b = 0; b < n; b++)
+        if (shape_of[b] < w->shape_cap && !w->shape_written[shape_of[b]]) {
+            if (!put_shape(w, shape_of[b])) return false;
+            w->shape_written[shape_of[b]] = true;
+        }
+    if (w->frames == 0 || time >= w->next_key) {
+        put_u8(&w->raw, REC_KEY);
+        put_u32(&w->raw, w->frames);
+        put_f64(&w->raw, time);
+        put_u32(&w->raw, n);
+        for (uint32_t b = 0; b < n; b++) {
+            rb_body_state s;
+            if (!rb_world_get_body(world, b, &s)) return writer_fail(w, "cannot read the bodies");
+            put_state(&w->raw, &s);
+        }
+        w->next_key = floor(time) + 1.0;
+    }
+    put_u8(&w->raw, REC_FRAME);
+    put_u32(&w->raw, w->frames);
+    put_f64(&w->raw, time);
+    put_u32(&w->raw, n);
+    for (uint32_t b = 0; b < n; b++) {
+        const rb_body_id id = rb_world_body_id(world, b);
+        put_u32(&w->raw, id.slot);
+        put_u32(&w->raw, id.generation);
+        put_u32(&w->raw, shape_of[b]);
+        put_f32s(&w->raw, w->transforms[b].position, 3);
+        put_f32s(&w->raw, w->transforms[b].orientation, 4);
+    }
+    if (!write_chunk(w)) return false;
+    w->frames++;
+    return true;
+}
+
+bool rb_cache_end(rb_cache_writer *w, char *err, size_t err_size) {
+    if (!w) return true;
+    if (w->f && !w->failed) {
+        w->raw.n = 0;
+        put_u8(&w->raw, REC_END);
+        put_u32(&w->raw, w->frames);
+        write_chunk(w);
+    }
+    if (w->f && fclose(w->f) != 0) writer_fail(w, strerror(errno));
+    const bool ok = !w->failed;
+    if (!ok && err) snprintf(err, err_size, "%s: %s", w->path, w->why);
+    ZSTD_freeCCtx(w->zstd);
+    free(w->raw.p);
+    free(w->packed.p);
+    free(w->shape_written);
+    free(w->transforms);
+    free(w->path);
+    free(w);
+    return ok;
+}
+
+/* ---- the reader ---- */
+
+void rb_cache_close(rb_cache *c) {
+    if (!c) return;
+    for (uint32_t i = 0; i < c->shape_count; i++) {
+        free(c->shapes[i].particles);
+        rb_mesh_free(&c->shapes[i].mesh);
+    }
+    for (uint32_t i = 0; i < c->frame_count; i++) free(c->frames[i].bodies);
+    for (uint32_t i = 0; i < c->key_count; i++) free(c->keys[i].states);
+    free(c->shapes);
+    free(c->frames);
+    free(c->keys);
+    free(c);
+}
+
+int rb_cache_find_shape(const rb_cache *c, uint32_t world_shape) {
+    for (uint32_t i = 0; i < c->shape_count; i++)
+        if (c->shapes[i].world_shape == world_shape) return (int)i;
+    return -1;
+}
+
+/* Grows an array of `size`-byte items to hold one more; false if out of memory. */
+static bool grow(void **items, uint32_t count, size_t size) {
+    if (count & (count - 1)) return true; /* capacity doubles at powers of two */
+    void *p = realloc(*items, size * (count ? 2 * (size_t)count : 4));
+    if (!p) return false;
+    *items = p;
+    return true;
+}
+
+static const char *read_shape(rb_cache *c, cursor *in) {
+    rb_cached_shape s = {.world_shape = get_u32(in)};
+    const uint8_t *name = take(in, sizeof s.name);
+    if (name) memcpy(s.name, name, sizeof s.name);
+    s.name[sizeof s.name - 1] = '\0';
+    s.radius = get_f32(in);
+    s.mass = get_f32(in);
+    s.particle_count = get_u32(in);
+    if (!room_for(in, s.particle_count, 12) || s.particle_count == 0) return "a shape with a bad particle count";
+    if (rb_cache_find_shape(c, s.world_shape) >= 0) return "a shape given twice";
+    s.particles = malloc(sizeof(float) * 3 * s.particle_count);
+    if (!s.particles) return "out of memory";
+    get_f32s(in, s.particles, 3 * (size_t)s.particle_count);
+    const uint32_t vertices = get_u32(in), indices = get_u32(in);
+    if (!room_for(in, vertices, 24) || !room_for(in, indices, 4) || indices % 3) {
+        free(s.particles);
+        return "a shape with a bad mesh size";
+    }
+    if (vertices) {
+        s.mesh.vertex_count = vertices, s.mesh.index_count = indices;
+        s.mesh.positions = malloc(sizeof(float) * 3 * vertices);
+        s.mesh.normals = malloc(sizeof(float) * 3 * vertices);
+        s.mesh.indices = malloc(sizeof(uint32_t) * (indices ? indices : 1));
+        if (!s.mesh.positions || !s.mesh.normals || !s.mesh.indices) {
+            free(s.particles);
+            rb_mesh_free(&s.mesh);
+            return "out of memory";
+        }
+        get_f32s(in, s.mesh.positions, 3 * (size_t)vertices);
+        get_f32s(in, s.mesh.normals, 3 * (size_t)vertices);
+        for (uint32_t i = 0; i < indices; i++) {
+            s.mesh.indices[i] = get_u32(in);
+            if (s.mesh.indices[i] >= vertices) in->bad = true;
+        }
+    }
+    if (!grow((void **)&c->shapes, c->shape_count, sizeof *c->shapes)) {
+        free(s.particles);
+        rb_mesh_free(&s.mesh);
+        return "out of memory";
+    }
+    c->shapes[c->shape_count++] = s; /* owned by the cache now, even if the rest is bad */
+    return in->bad ? "a shape record cut short" : NULL;
+}
+
+static const char *read_key(rb_cache *c, cursor *in) {
+    rb_cached_key k = {.frame = get_u32(in), .time = get_f64(in), .body_count = get_u32(in)};
+    if (k.frame != c->frame_count) return "a keyframe out of order";
+    if (!room_for(in, k.body_count, 97)) return "a keyframe with a bad body count";
+    k.states = calloc(k.body_count ? k.body_count : 1, sizeof *k.states);
+    if (!k.states || !grow((void **)&c->keys, c->key_count, sizeof *c->keys)) {
+        free(k.states);
+        return "out of memory";
+    }
+    for (uint32_t b = 0; b < k.body_count; b++) {
+        rb_body_state *s = &k.states[b];
+        s->id.slot = get_u32(in);
+        s->id.generation = get_u32(in);
+        s->shape = get_u32(in);
+        get_f32s(in, s->position, 3);
+        get_f32s(in, s->orientation, 4);
+        get_f32s(in, s->velocity, 3);
+        get_f32s(in, s->angular_velocity, 3);
+        get_f32s(in, s->angular_momentum, 3);
+        s->mass = get_f32(in);
+        s->sleep_timer = get_f32(in);
+        s->support = get_f32(in);
+        s->kind = (rb_body_kind)get_u32(in);
+        s->material = get_u32(in);
+        s->asleep = get_u8(in) != 0;
+    }
+    c->keys[c->key_count++] = k;
+    return in->bad ? "a keyframe cut short" : NULL;
+}
+
+static const char *read_frame(rb_cache *c, cursor *in) {
+    rb_cached_frame f = {0};
+    const uint32_t index = get_u32(in);
+    f.time = get_f64(in);
+    f.body_count = get_u32(in);
+    if (index != c->frame_count) return "a frame out of order";
+    if (!room_for(in, f.body_count, 40)) return "a frame with a bad body count";
+    f.bodies = malloc(sizeof *f.bodies * (f.body_count ? f.body_count : 1));
+    if (!f.bodies || !grow((void **)&c->frames, c->frame_count, sizeof *c->frames)) {
+        free(f.bodies);
+        return "out of memory";
+    }
+    for (uint32_t b = 0; b < f.body_count; b++) {
+        rb_cached_body *body = &f.bodies[b];
+        body->id.slot = get_u32(in);
+        body->id.generation = get_u32(in);
+        body->world_shape = get_u32(in);
+        get_f32s(in, body->position, 3);
+        get_f32s(in, body->orientation, 4);
+        if (!in->bad && rb_cache_find_shape(c, body->world_shape) < 0) {
+            free(f.bodies);
+            return "a body of a shape never given";
+        }
+    }
+    c->frames[c->frame_count++] = f;
+    return in->bad ? "a frame cut short" : NULL;
+}
+
+/* Reads one chunk's records; NULL, or what is wrong with them. *end is set
+ * by the end mark. */
+static const char *read_records(rb_cache *c, const uint8_t *p, size_t n, bool *end) {
+    cursor in = {.p = p, .n = n};
+    while (in.at < in.n) {
+        const uint8_t tag = get_u8(&in);
+        const char *why = NULL;
+        if (tag == REC_SHAPE)
+            why = read_shape(c, &in);
+        else if (tag == REC_KEY)
+            why = read_key(c, &in);
+        else if (tag == REC_FRAME)
+            why = read_frame(c, &in);
+        else if (tag == REC_END) {
+            if (get_u32(&in) != c->frame_count) return "an end mark with the wrong frame count";
+            *end = true;
+            return in.at == in.n ? NULL : "bytes after the end mark";
+        } else
+            return "a record of unknown type";
+        if (why) return why;
+    }
+    return NULL;
+}
+
+static uint8_t *read_whole(const char *path, size_t *size, char *err, size_t err_size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *data = malloc(cap);
+    while (data) {
+        n += fread(data + n, 1, cap - n, f);
+        if (n < cap) break;
+        uint8_t *more = realloc(data, cap * 2);
+        if (!more) free(data);
+        data = more, cap *= 2;
+    }
+    const bool failed = ferror(f);
+    fclose(f);
+    if (!data || failed) {
+        snprintf(err, err_size, "%s: %s", path, data ? "cannot be read" : "out of memory");
+        free(data);
+        return NULL;
+    }
+    *size = n;
+    return data;
+}
+
+rb_cache *rb_cache_open(const char *path, char *err, size_t err_size) {
+    size_t size = 0;
+    uint8_t *data = read_whole(path, &size, err, err_size);
+    if (!data) return NULL;
+    rb_cache *c = calloc(1, sizeof *c);
+    const char *why = c ? NULL : "out of memory";
+    char detail[160] = "";
+    size_t at = HEADER_BYTES;
+    if (!why && size == 0) why = "an empty file, not a Rubble cache";
+    if (!why && memcmp(data, file_magic, size < 8 ? size : 8) != 0)
+        why = "not a Rubble cache (it does not start with RUBBLEC1)";
+    if (!why && size < HEADER_BYTES) {
+        snprintf(detail, sizeof detail, "cut short inside its header (%zu of %d bytes)", size, HEADER_BYTES);
+        why = detail;
+    }
+    if (!why) {
+        cursor head = {.p = data, .n = HEADER_BYTES, .at = 8};
+        const uint32_t version = get_u32(&head), header_bytes = get_u32(&head);
+        c->rate = get_f64(&head);
+        c->dt = get_f64(&head);
+        if (version != RB_CACHE_VERSION) {
+            snprintf(detail, sizeof detail, "cache format version %u; this build reads version %d", version,
+                     RB_CACHE_VERSION);
+            why = detail;
+        } else if (header_bytes != HEADER_BYTES || !(c->rate > 0.0 && isfinite(c->rate)) ||
+                   !(c->dt > 0.0 && isfinite(c->dt)))
+            why = "a damaged header (its size, rate or step)";
+    }
+    bool end = false;
+    uint8_t *raw = NULL;
+    while (!why && !end) {
+        c->bytes_read = at;
+        if (size - at < CHUNK_HEADER_BYTES) break; /* cut inside a chunk's header, or at its start */
+        const uint8_t *h = data + at;
+        const uint32_t packed = le32(h + 4), raw_bytes = le32(h + 8), crc = le32(h + 12);
+        /* the header's own CRC first: a length is trusted only then, so a
+         * chunk running past the end of the file is a cut, not damage */
+        if (memcmp(h, chunk_magic, 4) != 0 || crc32_of(h, 16) != le32(h + 16) || packed > MAX_CHUNK_BYTES ||
+            raw_bytes > MAX_CHUNK_BYTES) {
+            snprintf(detail, sizeof detail, "a damaged chunk at byte %zu (its header: mark, sizes or CRC)", at);
+            why = detail;
+            break;
+        }
+        if (size - at - CHUNK_HEADER_BYTES < packed) break; /* cut inside the chunk */
+        const uint8_t *stored = h + CHUNK_HEADER_BYTES;
+        if (crc32_of(stored, packed) != crc) {
+            snprintf(detail, sizeof detail, "a damaged chunk at byte %zu (its CRC does not match)", at);
+            why = detail;
+            break;
+        }
+        uint8_t *r = realloc(raw, raw_bytes ? raw_bytes : 1);
+        if (!r) {
+            why = "out of memory";
+            break;
+        }
+        raw = r;
+        const size_t got = ZSTD_decompress(raw, raw_bytes, stored, packed);
+        if (ZSTD_isError(got) || got != raw_bytes) {
+            snprintf(detail, sizeof detail, "a damaged chunk at byte %zu (it does not decompress)", at);
+            why = detail;
+            break;
+        }
+        const char *bad = read_records(c, raw, raw_bytes, &end);
+        if (bad) {
+            snprintf(detail, sizeof detail, "a damaged chunk at byte %zu (%s)", at, bad);
+            why = detail;
+            break;
+        }
+        at += CHUNK_HEADER_BYTES + packed;
+    }
+    free(raw);
+    free(data);
+    if (why) {
+        snprintf(err, err_size, "%s: %s", path, why);
+        rb_cache_close(c);
+        return NULL;
+    }
+    c->bytes_read = at;
+    c->cut_short = !end;
+    return c;
+}
+
+/* ---- the animation ---- */
+
+void rb_cache_anim_free(rb_anim *a) {
+    if (!a) return;
+    for (uint32_t i = 0; i < a->shape_count; i++) {
+        free((void *)a->shapes[i].positions);
+        free((void *)a->shapes[i].normals);
+        free((void *)a->shapes[i].indices);
+    }
+    for (uint32_t i = 0; i < a->body_count; i++) free((void *)a->bodies[i].track);
+    free((void *)a->shapes);
+    free((void *)a->bodies);
+    *a = (rb_anim){0};
+}
+
+static uint64_t id_key(rb_body_id id) { return (uint64_t)id.generation << 32 | id.slot; }
+
+/* A shape's mesh for the animation: a copy of its own, else its particles' cells. */
+static bool anim_shape(const rb_cached_shape *s, rb_anim_shape *out) {
+    rb_mesh m = {0};
+    if (s->mesh.vertex_count) {
+        const size_t v = 3 * (size_t)s->mesh.vertex_count, i = s->mesh.index_count;
+        m.vertex_count = s->mesh.vertex_count, m.index_count = s->mesh.index_count;
+        m.positions = malloc(sizeof(float) * v);
+        m.normals = malloc(sizeof(float) * v);
+        m.indices = malloc(sizeof(uint32_t) * (i ? i : 1));
+        if (!m.positions || !m.normals || !m.indices) {
+            rb_mesh_free(&m);
+            return false;
+        }
+        memcpy(m.positions, s->mesh.positions, sizeof(float) * v);
+        memcpy(m.normals, s->mesh.normals, sizeof(float) * v);
+        memcpy(m.indices, s->mesh.indices, sizeof(uint32_t) * i);
+    } else if (!rb_cell_mesh(s->particles, s->particle_count, s->radius, &m)) {
+        return false;
+    }
+    snprintf(out->name, sizeof out->name, "%s", s->name);
+    out->vertex_count = m.vertex_count, out->positions = m.positions, out->normals = m.normals;
+    out->index_count = m.index_count, out->indices = m.indices;
+    return true;
+}
+
+bool rb_cache_to_anim(const rb_cache *c, rb_anim *out) {
+    *out = (rb_anim){.rate = c->rate, .frame_count = c->frame_count};
+    if (c->frame_count == 0) return false;
+    rb_anim_shape *shapes = calloc(c->shape_count ? c->shape_count : 1, sizeof *shapes);
+    out->shapes = shapes;
+    if (!shapes) return false;
+    for (uint32_t i = 0; i < c->shape_count; i++, out->shape_count++)
+        if (!anim_shape(&c->shapes[i], &shapes[i])) {
+            rb_cache_anim_free(out);
+            return false;
+        }
+    /* Each body id once, with its first and last frame: an open-addressed
+     * table of ids (at most half full) to the body's index. */
+    uint64_t slots = 64;
+    for (uint32_t f = 0; f < c->frame_count; f++)
+        while (slots < 2 * (uint64_t)c->frames[f].body_count + 2) slots *= 2;
+    uint64_t *keys = NULL;
+    uint32_t *index = NULL, count = 0, cap = 0;
+    rb_anim_body *bodies = NULL;
+    uint32_t *last = NULL;
+    bool ok = true;
+    for (uint32_t f = 0; f < c->frame_count && ok; f++) {
+        for (uint32_t b = 0; b < c->frames[f].body_count && ok; b++) {
+            if (2 * (uint64_t)(count + 1) > slots || !keys) { /* (re)build the table larger */
+                while (2 * (uint64_t)(count + 1) > slots) slots *= 2;
+                free(keys), free(index);
+                keys = malloc(sizeof *keys * slots);
+                index = malloc(sizeof *index * slots);
+                if (!keys || !index) {
+                    ok = false;
+                    break;
+                }
+                memset(index, 0xFF, sizeof *index * slots);
+                for (uint32_t k = 0; k < count; k++) {
+                    uint64_t h = (bodies[k].id * 0x9E3779B97F4A7C15ull) & (slots - 1);
+                    while (index[h] != UINT32_MAX) h = (h + 1) & (slots - 1);
+                    keys[h] = bodies[k].id, index[h] = k;
+                }
+            }
+            const rb_cached_body *cb = &c->frames[f].bodies[b];
+            const uint64_t id = id_key(cb->id);
+            uint64_t h = (id * 0x9E3779B97F4A7C15ull) & (slots - 1);
+            while (index[h] != UINT32_MAX && keys[h] != id) h = (h + 1) & (slots - 1);
+            if (index[h] == UINT32_MAX) {
+                if (count == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    rb_anim_body *nb = realloc(bodies, sizeof *nb * cap);
+                    uint32_t *nl = nb ? realloc(last, sizeof *nl * cap) : NULL;
+                    if (nb) bodies = nb;
+                    if (nl) last = nl;
+                    if (!nb || !nl) {
+                        ok = false;
+                        break;
+                    }
+                }
+                bodies[count] =
+                    (rb_anim_body){.id = id, .shape = (uint32_t)rb_cache_find_shape(c, cb->world_shape), .first = f};
+                last[count] = f;
+                keys[h] = id, index[h] = count++;
+            } else {
+                last[index[h]] = f;
+            }
+        }
+    }
+    /* the tracks: a frame a body misses between its first and last (none
+     * should) holds the pose before; NaN marks a frame not yet filled */
+    for (uint32_t k = 0; k < count && ok; k++) {
+        bodies[k].count = last[k] - bodies[k].first + 1;
+        float *t = malloc(sizeof(float) * 7 * (size_t)bodies[k].count);
+        bodies[k].track = t;
+        ok = t != NULL;
+        for (uint32_t g = 0; ok && g < bodies[k].count; g++) t[7 * g] = NAN;
+    }
+    for (uint32_t f = 0; f < c->frame_count && ok; f++)
+        for (uint32_t b = 0; b < c->frames[f].body_count; b++) {
+            const rb_cached_body *cb = &c->frames[f].bodies[b];
+            const uint64_t id = id_key(cb->id);
+            uint64_t h = (id * 0x9E3779B97F4A7C15ull) & (slots - 1);
+            while (keys[h] != id) h = (h + 1) & (slots - 1);
+            const rb_anim_body *ab = &bodies[index[h]];
+            float *t = (float *)ab->track + 7 * (size_t)(f - ab->first);
+            memcpy(t, cb->position, sizeof cb->position);
+            memcpy(t + 3, cb->orientation, sizeof cb->orientation);
+        }
+    for (uint32_t k = 0; k < count && ok; k++)
+        for (uint32_t g = 1; g < bodies[k].count; g++) {
+            float *t = (float *)bodies[k].track + 7 * (size_t)g;
+            if (isnan(t[0])) memcpy(t, t - 7, sizeof(float) * 7);
+        }
+    free(keys), free(index), free(last);
+    out->bodies = bodies, out->body_count = count;
+    if (!ok) rb_cache_anim_free(out);
+    return ok;
+}

@@ -1,0 +1,126 @@
+/* cache.h - a run recorded to a file, and read back (docs/cache-format.md).
+ *
+ * The writer takes a frame at a fixed rate: every live body's id, world
+ * shape and transform; each world shape the first time a frame uses it (the
+ * pieces of a broken body appear mid-run), with its particles and, where
+ * the entity table has one, its render mesh; and every second of simulated
+ * time a keyframe of every body's whole state (rb_body_state), from which a
+ * replay could resume. Each frame is one zstd-compressed chunk with its own
+ * length and CRC, flushed as it is written, so a run that is killed, or a
+ * file cut at any byte, still reads up to its last whole chunk.
+ *
+ * The reader loads a whole file into memory; rb_cache_to_anim turns it into
+ * the animation export writes (anim.h). */
+#ifndef RB_CACHE_H
+#define RB_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "anim.h"
+#include "scenes/entities.h"
+#include "shapes/shapes.h"
+#include "sim/world.h"
+
+#define RB_CACHE_VERSION 1
+
+/* ---- writing ---- */
+
+typedef struct rb_cache_writer rb_cache_writer;
+
+/* Creates path (replacing a file there) and writes the header: frames at
+ * rate_hz, the world's step. entities (may be NULL) gives shapes their names
+ * and meshes; both it and world must outlive the writer. NULL with
+ * "path: what is wrong" in err. */
+rb_cache_writer *rb_cache_begin(const char *path, rb_world *world, const rb_entities *entities, double rate_hz,
+                                char *err, size_t err_size);
+/* Writes a frame of the world as it is now, at simulated time `time` (s):
+ * first any world shape its bodies use that no frame used before, then a
+ * keyframe if a second has passed since the last one (and at the first
+ * frame), then the frame. False on a write or read failure: the writer
+ * keeps the reason for rb_cache_end and writes nothing more. */
+bool rb_cache_frame(rb_cache_writer *w, double time);
+/* Writes the end mark, closes the file and frees the writer (NULL: true).
+ * False with "path: what is wrong" in err if anything failed. */
+bool rb_cache_end(rb_cache_writer *w, char *err, size_t err_size);
+
+/* ---- reading ---- */
+
+/* A world shape as the cache holds it. */
+typedef struct rb_cached_shape {
+    uint32_t world_shape; /* its index in the recorded world */
+    char name[64];        /* the registry shape's name ("cube", "cube x0.5" scaled), or "piece N" */
+    float radius, mass;
+    uint32_t particle_count;
+    float *particles; /* xyz triples, its principal frame */
+    rb_mesh mesh;     /* vertex_count 0: the entity table had none */
+} rb_cached_shape;
+
+/* One body in one frame. */
+typedef struct rb_cached_body {
+    rb_body_id id;
+    uint32_t world_shape;
+    float position[3];
+    float orientation[4]; /* x, y, z, w */
+} rb_cached_body;
+
+typedef struct rb_cached_frame {
+    double time; /* s of simulated time */
+    uint32_t body_count;
+    rb_cached_body *bodies;
+} rb_cached_frame;
+
+/* Every body's whole state at a frame. */
+typedef struct rb_cached_key {
+    uint32_t frame;
+    double time;
+    uint32_t body_count;
+    rb_body_state *states;
+} rb_cached_key;
+
+typedef struct rb_cache {
+    double rate;         /* frames a second */
+    double dt;           /* the world's step, s */
+    bool cut_short;      /* the file ends without its end mark: the writer never finished, or it was cut */
+    uint64_t bytes_read; /* header and whole chunks: where a cut file's last whole chunk ends */
+    uint32_t frame_count;
+    rb_cached_frame *frames;
+    uint32_t shape_count;
+    rb_cached_shape *shapes; /* in the order frames first used them */
+    uint32_t key_count;
+    rb_cached_key *keys;
+} rb_cache;
+
+/* Reads a cache. A file cut short opens with the frames before the cut
+ * (cut_short set). NULL with "path: what is wrong" in err for a file that
+ * is missing, empty, not a cache, of another version, cut inside its
+ * header, or has a damaged chunk. */
+rb_cache *rb_cache_open(const char *path, char *err, size_t err_size);
+void rb_cache_close(rb_cache *c);
+/* The index into c->shapes of a world shape, or -1. */
+int rb_cache_find_shape(const rb_cache *c, uint32_t world_shape);
+
+/* The animation of the cache (anim.h): a shape each of its shapes (a shape
+ * with no mesh gets its particles' cells, rb_cell_mesh), a body each body
+ * id, its track from the first frame it is in to the last (a frame it
+ * misses in between holds its pose). False if out of memory or the cache
+ * has no frames. Free with rb_cache_anim_free. */
+bool rb_cache_to_anim(const rb_cache *c, rb_anim *out);
+void rb_cache_anim_free(rb_anim *anim);
+
+/* ---- export (export.c) ---- */
+
+/* The cache as CSV: a header `frame,time,body,shape,x,y,z,qx,qy,qz,qw`, a
+ * row a live body a frame (body: (generation << 32) | slot; shape: the
+ * world shape; floats as the shortest decimal that reads back as them).
+ * Written to a temporary beside path and renamed: a failure leaves nothing
+ * under path. False with "path: what is wrong" in err. */
+bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t err_size);
+
+/* `rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]`: argv[0] is
+ * "export". Returns the exit status: 0, 1 when writing fails, 2 for a bad
+ * command line or a cache that cannot be read. */
+int rb_export_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,109 @@
+/* export.c - a cache as CSV or glTF, and `rubble export` (see cache.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/decimal.h"
+#include "cache.h"
+#include "gltf.h"
+
+bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t err_size) {
+    /* written beside the name and renamed when whole: a reader of path sees
+     * the old file or the whole new one, and a failure leaves nothing */
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        snprintf(err, err_size, "%.200s...: the name is too long", path);
+        return false;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = fputs("frame,time,body,shape,x,y,z,qx,qy,qz,qw\n", f) >= 0;
+    for (uint32_t i = 0; i < c->frame_count && ok; i++) {
+        const rb_cached_frame *fr = &c->frames[i];
+        for (uint32_t b = 0; b < fr->body_count && ok; b++) {
+            const rb_cached_body *body = &fr->bodies[b];
+            char v[7][32];
+            for (int k = 0; k < 3; k++) rb_float_decimal(body->position[k], v[k]);
+            for (int k = 0; k < 4; k++) rb_float_decimal(body->orientation[k], v[3 + k]);
+            ok = fprintf(f, "%u,%.17g,%llu,%u,%s,%s,%s,%s,%s,%s,%s\n", i, fr->time,
+                         (unsigned long long)((uint64_t)body->id.generation << 32 | body->id.slot), body->world_shape,
+                         v[0], v[1], v[2], v[3], v[4], v[5], v[6]) > 0;
+        }
+    }
+    const int saved = errno;
+    if (fclose(f) != 0) ok = false;
+    if (ok && rename(tmp, path) != 0) ok = false;
+    if (!ok) {
+        snprintf(err, err_size, "%s: %s", path, strerror(errno ? errno : saved));
+        remove(tmp);
+    }
+    return ok;
+}
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]\n"
+                 "Writes a cache that rubble --record made (docs/cache-format.md) as CSV (a row a body a frame:\n"
+                 "frame,time,body,shape,x,y,z,qx,qy,qz,qw) and/or as an animated binary glTF.\n");
+}
+
+int rb_export_main(int argc, char **argv) {
+    const char *cache = NULL, *csv = NULL, *gltf = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--csv") || !strcmp(a, "--gltf")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "rubble export: option %s needs a value\n\n", a);
+                usage(stderr);
+                return 2;
+            }
+            *(a[2] == 'c' ? &csv : &gltf) = argv[++i];
+        } else if (a[0] != '-' && !cache) {
+            cache = a;
+        } else {
+            fprintf(stderr, "rubble export: unknown option or extra argument '%s'\n\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!cache || (!csv && !gltf)) {
+        fprintf(stderr, "rubble export: %s\n\n", !cache ? "no cache given" : "nothing to write: give --csv or --gltf");
+        usage(stderr);
+        return 2;
+    }
+    char err[4096 + 256];
+    rb_cache *c = rb_cache_open(cache, err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "rubble export: %s\n", err);
+        return 2;
+    }
+    if (c->cut_short)
+        fprintf(stderr, "rubble export: %s was cut short (its writer did not finish); exporting its %u whole frames\n",
+                cache, c->frame_count);
+    int code = 0;
+    if (csv && !rb_cache_write_csv(c, csv, err, sizeof err)) {
+        fprintf(stderr, "rubble export: %s\n", err);
+        code = 2;
+    }
+    if (gltf && code == 0) {
+        rb_anim anim;
+        if (!rb_cache_to_anim(c, &anim)) {
+            fprintf(stderr, "rubble export: %s: %s\n", cache, c->frame_count ? "out of memory" : "it has no frames");
+            code = 2;
+        } else if (!rb_gltf_write(gltf, &anim, err, sizeof err)) {
+            fprintf(stderr, "rubble export: %s\n", err);
+            code = 2;
+        }
+        rb_cache_anim_free(&anim);
+    }
+    rb_cache_close(c);
+    return code;
+}

@@ -1,0 +1,7 @@
+# Record and export (tests/test_record.c): a run with births, deaths and a
+# break recorded and read back bit for bit, the cache cut at 50 seeded
+# offsets, bad caches refused, the CSV export. Its files are in the build folder.
+rb_add_test(test_record SOURCES test_record.c LIBS rubble_app rubble_record)
+target_compile_definitions(test_record PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
+                                               RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
+add_dependencies(test_record cube cube2)
