@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "base/log.h"
+#include "record/cache.h"
 #include "sandbox.h"
 #include "view.h"
 #include "base/rb_math.h"
@@ -371,8 +372,8 @@ static void test_blast_settings(void **state) {
     const rb_body_state s = body(sb, a);
     /* where the click met the ground: a little off (0, 0, 0) by the pixel's rounding */
     const float d = sqrtf(1.5f * 1.5f + 0.6f * 0.6f), expect = 48000.0f * (1.0f - d / 8.0f);
-    const float got = s.mass * sqrtf(s.velocity[0] * s.velocity[0] + s.velocity[1] * s.velocity[1] +
-                                     s.velocity[2] * s.velocity[2]);
+    const float got =
+        s.mass * sqrtf(s.velocity[0] * s.velocity[0] + s.velocity[1] * s.velocity[1] + s.velocity[2] * s.velocity[2]);
     fprintf(stderr, "blast of --blast 8,48000,0: momentum %.0f N s, expected %.0f\n", got, expect);
     assert_true(fabsf(got - expect) < 0.05f * expect);
     rb_sandbox_destroy(sb);
@@ -816,6 +817,41 @@ static void test_f5_with_a_broken_shader_keeps_running(void **state) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* --record: a frame of the cache a frame at the fixed 1/60 s clock, frame 0
+ * before the first step, each the world's transforms to the bit. */
+static void test_record_takes_a_frame_a_frame(void **state) {
+    (void)state;
+    setenv("SDL_VIDEODRIVER", "offscreen", 0);
+    rb_options o;
+    rb_options_defaults(&o, RB_PROGRAM_RUBBLE);
+    o.bodies = 20, o.width = W, o.height = H, o.vsync = false, o.backend = RB_BACKEND_REFERENCE;
+    o.plugin_dirs[0] = g_plugin_dirs[0], o.plugin_dir_count = 1;
+    o.frames = 30; /* the fixed clock, as --frames gives it */
+    o.record = RB_TEST_BUILD_DIR "/sandbox-record.rbc";
+    char err[4096];
+    rb_paths paths;
+    rb_paths_find(&paths, NULL);
+    rb_sandbox *sb = rb_sandbox_create(&o, &paths, err, sizeof err);
+    if (!sb) fail_msg("rb_sandbox_create: %s", err);
+    run_frames(sb, 30);
+    rb_world *w = rb_sandbox_world(sb);
+    const uint32_t n = rb_world_body_count(w);
+    rb_transform *last = malloc(sizeof *last * (n + 1));
+    assert_true(rb_world_read_transforms(w, last));
+    rb_sandbox_destroy(sb);
+    rb_cache *c = rb_cache_open(o.record, err, sizeof err);
+    if (!c) fail_msg("%s", err);
+    assert_false(c->cut_short);
+    assert_int_equal(c->frame_count, 31);
+    assert_true(c->frames[0].time == 0.0);
+    assert_true(fabs(c->frames[30].time - 0.5) < 0.01);
+    assert_int_equal(c->frames[30].body_count, n);
+    for (uint32_t b = 0; b < n; b++)
+        assert_memory_equal(c->frames[30].bodies[b].position, last[b].position, sizeof(float) * 3);
+    free(last);
+    rb_cache_close(c);
+}
+
 /* On the wall clock, a simulation slower than real time gives up time instead of
  * falling further behind: each frame's stepping stays near its budget. */
 static void test_slow_simulation_slows_down_instead_of_spiralling(void **state) {
@@ -980,6 +1016,7 @@ int main(void) {
         cmocka_unit_test(test_keys_reach_every_control),
         cmocka_unit_test(test_f5_with_a_broken_shader_keeps_running),
         cmocka_unit_test(test_slow_simulation_slows_down_instead_of_spiralling),
+        cmocka_unit_test(test_record_takes_a_frame_a_frame),
         cmocka_unit_test(test_l_loads_a_new_plugin),
         cmocka_unit_test(test_bad_script_lines_are_named),
         cmocka_unit_test(test_save_drop_and_load_scenes),

@@ -81,7 +81,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --list-shapes      list the loaded shapes and exit\n"
                  "  --list-devices     list the OpenCL devices and exit\n"
                  "Record and export:\n"
-                 "  --record FILE      record the run to a cache FILE (headless: frames of simulated time)\n"
+                 "  --record FILE      record the run (headless or the sandbox) to a cache FILE\n"
                  "  --record-rate HZ   frames a second in the cache [60]\n"
                  "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]   write a cache as CSV or glTF\n"
                  "Sandbox:\n"

@@ -21,6 +21,8 @@
 #define RB_STEP_CHUNK 16
 #define RB_GRAB_CHUNK 4
 
+static void record(rb_sandbox *sb);
+
 /* ---- create and destroy ---- */
 
 rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, char *err, size_t err_size) {
@@ -98,6 +100,12 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
     sb->last_wall = rb_seconds();
     sb->fps = 60.0;
     if (opts->stats_every > 0.0) rb_stats_init(&sb->stats, opts->stats_every, sb->last_wall);
+    if (opts->record) {
+        sb->record = rb_cache_begin(opts->record, sb->world, sb->entities, opts->record_rate, err, err_size);
+        if (!sb->record) goto fail;
+        sb->record_world = sb->world, sb->record_start = sb->steps;
+        record(sb); /* frame 0: the world before its first step */
+    }
     return sb;
 fail:
     rb_scene_destroy(scene);
@@ -105,8 +113,16 @@ fail:
     return NULL;
 }
 
+/* Ends --record's cache (at exit, or when the world it records is replaced). */
+static void end_recording(rb_sandbox *sb) {
+    char err[1024];
+    if (sb->record && !rb_cache_end(sb->record, err, sizeof err)) rb_log(RB_LOG_ERROR, "--record %s", err);
+    sb->record = NULL;
+}
+
 void rb_sandbox_destroy(rb_sandbox *sb) {
     if (!sb) return;
+    end_recording(sb);
     rb_script_destroy(sb->script);
     rb_input_release(&sb->input);
     rb_sandbox_forget_drops(sb);
@@ -149,6 +165,29 @@ int rb_sandbox_world_shape(const rb_sandbox *sb, const char *name) {
 /* ---- simulation ---- */
 
 /* frame_dt: s of sandbox clock to simulate; real_dt: s of wall time the frame took (for the rate shown). */
+/* --record: a frame of the cache at the drawn frame nearest each 1 / rate s
+ * of simulated time since it began (a frame's steps are whole: at the fixed
+ * clock of --script, --frames and --screenshot, 1/60 s a frame is 10 or 11
+ * steps of 0.0016 s, and each frame is one of the default rate's). A scene loaded into a new world ends it: a cache
+ * holds one world. */
+static void record(rb_sandbox *sb) {
+    if (!sb->record) return;
+    if (sb->world != sb->record_world) {
+        end_recording(sb);
+        rb_sandbox_notice(sb, "recording ended: the scene has a new world");
+        return;
+    }
+    const double dt = rb_decimal(rb_world_get_desc(sb->world)->dt);
+    const uint64_t done = sb->steps - sb->record_start;
+    const double step = 1.0 / (sb->opts.record_rate * dt); /* steps a frame */
+    if ((double)done + 0.5 * step < (double)sb->record_next * step) return;
+    if (!rb_cache_frame(sb->record, (double)done * dt)) {
+        end_recording(sb);
+        return;
+    }
+    while ((double)done + 0.5 * step >= (double)sb->record_next * step) sb->record_next++;
+}
+
 static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
     rb_step_clock *c = &sb->steps_clock;
     rb_step_clock_set(c, rb_world_get_desc(sb->world)->dt, sb->fixed_dt > 0.0);
@@ -182,6 +221,7 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
     }
     sb->steps += c->frame_steps;
     sb->sim_ms = 0.9 * sb->sim_ms + 0.1 * (rb_seconds() - t0) * 1000.0;
+    record(sb);
 }
 
 /* ---- drawing ---- */

@@ -9,6 +9,7 @@
 #include <SDL.h>
 
 #include "input.h"
+#include "record/cache.h"
 #include "render/render.h"
 #include "sandbox.h"
 #include "scenes/entities.h"
@@ -65,6 +66,12 @@ struct rb_sandbox {
     uint64_t frame, steps;
     double fps, frame_ms, sim_ms;
     rb_stats stats; /* --stats-every */
+    /* --record: the cache, the world it records (a scene loaded into a new
+     * world ends it), the step it began at and the next frame it is due */
+    rb_cache_writer *record;
+    const rb_world *record_world;
+    uint64_t record_start;
+    uint64_t record_next;
 
     char last_error[512]; /* the log's last error as last seen, and when it changed */
     double error_since;
