@@ -2,6 +2,7 @@
  * runs, --list-shapes, and clear refusals of bad command lines. */
 #include <cjson/cJSON.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "app/repose.h"
 #include "rb_test.h"
@@ -188,6 +189,50 @@ static void test_unusable_names_exit_2(void **state) {
     if (code != 2 || count_of(err, "--device 99: there ") != 1)
         fail_msg("rubble-bench --device 99: exit %d, %s", code, err);
     remove(nul_script), remove(proc_script);
+}
+
+/* --record then `rubble export`, as a user runs them: 0.5 s at 20 Hz is 11
+ * frames, a CSV row a body a frame; a bad cache, a bad output or a bad
+ * command line exits 2 naming the problem and leaves no output. */
+static void test_record_and_export(void **state) {
+    char cache[512], csv[512], args[2048];
+    snprintf(cache, sizeof cache, "%s/tests/cli-record.rbc", RB_TEST_BUILD_DIR);
+    snprintf(csv, sizeof csv, "%s/tests/cli-record.csv", RB_TEST_BUILD_DIR);
+    remove(csv);
+    snprintf(args, sizeof args, "--headless --bodies 10 --steps 313 --record %s --record-rate 20", cache);
+    assert_int_equal(run(args, out, sizeof out, err, sizeof err), 0);
+    snprintf(args, sizeof args, "export %s --csv %s", cache, csv);
+    if (run(args, out, sizeof out, err, sizeof err) != 0) fail_msg("%s: %s", args, err);
+    FILE *f = fopen(csv, "r");
+    assert_non_null(f);
+    char line[512];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) rows++;
+    fclose(f);
+    assert_int_equal(rows, 1 + 11 * 10);
+    /* frame 10 falls on the first step at or after 0.5 s: step 313, 0.5008 s */
+    assert_non_null(strstr(line, "10,0.5008,"));
+    remove(csv);
+    static const struct {
+        const char *args, *says;
+    } cases[] = {
+        {"export /nonexistent.rbc --csv %s", "/nonexistent.rbc: No such file or directory"},
+        {"export /etc/hostname --csv %s", "/etc/hostname: not a Rubble cache"},
+        {"export %s", "nothing to write"},
+        {"export --csv %s", "no cache given"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(args, sizeof args, cases[i].args, i == 2 ? cache : csv);
+        int code = run(args, out, sizeof out, err, sizeof err);
+        if (code != 2 || !strstr(err, cases[i].says))
+            fail_msg("'%s': exit %d, stderr '%s' should say '%s'", args, code, err, cases[i].says);
+        assert_int_not_equal(access(csv, F_OK), 0);
+    }
+    snprintf(args, sizeof args, "export %s --csv /proc/cli-record.csv", cache);
+    assert_int_equal(run(args, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "/proc/cli-record.csv: "));
+    assert_int_not_equal(access("/proc/cli-record.csv", F_OK), 0);
+    remove(cache);
 }
 
 /* A screenshot that cannot be written once the run is under way (the path is
@@ -470,6 +515,7 @@ int main(void) {
         cmocka_unit_test(test_bad_command_lines),
         cmocka_unit_test(test_bad_plugin_folder_goes_on),
         cmocka_unit_test(test_unusable_names_exit_2),
+        cmocka_unit_test(test_record_and_export),
         cmocka_unit_test(test_screenshot_failure_exits_1_once),
         cmocka_unit_test(test_bench_and_headless_agree),
         cmocka_unit_test(test_wall_seconds_exclude_build),

@@ -25,12 +25,17 @@ bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t e
     bool ok = fputs("frame,time,body,shape,x,y,z,qx,qy,qz,qw\n", f) >= 0;
     for (uint32_t i = 0; i < c->frame_count && ok; i++) {
         const rb_cached_frame *fr = &c->frames[i];
+        char time[32]; /* the shortest decimal that reads back as the frame's time */
+        for (int digits = 1; digits <= 17; digits++) {
+            snprintf(time, sizeof time, "%.*g", digits, fr->time);
+            if (strtod(time, NULL) == fr->time) break;
+        }
         for (uint32_t b = 0; b < fr->body_count && ok; b++) {
             const rb_cached_body *body = &fr->bodies[b];
             char v[7][32];
             for (int k = 0; k < 3; k++) rb_float_decimal(body->position[k], v[k]);
             for (int k = 0; k < 4; k++) rb_float_decimal(body->orientation[k], v[3 + k]);
-            ok = fprintf(f, "%u,%.17g,%llu,%u,%s,%s,%s,%s,%s,%s,%s\n", i, fr->time,
+            ok = fprintf(f, "%u,%s,%llu,%u,%s,%s,%s,%s,%s,%s,%s\n", i, time,
                          (unsigned long long)((uint64_t)body->id.generation << 32 | body->id.slot), body->world_shape,
                          v[0], v[1], v[2], v[3], v[4], v[5], v[6]) > 0;
         }
