@@ -7,7 +7,7 @@ rb_add_test(test_entities SOURCES test_entities.c LIBS rubble_scenes rubble_shap
 target_compile_definitions(test_entities PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
 add_dependencies(test_entities cube cube2)
 
-# Includes run downward only (base <- shapes <- sim, render <- scenes <- app),
+# Includes run downward only (base <- shapes <- sim, render <- scenes <- record <- app),
 # plugins see only plugins/rubble_plugin.h, and no header includes itself
 # through others.
 add_test(NAME test_layers COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P

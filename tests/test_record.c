@@ -250,7 +250,7 @@ static void test_truncated(void **state) {
         if (!c) fail_msg("cut at %zu of %zu: %s", cuts[i], n, err);
         assert_true(c->cut_short);
         assert_true(c->bytes_read <= cuts[i]);
-        assert_true(c->frame_count < all->frame_count);
+        assert_true(c->frame_count <= all->frame_count); /* all of them when cut inside the end mark */
         for (uint32_t f = 0; f < c->frame_count; f++) assert_true(same_frame(&c->frames[f], &all->frames[f]));
         prev_frames += c->frame_count;
         rb_cache_close(c);

@@ -1,6 +1,6 @@
 # Checks the include rules of docs/architecture.md over the source tree:
 #  - a file in src/<layer>/ includes only its own layer and lower ones:
-#    base <- shapes <- sim, render <- scenes <- app (sim and render do not
+#    base <- shapes <- sim, render <- scenes <- record <- app (sim and render do not
 #    see each other);
 #  - no include reaches out with a relative path (a ".." anywhere), with
 #    quotes or angle brackets;
@@ -13,8 +13,9 @@ set(rank_shapes 1)
 set(rank_sim 2)
 set(rank_render 2)
 set(rank_scenes 3)
-set(rank_app 4)
-set(layers base shapes sim render scenes app)
+set(rank_record 4)
+set(rank_app 5)
+set(layers base shapes sim render scenes record app)
 set(problems "")
 
 file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/src/*.c ${ROOT}/src/*.h ${ROOT}/plugins/*.c ${ROOT}/plugins/*.h)
