@@ -5,21 +5,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/replace.h"
 #include "base/decimal.h"
 #include "cache.h"
 #include "gltf.h"
 
 bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t err_size) {
-    /* written beside the name and renamed when whole: a reader of path sees
-     * the old file or the whole new one, and a failure leaves nothing */
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        snprintf(err, err_size, "%.200s...: the name is too long", path);
-        return false;
-    }
-    FILE *f = fopen(tmp, "w");
+    /* written beside the name and renamed when whole (base/replace.h) */
+    rb_replace out;
+    char why[256] = "";
+    FILE *f = rb_replace_open(&out, path, "w", why, sizeof why);
     if (!f) {
-        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        snprintf(err, err_size, "%.300s: %s", path, why);
         return false;
     }
     bool ok = fputs("frame,time,body,shape,x,y,z,qx,qy,qz,qw\n", f) >= 0;
@@ -40,13 +37,9 @@ bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t e
                          v[0], v[1], v[2], v[3], v[4], v[5], v[6]) > 0;
         }
     }
-    const int saved = errno;
-    if (fclose(f) != 0) ok = false;
-    if (ok && rename(tmp, path) != 0) ok = false;
-    if (!ok) {
-        snprintf(err, err_size, "%s: %s", path, strerror(errno ? errno : saved));
-        remove(tmp);
-    }
+    if (!ok) snprintf(why, sizeof why, "cannot write: %s", strerror(errno));
+    ok = rb_replace_close(&out, ok, why, sizeof why);
+    if (!ok) snprintf(err, err_size, "%.300s: %s", path, why);
     return ok;
 }
 

@@ -2,6 +2,7 @@
  * growing buffer; every accessor has a buffer view of its own, and every
  * value is 4 bytes wide (floats, 32-bit indices), so no padding is needed
  * between them. */
+#include "base/replace.h"
 #include "gltf.h"
 
 #include <cjson/cJSON.h>
@@ -410,18 +411,10 @@ bool rb_gltf_write(const char *path, const rb_anim *anim, char *err, size_t err_
     bool ok = build(&w, anim) && (json = cJSON_PrintUnformatted(w.root)) != NULL;
     if (!ok && (w.oom || !w.why[0])) fail(&w, "out of memory");
 
-    char tmp[4096];
-    FILE *f = NULL;
-    if (ok && snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        ok = fail(&w, "the path is too long");
-    if (ok && !(f = fopen(tmp, "wb"))) ok = fail(&w, "cannot write: %s", strerror(errno));
-    if (f) {
-        ok = write_glb(&w, f, json) && ok;
-        if (fflush(f) != 0 || ferror(f)) ok = ok && fail(&w, "cannot write: %s", strerror(errno));
-        if (fclose(f) != 0) ok = ok && fail(&w, "cannot write: %s", strerror(errno));
-        if (ok && rename(tmp, path) != 0) ok = fail(&w, "cannot replace it: %s", strerror(errno));
-        if (!ok) remove(tmp);
-    }
+    rb_replace out; /* written beside the name and renamed when whole (base/replace.h) */
+    FILE *f = ok ? rb_replace_open(&out, path, "wb", w.why, sizeof w.why) : NULL;
+    ok = ok && f;
+    if (f) ok = rb_replace_close(&out, write_glb(&w, f, json) && ok, w.why, sizeof w.why);
     if (!ok) snprintf(err, err_size, "%s: %s", path, w.why);
     free(json);
     cJSON_Delete(w.root);

@@ -12,6 +12,7 @@
 
 #include "base/decimal.h"
 #include "base/log.h"
+#include "base/replace.h"
 #include "base/rb_math.h"
 
 /* ---- the scene in memory ---- */
@@ -346,28 +347,16 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, char *err, s
 }
 
 bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        snprintf(err, err_size, "%s: the path is too long", path);
-        return false;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot write: %s", path, strerror(errno));
-        return false;
-    }
+    rb_replace out;
     char why[256] = "";
-    bool ok = write_scene(f, w, t, why, sizeof why);
-    ok = fflush(f) == 0 && !ferror(f) && ok;
-    ok = fclose(f) == 0 && ok;
-    if (ok && rename(tmp, path) != 0) {
-        snprintf(why, sizeof why, "cannot replace it: %s", strerror(errno));
-        ok = false;
+    FILE *f = rb_replace_open(&out, path, "w", why, sizeof why);
+    if (!f) {
+        snprintf(err, err_size, "%s: %s", path, why);
+        return false;
     }
-    if (!ok) {
-        remove(tmp);
+    const bool ok = rb_replace_close(&out, write_scene(f, w, t, why, sizeof why), why, sizeof why);
+    if (!ok)
         snprintf(err, err_size, "%s: not saved (the old file, if any, is untouched): %s", path,
                  why[0] ? why : strerror(errno));
-    }
     return ok;
 }
