@@ -121,17 +121,9 @@ static float uniform(uint64_t *s) { return (float)(next_u64(s) >> 40) * (1.0f / 
 
 /* ---- small vector helpers ---- */
 
-static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-static void cross3(const float a[3], const float b[3], float out[3]) {
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* Normalises v; false (v unchanged) if it is too short to have a direction. */
 static bool normalise(float v[3]) {
-    const float len = sqrtf(dot3(v, v));
+    const float len = sqrtf(rb_v3_dot(v, v));
     if (!(len > 1e-20f)) return false;
     for (int k = 0; k < 3; k++) v[k] /= len;
     return true;
@@ -140,9 +132,9 @@ static bool normalise(float v[3]) {
 /* Two unit vectors that make a right-handed frame with unit n. */
 static void basis(const float n[3], float u[3], float v[3]) {
     const float a[3] = {fabsf(n[0]) < 0.9f ? 1.0f : 0.0f, fabsf(n[0]) < 0.9f ? 0.0f : 1.0f, 0.0f};
-    cross3(n, a, u);
+    rb_v3_cross(n, a, u);
     normalise(u);
-    cross3(n, u, v);
+    rb_v3_cross(n, u, v);
 }
 
 /* A uniformly random direction within `cone` radians of unit axis. */
@@ -355,7 +347,7 @@ static bool break_bodies(rb_debris *d) {
     if (d->breakable_count == 0) return true;
     rb_body_id ids[64];
     for (uint32_t n; (n = rb_world_take_breaks(d->world, ids, 64)) > 0;) {
-        for (uint32_t k = 0; k < n && k < 64; k++)
+        for (uint32_t k = 0; k < n; k++)
             if (!split(d, ids[k])) return false;
         if (n < 64) break;
     }
@@ -382,11 +374,13 @@ static bool sweep(rb_debris *d) {
 
 /* ---- create, destroy ---- */
 
-/* True if point p is inside the solid of one of the world's planes. */
-static bool in_solid(const rb_world_desc *w, const float p[3]) {
+/* True if a body of bounding radius r at p is clear of every plane's solid:
+ * one started in a slope is thrown out of it at hundreds of m/s. A point
+ * (r 0) inside one is refused as an emitter's centre. */
+static bool clear_of_planes(const rb_world_desc *w, const float p[3], float r) {
     for (uint32_t k = 0; k < w->plane_count; k++)
-        if (dot3(w->planes[k].normal, p) < w->planes[k].offset) return true;
-    return false;
+        if (rb_v3_dot(w->planes[k].normal, p) - w->planes[k].offset < r) return false;
+    return true;
 }
 
 /* What rb_debris_create and rb_debris_add_emitter both refuse in an
@@ -396,7 +390,7 @@ static bool in_solid(const rb_world_desc *w, const float p[3]) {
 static bool resolve_emitter(rb_entities *entities, const rb_emitter *em, const char *name,
                             int rows[RB_DEBRIS_MAX_CHOICES], char *err, size_t err_size) {
     const float *c = em->region.centre;
-    if (in_solid(rb_world_get_desc(rb_entities_world(entities)), c)) {
+    if (!clear_of_planes(rb_world_get_desc(rb_entities_world(entities)), c, 0.0f)) {
         snprintf(err, err_size, "%s.region: its centre (%g, %g, %g) is inside a plane's solid", name, c[0], c[1], c[2]);
         return false;
     }
@@ -573,7 +567,7 @@ static bool hold(rb_debris *d, rb_body_id id, const float force[3], const float 
     h->id = id;
     memcpy(h->force, force, sizeof h->force);
     const float lever[3] = {point[0] - centre[0], point[1] - centre[1], point[2] - centre[2]};
-    cross3(lever, force, h->torque);
+    rb_v3_cross(lever, force, h->torque);
     return true;
 }
 
@@ -647,14 +641,6 @@ static void spawn_point(uint64_t *s, const rb_emitter *em, float p[3]) {
     }
 }
 
-/* True if a body of bounding radius r at p is clear of every plane's solid:
- * one started in a slope is thrown out of it at hundreds of m/s. */
-static bool clear_of_planes(const rb_world_desc *w, const float p[3], float r) {
-    for (uint32_t k = 0; k < w->plane_count; k++)
-        if (dot3(w->planes[k].normal, p) - w->planes[k].offset < r) return false;
-    return true;
-}
-
 /* True if a body of bounding radius r at p would overlap one of the
  * emitter's latest spawns where it is now (straight-line flight: over a few
  * ticks gravity moves it less than the radii). */
@@ -666,7 +652,7 @@ static bool crowded(const rb_debris *d, uint32_t e, const float p[3], float r, d
         float gap[3];
         for (int c = 0; c < 3; c++) gap[c] = p[c] - (o->position[c] + o->velocity[c] * age);
         const float reach = r + o->radius;
-        if (dot3(gap, gap) < reach * reach) return true;
+        if (rb_v3_dot(gap, gap) < reach * reach) return true;
     }
     return false;
 }
@@ -787,8 +773,8 @@ static const float *faces_of(rb_debris *d, uint32_t shape, uint32_t *count) {
                 out[3 + j] = m.normals[12 * k + j];
                 e1[j] = v[3 + j] - v[j], e2[j] = v[9 + j] - v[j];
             }
-            cross3(e1, e2, cr);
-            out[6] = sqrtf(dot3(cr, cr));
+            rb_v3_cross(e1, e2, cr);
+            out[6] = sqrtf(rb_v3_dot(cr, cr));
         }
         rb_mesh_free(&m);
         set->count = faces;
@@ -810,25 +796,25 @@ static bool wind_on(rb_debris *d, const rb_body_state *s, const rb_field *fd, fl
     if (!faces) return false;
     float u[3];
     for (int k = 0; k < 3; k++) u[k] = fd->velocity[k] - s->velocity[k], out[k] = 0.0f, at[k] = s->position[k];
-    const float speed = sqrtf(dot3(u, u));
+    const float speed = sqrtf(rb_v3_dot(u, u));
     if (!(speed > 0.0f)) return true;
     float torque[3] = {0.0f, 0.0f, 0.0f};
     for (uint32_t f = 0; f < count; f++) {
         const float *face = &faces[7 * f];
         float n[3], c[3];
         rb_quat_rotate(s->orientation, &face[3], n);
-        const float facing = -dot3(n, u) / speed;
+        const float facing = -rb_v3_dot(n, u) / speed;
         if (!(facing > 0.0f)) continue;
         rb_quat_rotate(s->orientation, face, c);
         const float push = fd->drag * face[6] * facing * speed, f3[3] = {push * u[0], push * u[1], push * u[2]};
         float t[3];
-        cross3(c, f3, t);
+        rb_v3_cross(c, f3, t);
         for (int k = 0; k < 3; k++) out[k] += f3[k], torque[k] += t[k];
     }
-    const float f2 = dot3(out, out);
+    const float f2 = rb_v3_dot(out, out);
     if (f2 > 0.0f) { /* the point c + (F x T) / |F|^2 has (point - c) x F = T less its part along F */
         float ft[3];
-        cross3(out, torque, ft);
+        rb_v3_cross(out, torque, ft);
         for (int k = 0; k < 3; k++) at[k] += ft[k] / f2;
     }
     return true;
@@ -847,7 +833,7 @@ static bool push(rb_debris *d, double t, const rb_body_state *states, uint32_t n
             if (s->kind != RB_BODY_DYNAMIC || !rb_world_body_valid(w, s->id)) continue;
             float rel[3], out[3] = {0.0f, 0.0f, 0.0f};
             for (int k = 0; k < 3; k++) rel[k] = s->position[k] - fd->centre[k];
-            const float dist = sqrtf(dot3(rel, rel));
+            const float dist = sqrtf(rb_v3_dot(rel, rel));
             if (fd->radius > 0.0f && dist >= fd->radius && fd->kind != RB_FIELD_VORTEX) continue;
             if (fd->kind == RB_FIELD_RADIAL) {
                 float dir[3] = {rel[0], rel[1], rel[2]};
@@ -863,18 +849,18 @@ static bool push(rb_debris *d, double t, const rb_body_state *states, uint32_t n
             } else if (fd->kind == RB_FIELD_WIND) {
                 float at[3];
                 if (!wind_on(d, s, fd, out, at)) return false;
-                if (dot3(out, out) > 0.0f && !hold(d, s->id, out, at, s->position)) return false;
+                if (rb_v3_dot(out, out) > 0.0f && !hold(d, s->id, out, at, s->position)) return false;
                 continue;
             } else { /* vortex: towards a solid swirl within the radius, strength at its edge */
-                const float along = dot3(rel, fd->axis);
+                const float along = rb_v3_dot(rel, fd->axis);
                 float radial[3];
                 for (int k = 0; k < 3; k++) radial[k] = rel[k] - along * fd->axis[k];
-                const float rho = sqrtf(dot3(radial, radial));
+                const float rho = sqrtf(rb_v3_dot(radial, radial));
                 if (rho >= fd->radius || !(rho > 0.0f)) continue;
                 float tangent[3];
-                cross3(fd->axis, radial, tangent);
+                rb_v3_cross(fd->axis, radial, tangent);
                 normalise(tangent);
-                const float want = fd->strength * rho / fd->radius, have = dot3(s->velocity, tangent);
+                const float want = fd->strength * rho / fd->radius, have = rb_v3_dot(s->velocity, tangent);
                 /* held for a tick: the part of the way the rate would go in a
                  * tick, exactly (1 - e^-drag t), so no drag overshoots */
                 const float tick_s = (float)(d->tick_steps * d->dt);
@@ -935,7 +921,7 @@ static bool throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n) {
         memcpy(&last[6], &s->id.generation, sizeof gen);
         const tracked *t = find(d, s->id);
         if (!known || s->kind != RB_BODY_DYNAMIC || (t && t->emitter == RB_IMPACT_EMITTER) || thrown >= 256u) continue;
-        if (!(s->mass * sqrtf(dot3(dv, dv)) > im->threshold) || !normalise(dv)) continue;
+        if (!(s->mass * sqrtf(rb_v3_dot(dv, dv)) > im->threshold) || !normalise(dv)) continue;
         float at[3];
         const float size = body_size(d, s->shape), clear = chip->bounding_radius * im->scale;
         d->impacts++;
@@ -962,12 +948,12 @@ static bool throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n) {
                 float gap[3];
                 for (int k = 0; k < 3; k++) gap[k] = at[k] - states[o].position[k];
                 const float reach = clear + body_size(d, states[o].shape);
-                free_here = dot3(gap, gap) >= reach * reach;
+                free_here = rb_v3_dot(gap, gap) >= reach * reach;
             }
             for (uint32_t o = 0; o < placed && free_here; o++) {
                 float gap[3];
                 for (int k = 0; k < 3; k++) gap[k] = at[k] - chips[o][k];
-                free_here = dot3(gap, gap) >= 4.0f * clear * clear;
+                free_here = rb_v3_dot(gap, gap) >= 4.0f * clear * clear;
             }
             if (!free_here) continue;
             memcpy(chips[placed++], at, sizeof at);

@@ -5,12 +5,6 @@
 
 #include "world_internal.h"
 
-static void cross(const float a[3], const float b[3], float out[3]) {
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 uint32_t rb_piece_loads(rb_world_data *d, uint32_t b, const rb_float4 *pos, const float *force, const float *moment) {
     const uint32_t pf = d->body_first_piece[b], pl = d->body_first_piece[b + 1];
     if (pf == pl || d->body_kind[b] != RB_BODY_DYNAMIC) return 0;
@@ -26,13 +20,13 @@ uint32_t rb_piece_loads(rb_world_data *d, uint32_t b, const rb_float4 *pos, cons
     for (uint32_t i = first; i < last; i++) {
         const float lever[3] = {pos[i].x - x.x, pos[i].y - x.y, pos[i].z - x.z};
         float t[3];
-        cross(lever, &force[3 * i], t);
+        rb_v3_cross(lever, &force[3 * i], t);
         for (int k = 0; k < 3; k++) F[k] += force[3 * i + k], T[k] += t[k] + moment[3 * i + k];
     }
     /* the body's accelerations: F / M, and alpha = I^-1 (T - w x L) */
     const float inv_mass = d->body_vel[b].w, L[3] = {L4.x, L4.y, L4.z};
     float gyro[3];
-    cross(w, L, gyro);
+    rb_v3_cross(w, L, gyro);
     const rb_float4 alpha4 = rb_apply_inv_inertia(q4, d->body_inv_inertia[b],
                                                   (rb_float4){T[0] - gyro[0], T[1] - gyro[1], T[2] - gyro[2], 0.0f});
     const float alpha[3] = {alpha4.x, alpha4.y, alpha4.z};
@@ -41,9 +35,9 @@ uint32_t rb_piece_loads(rb_world_data *d, uint32_t b, const rb_float4 *pos, cons
         const rb_float4 c = d->piece_info[p];
         float r[3], ar[3], wr[3], wwr[3];
         rb_quat_rotate(q, (const float[3]){c.x, c.y, c.z}, r);
-        cross(alpha, r, ar);
-        cross(w, r, wr);
-        cross(w, wr, wwr);
+        rb_v3_cross(alpha, r, ar);
+        rb_v3_cross(w, r, wr);
+        rb_v3_cross(w, wr, wwr);
         float Fp[3] = {0.0f, 0.0f, 0.0f};
         const uint32_t m0 = d->piece_span[2 * p], mn = d->piece_span[2 * p + 1];
         for (uint32_t k = m0; k < m0 + mn; k++) {
