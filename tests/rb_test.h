@@ -47,6 +47,18 @@ static inline rb_registry *rb_test_registry(void) {
     return reg;
 }
 
+#ifdef RB_TEST_SOURCE_DIR
+/* The same, with the shipped meshes (assets/meshes) for the mesh plugin:
+ * rocks, pawns, bricks, the ball. */
+static inline rb_registry *rb_test_registry_with_meshes(void) {
+    const char *meshes[1] = {RB_TEST_SOURCE_DIR "/assets/meshes"};
+    rb_registry *reg =
+        rb_registry_create(&(rb_registry_desc){.particle_radius = 0.2f, .mesh_dirs = meshes, .mesh_dir_count = 1});
+    rb_registry_scan_dir(reg, RB_TEST_PLUGIN_DIR);
+    return reg;
+}
+#endif
+
 /* Adds a registry shape to the world; returns its world index. */
 static inline uint32_t rb_test_add_registry_shape(rb_world *w, const rb_shape *s) {
     rb_shape_data d = {

@@ -17,8 +17,7 @@ static void keep_log(rb_log_level level, const char *message, void *user) {
 
 static int setup(void **state) {
     (void)state;
-    g_reg = rb_registry_create(&(rb_registry_desc){.particle_radius = 0.2f});
-    rb_registry_scan_dir(g_reg, RB_TEST_PLUGIN_DIR);
+    g_reg = rb_test_registry();
     rb_set_log_fn(keep_log, NULL);
     return g_reg && rb_registry_find(g_reg, "cube") >= 0 && rb_registry_find(g_reg, "cube2") >= 0 ? 0 : -1;
 }

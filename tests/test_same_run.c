@@ -14,10 +14,7 @@ static rb_registry *g_reg;
 
 static int setup(void **state) {
     (void)state;
-    /* the build's plugins, with the shipped meshes for the mesh plugin (rocks, pawns, the ball) */
-    const char *meshes[1] = {RB_TEST_SOURCE_DIR "/assets/meshes"};
-    g_reg = rb_registry_create(&(rb_registry_desc){.particle_radius = 0.2f, .mesh_dirs = meshes, .mesh_dir_count = 1});
-    rb_registry_scan_dir(g_reg, RB_TEST_PLUGIN_DIR);
+    g_reg = rb_test_registry_with_meshes();
     return g_reg && rb_registry_find(g_reg, "ball") >= 0 ? 0 : -1;
 }
 

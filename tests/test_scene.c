@@ -19,10 +19,7 @@ static void keep_log(rb_log_level level, const char *message, void *user) {
 }
 
 static int setup(void **state) {
-    /* the build's plugins, with the shipped meshes for the mesh plugin */
-    const char *meshes[1] = {RB_TEST_SOURCE_DIR "/assets/meshes"};
-    g_reg = rb_registry_create(&(rb_registry_desc){.particle_radius = 0.2f, .mesh_dirs = meshes, .mesh_dir_count = 1});
-    rb_registry_scan_dir(g_reg, RB_TEST_PLUGIN_DIR);
+    g_reg = rb_test_registry_with_meshes();
     rb_set_log_fn(keep_log, NULL);
     return g_reg && rb_registry_find(g_reg, "cube") >= 0 ? 0 : -1;
 }
@@ -523,7 +520,7 @@ static void test_failed_save_keeps_the_old_file(void **state) {
 
 /* The shipped scenes load and build. */
 static void test_shipped_scenes_build(void **state) {
-    static const char *const names[] = {"brick_wall", "tower_on_platform", "ramp_rocks", "rubble_heap",
+    static const char *const names[] = {"brick_wall",      "tower_on_platform", "ramp_rocks",     "rubble_heap",
                                         "debris_rockfall", "debris_brick_wall", "breakable_tower"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char path[512], err[1024];
