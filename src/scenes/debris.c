@@ -6,99 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/log.h"
 #include "base/rb_math.h"
 
-/* The debris clock: a tick about every 1/60 s of simulated time. */
-/* Most kernels whose times are summed (rb_debris_kernel_times). */
-#define RB_DEBRIS_KERNELS 32
-#define RB_DEBRIS_TICK_HZ 60.0
-
-/* A debris body: when it was born, how long it lives, and since when it has slept. */
-typedef struct tracked {
-    rb_body_id id;
-    double born;
-    float lifetime;      /* 0: none */
-    int emitter;         /* -1: a scene body */
-    double asleep_since; /* < 0: awake at the last tick */
-} tracked;
-
-/* A body an emitter spawned lately, where it is headed: a new one must
- * start clear of it. */
-#define RB_RECENT 32u
-typedef struct recent {
-    float position[3], velocity[3];
-    double born;
-    float radius; /* bounding */
-} recent;
-
-/* A shape's faces for the wind (faces_of). */
-typedef struct face_set {
-    bool made;
-    uint32_t count;
-    float *data;
-} face_set;
-
-/* A load the world holds through the steps of the current tick: a force
- * at the centre and a torque, fixed at the tick (a point of application
- * would be measured again from wherever the body is at each call). */
-typedef struct held_force {
-    rb_body_id id;
-    float force[3], torque[3];
-} held_force;
-
-/* A breakable body: its pieces, and its particles as its shape has them. */
-typedef struct breakable {
-    rb_body_id id;
-    rb_pieces pieces;
-    float *offsets; /* xyz a particle, shape frame */
-    float r, m;     /* its particles' radius and mass */
-} breakable;
-
-struct rb_debris {
-    rb_debris_desc desc;
-    rb_entities *entities;
-    rb_world *world;
-    int rows[RB_DEBRIS_MAX_EMITTERS][RB_DEBRIS_MAX_CHOICES]; /* each choice's entity row */
-    uint64_t rng[RB_DEBRIS_MAX_EMITTERS];
-    double owed[RB_DEBRIS_MAX_EMITTERS]; /* bodies an emitter owes, a fraction of one */
-    uint32_t alive_of[RB_DEBRIS_MAX_EMITTERS];
-    recent recent[RB_DEBRIS_MAX_EMITTERS][RB_RECENT]; /* a ring of each emitter's latest spawns */
-    uint32_t recent_next[RB_DEBRIS_MAX_EMITTERS];
-    uint64_t crowded;                 /* spawns put off: no clear point in the region */
-    bool fired[RB_DEBRIS_MAX_FIELDS]; /* a radial impulse given */
-    tracked *bodies;                  /* in order of birth: the oldest first */
-    uint32_t count, capacity;
-    uint32_t *where; /* a body slot's index in bodies, plus 1; 0: not debris */
-    uint32_t where_size;
-    held_force *held;
-    uint32_t held_count, held_capacity;
-    rb_body_state *states; /* every body, read at a tick that needs them */
-    uint32_t state_capacity;
-    uint64_t steps;       /* steps done */
-    uint64_t ticked_step; /* the step the last tick ran at, + 1; 0: none yet */
-    uint32_t tick_steps;
-    double dt;
-    uint64_t spawned, removed;
-    breakable *breakables;
-    uint32_t breakable_count, breakable_capacity;
-    uint64_t breaks, pieces_made;
-    /* impact debris: each body's velocity and contact impulse at the last
-     * tick, by its id's slot */
-    int impact_row;     /* the entity row it throws; -1: none */
-    float *last_v;      /* 7 a slot: velocity xyz, the last tick's impulse per mass xyz, the id's generation (bits) */
-    uint32_t last_size; /* slots */
-    uint64_t rng_impact, impacts;
-    face_set *faces; /* by world shape */
-    uint32_t face_size;
-    /* the last rb_debris_step's stage and kernel times (rb_debris_stage_times) */
-    double stage_ms[RB_STAGE_COUNT], kernel_ms[RB_DEBRIS_KERNELS];
-    const char *const *kernel_names;
-    uint32_t kernel_count;
-};
-
-/* The emitter index impact debris is tracked under (it throws none itself). */
-#define RB_IMPACT_EMITTER (-2)
+#include "debris_internal.h"
 
 /* ---- random numbers: splitmix64 for seeds, xorshift64* for draws ---- */
 
@@ -162,13 +72,13 @@ static bool index_slots(rb_debris *d) {
     return true;
 }
 
-static const tracked *find(const rb_debris *d, rb_body_id id) {
+const tracked *rb_debris_find(const rb_debris *d, rb_body_id id) {
     if (id.slot >= d->where_size || d->where[id.slot] == 0) return NULL;
     const tracked *t = &d->bodies[d->where[id.slot] - 1u];
     return t->id.generation == id.generation ? t : NULL;
 }
 
-static bool add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emitter) {
+bool rb_debris_add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emitter) {
     if (d->count == d->capacity) {
         const uint32_t cap = d->capacity ? 2u * d->capacity : 64u;
         tracked *b = realloc(d->bodies, sizeof *b * cap);
@@ -182,181 +92,9 @@ static bool add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emitter
     return true;
 }
 
-static bool sweep(rb_debris *d);
-
-static void free_breakable(breakable *b) {
-    rb_pieces_free(&b->pieces);
-    free(b->offsets);
-}
-
-static bool same_id(rb_body_id a, rb_body_id b) { return a.slot == b.slot && a.generation == b.generation; }
-
-static breakable *find_breakable(rb_debris *d, rb_body_id id) {
-    for (uint32_t k = 0; k < d->breakable_count; k++)
-        if (same_id(d->breakables[k].id, id)) return &d->breakables[k];
-    return NULL;
-}
-
-/* A body that went: its pieces with it. */
-static void forget_breakable(rb_debris *d, rb_body_id id) {
-    breakable *b = find_breakable(d, id);
-    if (!b) return;
-    free_breakable(b);
-    *b = d->breakables[--d->breakable_count];
-}
-
-/* Makes body id breakable with pieces p of its particles at offsets (both
- * taken over: freed here on failure). */
-static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offsets, float r, float m) {
-    rb_piece_desc *descs = malloc(sizeof *descs * p->piece_count);
-    bool ok = descs != NULL;
-    for (uint32_t k = 0; ok && k < p->piece_count; k++)
-        descs[k] =
-            (rb_piece_desc){{p->centre[3 * k], p->centre[3 * k + 1], p->centre[3 * k + 2]}, p->mass[k], p->holds[k]};
-    ok = ok && rb_world_set_pieces(d->world, id, p->piece_count, p->piece_of, descs);
-    free(descs);
-    if (ok && d->breakable_count == d->breakable_capacity) {
-        const uint32_t cap = d->breakable_capacity ? 2u * d->breakable_capacity : 16u;
-        breakable *b = realloc(d->breakables, sizeof *b * cap);
-        if (b) d->breakables = b, d->breakable_capacity = cap;
-        ok = b != NULL;
-    }
-    if (!ok) {
-        rb_pieces_free(p);
-        free(offsets);
-        return false;
-    }
-    d->breakables[d->breakable_count++] = (breakable){id, *p, offsets, r, m};
-    return true;
-}
-
-bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_desc *desc, char *err, size_t err_size) {
-    rb_body_state s;
-    if (!rb_world_get_body_by_id(d->world, id, &s) || s.kind != RB_BODY_DYNAMIC) {
-        snprintf(err, err_size, "breakable: not a dynamic body");
-        return false;
-    }
-    float mass = 0.0f;
-    const uint32_t n = rb_world_shape_particles(d->world, s.shape, NULL, 0, &mass);
-    float *offsets = malloc(sizeof *offsets * 3 * (n ? n : 1));
-    if (!offsets) {
-        snprintf(err, err_size, "breakable: out of memory");
-        return false;
-    }
-    rb_world_shape_particles(d->world, s.shape, offsets, n, NULL);
-    const float r = rb_world_shape_radius(d->world, s.shape), m = mass / (float)n;
-    const uint32_t *given = NULL; /* the plugin's pieces, by the shape's row */
-    if (desc->kind == RB_FRACTURE_GIVEN) {
-        const int row = rb_entities_of_world_shape(d->entities, s.shape);
-        given = row >= 0 ? rb_entities_get(d->entities, (uint32_t)row)->shape->pieces : NULL;
-        if (!given) {
-            snprintf(err, err_size, "breakable: pattern 'plugin', but the body's shape gives no pieces");
-            free(offsets);
-            return false;
-        }
-    }
-    rb_pieces p;
-    if (!rb_pieces_make(offsets, n, r, m, desc, given, &p, err, err_size)) {
-        free(offsets);
-        return false;
-    }
-    if (p.piece_count < 2) { /* one piece: nothing to break */
-        rb_pieces_free(&p);
-        free(offsets);
-        return true;
-    }
-    if (!add_breakable(d, id, &p, offsets, r, m)) {
-        snprintf(err, err_size, "breakable: the world refused the pieces (logged)");
-        return false;
-    }
-    return true;
-}
-
-/* Splits a broken body into its groups of pieces (rb_debris_make_breakable). */
-static bool split(rb_debris *d, rb_body_id id) {
-    const breakable *found = find_breakable(d, id);
-    rb_body_state s;
-    if (!found || !rb_world_get_body_by_id(d->world, id, &s)) return true;
-    /* a copy: add_breakable below may move the table (the arrays it points to stay) */
-    const breakable b = *found;
-    const uint32_t np = b.pieces.piece_count;
-    float *loads = malloc(sizeof *loads * np);
-    bool *broken = malloc(sizeof *broken * np);
-    rb_split_child *children = NULL;
-    uint32_t count = 0;
-    char err[256];
-    if (loads && broken && rb_world_piece_loads(d->world, id, loads, np) == np) {
-        for (uint32_t k = 0; k < np; k++) broken[k] = loads[k] > 1.0f;
-        count = rb_split(&b.pieces, b.offsets, b.r, b.m, broken, &s, &children, err, sizeof err);
-        if (count == 0) rb_log(RB_LOG_ERROR, "debris: a break could not be split: %s", err);
-    }
-    free(loads), free(broken);
-    if (count < 2) return true; /* one group left: it holds together */
-    /* the parent's place in the debris table by index: add_tracked below may move the table */
-    const tracked *parent = find(d, id);
-    const uint32_t at = parent ? (uint32_t)(parent - d->bodies) : UINT32_MAX;
-    const double born = parent ? parent->born : rb_debris_time(d);
-    const float lifetime = parent ? parent->lifetime : 0.0f;
-    const int emitter = parent ? parent->emitter : -1;
-    bool ok = true;
-    for (uint32_t c = 0; c < count && ok; c++) {
-        const rb_split_child *ch = &children[c];
-        const rb_shape_data data = {
-            ch->particle_count, ch->particles, ch->mass, {ch->inertia[0], ch->inertia[1], ch->inertia[2]}, b.r};
-        const int shape = rb_world_add_shape(d->world, &data);
-        if (shape < 0) continue; /* logged */
-        rb_body_desc bd = {.shape = (uint32_t)shape, .kind = RB_BODY_DYNAMIC, .material = s.material};
-        memcpy(bd.position, ch->position, sizeof bd.position);
-        memcpy(bd.orientation, ch->orientation, sizeof bd.orientation);
-        memcpy(bd.velocity, ch->velocity, sizeof bd.velocity);
-        memcpy(bd.angular_velocity, ch->angular_velocity, sizeof bd.angular_velocity);
-        const rb_body_id kid = rb_world_add_body(d->world, &bd);
-        if (kid.generation == 0) continue;
-        d->pieces_made++;
-        /* a piece is debris: the body cap and sleep removal count it, with its parent's lifetime */
-        ok = add_tracked(d, kid, lifetime, emitter);
-        if (ok) d->bodies[d->count - 1].born = born;
-        rb_pieces sub;
-        if (ok && rb_pieces_restrict(&b.pieces, ch, &sub, err, sizeof err)) {
-            float *offsets = malloc(sizeof *offsets * 3 * ch->particle_count);
-            if (sub.piece_count >= 2 && offsets) {
-                memcpy(offsets, ch->particles, sizeof *offsets * 3 * ch->particle_count);
-                add_breakable(d, kid, &sub, offsets, b.r, b.m);
-            } else {
-                rb_pieces_free(&sub);
-                free(offsets);
-            }
-        }
-    }
-    rb_split_free(children, count);
-    if (!ok) return false;
-    d->breaks++;
-    /* the parent goes: out of the world, the debris table and the breakables */
-    if (at != UINT32_MAX) {
-        d->bodies[at].lifetime = -1.0f; /* swept with its counts */
-        d->removed--;                   /* a break is not a removal */
-        return sweep(d);
-    }
-    rb_world_remove_body(d->world, id);
-    forget_breakable(d, id);
-    return true;
-}
-
-/* The bodies the world found broken since the last tick, split. */
-static bool break_bodies(rb_debris *d) {
-    if (d->breakable_count == 0) return true;
-    rb_body_id ids[64];
-    for (uint32_t n; (n = rb_world_take_breaks(d->world, ids, 64)) > 0;) {
-        for (uint32_t k = 0; k < n; k++)
-            if (!split(d, ids[k])) return false;
-        if (n < 64) break;
-    }
-    return true;
-}
-
 /* Removes the debris bodies marked (lifetime < 0) from the world and the
  * table, keeping the others in order of birth. */
-static bool sweep(rb_debris *d) {
+bool rb_debris_sweep(rb_debris *d) {
     uint32_t kept = 0;
     for (uint32_t k = 0; k < d->count; k++) {
         tracked *t = &d->bodies[k];
@@ -365,7 +103,7 @@ static bool sweep(rb_debris *d) {
             continue;
         }
         if (rb_world_remove_body(d->world, t->id)) d->removed++;
-        forget_breakable(d, t->id);
+        rb_debris_forget_breakable(d, t->id);
         if (t->emitter >= 0) d->alive_of[t->emitter]--;
     }
     d->count = kept;
@@ -441,8 +179,7 @@ rb_debris *rb_debris_create(const rb_debris_desc *desc, rb_entities *entities, c
 
 void rb_debris_destroy(rb_debris *d) {
     if (!d) return;
-    for (uint32_t k = 0; k < d->breakable_count; k++) free_breakable(&d->breakables[k]);
-    free(d->breakables);
+    rb_debris_free_breakables(d);
     free(d->last_v);
     for (uint32_t k = 0; k < d->face_size; k++) free(d->faces[k].data);
     free(d->faces);
@@ -454,7 +191,7 @@ void rb_debris_destroy(rb_debris *d) {
 }
 
 bool rb_debris_track(rb_debris *d, rb_body_id id, float lifetime) {
-    return rb_world_body_valid(d->world, id) && !find(d, id) && add_tracked(d, id, lifetime, -1);
+    return rb_world_body_valid(d->world, id) && !rb_debris_find(d, id) && rb_debris_add_tracked(d, id, lifetime, -1);
 }
 
 /* Now as a start time, rounded down: a start rounded up past the clock
@@ -604,7 +341,7 @@ static bool expire(rb_debris *d, double t, const rb_body_state *states, uint32_t
     }
     for (uint32_t b = 0; b < n && states; b++) {
         const rb_body_state *s = &states[b];
-        const tracked *tc = find(d, s->id);
+        const tracked *tc = rb_debris_find(d, s->id);
         tracked *mine = tc ? &d->bodies[tc - d->bodies] : NULL;
         if (mine && d->desc.remove_asleep > 0.0f) {
             if (!s->asleep)
@@ -620,11 +357,11 @@ static bool expire(rb_debris *d, double t, const rb_body_state *states, uint32_t
                 if (mine)
                     mine->lifetime = -1.0f;
                 else if (rb_world_remove_body(d->world, s->id))
-                    d->removed++, forget_breakable(d, s->id);
+                    d->removed++, rb_debris_forget_breakable(d, s->id);
                 break;
             }
     }
-    return sweep(d);
+    return rb_debris_sweep(d);
 }
 
 /* A spawn point in the emitter's region. */
@@ -707,7 +444,7 @@ static bool emit_one(rb_debris *d, uint32_t e) {
     *r = (recent){.born = t, .radius = radius};
     memcpy(r->position, b.position, sizeof r->position);
     memcpy(r->velocity, b.velocity, sizeof r->velocity);
-    return add_tracked(d, id, em->lifetime, (int)e);
+    return rb_debris_add_tracked(d, id, em->lifetime, (int)e);
 }
 
 static bool emit(rb_debris *d, double t, double tick_seconds) {
@@ -734,7 +471,7 @@ static bool emit(rb_debris *d, double t, double tick_seconds) {
     if (cap && rb_world_body_count(d->world) > cap) {
         uint32_t over = rb_world_body_count(d->world) - cap;
         for (uint32_t k = 0; k < d->count && over > 0; k++, over--) d->bodies[k].lifetime = -1.0f;
-        return sweep(d);
+        return rb_debris_sweep(d);
     }
     return true;
 }
@@ -919,7 +656,7 @@ static bool throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n) {
         }
         memcpy(last, s->velocity, sizeof s->velocity);
         memcpy(&last[6], &s->id.generation, sizeof gen);
-        const tracked *t = find(d, s->id);
+        const tracked *t = rb_debris_find(d, s->id);
         if (!known || s->kind != RB_BODY_DYNAMIC || (t && t->emitter == RB_IMPACT_EMITTER) || thrown >= 256u) continue;
         if (!(s->mass * sqrtf(rb_v3_dot(dv, dv)) > im->threshold) || !normalise(dv)) continue;
         float at[3];
@@ -960,7 +697,7 @@ static bool throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n) {
             const rb_body_id id = rb_entities_spawn_scaled(d->entities, (uint32_t)d->impact_row, im->scale, &bd);
             if (id.generation == 0) continue;
             d->spawned++;
-            if (!add_tracked(d, id, im->lifetime, RB_IMPACT_EMITTER)) return false;
+            if (!rb_debris_add_tracked(d, id, im->lifetime, RB_IMPACT_EMITTER)) return false;
         }
     }
     return true;
@@ -986,7 +723,7 @@ static bool tick(rb_debris *d) {
     /* the fields push on the state as read, before bodies come and go */
     if (read && !push(d, t, d->states, n)) return false;
     if (read && d->impact_row >= 0 && !throw_chips(d, d->states, n)) return false;
-    if (!break_bodies(d)) return false;
+    if (!rb_debris_break_bodies(d)) return false;
     return expire(d, t, read ? d->states : NULL, n) && emit(d, t, d->tick_steps * d->dt);
 }
 
@@ -1052,7 +789,7 @@ uint64_t rb_debris_impacts(const rb_debris *d) { return d->impacts; }
 const rb_debris_desc *rb_debris_get_desc(const rb_debris *d) { return &d->desc; }
 
 float rb_debris_fade(const rb_debris *d, rb_body_id id) {
-    const tracked *t = find(d, id);
+    const tracked *t = rb_debris_find(d, id);
     if (!t || t->lifetime <= 0.0f) return 1.0f;
     const double left = t->born + t->lifetime - rb_debris_time(d);
     return (float)fmin(1.0, fmax(0.0, left / RB_DEBRIS_FADE));

@@ -12,7 +12,7 @@
  * gives each new row its mesh with rb_entities_set_mesh().
  *
  * World shapes made at run time from another's particles (the pieces of a
- * broken body: src/scenes/debris.c) have no row, as no registry shape is
+ * broken body: src/scenes/debris_break.c) have no row, as no registry shape is
  * theirs; the table keeps a mesh for each of them too
  * (rb_entities_set_shape_mesh), which the sandbox builds from the shape's
  * particles. */
