@@ -305,6 +305,42 @@ static void put_state(buf *b, const rb_body_state *s) {
     put_u8(b, s->asleep);
 }
 
+/* The world as a scene file (rb_scene_write) after a keyframe's states: 1
+ * and the text, or 0 and why it could not be written, so that a replay can
+ * say why it cannot resume there. */
+static bool put_key_scene(rb_cache_writer *w) {
+    char *text = NULL, why[256] = "no entity table: the recording was made without one";
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f) return writer_fail(w, "out of memory");
+    const bool ok = w->entities && rb_scene_write(f, w->world, w->entities, why, sizeof why);
+    if (fclose(f) != 0 || !text) {
+        free(text);
+        return writer_fail(w, "out of memory");
+    }
+    const char *said = ok ? text : why;
+    const size_t length = strlen(said);
+    put_u8(&w->raw, ok);
+    put_u32(&w->raw, (uint32_t)length);
+    put_bytes(&w->raw, said, length);
+    free(text);
+    return true;
+}
+
+static bool put_key(rb_cache_writer *w, double time) {
+    const uint32_t n = rb_world_body_count(w->world);
+    put_u8(&w->raw, REC_KEY);
+    put_u32(&w->raw, w->frames);
+    put_f64(&w->raw, time);
+    put_u32(&w->raw, n);
+    for (uint32_t b = 0; b < n; b++) {
+        rb_body_state s;
+        if (!rb_world_get_body(w->world, b, &s)) return writer_fail(w, "cannot read the bodies");
+        put_state(&w->raw, &s);
+    }
+    return put_key_scene(w);
+}
+
 bool rb_cache_frame(rb_cache_writer *w, double time) {
     if (w->failed) return false;
     rb_world *world = w->world;
@@ -329,15 +365,7 @@ bool rb_cache_frame(rb_cache_writer *w, double time) {
             w->shape_written[shape_of[b]] = true;
         }
     if (w->frames == 0 || time >= w->next_key) {
-        put_u8(&w->raw, REC_KEY);
-        put_u32(&w->raw, w->frames);
-        put_f64(&w->raw, time);
-        put_u32(&w->raw, n);
-        for (uint32_t b = 0; b < n; b++) {
-            rb_body_state s;
-            if (!rb_world_get_body(world, b, &s)) return writer_fail(w, "cannot read the bodies");
-            put_state(&w->raw, &s);
-        }
+        if (!put_key(w, time)) return false;
         w->next_key = floor(time) + 1.0;
     }
     put_u8(&w->raw, REC_FRAME);
@@ -387,10 +415,11 @@ void rb_cache_close(rb_cache *c) {
         rb_mesh_free(&c->shapes[i].mesh);
     }
     for (uint32_t i = 0; i < c->frame_count; i++) free(c->frames[i].bodies);
-    for (uint32_t i = 0; i < c->key_count; i++) free(c->keys[i].states);
+    for (uint32_t i = 0; i < c->key_count; i++) free(c->keys[i].states), free(c->keys[i].text);
     free(c->shapes);
     free(c->frames);
     free(c->keys);
+    free(c->path);
     free(c);
 }
 
@@ -398,6 +427,27 @@ int rb_cache_find_shape(const rb_cache *c, uint32_t world_shape) {
     for (uint32_t i = 0; i < c->shape_count; i++)
         if (c->shapes[i].world_shape == world_shape) return (int)i;
     return -1;
+}
+
+int rb_cache_key_before(const rb_cache *c, uint32_t frame) {
+    int best = -1;
+    for (uint32_t i = 0; i < c->key_count && c->keys[i].frame <= frame; i++) best = (int)i;
+    return best;
+}
+
+rb_scene *rb_cache_key_scene(const rb_cache *c, uint32_t key, const rb_registry *registry, char *err, size_t err_size) {
+    if (key >= c->key_count) {
+        snprintf(err, err_size, "%s: no keyframe %u (it has %u)", c->path, key, c->key_count);
+        return NULL;
+    }
+    const rb_cached_key *k = &c->keys[key];
+    if (!k->resumable) {
+        snprintf(err, err_size, "%s: the keyframe at %.3f s cannot be resumed: %s", c->path, k->time, k->text);
+        return NULL;
+    }
+    char name[4200];
+    snprintf(name, sizeof name, "%s (keyframe at %.3f s)", c->path, k->time);
+    return rb_scene_parse(k->text, name, registry, err, err_size);
 }
 
 /* Grows an array of `size`-byte items to hold one more; false if out of memory. */
@@ -479,7 +529,19 @@ static const char *read_key(rb_cache *c, cursor *in) {
         s->material = get_u32(in);
         s->asleep = get_u8(in) != 0;
     }
-    c->keys[c->key_count++] = k;
+    const uint8_t resumable = get_u8(in);
+    const uint32_t length = get_u32(in);
+    const uint8_t *text = resumable <= 1 && room_for(in, length, 1) ? take(in, length) : NULL;
+    k.text = malloc((size_t)length + 1);
+    if (!k.text) {
+        free(k.states);
+        return "out of memory";
+    }
+    if (text) memcpy(k.text, text, length);
+    k.text[text ? length : 0] = '\0';
+    k.resumable = resumable == 1;
+    c->keys[c->key_count++] = k; /* owned by the cache now, even if the rest is bad */
+    if (!text && !in->bad) return "a keyframe with a bad scene";
     return in->bad ? "a keyframe cut short" : NULL;
 }
 
@@ -566,7 +628,8 @@ rb_cache *rb_cache_open(const char *path, char *err, size_t err_size) {
     uint8_t *data = read_whole(path, &size, err, err_size);
     if (!data) return NULL;
     rb_cache *c = calloc(1, sizeof *c);
-    const char *why = c ? NULL : "out of memory";
+    if (c) c->path = strdup(path);
+    const char *why = c && c->path ? NULL : "out of memory";
     char detail[160] = "";
     size_t at = HEADER_BYTES;
     if (!why && size == 0) why = "an empty file, not a Rubble cache";

@@ -4,8 +4,10 @@
  * shape and transform; each world shape the first time a frame uses it (the
  * pieces of a broken body appear mid-run), with its particles and, where
  * the entity table has one, its render mesh; and every second of simulated
- * time a keyframe of every body's whole state (rb_body_state), from which a
- * replay could resume. Each frame is one zstd-compressed chunk with its own
+ * time a keyframe: every body's whole state (rb_body_state) and the world as
+ * a scene file (rb_scene_write: settings, bodies, contact history), from
+ * which rb_cache_key_scene builds the world again, bit for bit, to simulate
+ * on from there. Each frame is one zstd-compressed chunk with its own
  * length and CRC, flushed as it is written, so a run that is killed, or a
  * file cut at any byte, still reads up to its last whole chunk.
  *
@@ -20,10 +22,11 @@
 
 #include "anim.h"
 #include "scenes/entities.h"
+#include "scenes/scene.h"
 #include "shapes/shapes.h"
 #include "sim/world.h"
 
-#define RB_CACHE_VERSION 1
+#define RB_CACHE_VERSION 2
 
 /* ---- writing ---- */
 
@@ -71,15 +74,18 @@ typedef struct rb_cached_frame {
     rb_cached_body *bodies;
 } rb_cached_frame;
 
-/* Every body's whole state at a frame. */
+/* Every body's whole state at a frame, and the world as a scene file. */
 typedef struct rb_cached_key {
     uint32_t frame;
     double time;
     uint32_t body_count;
     rb_body_state *states;
+    bool resumable; /* text is the scene (rb_scene_write); false: text says why the world could not be written */
+    char *text;     /* NUL-terminated */
 } rb_cached_key;
 
 typedef struct rb_cache {
+    char *path;          /* as opened, for messages */
     double rate;         /* frames a second */
     double dt;           /* the world's step, s */
     bool cut_short;      /* the file ends without its end mark: the writer never finished, or it was cut */
@@ -100,6 +106,17 @@ rb_cache *rb_cache_open(const char *path, char *err, size_t err_size);
 void rb_cache_close(rb_cache *c);
 /* The index into c->shapes of a world shape, or -1. */
 int rb_cache_find_shape(const rb_cache *c, uint32_t world_shape);
+/* The last keyframe at or before a frame (the first keyframe is at frame
+ * 0, so every frame has one), or -1 for a cache without keyframes. */
+int rb_cache_key_before(const rb_cache *c, uint32_t frame);
+/* The scene of keyframe k: the world's settings, every body's full state
+ * and the contact history as rb_scene_save writes them, so that building it
+ * gives the world the recording had at that frame, bit for bit (the
+ * scene's debris effects are not in it: see docs/cache-format.md). NULL
+ * with the reason in err when the keyframe has none (a body of a shape the
+ * entity table did not know, such as a broken body's piece) or the
+ * registry lacks one of its shapes. */
+rb_scene *rb_cache_key_scene(const rb_cache *c, uint32_t key, const rb_registry *registry, char *err, size_t err_size);
 
 /* The animation of the cache (anim.h): a shape each of its shapes (a shape
  * with no mesh gets its particles' cells, rb_cell_mesh), a body each body

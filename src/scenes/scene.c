@@ -262,7 +262,7 @@ static bool write_contacts(FILE *f, rb_world *w, char *err, size_t err_size) {
     return true;
 }
 
-static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
+bool rb_scene_write(FILE *f, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
     const rb_world_desc *d = rb_world_get_desc(w);
     fprintf(f, "{\n  \"rubble_scene\": %d,\n  \"world\": {", RB_SCENE_VERSION);
     put_vector(f, "gravity", d->gravity, 3);
@@ -354,7 +354,7 @@ bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *er
         snprintf(err, err_size, "%s: %s", path, why);
         return false;
     }
-    const bool ok = rb_replace_close(&out, write_scene(f, w, t, why, sizeof why), why, sizeof why);
+    const bool ok = rb_replace_close(&out, rb_scene_write(f, w, t, why, sizeof why), why, sizeof why);
     if (!ok)
         snprintf(err, err_size, "%s: not saved (the old file, if any, is untouched): %s", path,
                  why[0] ? why : strerror(errno));

@@ -113,5 +113,10 @@ rb_debris *rb_scene_debris(const rb_scene *scene, rb_entities *entities, char *e
  * so a failed save never destroys the file it would replace. False with the
  * reason in err. */
 bool rb_scene_save(const char *path, rb_world *world, const rb_entities *entities, char *err, size_t err_size);
+/* The same text to an open stream (a keyframe of a cache, src/record/cache.c).
+ * False with the reason in err (a body the entity table has no shape for,
+ * such as a broken body's piece; a state that is not finite); what was
+ * written then is not a scene. */
+bool rb_scene_write(FILE *f, rb_world *world, const rb_entities *entities, char *err, size_t err_size);
 
 #endif
