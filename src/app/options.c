@@ -83,6 +83,8 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "Record and export:\n"
                  "  --record FILE      record the run (headless or the sandbox) to a cache FILE\n"
                  "  --record-rate HZ   frames a second in the cache [60]\n"
+                 "  --csv FILE         with --headless: write the run as CSV (a row a body a frame)\n"
+                 "  --gltf FILE        with --headless: write the run as animated binary glTF (.glb)\n"
                  "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]   write a cache as CSV or glTF\n"
                  "Sandbox:\n"
                  "  --width W --height H   window size [1280x720]\n"
@@ -153,6 +155,8 @@ static const option_spec specs[] = {
     {"--scene", true, RUBBLE},
     {"--record", true, RUBBLE},
     {"--record-rate", true, RUBBLE},
+    {"--csv", true, RUBBLE},
+    {"--gltf", true, RUBBLE},
     {"--quiet", false, BENCH},
     {"--warmup", true, BENCH},
     {"--time", true, BENCH},
@@ -232,6 +236,10 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         o->record_rate = x;
     } else if (!strcmp(a, "--record")) {
         o->record = v;
+    } else if (!strcmp(a, "--csv")) {
+        o->export_csv = v;
+    } else if (!strcmp(a, "--gltf")) {
+        o->export_gltf = v;
     } else if (!strcmp(a, "--warmup")) {
         if (!parse_double(v, 0.0, 1e6, &x)) return FAIL("--warmup takes simulated seconds >= 0, not '%s'", v);
         o->warmup = x;
@@ -319,6 +327,9 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
         if (!parse_value(o, program, a, argv[++i], err, err_size)) return false;
     }
     if (o->screenshot && o->frames == 0) o->frames = 60;
+    if ((o->export_csv || o->export_gltf) && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
+        return FAIL("--csv and --gltf export a --headless run; in the window, --record a cache and then run "
+                    "rubble export CACHE --csv OUT.csv or --gltf OUT.glb");
     if (program == RB_PROGRAM_BENCH && o->scene_count == 0 && !o->help)
         return FAIL("no scene given (e.g. rubble-bench pile 1000)");
     return true;
@@ -336,6 +347,10 @@ static bool usable(const rb_options *o, char *err, int err_size) {
     if (o->screenshot && !rb_path_writable(o->screenshot, why, sizeof why))
         return FAIL("--screenshot %s: %s", o->screenshot, why);
     if (o->record && !rb_path_writable(o->record, why, sizeof why)) return FAIL("--record %s: %s", o->record, why);
+    if (o->export_csv && !rb_path_writable(o->export_csv, why, sizeof why))
+        return FAIL("--csv %s: %s", o->export_csv, why);
+    if (o->export_gltf && !rb_path_writable(o->export_gltf, why, sizeof why))
+        return FAIL("--gltf %s: %s", o->export_gltf, why);
     if (o->device >= 0 && o->backend != RB_BACKEND_REFERENCE) {
         FILE *null = fopen("/dev/null", "w");
         const int devices = null ? rb_world_list_devices(null) : 0;
