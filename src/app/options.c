@@ -10,6 +10,7 @@
 #include "paths.h"
 #include "scenes/formations.h"
 #include "scenes/scene.h"
+#include "video.h"
 
 void rb_options_defaults(rb_options *o, rb_program program) {
     *o = (rb_options){
@@ -90,6 +91,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --frames N         run N frames, then exit\n"
                  "  --screenshot FILE  save a PNG of the last frame (with --frames)\n"
                  "  --script FILE      feed timed input events from FILE (see README)\n"
+                 "  --video FILE       encode the frames drawn as an MP4 FILE, 60 a second, with ffmpeg\n"
                  "  --shaders DIR      load the GLSL shaders from DIR\n"
                  "  --stats-every S    print frame times, memory and bodies on stdout every S seconds\n"
                  "  --blast R,J,UP     the explode tool (B): radius m, impulse N s at the centre, upward bias\n"
@@ -145,6 +147,7 @@ static const option_spec specs[] = {
     {"--screenshot", true, RUBBLE},
     {"--frames", true, RUBBLE},
     {"--script", true, RUBBLE},
+    {"--video", true, RUBBLE},
     {"--width", true, RUBBLE},
     {"--height", true, RUBBLE},
     {"--shaders", true, RUBBLE},
@@ -265,6 +268,8 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         o->shader_dir = v;
     } else if (!strcmp(a, "--script")) {
         o->script = v;
+    } else if (!strcmp(a, "--video")) {
+        o->video = v;
     } else if (!strcmp(a, "--plugins") || !strcmp(a, "--meshes")) {
         bool plugins = !strcmp(a, "--plugins");
         int *count = plugins ? &o->plugin_dir_count : &o->mesh_dir_count;
@@ -319,6 +324,7 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
         if (!parse_value(o, program, a, argv[++i], err, err_size)) return false;
     }
     if (o->screenshot && o->frames == 0) o->frames = 60;
+    if (o->video && o->headless) return FAIL("--video records the sandbox's frames; --headless draws none");
     if (program == RB_PROGRAM_BENCH && o->scene_count == 0 && !o->help)
         return FAIL("no scene given (e.g. rubble-bench pile 1000)");
     return true;
@@ -336,6 +342,7 @@ static bool usable(const rb_options *o, char *err, int err_size) {
     if (o->screenshot && !rb_path_writable(o->screenshot, why, sizeof why))
         return FAIL("--screenshot %s: %s", o->screenshot, why);
     if (o->record && !rb_path_writable(o->record, why, sizeof why)) return FAIL("--record %s: %s", o->record, why);
+    if (o->video && !rb_video_usable(o->video, why, sizeof why)) return FAIL("--video %s: %s", o->video, why);
     if (o->device >= 0 && o->backend != RB_BACKEND_REFERENCE) {
         FILE *null = fopen("/dev/null", "w");
         const int devices = null ? rb_world_list_devices(null) : 0;
