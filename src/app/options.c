@@ -10,6 +10,7 @@
 #include "paths.h"
 #include "scenes/formations.h"
 #include "scenes/scene.h"
+#include "video.h"
 
 void rb_options_defaults(rb_options *o, rb_program program) {
     *o = (rb_options){
@@ -92,6 +93,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --frames N         run N frames, then exit\n"
                  "  --screenshot FILE  save a PNG of the last frame (with --frames)\n"
                  "  --script FILE      feed timed input events from FILE (see README)\n"
+                 "  --video FILE       encode the frames drawn as an MP4 FILE, 60 a second, with ffmpeg\n"
                  "  --shaders DIR      load the GLSL shaders from DIR\n"
                  "  --stats-every S    print frame times, memory and bodies on stdout every S seconds\n"
                  "  --blast R,J,UP     the explode tool (B): radius m, impulse N s at the centre, upward bias\n"
@@ -147,6 +149,7 @@ static const option_spec specs[] = {
     {"--screenshot", true, RUBBLE},
     {"--frames", true, RUBBLE},
     {"--script", true, RUBBLE},
+    {"--video", true, RUBBLE},
     {"--width", true, RUBBLE},
     {"--height", true, RUBBLE},
     {"--shaders", true, RUBBLE},
@@ -273,6 +276,8 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         o->shader_dir = v;
     } else if (!strcmp(a, "--script")) {
         o->script = v;
+    } else if (!strcmp(a, "--video")) {
+        o->video = v;
     } else if (!strcmp(a, "--plugins") || !strcmp(a, "--meshes")) {
         bool plugins = !strcmp(a, "--plugins");
         int *count = plugins ? &o->plugin_dir_count : &o->mesh_dir_count;
@@ -330,6 +335,7 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
     if ((o->export_csv || o->export_gltf) && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
         return FAIL("--csv and --gltf export a --headless run; in the window, --record a cache and then run "
                     "rubble export CACHE --csv OUT.csv or --gltf OUT.glb");
+    if (o->video && o->headless) return FAIL("--video records the sandbox's frames; --headless draws none");
     if (program == RB_PROGRAM_BENCH && o->scene_count == 0 && !o->help)
         return FAIL("no scene given (e.g. rubble-bench pile 1000)");
     return true;
@@ -351,6 +357,7 @@ static bool usable(const rb_options *o, char *err, int err_size) {
         return FAIL("--csv %s: %s", o->export_csv, why);
     if (o->export_gltf && !rb_path_writable(o->export_gltf, why, sizeof why))
         return FAIL("--gltf %s: %s", o->export_gltf, why);
+    if (o->video && !rb_video_usable(o->video, why, sizeof why)) return FAIL("--video %s: %s", o->video, why);
     if (o->device >= 0 && o->backend != RB_BACKEND_REFERENCE) {
         FILE *null = fopen("/dev/null", "w");
         const int devices = null ? rb_world_list_devices(null) : 0;

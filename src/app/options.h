@@ -44,6 +44,7 @@ typedef struct rb_options {
     const char *screenshot; /* --screenshot FILE: save a PNG after --frames frames, exit */
     int frames;             /* --frames N; 0 = run until quit */
     const char *script;     /* --script FILE: timed input events */
+    const char *video;      /* --video FILE: the frames drawn as an MP4, through ffmpeg */
     int width, height;      /* --width, --height of the window */
     bool vsync;             /* --no-vsync turns it off */
     const char *shader_dir; /* --shaders DIR: GLSL files (default: found beside the program) */

@@ -17,6 +17,7 @@
 #include "script.h"
 #include "stats.h"
 #include "step_clock.h"
+#include "video.h"
 #include "view.h"
 
 struct rb_sandbox {
@@ -72,6 +73,7 @@ struct rb_sandbox {
     const rb_world *record_world;
     uint64_t record_start;
     uint64_t record_next;
+    rb_video *video; /* --video, or NULL */
 
     char last_error[512]; /* the log's last error as last seen, and when it changed */
     double error_since;
