@@ -46,3 +46,18 @@ set_tests_properties(test_sandbox_cli PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_
 add_test(NAME test_stats_cli COMMAND ${CMAKE_COMMAND} -DRUBBLE=$<TARGET_FILE:rubble> -DOUT=${CMAKE_BINARY_DIR}/test-stats-cli
                                      -P ${CMAKE_CURRENT_SOURCE_DIR}/data/stats_cli.cmake)
 set_tests_properties(test_stats_cli PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}" TIMEOUT 300)
+
+# The settings the panels change (src/app/settings.h), on worlds of their own: no window.
+rb_add_test(test_settings SOURCES test_settings.c LIBS rubble_sandbox TIMEOUT 300)
+target_include_directories(test_settings PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
+target_compile_definitions(test_settings PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
+add_dependencies(test_settings cube cube2)
+set_tests_properties(test_settings PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
+
+# The settings panels in the sandbox: drawn, hidden with F2, driven by scripted input through Dear ImGui.
+rb_add_test(test_panels SOURCES test_panels.c LIBS rubble_sandbox TIMEOUT 600)
+target_include_directories(test_panels PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
+target_compile_definitions(test_panels PRIVATE RB_TEST_SOURCE_SHADERS="${PROJECT_SOURCE_DIR}/shaders"
+                                               RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
+add_dependencies(test_panels cube cube2)
+set_tests_properties(test_panels PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")

@@ -107,6 +107,28 @@ static void test_pause(void **state) {
     assert_int_equal(c.frame_steps, 1);
 }
 
+/* The time scale: a second of clock owes scale seconds of steps, taken
+ * whole (nothing given up), on the fixed clock and on a wall clock with
+ * cheap steps; a step every other frame at 0.05 is not falling behind. */
+static void test_time_scale(void **state) {
+    static const double scales[] = {0.05, 0.25, 1.0, 2.0};
+    for (int fixed = 0; fixed < 2; fixed++)
+        for (size_t k = 0; k < sizeof scales / sizeof *scales; k++) {
+            rb_step_clock c;
+            rb_step_clock_init(&c, DT, fixed);
+            rb_step_clock_set_scale(&c, scales[k]);
+            double now = 0.0;
+            uint32_t total = 0;
+            for (int f = 0; f < 120; f++) {
+                total += frame(&c, 1.0 / 60.0, 1e-5, 16, &now, NULL);
+                assert_false(c.slowed);
+                assert_true(c.accumulator < DT);
+            }
+            const double expected = 2.0 * scales[k] / DT; /* steps in 2 s of clock */
+            assert_true(fabs((double)total - expected) <= 1.0);
+        }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_frames_take_what_they_owe),
@@ -114,6 +136,7 @@ int main(void) {
         cmocka_unit_test(test_slow_steps_slow_down_instead_of_spiralling),
         cmocka_unit_test(test_fast_steps_keep_real_time),
         cmocka_unit_test(test_pause),
+        cmocka_unit_test(test_time_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,7 @@ const char *const rb_hud_help_lines[][2] = {
     {"V", "vsync on / off"},
     {"H", "hide the HUD"},
     {"F1", "this help"},
+    {"F2", "settings panels: world, material, tools, shapes, inspector, scene"},
     {"Esc", "quit"},
     {NULL, NULL},
 };
@@ -107,6 +108,10 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
         y = line(r, x, y, g_warn, "PAUSED   (Space resumes, N steps once)");
     else if (in->slowed) {
         snprintf(buf, sizeof buf, "SLOW MOTION: the simulation runs at %.0f%% of real time", 100.0 * in->sim_rate);
+        y = line(r, x, y, g_warn, buf);
+    }
+    if (in->time_scale > 0.0 && in->time_scale != 1.0 && !in->paused) {
+        snprintf(buf, sizeof buf, "time scale %.2gx%s", in->time_scale, in->time_scale < 1.0 ? ": slow motion" : "");
         y = line(r, x, y, g_warn, buf);
     }
     if (in->particle_view) y = line(r, x, y, g_dim, "particle view (P)");

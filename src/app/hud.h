@@ -9,12 +9,13 @@
 
 /* What the HUD shows; the sandbox fills it each frame. */
 typedef struct rb_hud_info {
-    double fps;      /* frames per second, smoothed */
-    double frame_ms; /* ms per frame, smoothed */
-    double sim_ms;   /* ms spent stepping per frame, smoothed */
-    uint32_t steps;  /* steps taken in the last frame */
-    double sim_rate; /* simulated seconds per real second, smoothed: 1 = real time */
-    bool slowed;     /* the simulation could not keep up and was slowed down */
+    double fps;        /* frames per second, smoothed */
+    double frame_ms;   /* ms per frame, smoothed */
+    double sim_ms;     /* ms spent stepping per frame, smoothed */
+    uint32_t steps;    /* steps taken in the last frame */
+    double sim_rate;   /* simulated seconds per real second, smoothed: 1 = real time */
+    bool slowed;       /* the simulation could not keep up and was slowed down */
+    double time_scale; /* simulated per clock time asked for (the World panel): 1 real time */
     uint32_t bodies, particles;
     const char *backend, *device;
     const char *shape; /* the shape the throw tool throws */

@@ -47,6 +47,9 @@ static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
     case SDLK_F1:
         act(in, RB_ACT_HELP, 0);
         break;
+    case SDLK_F2:
+        act(in, RB_ACT_PANELS, 0);
+        break;
     case SDLK_h:
         act(in, RB_ACT_HIDE_HUD, 0);
         break;

@@ -38,6 +38,7 @@ typedef enum rb_action_kind {
     RB_ACT_EMITTER,        /* F: an emitter at the cursor (arg 1; again on it, or Shift+F: arg -1, the last removed) */
     RB_ACT_WIND,           /* J: wind along the view */
     RB_ACT_VORTEX,         /* C: a vortex at the cursor */
+    RB_ACT_PANELS,         /* F2: the settings panels shown or hidden */
 } rb_action_kind;
 
 typedef struct rb_action {

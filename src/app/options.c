@@ -90,6 +90,8 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "Sandbox:\n"
                  "  --width W --height H   window size [1280x720]\n"
                  "  --no-vsync         do not wait for the display\n"
+                 "  --panels           the settings panels (F2) on in --script, --frames, --screenshot and\n"
+                 "                     --video runs too (they start hidden there)\n"
                  "  --frames N         run N frames, then exit\n"
                  "  --screenshot FILE  save a PNG of the last frame (with --frames)\n"
                  "  --script FILE      feed timed input events from FILE (see README)\n"
@@ -143,6 +145,7 @@ static const option_spec specs[] = {
     {"--list-shapes", false, RUBBLE},
     {"--list-devices", false, RUBBLE},
     {"--no-vsync", false, RUBBLE},
+    {"--panels", false, RUBBLE},
     {"--formation", true, RUBBLE},
     {"--bodies", true, RUBBLE},
     {"--steps", true, RUBBLE},
@@ -322,6 +325,8 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
                 o->vsync = false;
             else if (!strcmp(a, "--no-sleep"))
                 o->no_sleep = true;
+            else if (!strcmp(a, "--panels"))
+                o->panels = true;
             else if (!strcmp(a, "--quiet"))
                 o->quiet = true;
             else

@@ -47,6 +47,7 @@ typedef struct rb_options {
     const char *video;      /* --video FILE: the frames drawn as an MP4, through ffmpeg */
     int width, height;      /* --width, --height of the window */
     bool vsync;             /* --no-vsync turns it off */
+    bool panels;            /* --panels: the settings panels shown in scripted runs too (off there by default) */
     const char *shader_dir; /* --shaders DIR: GLSL files (default: found beside the program) */
     double stats_every;     /* --stats-every S: a line of figures on stdout every S s of wall time; 0 = none */
     /* --blast R,J,UP: the explode tool's radial field (m, N s, upward bias); 0 0 0 = its defaults */

@@ -36,6 +36,8 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
     sb->paths = *paths;
     sb->vsync = opts->vsync;
     sb->blast = rb_blast_defaults();
+    sb->throw_params = rb_throw_defaults();
+    sb->grab_hz = RB_GRAB_HZ;
     if (sb->opts.blast_radius > 0.0f) /* --blast */
         sb->blast =
             (rb_blast){.radius = sb->opts.blast_radius, .strength = sb->opts.blast_impulse, .up = sb->opts.blast_up};
@@ -106,6 +108,7 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
         sb->record_world = sb->world, sb->record_start = sb->steps;
         record(sb); /* frame 0: the world before its first step */
     }
+    if (opts->panels) rb_sandbox_show_panels(sb, true);
     /* --video last: nothing after it can fail with ffmpeg running. 60: the fixed clock's frames a second. */
     if (opts->video && !(sb->video = rb_video_start(opts->video, sb->width, sb->height, 60, err, err_size))) goto fail;
     return sb;
@@ -144,6 +147,7 @@ void rb_sandbox_destroy(rb_sandbox *sb) {
     rb_entities_destroy(sb->entities);
     rb_world_destroy(sb->world);
     rb_registry_destroy(sb->registry);
+    rb_sandbox_panels_end(sb);
     if (sb->renderer) rb_renderer_destroy(sb->renderer);
     if (sb->gl) SDL_GL_DeleteContext(sb->gl);
     if (sb->window) SDL_DestroyWindow(sb->window);
@@ -310,6 +314,7 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         .steps = sb->steps_clock.frame_steps,
         .sim_rate = sb->steps_clock.sim_rate,
         .slowed = sb->steps_clock.slowed,
+        .time_scale = sb->steps_clock.scale,
         .bodies = rb_world_body_count(sb->world),
         .particles = rb_world_particle_count(sb->world),
         .backend = rb_world_backend_name(sb->world),
@@ -371,6 +376,7 @@ static void draw(rb_sandbox *sb) {
     draw_fields(sb, &view);
     draw_hud(sb, &view);
     rb_renderer_end(sb->renderer);
+    rb_sandbox_panels_draw(sb);
 }
 
 static bool save_shot(rb_sandbox *sb, const char *path) {
@@ -391,7 +397,8 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
     if (sb->script) rb_script_pump(sb->script, sb->clock - sb->script_start, sb->window_id);
     rb_input_begin_frame(&sb->input);
     SDL_Event e;
-    while (SDL_PollEvent(&e)) rb_input_event(&sb->input, &e, rb_script_screenshot_event());
+    while (SDL_PollEvent(&e)) /* a click on a panel is the panels' */
+        if (!rb_sandbox_panels_event(sb, &e)) rb_input_event(&sb->input, &e, rb_script_screenshot_event());
     if (sb->input.look_dx != 0.0f || sb->input.look_dy != 0.0f)
         rb_camera_turn(&sb->camera, sb->input.look_dx, sb->input.look_dy);
     for (int i = 0; i < sb->input.action_count; i++) rb_sandbox_do(sb, &sb->input.actions[i]);
@@ -404,6 +411,7 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
         rb_sandbox_cursor_ray(sb, sb->input.mouse_x, sb->input.mouse_y, o, d);
         rb_grab_aim(&sb->grab, o, d);
     }
+    rb_sandbox_panels_frame(sb, dt);
     simulate(sb, dt, wall_dt);
     /* A minimized window is not drawn; without vsync the loop would spin a core for nothing. */
     if (SDL_GetWindowFlags(sb->window) & SDL_WINDOW_MINIMIZED) SDL_Delay(10);
@@ -459,6 +467,8 @@ int rb_sandbox_run(const rb_options *opts, const rb_paths *paths) {
         fprintf(stderr, "rubble: cannot start the sandbox: %s\n", err);
         return 1;
     }
+    /* A person at the window gets the panels; a scripted run keeps its look (--panels: them too). */
+    if (rb_sandbox_panels_wanted(opts)) rb_sandbox_show_panels(sb, true);
     int code = 0, shots_before = 0, failures_before = 0;
     for (;;) {
         bool last = opts->frames > 0 && sb->frame + 1 >= (uint64_t)opts->frames;

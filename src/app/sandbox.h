@@ -17,6 +17,7 @@
 
 #include "camera.h"
 #include "options.h"
+#include "panels.h"
 #include "paths.h"
 #include "scenes/entities.h"
 #include "sim/world.h"
@@ -95,5 +96,28 @@ const rb_entities *rb_sandbox_entities(const rb_sandbox *sb);
 
 /* The world's shape index of the shape of that name, or -1. */
 int rb_sandbox_world_shape(const rb_sandbox *sb, const char *name);
+
+/* The settings panels (panels.h, sandbox_panels.c): shown or hidden, as F2
+ * does (the first show starts Dear ImGui; failing, the sandbox runs on
+ * without them, the reason logged). The program shows them in a window a
+ * person drives; a sandbox made here starts with them hidden, unless
+ * --panels. */
+void rb_sandbox_show_panels(rb_sandbox *sb, bool shown);
+bool rb_sandbox_panels_shown(const rb_sandbox *sb);
+/* Their handle (NULL until first shown): where they drew what, their messages. */
+rb_panels *rb_sandbox_panels(rb_sandbox *sb);
+/* Whether the program shows them at the start: in a window a person drives
+ * (no --script, --frames, --screenshot or --video), or with --panels. */
+bool rb_sandbox_panels_wanted(const rb_options *o);
+/* The body the Inspector showed in the last frame (valid false: none, or
+ * the panels hidden). */
+bool rb_sandbox_inspected(const rb_sandbox *sb, rb_panel_body *out);
+/* What the settings (settings.h) change in this sandbox now: the panels' own. */
+void rb_sandbox_settings(rb_sandbox *sb, rb_settings *out);
+/* A new step (s), as the World panel sets it: live, or with a debris layer
+ * (it keeps time in steps) the scene loaded again at it, as --dt loads
+ * one. True with what was done in why; false with the reason, nothing
+ * changed (a step the materials cannot take, --record recording). */
+bool rb_sandbox_set_step(rb_sandbox *sb, float dt, char *why, size_t why_size);
 
 #endif

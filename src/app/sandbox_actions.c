@@ -107,6 +107,8 @@ static rb_pick pick_at(rb_sandbox *sb, float x, float y) {
     return readable ? rb_pick_ray(sb->world, particles, o, d) : (rb_pick){0};
 }
 
+rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y) { return pick_at(sb, x, y); }
+
 static void do_throw(rb_sandbox *sb, double held, float x, float y) {
     const rb_entity *e = sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
     if (!e) {
@@ -121,7 +123,8 @@ static void do_throw(rb_sandbox *sb, double held, float x, float y) {
     rb_sandbox_cursor_ray(sb, x, y, o, d);
     /* Start just clear of the eye, so the body does not fill the view. */
     float ahead = e->shape->bounding_radius + 0.6f;
-    rb_body_desc desc = rb_tool_throw_desc(o, d, ahead, rb_throw_speed(held), ++sb->throw_count);
+    rb_body_desc desc = rb_tool_throw_spun(o, d, ahead, rb_throw_speed_of(&sb->throw_params, held),
+                                           sb->throw_params.spin, ++sb->throw_count);
     rb_body_id id = rb_entities_spawn(sb->entities, (uint32_t)sb->selected_shape, &desc);
     if (id.generation != 0) sb->last_thrown = id;
 }
@@ -250,7 +253,7 @@ static void tool_press(rb_sandbox *sb, rb_tool tool, float x, float y) {
         break;
     case RB_TOOL_GRAB: {
         rb_pick p = pick_at(sb, x, y);
-        if (p.body_hit) rb_grab_begin(&sb->grab, sb->world, &p);
+        if (p.body_hit && rb_grab_begin(&sb->grab, sb->world, &p)) sb->grab.hz = sb->grab_hz;
         break;
     }
     case RB_TOOL_DELETE: {
@@ -302,6 +305,9 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
         break;
     case RB_ACT_HIDE_HUD:
         sb->hide_hud = !sb->hide_hud;
+        break;
+    case RB_ACT_PANELS:
+        rb_sandbox_show_panels(sb, !rb_sandbox_panels_shown(sb));
         break;
     case RB_ACT_RELOAD_SHADERS:
         reload_shaders(sb);
@@ -360,6 +366,7 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
         place_vortex(sb, a->x, a->y);
         break;
     case RB_ACT_TOOL_PRESS:
+        if (rb_sandbox_place_pending(sb, a->x, a->y)) break; /* the Scene panel's "place" */
         tool_press(sb, (rb_tool)a->arg, a->x, a->y);
         break;
     case RB_ACT_TOOL_RELEASE:

@@ -9,6 +9,7 @@
 #include <SDL.h>
 
 #include "input.h"
+#include "panels.h"
 #include "record/cache.h"
 #include "render/render.h"
 #include "sandbox.h"
@@ -60,6 +61,9 @@ struct rb_sandbox {
     rb_body_id last_thrown, last_deleted;
     int last_exploded;
     uint64_t emitters_placed; /* F presses that placed one: each emitter's seed */
+    rb_throw throw_params;    /* the throw tool's speeds and spin (the Tools panel) */
+    float grab_hz;            /* the grab's spring (the Tools panel) */
+    struct rb_sandbox_ui *ui; /* the settings panels (sandbox_panels.c); NULL until first shown */
 
     double fixed_dt;  /* s per frame, 0 = wall clock */
     double clock;     /* s, the sandbox clock */
@@ -101,6 +105,22 @@ void rb_sandbox_debris_active(const rb_sandbox *sb, uint32_t *emitters, uint32_t
 void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]);
 /* Looks at the bodies from the front right and above. */
 void rb_sandbox_frame_camera(rb_sandbox *sb);
+/* What the cursor's ray at (x, y) meets: a body's particle, else a plane. */
+rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y);
+
+/* sandbox_panels.c */
+typedef struct rb_sandbox_ui rb_sandbox_ui;
+/* An event for the panels first: true if they take it (the input must not see it). */
+bool rb_sandbox_panels_event(rb_sandbox *sb, const SDL_Event *e);
+/* Builds the panels of this frame (dt: s of clock) and carries out what they ask for. */
+void rb_sandbox_panels_frame(rb_sandbox *sb, double dt);
+/* Draws them over the frame drawn (after the HUD). */
+void rb_sandbox_panels_draw(rb_sandbox *sb);
+/* Ends them (before the GL context goes). */
+void rb_sandbox_panels_end(rb_sandbox *sb);
+/* A click in the scene while the Scene panel waits to place something
+ * places it there, instead of using the tool: true if it did. */
+bool rb_sandbox_place_pending(rb_sandbox *sb, float x, float y);
 
 /* sandbox_stats.c */
 /* --stats-every: one line of the period's figures on stdout. */
@@ -114,6 +134,9 @@ bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file,
 bool rb_sandbox_load_file(rb_sandbox *sb, const char *path);
 /* Ctrl+S: the world as a scene file in the working folder. */
 void rb_sandbox_save(rb_sandbox *sb);
+/* The world as a scene file at path (NULL: a dated name in the working
+ * folder), which Ctrl+O loads next; false, logged, if it cannot be saved. */
+bool rb_sandbox_save_as(rb_sandbox *sb, const char *path);
 /* Ctrl+O: the last saved scene, else the --scene file. */
 void rb_sandbox_load_last(rb_sandbox *sb);
 /* A file dropped on the window: a scene file loads, a mesh becomes a shape. */

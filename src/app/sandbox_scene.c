@@ -140,22 +140,29 @@ bool rb_sandbox_load_file(rb_sandbox *sb, const char *path) {
     return true;
 }
 
-void rb_sandbox_save(rb_sandbox *sb) {
-    char name[64], err[1024];
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(name, sizeof name, "rubble-scene-%Y%m%d-%H%M%S.json", &tm);
+bool rb_sandbox_save_as(rb_sandbox *sb, const char *path) {
+    char name[sizeof sb->last_saved], err[1024];
+    if (path) {
+        snprintf(name, sizeof name, "%s", path);
+    } else {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(name, sizeof name, "rubble-scene-%Y%m%d-%H%M%S.json", &tm);
+    }
     if (!rb_scene_save(name, sb->world, sb->entities, err, sizeof err)) {
         rb_log(RB_LOG_ERROR, "%s", err);
-        return;
+        return false;
     }
     snprintf(sb->last_saved, sizeof sb->last_saved, "%s", name);
-    char text[128];
+    char text[sizeof name + 32];
     snprintf(text, sizeof text, "saved %s (Ctrl+O loads it)", name);
     rb_sandbox_notice(sb, text);
     rb_log(RB_LOG_INFO, "scene saved to %s", name);
+    return true;
 }
+
+void rb_sandbox_save(rb_sandbox *sb) { rb_sandbox_save_as(sb, NULL); }
 
 void rb_sandbox_load_last(rb_sandbox *sb) {
     const char *path = sb->last_saved[0] ? sb->last_saved : sb->scene_file[0] ? sb->scene_file : NULL;

@@ -21,6 +21,7 @@ typedef enum rb_script_op {
     OP_WHEEL,
     OP_SCREENSHOT,
     OP_DROP,
+    OP_TEXT, /* typed text, as SDL's text input events bring it */
     OP_QUIT,
 } rb_script_op;
 
@@ -30,7 +31,7 @@ typedef struct rb_script_event {
     SDL_Keycode key;
     int button; /* SDL_BUTTON_LEFT ... */
     float x, y; /* pixels, or wheel notches in y */
-    char *text; /* screenshot file, dropped file */
+    char *text; /* screenshot file, dropped file, typed text */
 } rb_script_event;
 
 struct rb_script {
@@ -223,6 +224,15 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
             e.op = OP_DROP;
             e.text = strdup(args);
             if (!e.text || !push_event(s, &e)) goto oom;
+        } else if (!strcmp(verb, "text")) {
+            /* text STRING: typed into whatever takes text (a panel's field); the rest of the line as it is */
+            if (!*args) {
+                snprintf(err, err_size, "%s:%d: 'text' takes the text typed", name, line_no);
+                goto fail;
+            }
+            e.op = OP_TEXT;
+            e.text = strdup(args);
+            if (!e.text || !push_event(s, &e)) goto oom;
         } else if (!strcmp(verb, "quit")) {
             if (*args) {
                 snprintf(err, err_size, "%s:%d: 'quit' takes nothing after it", name, line_no);
@@ -232,8 +242,8 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
             if (!push_event(s, &e)) goto oom;
         } else {
             snprintf(err, err_size,
-                     "%s:%d: unknown event '%s' (key, move, look, button, click, wheel, screenshot, drop, quit)", name,
-                     line_no, verb);
+                     "%s:%d: unknown event '%s' (key, move, look, button, click, wheel, text, screenshot, drop, quit)",
+                     name, line_no, verb);
             goto fail;
         }
     }
@@ -377,6 +387,22 @@ int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
             ev.drop.file = SDL_strdup(e->text);
             if (!ev.drop.file) continue;
             break;
+        case OP_TEXT: {
+            /* SDL brings typed text in pieces of up to 31 bytes: so does the script */
+            const size_t n = strlen(e->text), piece = sizeof ev.text.text - 1;
+            for (size_t at = 0; at < n; at += piece) {
+                memset(&ev, 0, sizeof ev);
+                ev.type = SDL_TEXTINPUT;
+                ev.text.timestamp = now;
+                ev.text.windowID = window_id;
+                snprintf(ev.text.text, sizeof ev.text.text, "%.*s", (int)piece, e->text + at);
+                if (at + piece < n && SDL_PushEvent(&ev) < 0) {
+                    rb_log(RB_LOG_ERROR, "script: SDL_PushEvent failed: %s", SDL_GetError());
+                    return -1;
+                }
+            }
+            break; /* the last piece is pushed below */
+        }
         case OP_QUIT:
             ev.type = SDL_QUIT;
             break;

@@ -4,7 +4,13 @@
 #include <math.h>
 
 void rb_step_clock_init(rb_step_clock *c, double dt, bool fixed) {
-    *c = (rb_step_clock){.dt = dt, .fixed = fixed, .sim_rate = 1.0};
+    *c = (rb_step_clock){.dt = dt, .fixed = fixed, .scale = 1.0, .sim_rate = 1.0};
+}
+
+void rb_step_clock_set_scale(rb_step_clock *c, double scale) {
+    /* the smoothed rate starts at the new scale: a change is not read as falling behind */
+    if (scale != c->scale) c->sim_rate = scale;
+    c->scale = scale;
 }
 
 void rb_step_clock_set(rb_step_clock *c, double dt, bool fixed) {
@@ -17,12 +23,12 @@ void rb_step_clock_begin(rb_step_clock *c, double frame_dt, double now) {
     c->frame_dt = frame_dt;
     c->frame_start = now;
     c->out_of_time = false;
-    c->accumulator += frame_dt;
+    c->accumulator += frame_dt * c->scale;
 }
 
 uint32_t rb_step_clock_next(rb_step_clock *c, uint32_t max_chunk, double now) {
     /* Never more steps than the longest frame needs, even on a fixed clock. */
-    const uint32_t max_steps = (uint32_t)ceil(RB_MAX_FRAME_DT / c->dt);
+    const uint32_t max_steps = (uint32_t)fmax(1.0, ceil(RB_MAX_FRAME_DT * c->scale / c->dt));
     if (c->out_of_time || c->accumulator < c->dt || c->frame_steps >= max_steps) return 0;
     uint32_t chunk = max_chunk;
     uint32_t owed = (uint32_t)(c->accumulator / c->dt);
@@ -51,13 +57,21 @@ void rb_step_clock_took(rb_step_clock *c, uint32_t steps, double seconds, double
 
 void rb_step_clock_end(rb_step_clock *c, double real_dt) {
     bool behind = c->accumulator >= c->dt;
+    /* Simulated time the frame owed and gave up: what was left beyond a
+     * step, and on the wall clock what the longest frame cut off. */
+    double lost = behind ? c->accumulator - fmod(c->accumulator, c->dt) : 0.0;
     if (behind) c->accumulator = fmod(c->accumulator, c->dt);
+    if (!c->fixed && real_dt > c->frame_dt) lost += (real_dt - c->frame_dt) * c->scale;
     double per = c->fixed ? c->frame_dt : real_dt;
-    double rate = per > 0.0 ? c->frame_steps * c->dt / per : 1.0;
-    if (rate > 1.0) rate = 1.0;
+    double rate = per > 0.0 ? c->frame_steps * c->dt / per : c->scale;
+    if (rate > c->scale) rate = c->scale;
     c->sim_rate = 0.9 * c->sim_rate + 0.1 * rate;
-    /* Shown while the smoothed rate stays clearly below real time. */
-    c->slowed = (behind || c->out_of_time) ? true : c->sim_rate < 0.95;
+    /* Shown while the share of the time asked for (real time, or the time
+     * scale's) that is given up stays above 5%: a step a frame or none at a
+     * small scale is not falling behind. */
+    const double owed = (per > c->frame_dt ? per : c->frame_dt) * c->scale;
+    c->lost_share = 0.9 * c->lost_share + 0.1 * (owed > 0.0 ? lost / owed : 0.0);
+    c->slowed = behind || c->out_of_time || c->lost_share > 0.05;
 }
 
 void rb_step_clock_pause(rb_step_clock *c, bool single) {

@@ -28,6 +28,7 @@
 typedef struct rb_step_clock {
     double dt;          /* the simulation's fixed step */
     bool fixed;         /* frames advance a fixed time (scripts, --frames): never slowed */
+    double scale;       /* simulated seconds a second of clock time: 1 real time, 0.25 slow motion */
     double accumulator; /* simulated time owed */
     double step_cost;   /* wall time per step, smoothed: sizes the chunks on a slow machine */
     double frame_dt;    /* this frame's clock time */
@@ -35,8 +36,9 @@ typedef struct rb_step_clock {
     bool out_of_time;   /* this frame used its budget */
     uint32_t frame_steps;
     /* What the HUD shows */
-    bool slowed;     /* the simulation fell behind real time and was slowed down */
-    double sim_rate; /* simulated seconds per second of the clock, smoothed (1 = real time) */
+    bool slowed;       /* the simulation fell behind real time and was slowed down */
+    double sim_rate;   /* simulated seconds per second of the clock, smoothed (1 = real time; at most scale) */
+    double lost_share; /* of the simulated time asked for, the share given up, smoothed */
 } rb_step_clock;
 
 /* A clock for steps of dt; fixed: frames advance a fixed time, so a run is the
@@ -45,10 +47,16 @@ void rb_step_clock_init(rb_step_clock *c, double dt, bool fixed);
 /* Changes the step (the world's dt changed) or the fixed-time mode. */
 void rb_step_clock_set(rb_step_clock *c, double dt, bool fixed);
 
+/* Simulated time per clock time (the panels' time scale, 0.05 to 2): each
+ * frame owes scale x its clock time, so slow motion takes fewer steps a
+ * frame, never drops any. The caller checks the range. */
+void rb_step_clock_set_scale(rb_step_clock *c, double scale);
+
 /* Starts a frame of frame_dt seconds of clock time at wall time now. */
 void rb_step_clock_begin(rb_step_clock *c, double frame_dt, double now);
 /* How many steps to take next, at most max_chunk: 0 once the frame owes less
- * than a step, has taken the longest frame's worth, or (on the wall clock)
+ * than a step, has taken the longest frame's worth (RB_MAX_FRAME_DT x scale
+ * of simulated time), or (on the wall clock)
  * has used its budget. At least one while anything is owed and budget is left. */
 uint32_t rb_step_clock_next(rb_step_clock *c, uint32_t max_chunk, double now);
 /* The loop took `steps` steps, which cost `seconds` of wall time, ending at now. */

@@ -7,9 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Spring of the grab: natural frequency (Hz) and damping ratio. Scaled by the
- * body's mass, so every body follows the cursor alike. */
-#define RB_GRAB_HZ 2.5f
+/* Damping ratio of the grab's spring (its frequency is rb_grab.hz, or
+ * RB_GRAB_HZ). Scaled by the body's mass, so every body follows the cursor alike. */
 #define RB_GRAB_DAMPING 0.9f
 /* Spin kept per call (4 steps) while held, so a dragged body neither twirls nor swings forever. */
 #define RB_GRAB_SPIN_KEEP 0.97f
@@ -62,11 +61,18 @@ rb_pick rb_pick_ray(rb_world *world, const float *particles, const float origin[
     return pick;
 }
 
-float rb_throw_speed(double held) {
+rb_throw rb_throw_defaults(void) { return (rb_throw){.speed = 8.0f, .speed_max = 40.0f, .spin = 3.0f}; }
+
+float rb_throw_speed_of(const rb_throw *t, double held) {
     double f = held / 1.5;
     if (f > 1.0) f = 1.0;
     if (f < 0.0) f = 0.0;
-    return (float)(8.0 + 32.0 * f);
+    return (float)(t->speed + (t->speed_max - t->speed) * f);
+}
+
+float rb_throw_speed(double held) {
+    const rb_throw t = rb_throw_defaults();
+    return rb_throw_speed_of(&t, held);
 }
 
 /* A small hash for repeatable variety (spin axes, colours). */
@@ -77,6 +83,11 @@ static uint32_t hash32(uint32_t x) {
 }
 
 rb_body_desc rb_tool_throw_desc(const float eye[3], const float dir[3], float ahead, float speed, uint32_t seed) {
+    return rb_tool_throw_spun(eye, dir, ahead, speed, rb_throw_defaults().spin, seed);
+}
+
+rb_body_desc rb_tool_throw_spun(const float eye[3], const float dir[3], float ahead, float speed, float spin,
+                                uint32_t seed) {
     rb_body_desc d = {0};
     for (int k = 0; k < 3; k++) {
         d.position[k] = eye[k] + dir[k] * ahead;
@@ -90,7 +101,7 @@ rb_body_desc rb_tool_throw_desc(const float eye[3], const float dir[3], float ah
     for (int k = 0; k < 3; k++) axis[k] /= n;
     float angle = (float)(hash32(seed * 7u + 1u) & 0xffff) / 65536.0f * 6.2831853f;
     rb_quat_from_axis_angle(axis, angle, d.orientation);
-    for (int k = 0; k < 3; k++) d.angular_velocity[k] = axis[(k + 1) % 3] * 3.0f;
+    for (int k = 0; k < 3; k++) d.angular_velocity[k] = axis[(k + 1) % 3] * spin;
     return d;
 }
 
@@ -197,7 +208,7 @@ void rb_grab_apply(rb_grab *g, rb_world *world, uint32_t steps) {
         g->anchor[k] = s.position[k] + rel[k];
         vel[k] += s.velocity[k];
     }
-    const float w = 2.0f * 3.14159265f * RB_GRAB_HZ;
+    const float w = 2.0f * 3.14159265f * (g->hz > 0.0f ? g->hz : RB_GRAB_HZ);
     const float k_spring = s.mass * w * w, c_damp = 2.0f * RB_GRAB_DAMPING * s.mass * w;
     const float *gravity = rb_world_get_desc(world)->gravity;
     float force[3];

@@ -35,13 +35,29 @@ typedef struct rb_pick {
  * particle positions (xyz triples, as rb_world_read_particles gives them). */
 rb_pick rb_pick_ray(rb_world *world, const float *particles, const float origin[3], const float dir[3]);
 
-/* Throw speed (m/s) after holding the button for held seconds: 8 m/s at once,
- * up to 40 m/s after 1.5 s. */
+/* How the throw tool throws: a tap at `speed`, rising to `speed_max` after
+ * holding the button 1.5 s, with a tumble of `spin` about a random axis
+ * (the settings panel changes them). */
+typedef struct rb_throw {
+    float speed;     /* m/s for a tap */
+    float speed_max; /* m/s after 1.5 s held */
+    float spin;      /* rad/s */
+} rb_throw;
+
+/* 8 m/s, 40 m/s, 3 rad/s. */
+rb_throw rb_throw_defaults(void);
+/* Throw speed (m/s) after holding the button for held seconds: the speed at
+ * once, up to speed_max after 1.5 s. */
+float rb_throw_speed_of(const rb_throw *t, double held);
+/* The same with the defaults: 8 m/s at once, up to 40 m/s after 1.5 s. */
 float rb_throw_speed(double held);
 /* Where a thrown body starts: at distance `ahead` (m) in front of the eye,
- * moving along dir at speed, turned and spinning by amounts from seed. The
- * caller spawns it (rb_entities_spawn) with the shape to throw. */
+ * moving along dir at speed, turned and spinning (3 rad/s) by amounts from
+ * seed. The caller spawns it (rb_entities_spawn) with the shape to throw. */
 rb_body_desc rb_tool_throw_desc(const float eye[3], const float dir[3], float ahead, float speed, uint32_t seed);
+/* The same, spinning at `spin` rad/s. */
+rb_body_desc rb_tool_throw_spun(const float eye[3], const float dir[3], float ahead, float speed, float spin,
+                                uint32_t seed);
 
 /* The explode tool's blast: a radial impulse field (scenes/debris.h) that
  * pushes every dynamic body within the radius away from the centre, fading
@@ -90,11 +106,19 @@ typedef struct rb_grab {
     float depth;           /* m along the cursor ray */
     float target[3];       /* m, world: where the anchor is pulled */
     float anchor[3];       /* m, world: where the anchor is now (for drawing) */
+    float hz;              /* the spring's natural frequency (its stiffness per kg); 0: RB_GRAB_HZ */
 } rb_grab;
 
+/* The grab spring's natural frequency unless rb_grab.hz says otherwise (Hz),
+ * and the range the settings take: its force is held through a chunk of 4
+ * steps, and a stiffer spring than 8 Hz swings past its target there. */
+#define RB_GRAB_HZ 2.5f
+#define RB_GRAB_HZ_MIN 0.5f
+#define RB_GRAB_HZ_MAX 8.0f
+
 /* Starts a grab at a pick that hit a dynamic body: its point and depth along
- * the ray are kept. False for anything else (static and kinematic bodies are
- * not dragged). */
+ * the ray are kept; hz is 0 (RB_GRAB_HZ) until the caller sets it. False
+ * for anything else (static and kinematic bodies are not dragged). */
 bool rb_grab_begin(rb_grab *g, rb_world *world, const rb_pick *pick);
 /* Moves the target to the cursor's current ray. */
 void rb_grab_aim(rb_grab *g, const float origin[3], const float dir[3]);

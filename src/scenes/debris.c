@@ -228,16 +228,15 @@ bool rb_debris_add_field(rb_debris *d, const rb_field *f) {
     return true;
 }
 
-bool rb_debris_add_emitter(rb_debris *d, const rb_emitter *e, char *err, size_t err_size) {
-    const uint32_t k = d->desc.emitter_count;
-    if (k == RB_DEBRIS_MAX_EMITTERS) {
-        snprintf(err, err_size, "emitter: all %u emitters are in use", RB_DEBRIS_MAX_EMITTERS);
-        return false;
-    }
-    /* what the scene reader checks in a file, checked here for a caller's */
+/* What the scene reader checks in a file, checked for a caller's emitter
+ * (rb_debris_add_emitter, rb_debris_set_emitter): its rate, shapes,
+ * direction (into dir, made a unit vector) and region; rows get each
+ * choice's entity row. */
+static bool check_emitter(const rb_debris *d, const rb_emitter *e, float dir[3], int rows[RB_DEBRIS_MAX_CHOICES],
+                          char *err, size_t err_size) {
     bool weighed = e->choice_count >= 1 && e->choice_count <= RB_DEBRIS_MAX_CHOICES;
     for (uint32_t c = 0; weighed && c < e->choice_count; c++) weighed = e->choices[c].weight > 0.0f;
-    float dir[3] = {e->direction[0], e->direction[1], e->direction[2]};
+    memcpy(dir, e->direction, 3 * sizeof *dir);
     if (!(e->rate > 0.0f) || !isfinite(e->rate)) {
         snprintf(err, err_size, "emitter.rate: %g bodies a second is not above 0", e->rate);
         return false;
@@ -250,8 +249,18 @@ bool rb_debris_add_emitter(rb_debris *d, const rb_emitter *e, char *err, size_t 
         snprintf(err, err_size, "emitter.direction: no direction");
         return false;
     }
+    return resolve_emitter(d->entities, e, "emitter", rows, err, err_size);
+}
+
+bool rb_debris_add_emitter(rb_debris *d, const rb_emitter *e, char *err, size_t err_size) {
+    const uint32_t k = d->desc.emitter_count;
+    if (k == RB_DEBRIS_MAX_EMITTERS) {
+        snprintf(err, err_size, "emitter: all %u emitters are in use", RB_DEBRIS_MAX_EMITTERS);
+        return false;
+    }
+    float dir[3];
     int rows[RB_DEBRIS_MAX_CHOICES];
-    if (!resolve_emitter(d->entities, e, "emitter", rows, err, err_size)) return false;
+    if (!check_emitter(d, e, dir, rows, err, err_size)) return false;
     rb_emitter *slot = &d->desc.emitters[k];
     *slot = *e;
     memcpy(slot->direction, dir, sizeof dir);
@@ -264,6 +273,64 @@ bool rb_debris_add_emitter(rb_debris *d, const rb_emitter *e, char *err, size_t 
     memset(d->recent[k], 0, sizeof d->recent[k]);
     d->recent_next[k] = 0;
     d->desc.emitter_count++;
+    return true;
+}
+
+bool rb_debris_set_emitter(rb_debris *d, uint32_t k, const rb_emitter *e, char *err, size_t err_size) {
+    if (k >= d->desc.emitter_count) {
+        snprintf(err, err_size, "emitter %u: there are %u emitters", k, d->desc.emitter_count);
+        return false;
+    }
+    float dir[3];
+    int rows[RB_DEBRIS_MAX_CHOICES];
+    if (!check_emitter(d, e, dir, rows, err, err_size)) return false;
+    rb_emitter *slot = &d->desc.emitters[k];
+    const float start = slot->start;
+    const uint64_t seed = slot->seed;
+    *slot = *e;
+    memcpy(slot->direction, dir, sizeof dir);
+    /* its time, generator, bodies and what it owes go on: only its values change */
+    slot->start = start, slot->seed = seed;
+    memcpy(d->rows[k], rows, sizeof rows);
+    return true;
+}
+
+bool rb_debris_set_field(rb_debris *d, uint32_t k, const rb_field *f, char *err, size_t err_size) {
+    if (k >= d->desc.field_count) {
+        snprintf(err, err_size, "field %u: there are %u fields", k, d->desc.field_count);
+        return false;
+    }
+    rb_field *slot = &d->desc.fields[k];
+    if (f->kind != slot->kind) {
+        snprintf(err, err_size, "field %u: its kind cannot change", k);
+        return false;
+    }
+    const float *v[] = {f->centre, f->velocity, f->axis};
+    bool finite = isfinite(f->radius) && isfinite(f->duration) && isfinite(f->strength) && isfinite(f->falloff) &&
+                  isfinite(f->up) && isfinite(f->drag);
+    for (int i = 0; i < 3; i++) finite = finite && isfinite(v[i][0]) && isfinite(v[i][1]) && isfinite(v[i][2]);
+    if (!finite) {
+        snprintf(err, err_size, "field %u: every value must be a finite number", k);
+        return false;
+    }
+    if (f->kind != RB_FIELD_WIND && !(f->radius > 0.0f)) {
+        snprintf(err, err_size, "field %u: radius %g m: a %s field needs a radius above 0", k, f->radius,
+                 f->kind == RB_FIELD_RADIAL ? "radial" : "vortex");
+        return false;
+    }
+    if (!(f->radius >= 0.0f && f->duration >= 0.0f && f->falloff >= 0.0f && f->up >= 0.0f && f->drag >= 0.0f)) {
+        snprintf(err, err_size, "field %u: radius, duration, falloff, up and drag must be >= 0", k);
+        return false;
+    }
+    float axis[3] = {f->axis[0], f->axis[1], f->axis[2]};
+    if (f->kind == RB_FIELD_VORTEX && !normalise(axis)) {
+        snprintf(err, err_size, "field %u: a vortex needs an axis", k);
+        return false;
+    }
+    const float start = slot->start;
+    *slot = *f;
+    slot->start = start; /* it acts on from when it began; a blast given stays given */
+    memcpy(slot->axis, axis, sizeof axis);
     return true;
 }
 

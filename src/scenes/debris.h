@@ -172,6 +172,18 @@ bool rb_debris_add_field(rb_debris *d, const rb_field *f);
  * weighted shape and a direction; false with the reason in err, and when
  * the table holds RB_DEBRIS_MAX_EMITTERS already. */
 bool rb_debris_add_emitter(rb_debris *d, const rb_emitter *e, char *err, size_t err_size);
+/* Changes emitter k's values (rate, speed, region, shapes...) to e's, as
+ * the settings panel edits them: its start, seed and generator, the
+ * bodies it made and the spawns it owes go on. Checked as
+ * rb_debris_add_emitter checks; false with the reason in err, and for no
+ * emitter k, with nothing changed. */
+bool rb_debris_set_emitter(rb_debris *d, uint32_t k, const rb_emitter *e, char *err, size_t err_size);
+/* Changes field k's values (radius, strength, duration, velocity, drag...)
+ * to f's, keeping its start (a blast already given is not given again).
+ * Its kind cannot change. False with the reason in err for a non-finite
+ * or negative value, a radial or vortex field without a radius, a vortex
+ * without an axis, or no field k, with nothing changed. */
+bool rb_debris_set_field(rb_debris *d, uint32_t k, const rb_field *f, char *err, size_t err_size);
 /* Removes emitter k: it spawns no more, and its bodies live out their
  * lifetimes as debris of no emitter; the emitters after it move down one.
  * False if there is no emitter k. */

@@ -840,6 +840,23 @@ bool rb_world_set_gravity(rb_world *w, const float g[3]) {
     return true;
 }
 
+bool rb_world_set_sleeping(rb_world *w, float sleep_speed, float sleep_time) {
+    char err[256];
+    rb_world_desc nd = w->desc;
+    nd.sleep_speed = sleep_speed, nd.sleep_time = sleep_time;
+    if (!rb_world_desc_check(&nd, err, sizeof err)) {
+        rb_log(RB_LOG_ERROR, "world: %s (kept the old settings)", err);
+        return false;
+    }
+    if (!host_current(w)) return false;
+    w->desc = nd;
+    /* the materials' calibration does not depend on it; a body's timer past
+     * the new sleep_time puts it to sleep at the next step, as it would have */
+    w->params.sleep_speed = sleep_speed, w->params.sleep_time = sleep_time;
+    w->host_dirty = true;
+    return true;
+}
+
 int rb_world_add_material(rb_world *w, rb_material m) {
     char err[512];
     if (w->material_count == RB_MAX_MATERIALS) {

@@ -254,6 +254,11 @@ uint32_t rb_world_material_count(const rb_world *world);
 /* The index-th material (0: the description's); false past the end. */
 bool rb_world_get_material(const rb_world *world, uint32_t index, rb_material *out);
 bool rb_world_set_gravity(rb_world *world, const float gravity[3]);
+/* Changes sleeping (rb_world_desc.sleep_speed and sleep_time) from the next
+ * step on; sleep_time 0 turns it off, and every sleeping body moves again.
+ * False, with nothing changed and the reason logged, for values
+ * rb_world_desc_check refuses. */
+bool rb_world_set_sleeping(rb_world *world, float sleep_speed, float sleep_time);
 
 const char *rb_world_backend_name(const rb_world *world); /* "reference", "opencl" */
 const char *rb_world_device_name(const rb_world *world);

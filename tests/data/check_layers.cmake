@@ -18,7 +18,8 @@ set(rank_app 5)
 set(layers base shapes sim render scenes record app)
 set(problems "")
 
-file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/src/*.c ${ROOT}/src/*.h ${ROOT}/plugins/*.c ${ROOT}/plugins/*.h)
+file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/src/*.c ${ROOT}/src/*.cpp ${ROOT}/src/*.h ${ROOT}/plugins/*.c
+     ${ROOT}/plugins/*.h)
 foreach(f ${files})
   file(STRINGS ${ROOT}/${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
   get_filename_component(dir ${f} DIRECTORY)
