@@ -1,6 +1,7 @@
 /* rubble --headless as a user runs it: the JSON summary, determinism across
  * runs, --list-shapes, and clear refusals of bad command lines. */
 #include <cjson/cJSON.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -194,6 +195,59 @@ static void test_unusable_names_exit_2(void **state) {
 /* --record then `rubble export`, as a user runs them: 0.5 s at 20 Hz is 11
  * frames, a CSV row a body a frame; a bad cache, a bad output or a bad
  * command line exits 2 naming the problem and leaves no output. */
+static char *slurp_file(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("%s was not written", path);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *p = malloc(*n + 1);
+    assert_int_equal(fread(p, 1, *n, f), *n);
+    fclose(f);
+    return p;
+}
+
+static void assert_same_file(const char *a, const char *b) {
+    size_t na, nb;
+    char *pa = slurp_file(a, &na), *pb = slurp_file(b, &nb);
+    if (na != nb || memcmp(pa, pb, na)) fail_msg("%s (%zu bytes) and %s (%zu bytes) differ", a, na, b, nb);
+    free(pa);
+    free(pb);
+}
+
+/* --csv and --gltf straight from a headless run give the files that
+ * `rubble export` makes of the same run's cache, byte for byte, and leave no
+ * temporary cache; they are refused without --headless and for a folder
+ * that is not there, before anything runs. */
+static void export_straight(const char *cache) {
+    char args[2048], csv[512], glb[512], csv2[512], glb2[512], tmp[512];
+    snprintf(csv, sizeof csv, "%s/tests/cli-straight.csv", RB_TEST_BUILD_DIR);
+    snprintf(glb, sizeof glb, "%s/tests/cli-straight.glb", RB_TEST_BUILD_DIR);
+    snprintf(csv2, sizeof csv2, "%s/tests/cli-exported.csv", RB_TEST_BUILD_DIR);
+    snprintf(glb2, sizeof glb2, "%s/tests/cli-exported.glb", RB_TEST_BUILD_DIR);
+    snprintf(tmp, sizeof tmp, "%s/tests/cli-tmp", RB_TEST_BUILD_DIR);
+    mkdir(tmp, 0755);
+    snprintf(args, sizeof args, "export %s --csv %s --gltf %s", cache, csv2, glb2);
+    if (run(args, out, sizeof out, err, sizeof err) != 0) fail_msg("%s: %s", args, err);
+    snprintf(args, sizeof args, "--headless --bodies 10 --steps 313 --record-rate 20 --csv %s --gltf %s", csv, glb);
+    setenv("TMPDIR", tmp, 1); /* where the temporary cache goes */
+    const int code = run(args, out, sizeof out, err, sizeof err);
+    unsetenv("TMPDIR");
+    if (code != 0) fail_msg("%s: exit %d: %s", args, code, err);
+    assert_same_file(csv, csv2);
+    assert_same_file(glb, glb2);
+    assert_int_equal(rmdir(tmp), 0); /* empty: the temporary cache is gone */
+    remove(csv), remove(glb), remove(csv2), remove(glb2);
+    snprintf(args, sizeof args, "--frames 1 --csv %s", csv);
+    assert_int_equal(run(args, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--csv and --gltf export a --headless run"));
+    snprintf(args, sizeof args, "--headless --steps 10 --gltf %s/no-such-folder/x.glb", RB_TEST_BUILD_DIR);
+    assert_int_equal(run(args, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "no-such-folder"));
+    assert_null(strstr(out, "steps/s")); /* refused before the run */
+    assert_int_not_equal(access(csv, F_OK), 0);
+}
+
 static void test_record_and_export(void **state) {
     char cache[512], csv[512], args[2048];
     snprintf(cache, sizeof cache, "%s/tests/cli-record.rbc", RB_TEST_BUILD_DIR);
@@ -232,6 +286,7 @@ static void test_record_and_export(void **state) {
     assert_int_equal(run(args, out, sizeof out, err, sizeof err), 2);
     assert_non_null(strstr(err, "/proc/cli-record.csv: "));
     assert_int_not_equal(access("/proc/cli-record.csv", F_OK), 0);
+    export_straight(cache);
     remove(cache);
 }
 

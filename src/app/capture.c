@@ -48,3 +48,12 @@ bool rb_capture_save_png(rb_renderer *r, int w, int h, const char *path) {
     rb_log(RB_LOG_INFO, "screenshot saved to %s (%dx%d)", path, w, h);
     return true;
 }
+
+bool rb_capture_video(rb_renderer *r, int w, int h, rb_video *video) {
+    /* GL's bottom-up rows as they are: the video flips them as it copies. */
+    uint8_t *img = w > 0 && h > 0 ? malloc((size_t)w * (size_t)h * 4) : NULL;
+    const bool read = img && rb_renderer_read_pixels(r, w, h, img);
+    const bool ok = rb_video_frame(video, read ? img : NULL, w, h);
+    free(img);
+    return ok;
+}

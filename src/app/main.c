@@ -1,5 +1,6 @@
 /* main.c - rubble: the sandbox window, or with --headless a batch run that
  * prints a summary (README.md, "Headless runs"). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,35 @@ static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, 
 /* --record: each frame of the run into the cache. */
 static bool record_frame(void *writer, double time) { return rb_cache_frame(writer, time); }
 
+/* The cache a headless run records to: --record's, or for --csv and --gltf
+ * alone a temporary one (removed after the export). False if it cannot be made. */
+static bool cache_path(const rb_options *o, char *path, size_t size) {
+    if (o->record || !(o->export_csv || o->export_gltf)) {
+        snprintf(path, size, "%s", o->record ? o->record : "");
+        return true;
+    }
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, size, "%s/rubble-export-XXXXXX", dir && *dir ? dir : "/tmp");
+    const int fd = mkstemp(path);
+    if (fd < 0) {
+        fprintf(stderr, "rubble: cannot make a temporary cache for --csv/--gltf in %s: %s\n",
+                dir && *dir ? dir : "/tmp", strerror(errno));
+        return false;
+    }
+    close(fd);
+    return true;
+}
+
+/* --csv, --gltf: the recorded cache exported as rubble export writes it. */
+static bool export_run(const rb_options *o, const char *cache) {
+    char err[4096 + 256];
+    rb_cache *c = rb_cache_open(cache, err, sizeof err);
+    const bool ok = c && rb_cache_export(c, o->export_csv, o->export_gltf, err, sizeof err);
+    if (!ok) fprintf(stderr, "rubble: %s\n", err);
+    rb_cache_close(c);
+    return ok;
+}
+
 /* --headless: builds the formation, steps, prints the summary. Returns the exit code. */
 static int headless(const rb_options *o, const rb_paths *paths) {
     rb_registry *reg = rb_app_registry(o, paths);
@@ -158,10 +188,15 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     if (o->steps > 0) rb_run_warm(run);
     const double build_s = rb_seconds() - t_build;
     rb_cache_writer *rec = NULL;
-    if (o->record) {
-        rec = rb_cache_begin(o->record, rb_run_world(run), rb_run_entities(run), o->record_rate, err, sizeof err);
+    char cache[4096];
+    const bool exporting = o->export_csv || o->export_gltf;
+    const bool made = cache_path(o, cache, sizeof cache);
+    if (!made || cache[0]) {
+        rec = made ? rb_cache_begin(cache, rb_run_world(run), rb_run_entities(run), o->record_rate, err, sizeof err)
+                   : NULL;
         if (!rec) {
-            fprintf(stderr, "rubble: --record %s\n", err);
+            if (made) fprintf(stderr, "rubble: %s %s\n", o->record ? "--record" : "--csv/--gltf", err);
+            if (made && !o->record) remove(cache);
             rb_run_destroy(run);
             rb_scene_destroy(scene);
             rb_registry_destroy(reg);
@@ -176,6 +211,8 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         fprintf(stderr, "rubble: --record %s\n", err);
         ok = false;
     }
+    if (ok && exporting) ok = export_run(o, cache);
+    if (exporting && !o->record) remove(cache);
     rb_run_summary s = rb_run_summarize(run);
     ok = ok && s.ok;
     if (o->json)

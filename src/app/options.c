@@ -10,6 +10,7 @@
 #include "paths.h"
 #include "scenes/formations.h"
 #include "scenes/scene.h"
+#include "video.h"
 
 void rb_options_defaults(rb_options *o, rb_program program) {
     *o = (rb_options){
@@ -84,6 +85,8 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --record FILE      record the run (headless or the sandbox) to a cache FILE\n"
                  "  --record-rate HZ   frames a second in the cache [60]\n"
                  "  --replay FILE      play a cache in the sandbox window (README, \"Replay\")\n"
+                 "  --csv FILE         with --headless: write the run as CSV (a row a body a frame)\n"
+                 "  --gltf FILE        with --headless: write the run as animated binary glTF (.glb)\n"
                  "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]   write a cache as CSV or glTF\n"
                  "Sandbox:\n"
                  "  --width W --height H   window size [1280x720]\n"
@@ -91,6 +94,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --frames N         run N frames, then exit\n"
                  "  --screenshot FILE  save a PNG of the last frame (with --frames)\n"
                  "  --script FILE      feed timed input events from FILE (see README)\n"
+                 "  --video FILE       encode the frames drawn as an MP4 FILE, 60 a second, with ffmpeg\n"
                  "  --shaders DIR      load the GLSL shaders from DIR\n"
                  "  --stats-every S    print frame times, memory and bodies on stdout every S seconds\n"
                  "  --blast R,J,UP     the explode tool (B): radius m, impulse N s at the centre, upward bias\n"
@@ -146,6 +150,7 @@ static const option_spec specs[] = {
     {"--screenshot", true, RUBBLE},
     {"--frames", true, RUBBLE},
     {"--script", true, RUBBLE},
+    {"--video", true, RUBBLE},
     {"--width", true, RUBBLE},
     {"--height", true, RUBBLE},
     {"--shaders", true, RUBBLE},
@@ -155,6 +160,8 @@ static const option_spec specs[] = {
     {"--record", true, RUBBLE},
     {"--record-rate", true, RUBBLE},
     {"--replay", true, RUBBLE},
+    {"--csv", true, RUBBLE},
+    {"--gltf", true, RUBBLE},
     {"--quiet", false, BENCH},
     {"--warmup", true, BENCH},
     {"--time", true, BENCH},
@@ -236,6 +243,10 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         o->record = v;
     } else if (!strcmp(a, "--replay")) {
         o->replay = v;
+    } else if (!strcmp(a, "--csv")) {
+        o->export_csv = v;
+    } else if (!strcmp(a, "--gltf")) {
+        o->export_gltf = v;
     } else if (!strcmp(a, "--warmup")) {
         if (!parse_double(v, 0.0, 1e6, &x)) return FAIL("--warmup takes simulated seconds >= 0, not '%s'", v);
         o->warmup = x;
@@ -269,6 +280,8 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         o->shader_dir = v;
     } else if (!strcmp(a, "--script")) {
         o->script = v;
+    } else if (!strcmp(a, "--video")) {
+        o->video = v;
     } else if (!strcmp(a, "--plugins") || !strcmp(a, "--meshes")) {
         bool plugins = !strcmp(a, "--plugins");
         int *count = plugins ? &o->plugin_dir_count : &o->mesh_dir_count;
@@ -329,6 +342,10 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
     if (o->replay && not_with_replay)
         return FAIL("--replay shows a recorded cache in the sandbox window; it cannot go with %s", not_with_replay);
     if (o->screenshot && o->frames == 0) o->frames = 60;
+    if ((o->export_csv || o->export_gltf) && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
+        return FAIL("--csv and --gltf export a --headless run; in the window, --record a cache and then run "
+                    "rubble export CACHE --csv OUT.csv or --gltf OUT.glb");
+    if (o->video && o->headless) return FAIL("--video records the sandbox's frames; --headless draws none");
     if (program == RB_PROGRAM_BENCH && o->scene_count == 0 && !o->help)
         return FAIL("no scene given (e.g. rubble-bench pile 1000)");
     return true;
@@ -346,6 +363,11 @@ static bool usable(const rb_options *o, char *err, int err_size) {
     if (o->screenshot && !rb_path_writable(o->screenshot, why, sizeof why))
         return FAIL("--screenshot %s: %s", o->screenshot, why);
     if (o->record && !rb_path_writable(o->record, why, sizeof why)) return FAIL("--record %s: %s", o->record, why);
+    if (o->export_csv && !rb_path_writable(o->export_csv, why, sizeof why))
+        return FAIL("--csv %s: %s", o->export_csv, why);
+    if (o->export_gltf && !rb_path_writable(o->export_gltf, why, sizeof why))
+        return FAIL("--gltf %s: %s", o->export_gltf, why);
+    if (o->video && !rb_video_usable(o->video, why, sizeof why)) return FAIL("--video %s: %s", o->video, why);
     if (o->device >= 0 && o->backend != RB_BACKEND_REFERENCE) {
         FILE *null = fopen("/dev/null", "w");
         const int devices = null ? rb_world_list_devices(null) : 0;

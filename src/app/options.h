@@ -34,6 +34,7 @@ typedef struct rb_options {
     const char *record;                   /* --record FILE: a cache of the run (docs/cache-format.md) */
     double record_rate;                   /* --record-rate HZ: its frames a second [60] */
     const char *replay;                   /* --replay FILE: the sandbox shows a cache instead of a live world */
+    const char *export_csv, *export_gltf; /* --csv FILE, --gltf FILE: a headless run exported as rubble export does */
     rb_backend_kind backend;              /* --backend reference|opencl */
     int device;                           /* --device I; -1 = automatic */
     const char *plugin_dirs[RB_MAX_DIRS]; /* --plugins DIR (repeatable) */
@@ -44,6 +45,7 @@ typedef struct rb_options {
     const char *screenshot; /* --screenshot FILE: save a PNG after --frames frames, exit */
     int frames;             /* --frames N; 0 = run until quit */
     const char *script;     /* --script FILE: timed input events */
+    const char *video;      /* --video FILE: the frames drawn as an MP4, through ffmpeg */
     int width, height;      /* --width, --height of the window */
     bool vsync;             /* --no-vsync turns it off */
     const char *shader_dir; /* --shaders DIR: GLSL files (default: found beside the program) */

@@ -44,7 +44,7 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
         sb->blast =
             (rb_blast){.radius = sb->opts.blast_radius, .strength = sb->opts.blast_impulse, .up = sb->opts.blast_up};
     sb->formation = opts->formation >= 1 && opts->formation <= RB_FORMATION_COUNT ? opts->formation : 1;
-    if (opts->script || opts->screenshot || opts->frames > 0) sb->fixed_dt = 1.0 / 60.0;
+    if (opts->script || opts->screenshot || opts->frames > 0 || opts->video) sb->fixed_dt = 1.0 / 60.0;
     sb->window = rb_window_open(opts->width, opts->height, sb->vsync, &sb->gl, err, err_size);
     if (!sb->window) goto fail;
     sb->window_id = SDL_GetWindowID(sb->window);
@@ -114,6 +114,8 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
         sb->record_world = sb->world, sb->record_start = sb->steps;
         record(sb); /* frame 0: the world before its first step */
     }
+    /* --video last: nothing after it can fail with ffmpeg running. 60: the fixed clock's frames a second. */
+    if (opts->video && !(sb->video = rb_video_start(opts->video, sb->width, sb->height, 60, err, err_size))) goto fail;
     return sb;
 fail:
     rb_scene_destroy(scene);
@@ -134,10 +136,20 @@ static void end_recording(rb_sandbox *sb) {
     sb->record = NULL;
 }
 
+/* Ends --video: ffmpeg finishes the file. False, said, if no video was saved. */
+static bool end_video(rb_sandbox *sb) {
+    char err[4096 + 512];
+    const bool ok = rb_video_finish(sb->video, err, sizeof err);
+    if (!ok) rb_log(RB_LOG_ERROR, "%s", err);
+    sb->video = NULL;
+    return ok;
+}
+
 void rb_sandbox_destroy(rb_sandbox *sb) {
     if (!sb) return;
     end_recording(sb);
     rb_replay_destroy(sb->replay);
+    end_video(sb);
     rb_script_destroy(sb->script);
     rb_input_release(&sb->input);
     rb_sandbox_forget_drops(sb);
@@ -438,6 +450,7 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
         }
         sb->pending_shot[0] = '\0';
     }
+    if (sb->video) rb_capture_video(sb->renderer, sb->width, sb->height, sb->video);
     SDL_GL_SwapWindow(sb->window);
     sb->frame++;
 
@@ -505,6 +518,7 @@ int rb_sandbox_run(const rb_options *opts, const rb_paths *paths) {
     /* A scripted run whose screenshot (--screenshot or a script's) could not
      * be saved failed: the error was said when it happened. */
     if (sb->shot_failures > 0 && (opts->script || opts->screenshot)) code = 1;
+    if (!end_video(sb)) code = 1; /* a video that could not be made fails the run */
     rb_sandbox_destroy(sb);
     return code;
 }

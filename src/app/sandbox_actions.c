@@ -19,16 +19,22 @@ void rb_sandbox_notice(rb_sandbox *sb, const char *text) {
     sb->message_until = sb->clock + 3.0;
 }
 
+/* Gives row i its shape's mesh in the renderer, if it has one. */
+static void mesh_row(rb_sandbox *sb, uint32_t i) {
+    const rb_mesh *m = &rb_entities_get(sb->entities, i)->shape->mesh;
+    if (m->vertex_count > 0)
+        rb_entities_set_mesh(
+            sb->entities, i,
+            rb_renderer_add_mesh(sb->renderer, m->positions, m->normals, m->vertex_count, m->indices, m->index_count));
+}
+
 void rb_sandbox_sync_shapes(rb_sandbox *sb) {
+    const uint32_t replaced = rb_entities_replaced(sb->entities);
     rb_entities_sync(sb->entities);
-    for (; sb->meshed < rb_entities_count(sb->entities); sb->meshed++) {
-        const uint32_t i = sb->meshed;
-        const rb_mesh *m = &rb_entities_get(sb->entities, i)->shape->mesh;
-        if (m->vertex_count > 0)
-            rb_entities_set_mesh(sb->entities, i,
-                                 rb_renderer_add_mesh(sb->renderer, m->positions, m->normals, m->vertex_count,
-                                                      m->indices, m->index_count));
-    }
+    if (rb_entities_replaced(sb->entities) != replaced) /* a replaced row has no mesh until given the new one */
+        for (uint32_t i = 0; i < sb->meshed; i++)
+            if (rb_entities_get(sb->entities, i)->mesh < 0) mesh_row(sb, i);
+    for (; sb->meshed < rb_entities_count(sb->entities); sb->meshed++) mesh_row(sb, sb->meshed);
 }
 
 void rb_sandbox_mesh_pieces(rb_sandbox *sb) {
@@ -290,12 +296,16 @@ static void reload_shaders(rb_sandbox *sb) {
     }
 }
 
+/* L: new plugins and meshes are added, rebuilt plugins' shapes replaced. */
 static void rescan(rb_sandbox *sb) {
-    int added = rb_registry_rescan(sb->registry);
+    const uint32_t replaced = rb_registry_replaced(sb->registry);
+    const int added = rb_registry_rescan(sb->registry);
+    const uint32_t renewed = rb_registry_replaced(sb->registry) - replaced;
     rb_sandbox_sync_shapes(sb);
     if (sb->selected_shape < 0 && rb_entities_count(sb->entities) > 0) sb->selected_shape = 0;
-    char text[96];
-    snprintf(text, sizeof text, "plugins rescanned: %d new shape%s", added, added == 1 ? "" : "s");
+    char text[128];
+    snprintf(text, sizeof text, "plugins and meshes rescanned: %d new shape%s, %u replaced", added,
+             added == 1 ? "" : "s", renewed);
     rb_sandbox_notice(sb, text);
 }
 

@@ -18,6 +18,7 @@
 #include "script.h"
 #include "stats.h"
 #include "step_clock.h"
+#include "video.h"
 #include "view.h"
 
 struct rb_sandbox {
@@ -75,6 +76,7 @@ struct rb_sandbox {
     uint64_t record_next;
     /* --replay: the cache shown instead of the world, until Enter makes it live (NULL then, and in a live run) */
     rb_replay *replay;
+    rb_video *video; /* --video, or NULL */
 
     char last_error[512]; /* the log's last error as last seen, and when it changed */
     double error_since;

@@ -135,6 +135,10 @@ void rb_cache_anim_free(rb_anim *anim);
  * under path. False with "path: what is wrong" in err. */
 bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t err_size);
 
+/* The cache as CSV and/or glTF (either path may be NULL), each written
+ * whole or not at all. False with "path: what is wrong" in err. */
+bool rb_cache_export(const rb_cache *c, const char *csv, const char *gltf, char *err, size_t err_size);
+
 /* `rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]`: argv[0] is
  * "export". Returns the exit status: 0, 1 when writing fails, 2 for a bad
  * command line or a cache that cannot be read. */

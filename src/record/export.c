@@ -43,6 +43,19 @@ bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t e
     return ok;
 }
 
+bool rb_cache_export(const rb_cache *c, const char *csv, const char *gltf, char *err, size_t err_size) {
+    if (csv && !rb_cache_write_csv(c, csv, err, err_size)) return false;
+    if (!gltf) return true;
+    rb_anim anim;
+    if (!rb_cache_to_anim(c, &anim)) {
+        snprintf(err, err_size, "%s: %s", gltf, c->frame_count ? "out of memory" : "the cache has no frames");
+        return false;
+    }
+    const bool ok = rb_gltf_write(gltf, &anim, err, err_size);
+    rb_cache_anim_free(&anim);
+    return ok;
+}
+
 static void usage(FILE *out) {
     fprintf(out, "usage: rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]\n"
                  "Writes a cache that rubble --record made (docs/cache-format.md) as CSV (a row a body a frame:\n"
@@ -86,22 +99,8 @@ int rb_export_main(int argc, char **argv) {
     if (c->cut_short)
         fprintf(stderr, "rubble export: %s was cut short (its writer did not finish); exporting its %u whole frames\n",
                 cache, c->frame_count);
-    int code = 0;
-    if (csv && !rb_cache_write_csv(c, csv, err, sizeof err)) {
-        fprintf(stderr, "rubble export: %s\n", err);
-        code = 2;
-    }
-    if (gltf && code == 0) {
-        rb_anim anim;
-        if (!rb_cache_to_anim(c, &anim)) {
-            fprintf(stderr, "rubble export: %s: %s\n", cache, c->frame_count ? "out of memory" : "it has no frames");
-            code = 2;
-        } else if (!rb_gltf_write(gltf, &anim, err, sizeof err)) {
-            fprintf(stderr, "rubble export: %s\n", err);
-            code = 2;
-        }
-        rb_cache_anim_free(&anim);
-    }
+    const bool ok = rb_cache_export(c, csv, gltf, err, sizeof err);
+    if (!ok) fprintf(stderr, "rubble export: %s\n", err);
     rb_cache_close(c);
-    return code;
+    return ok ? 0 : 2;
 }
