@@ -33,7 +33,7 @@ const char *const rb_hud_help_lines[][2] = {
     {"Space", "pause"},
     {"N", "one step while paused"},
     {"P", "particle view"},
-    {"L", "reload the plugin folders (new shapes join the cycle)"},
+    {"L", "rescan plugins and meshes (new shapes join the cycle; rebuilt ones replaced)"},
     {"F5", "reload the shaders"},
     {"F12", "screenshot (rubble-DATE-TIME.png)"},
     {"V", "vsync on / off"},
