@@ -58,6 +58,7 @@ set_tests_properties(test_settings PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV
 rb_add_test(test_panels SOURCES test_panels.c LIBS rubble_sandbox TIMEOUT 600)
 target_include_directories(test_panels PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
 target_compile_definitions(test_panels PRIVATE RB_TEST_SOURCE_SHADERS="${PROJECT_SOURCE_DIR}/shaders"
-                                               RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
+                                               RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
+                                               RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
 add_dependencies(test_panels cube cube2)
 set_tests_properties(test_panels PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")

@@ -28,18 +28,21 @@
 
 /* A sandbox of the program's window size with an empty world (reference
  * backend), panels shown or not (--panels). */
-static rb_sandbox *make_sandbox_of(bool panels, int bodies) {
+static void options_of(rb_options *o, bool panels, int bodies) {
+    rb_options_defaults(o, RB_PROGRAM_RUBBLE);
+    o->bodies = bodies;
+    o->width = W, o->height = H;
+    o->vsync = false;
+    o->backend = RB_BACKEND_REFERENCE;
+    o->plugin_dirs[0] = RB_TEST_PLUGIN_DIR;
+    o->plugin_dir_count = 1;
+    o->shader_dir = RB_TEST_SOURCE_SHADERS;
+    o->panels = panels;
+}
+
+static rb_sandbox *make_with(const rb_options *opts) {
     setenv("SDL_VIDEODRIVER", "offscreen", 0);
-    rb_options o;
-    rb_options_defaults(&o, RB_PROGRAM_RUBBLE);
-    o.bodies = bodies;
-    o.width = W, o.height = H;
-    o.vsync = false;
-    o.backend = RB_BACKEND_REFERENCE;
-    o.plugin_dirs[0] = RB_TEST_PLUGIN_DIR;
-    o.plugin_dir_count = 1;
-    o.shader_dir = RB_TEST_SOURCE_SHADERS;
-    o.panels = panels;
+    rb_options o = *opts;
     char err[4096];
     rb_paths paths;
     rb_paths_find(&paths, o.shader_dir);
@@ -47,6 +50,12 @@ static rb_sandbox *make_sandbox_of(bool panels, int bodies) {
     if (!sb) fail_msg("rb_sandbox_create: %s", err);
     rb_sandbox_set_fixed_dt(sb, 1.0 / 60.0);
     return sb;
+}
+
+static rb_sandbox *make_sandbox_of(bool panels, int bodies) {
+    rb_options o;
+    options_of(&o, panels, bodies);
+    return make_with(&o);
 }
 
 static rb_sandbox *make_sandbox(bool panels) { return make_sandbox_of(panels, 0); }
@@ -229,7 +238,8 @@ static void test_drag_time_scale_to_slow_motion(void **st) {
     const uint64_t steps = stats(sb).steps;
     run_frames(sb, 60); /* a second of clock: 625 steps at 1x */
     const uint64_t taken = stats(sb).steps - steps;
-    fprintf(stderr, "%llu steps in a second\n", (unsigned long long)taken);
+    fprintf(stderr, "%llu steps in a second (scale %.3f, step %g s)\n", (unsigned long long)taken, s.clock->scale,
+            rb_world_get_desc(rb_sandbox_world(sb))->dt);
     assert_true(taken >= 30 && taken <= 33);
     assert_false(stats(sb).slowed);
     assert_int_equal(stats(sb).bodies, 0);
@@ -435,6 +445,50 @@ static void test_wheel_over_a_panel_is_the_panels(void **st) {
     rb_sandbox_destroy(sb);
 }
 
+/* --replay: the Scene panel is the timeline; a click along its slider
+ * shows that frame, the panels leave the HUD's bar along the bottom free,
+ * and "simulate from frame K" makes the world live from that keyframe. */
+static void test_replay_timeline(void **st) {
+    char cache[600];
+    snprintf(cache, sizeof cache, "%s/panels-replay.rbc", RB_TEST_BUILD_DIR);
+    rb_options o;
+    options_of(&o, false, 4);
+    o.record = cache;
+    rb_sandbox *sb = make_with(&o);
+    run_frames(sb, 90); /* 1.5 s: keyframes at frames 0 and 60 */
+    rb_sandbox_destroy(sb);
+    options_of(&o, true, 4);
+    o.replay = cache;
+    sb = make_with(&o);
+    rb_panels_show(rb_sandbox_panels(sb), RB_PANEL_SHAPES, false);
+    script(sb, "0 key Space\n"); /* paused: the frame stays where it is put */
+    run_frames(sb, 3);
+    assert_false(rb_replay_playing(rb_sandbox_replay(sb)));
+    float r[4];
+    char text[512], at[64];
+    rect_of(sb, RB_PANEL_SCENE, "frame", r); /* open from the start in a replay */
+    point(r, 0.5f, at, sizeof at);
+    snprintf(text, sizeof text, "0 click left %s\n", at);
+    script(sb, text);
+    run_frames(sb, 4);
+    const uint32_t last = rb_replay_cache(rb_sandbox_replay(sb))->frame_count - 1u,
+                   now = rb_replay_frame(rb_sandbox_replay(sb));
+    fprintf(stderr, "frame %u of 0..%u after a click half way along the timeline\n", now, last);
+    assert_true(now + 3 >= last / 2 && now <= last / 2 + 3);
+    /* every panel clear of the bar along the bottom (its backing starts 50 px up) */
+    for (int k = 0; k < RB_PANEL_COUNT; k++)
+        if (rb_panels_rect(rb_sandbox_panels(sb), (rb_panel_id)k, NULL, r)) assert_true(r[1] + r[3] <= H - 50.0f);
+    rect_of(sb, RB_PANEL_SCENE, "simulate from here", r);
+    point(r, 0.5f, at, sizeof at);
+    snprintf(text, sizeof text, "0 click left %s\n", at);
+    script(sb, text);
+    run_frames(sb, 3);
+    assert_null(rb_sandbox_replay(sb));
+    assert_true(stats(sb).bodies >= 4);
+    rb_sandbox_destroy(sb);
+    remove(cache);
+}
+
 /* The program shows the panels in a window a person drives, not in a
  * scripted run (its screenshots keep their look) unless --panels. */
 static void test_panels_wanted(void **st) {
@@ -468,6 +522,7 @@ int main(void) {
         cmocka_unit_test(test_inspector_shows_the_body_under_the_cursor),
         cmocka_unit_test(test_scene_panel_places_an_emitter_and_a_blast),
         cmocka_unit_test(test_wheel_over_a_panel_is_the_panels),
+        cmocka_unit_test(test_replay_timeline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,30 @@ const char *const rb_hud_help_lines[][2] = {
     {"Space", "pause"},
     {"N", "one step while paused"},
     {"P", "particle view"},
-    {"L", "reload the plugin folders (new shapes join the cycle)"},
+    {"L", "rescan plugins and meshes (new shapes join the cycle; rebuilt ones replaced)"},
+    {"F5", "reload the shaders"},
+    {"F12", "screenshot (rubble-DATE-TIME.png)"},
+    {"V", "vsync on / off"},
+    {"H", "hide the HUD"},
+    {"F1", "this help"},
+    {"Esc", "quit"},
+    {NULL, NULL},
+};
+
+/* --replay: the camera and the view as in a live run, and the replay's keys. */
+const char *const rb_hud_replay_help_lines[][2] = {
+    {"W A S D", "fly"},
+    {"Q / E, Ctrl", "down / up, down"},
+    {"Shift", "fly faster"},
+    {"right mouse", "look around (hold)"},
+    {"wheel", "flying speed"},
+    {"Space", "play / pause"},
+    {".  ,  (Right Left)", "a frame forward / back (pauses)"},
+    {"[  ]", "slower / faster: 0.25x 0.5x 1x 2x 4x"},
+    {"Home  End", "first / last frame"},
+    {"left mouse", "on the timeline: go to that frame (drag to scrub)"},
+    {"Enter", "simulate from here: live, from the keyframe at or before this frame"},
+    {"P", "particle view"},
     {"F5", "reload the shaders"},
     {"F12", "screenshot (rubble-DATE-TIME.png)"},
     {"V", "vsync on / off"},
@@ -81,13 +104,11 @@ static float wrapped(rb_renderer *r, float x, float y, float max_w, const float 
     return y;
 }
 
-void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, bool help) {
-    g_scale = width >= 900 ? 2.0f : 1.0f;
+float rb_hud_scale(int width) { return width >= 900 ? 2.0f : 1.0f; }
+
+/* A live run: bodies, backend, tool, shape, scene, debris, paused or slowed. */
+static float live_lines(rb_renderer *r, float x, float y, const rb_hud_info *in) {
     char buf[256];
-    float x = 7.0f * g_scale, y = 6.0f * g_scale;
-    snprintf(buf, sizeof buf, "%.0f fps  %.1f ms   sim %.1f ms/frame, %u steps", in->fps, in->frame_ms, in->sim_ms,
-             in->steps);
-    y = line(r, x, y, g_white, buf);
     /* Device names run long ("pthread-skylake-avx512-Intel(R) Xeon(R) ..."): the start says enough. */
     snprintf(buf, sizeof buf, "%u bodies  %u particles   %s on %.40s", in->bodies, in->particles, in->backend,
              in->device);
@@ -113,6 +134,57 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
     if (in->time_scale > 0.0 && in->time_scale != 1.0 && !in->paused) {
         snprintf(buf, sizeof buf, "time scale %.2gx%s", in->time_scale, in->time_scale < 1.0 ? ": slow motion" : "");
         y = line(r, x, y, g_warn, buf);
+    }
+    return y;
+}
+
+/* The timeline along the bottom: the part played, a tick at each keyframe
+ * (the one Enter simulates from brighter), a handle at the frame shown. */
+static void timeline(rb_renderer *r, const rb_hud_replay *rp) {
+    const float s = g_scale, bx = rp->bar[0], by = rp->bar[1], bw = rp->bar[2], bh = rp->bar[3];
+    static const float track[4] = {0.55f, 0.60f, 0.66f, 0.55f}, played[4] = {0.35f, 0.62f, 1.0f, 0.95f};
+    static const float key[4] = {0.95f, 0.62f, 0.15f, 0.95f}, from[4] = {1.0f, 0.86f, 0.35f, 1.0f};
+    rb_renderer_rect(r, bx - 5.0f * s, by - 9.0f * s, bw + 10.0f * s, bh + 13.0f * s, g_panel);
+    rb_renderer_rect(r, bx, by, bw, bh, track);
+    rb_renderer_rect(r, bx, by, rp->head_x - bx, bh, played);
+    for (uint32_t k = 0; k < rp->key_count; k++)
+        rb_renderer_rect(r, rp->key_x[k] - s, by - 5.0f * s, 2.0f * s, bh + 5.0f * s, key);
+    if (rp->from_x >= 0.0f) rb_renderer_rect(r, rp->from_x - 1.5f * s, by - 8.0f * s, 3.0f * s, bh + 8.0f * s, from);
+    rb_renderer_rect(r, rp->head_x - 1.5f * s, by - 3.0f * s, 3.0f * s, bh + 6.0f * s, g_white);
+}
+
+/* --replay: where the replay is, what it shows, and what Enter does. */
+static float replay_lines(rb_renderer *r, float x, float y, const rb_hud_replay *rp) {
+    char buf[320];
+    snprintf(buf, sizeof buf, "replay %.120s   frame %u/%u   %.3f s   %gx", rp->file, rp->frame, rp->last, rp->time,
+             rp->speed);
+    y = line(r, x, y, g_white, buf);
+    if (rp->key_frame >= 0)
+        snprintf(buf, sizeof buf, "%u bodies   Enter: simulate from the keyframe at frame %d", rp->bodies,
+                 rp->key_frame);
+    else
+        snprintf(buf, sizeof buf, "%u bodies   no keyframe to simulate from", rp->bodies);
+    y = line(r, x, y, g_dim, buf);
+    if (rp->cut_short) y = line(r, x, y, g_warn, "cut short: the recording ends without its end mark");
+    if (!rp->playing) y = line(r, x, y, g_warn, "PAUSED   (Space plays, . and , step a frame)");
+    return y;
+}
+
+void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, bool help) {
+    g_scale = rb_hud_scale(width);
+    char buf[256];
+    float x = 7.0f * g_scale, y = 6.0f * g_scale;
+    if (in->replay) /* nothing is simulated */
+        snprintf(buf, sizeof buf, "%.0f fps  %.1f ms", in->fps, in->frame_ms);
+    else
+        snprintf(buf, sizeof buf, "%.0f fps  %.1f ms   sim %.1f ms/frame, %u steps", in->fps, in->frame_ms, in->sim_ms,
+                 in->steps);
+    y = line(r, x, y, g_white, buf);
+    if (in->replay) {
+        y = replay_lines(r, x, y, in->replay);
+        timeline(r, in->replay);
+    } else {
+        y = live_lines(r, x, y, in);
     }
     if (in->particle_view) y = line(r, x, y, g_dim, "particle view (P)");
     if (in->shader_error && *in->shader_error)
@@ -140,12 +212,13 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
     line(r, (float)width - w - 7.0f * g_scale, 6.0f * g_scale, g_dim, hint);
 
     if (help) {
+        const char *const(*lines)[2] = in->replay ? rb_hud_replay_help_lines : rb_hud_help_lines;
         int n = 0;
         float key_w = 0.0f, what_w = 0.0f;
-        for (; rb_hud_help_lines[n][0]; n++) {
-            rb_renderer_text_size(rb_hud_help_lines[n][0], RB_HUD_SCALE, &w, &h);
+        for (; lines[n][0]; n++) {
+            rb_renderer_text_size(lines[n][0], RB_HUD_SCALE, &w, &h);
             if (w > key_w) key_w = w;
-            rb_renderer_text_size(rb_hud_help_lines[n][1], RB_HUD_SCALE, &w, &h);
+            rb_renderer_text_size(lines[n][1], RB_HUD_SCALE, &w, &h);
             if (w > what_w) what_w = w;
         }
         const float gap = 16.0f * g_scale, wmax = key_w + gap + what_w;
@@ -154,11 +227,11 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
         const float back[4] = {0.03f, 0.04f, 0.06f, 0.82f};
         rb_renderer_rect(r, px - 10.0f * g_scale, py - 8.0f * g_scale, wmax + 20.0f * g_scale, ph + 10.0f * g_scale,
                          back);
-        rb_renderer_text(r, px, py, RB_HUD_SCALE, g_warn, "Rubble controls");
+        rb_renderer_text(r, px, py, RB_HUD_SCALE, g_warn, in->replay ? "Rubble replay controls" : "Rubble controls");
         for (int i = 0; i < n; i++) {
             float ly = py + (float)(i + 2) * RB_HUD_LINE;
-            rb_renderer_text(r, px, ly, RB_HUD_SCALE, g_warn, rb_hud_help_lines[i][0]);
-            rb_renderer_text(r, px + key_w + gap, ly, RB_HUD_SCALE, g_white, rb_hud_help_lines[i][1]);
+            rb_renderer_text(r, px, ly, RB_HUD_SCALE, g_warn, lines[i][0]);
+            rb_renderer_text(r, px + key_w + gap, ly, RB_HUD_SCALE, g_white, lines[i][1]);
         }
     }
 }

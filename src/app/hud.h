@@ -7,6 +7,22 @@
 
 #include "render/render.h"
 
+/* What the HUD shows of a replay (replay.h): a line and the timeline bar. */
+typedef struct rb_hud_replay {
+    const char *file;     /* the cache */
+    uint32_t frame, last; /* the frame shown, the last frame's index */
+    double time;          /* the frame's simulated time, s */
+    double speed;         /* 1 = as recorded */
+    uint32_t bodies;      /* live bodies in the frame */
+    bool playing, cut_short;
+    int key_frame;      /* the frame of the keyframe Enter simulates from; -1 if none */
+    float bar[4];       /* the timeline: x, y, width, height, pixels */
+    float head_x;       /* the frame shown along it */
+    float from_x;       /* the keyframe Enter simulates from along it */
+    const float *key_x; /* each keyframe along it */
+    uint32_t key_count;
+} rb_hud_replay;
+
 /* What the HUD shows; the sandbox fills it each frame. */
 typedef struct rb_hud_info {
     double fps;        /* frames per second, smoothed */
@@ -33,11 +49,16 @@ typedef struct rb_hud_info {
     const char *error;                    /* the last warning or error, "" if none */
     const char *shader_error;             /* the last failed shader reload, "" if none */
     const char *message;                  /* a short notice (screenshot saved...), "" if none */
+    const rb_hud_replay *replay;          /* --replay: the replay's line and timeline; NULL in a live run */
 } rb_hud_info;
 
 void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *info, bool help);
+/* Pixels per unit of the HUD's text in a window `width` pixels wide: 2, or 1 in a small one. */
+float rb_hud_scale(int width);
 
-/* The help text: {keys, what they do} per line, ending with {NULL, NULL}. */
+/* The help text: {keys, what they do} per line, ending with {NULL, NULL};
+ * a replay's (its keys, and the camera's and the view's) apart. */
 extern const char *const rb_hud_help_lines[][2];
+extern const char *const rb_hud_replay_help_lines[][2];
 
 #endif

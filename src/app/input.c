@@ -30,6 +30,34 @@ static rb_action *act(rb_input *in, rb_action_kind kind, int arg) {
 
 static bool held(const rb_input *in, SDL_Scancode a, SDL_Scancode b) { return in->keys[a] || in->keys[b]; }
 
+/* --replay's keys; false for a key that is not one of them. */
+static bool replay_key(rb_input *in, SDL_Keycode key) {
+    switch (key) {
+    case SDLK_PERIOD:
+    case SDLK_RIGHT:
+        act(in, RB_ACT_REPLAY_STEP, 1);
+        return true;
+    case SDLK_COMMA:
+    case SDLK_LEFT:
+        act(in, RB_ACT_REPLAY_STEP, -1);
+        return true;
+    case SDLK_RIGHTBRACKET:
+    case SDLK_LEFTBRACKET:
+        act(in, RB_ACT_REPLAY_SPEED, key == SDLK_RIGHTBRACKET ? 1 : -1);
+        return true;
+    case SDLK_HOME:
+    case SDLK_END:
+        act(in, RB_ACT_REPLAY_SEEK, key == SDLK_END ? 1 : -1);
+        return true;
+    case SDLK_RETURN:
+    case SDLK_KP_ENTER:
+        act(in, RB_ACT_SIMULATE_HERE, 0);
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
     if (k->keysym.scancode < SDL_NUM_SCANCODES) in->keys[k->keysym.scancode] = true;
     if (k->repeat) return;
@@ -40,6 +68,7 @@ static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
         act(in, key == SDLK_s ? RB_ACT_SAVE_SCENE : RB_ACT_LOAD_SCENE, 0);
         return;
     }
+    if (in->replay && replay_key(in, key)) return;
     switch (key) {
     case SDLK_ESCAPE:
         act(in, RB_ACT_QUIT, 0);

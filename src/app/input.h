@@ -39,6 +39,11 @@ typedef enum rb_action_kind {
     RB_ACT_WIND,           /* J: wind along the view */
     RB_ACT_VORTEX,         /* C: a vortex at the cursor */
     RB_ACT_PANELS,         /* F2: the settings panels shown or hidden */
+    /* --replay only (rb_input.replay) */
+    RB_ACT_REPLAY_STEP,   /* . or Right: arg +1, a frame on; , or Left: arg -1, a frame back */
+    RB_ACT_REPLAY_SPEED,  /* ]: arg +1, faster; [: arg -1, slower */
+    RB_ACT_REPLAY_SEEK,   /* Home: arg -1, the first frame; End: arg +1, the last */
+    RB_ACT_SIMULATE_HERE, /* Enter: a live simulation from the keyframe at or before the frame shown */
 } rb_action_kind;
 
 typedef struct rb_action {
@@ -57,6 +62,7 @@ typedef struct rb_input {
     float mouse_x, mouse_y; /* pixels, window coordinates */
     bool looking;           /* right button held: mouse motion turns the camera */
     rb_tool tool;           /* the tool the left button uses, chosen with T G X B (Alt: grab, per press) */
+    bool replay;            /* the sandbox replays a cache: [ ] set its speed, and its own keys act */
     /* This frame */
     rb_action actions[RB_INPUT_MAX_ACTIONS];
     int action_count;

@@ -244,6 +244,10 @@ int main(int argc, char **argv) {
     if (o.screenshot || o.script || o.frames)
         fprintf(stderr, "rubble: --screenshot, --script and --frames are for the sandbox; --headless ignores them\n");
 #else
+    if (o.replay) {
+        fprintf(stderr, "rubble: --replay needs the sandbox window, which this build has not (RB_BUILD_APP=OFF)\n");
+        return 2;
+    }
     if (!o.headless) fprintf(stderr, "rubble: this build has no sandbox window (RB_BUILD_APP=OFF); running headless\n");
 #endif
     return headless(&o, &paths);

@@ -84,6 +84,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "Record and export:\n"
                  "  --record FILE      record the run (headless or the sandbox) to a cache FILE\n"
                  "  --record-rate HZ   frames a second in the cache [60]\n"
+                 "  --replay FILE      play a cache in the sandbox window (README, \"Replay\")\n"
                  "  --csv FILE         with --headless: write the run as CSV (a row a body a frame)\n"
                  "  --gltf FILE        with --headless: write the run as animated binary glTF (.glb)\n"
                  "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]   write a cache as CSV or glTF\n"
@@ -161,6 +162,7 @@ static const option_spec specs[] = {
     {"--scene", true, RUBBLE},
     {"--record", true, RUBBLE},
     {"--record-rate", true, RUBBLE},
+    {"--replay", true, RUBBLE},
     {"--csv", true, RUBBLE},
     {"--gltf", true, RUBBLE},
     {"--quiet", false, BENCH},
@@ -242,6 +244,8 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         o->record_rate = x;
     } else if (!strcmp(a, "--record")) {
         o->record = v;
+    } else if (!strcmp(a, "--replay")) {
+        o->replay = v;
     } else if (!strcmp(a, "--csv")) {
         o->export_csv = v;
     } else if (!strcmp(a, "--gltf")) {
@@ -292,8 +296,12 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
 
 bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, char *err, int err_size) {
     const int mine = program == RB_PROGRAM_BENCH ? BENCH : RUBBLE;
+    const char *not_with_replay = NULL; /* the first option --replay cannot go with */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (!not_with_replay &&
+            (!strcmp(a, "--headless") || !strcmp(a, "--scene") || !strcmp(a, "--formation") || !strcmp(a, "--record")))
+            not_with_replay = a;
         const option_spec *spec = NULL, *glued = NULL;
         const char *eq = strchr(a, '=');
         for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
@@ -336,6 +344,8 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
         if (i + 1 >= argc) return FAIL("option %s needs a value", a);
         if (!parse_value(o, program, a, argv[++i], err, err_size)) return false;
     }
+    if (o->replay && not_with_replay)
+        return FAIL("--replay shows a recorded cache in the sandbox window; it cannot go with %s", not_with_replay);
     if (o->screenshot && o->frames == 0) o->frames = 60;
     if ((o->export_csv || o->export_gltf) && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
         return FAIL("--csv and --gltf export a --headless run; in the window, --record a cache and then run "

@@ -33,6 +33,7 @@ typedef struct rb_options {
     bool no_sleep;                        /* --no-sleep: sleeping off (sleep_time 0), whatever the scene says */
     const char *record;                   /* --record FILE: a cache of the run (docs/cache-format.md) */
     double record_rate;                   /* --record-rate HZ: its frames a second [60] */
+    const char *replay;                   /* --replay FILE: the sandbox shows a cache instead of a live world */
     const char *export_csv, *export_gltf; /* --csv FILE, --gltf FILE: a headless run exported as rubble export does */
     rb_backend_kind backend;              /* --backend reference|opencl */
     int device;                           /* --device I; -1 = automatic */

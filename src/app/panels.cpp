@@ -152,9 +152,16 @@ void heading(const char *title) {
 
 // ---- the panels ----
 
+// A replay simulates nothing: the settings of a live world wait for one.
+bool replay_note(const rb_panel_view *v) {
+    if (v->replaying) text_dim("replaying: nothing is simulated (Scene: simulate from here, or Enter)");
+    return v->replaying;
+}
+
 void world_panel(rb_panels *p) {
     const rb_panel_view *v = p->view;
     char why[512];
+    ImGui::BeginDisabled(replay_note(v));
     float g[3] = {v->gravity[0], v->gravity[1], v->gravity[2]};
     char id[32];
     snprintf(id, sizeof id, "gravity##World");
@@ -191,6 +198,7 @@ void world_panel(rb_panels *p) {
         answer(p, rb_settings_set_sleeping(v->settings, sleeping, why, sizeof why), why);
     remember(p, "sleeping");
     text_dim("%s on %.60s", v->backend, v->device);
+    ImGui::EndDisabled();
     message_line(p);
 }
 
@@ -198,6 +206,7 @@ void material_panel(rb_panels *p) {
     const rb_panel_view *v = p->view;
     char why[512];
     float e = v->restitution, mu = v->friction, tc_ms = v->contact_time * 1000.0f;
+    ImGui::BeginDisabled(replay_note(v));
     if (slider(p, "restitution", &e, 0.14f, 1.0f, "%.3f"))
         answer(p, rb_settings_set_restitution(v->settings, e, why, sizeof why), why);
     if (slider(p, "friction", &mu, 0.0f, 2.0f, "%.3f"))
@@ -205,6 +214,7 @@ void material_panel(rb_panels *p) {
     if (slider(p, "contact time, ms", &tc_ms, 1.0f, 50.0f, "%.2f", true))
         answer(p, rb_settings_set_contact_time(v->settings, tc_ms / 1000.0f, why, sizeof why), why);
     text_dim("takes a step of at most %.3g ms (the step is %.3g ms)", v->step_needed * 1000.0, v->dt * 1000.0);
+    ImGui::EndDisabled();
     message_line(p);
 }
 
@@ -212,6 +222,7 @@ void tools_panel(rb_panels *p) {
     const rb_panel_view *v = p->view;
     char why[512];
     float tap = v->throw_speed, full = v->throw_speed_max, spin = v->throw_spin;
+    ImGui::BeginDisabled(replay_note(v));
     heading("throw (T)");
     bool throw_moved = slider(p, "tap, m/s", &tap, 1.0f, RB_THROW_SPEED_MAX, "%.1f");
     throw_moved |= slider(p, "held 1.5 s, m/s", &full, 1.0f, RB_THROW_SPEED_MAX, "%.1f");
@@ -227,6 +238,7 @@ void tools_panel(rb_panels *p) {
     heading("grab (G)");
     if (slider(p, "stiffness, Hz", &hz, 0.5f, 8.0f, "%.2f"))
         answer(p, rb_settings_set_grab_hz(v->settings, hz, why, sizeof why), why);
+    ImGui::EndDisabled();
     message_line(p);
 }
 
@@ -269,6 +281,10 @@ void shapes_panel(rb_panels *p) {
 
 void inspector_panel(rb_panels *p) {
     const rb_panel_body &b = p->view->body;
+    if (p->view->replaying) {
+        text_dim("replaying: the Inspector looks at a live world (Scene: simulate from here)");
+        return;
+    }
     if (!b.valid) {
         text_dim("no body under the cursor (point at one, or grab one)");
         return;
@@ -386,8 +402,48 @@ void place_buttons(rb_panels *p) {
         text_dim("click in the scene to place it (the button again: no)");
 }
 
+// --replay's timeline: the frame shown (drag it), play and pause, the
+// speed, and a live world from the keyframe at or before it.
+void timeline(rb_panels *p) {
+    const rb_panel_view *v = p->view;
+    heading("replay");
+    int frame = (int)v->replay_frame;
+    const float width = ImGui::CalcItemWidth();
+    if (ImGui::SliderInt("frame##timeline", &frame, 0, (int)v->replay_last, "%d")) {
+        if (rb_panel_request *r = request(p, RB_REQ_REPLAY_SEEK)) r->index = frame;
+    }
+    remember(p, "frame", width);
+    ImGui::Text("%.3f s   %gx", v->replay_time, v->replay_speed);
+    if (ImGui::Button(v->replay_playing ? "pause" : "play")) {
+        if (rb_panel_request *r = request(p, RB_REQ_REPLAY_PLAY)) r->index = !v->replay_playing;
+    }
+    remember(p, "play");
+    ImGui::SameLine();
+    if (ImGui::Button("slower")) {
+        if (rb_panel_request *r = request(p, RB_REQ_REPLAY_SPEED)) r->index = -1;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("faster")) {
+        if (rb_panel_request *r = request(p, RB_REQ_REPLAY_SPEED)) r->index = 1;
+    }
+    ImGui::BeginDisabled(v->replay_key_frame < 0);
+    char label[64];
+    if (v->replay_key_frame >= 0)
+        snprintf(label, sizeof label, "simulate from frame %d##here", v->replay_key_frame);
+    else
+        snprintf(label, sizeof label, "no keyframe to simulate from##here");
+    if (ImGui::Button(label)) request(p, RB_REQ_SIMULATE_HERE);
+    remember(p, "simulate from here");
+    ImGui::EndDisabled();
+}
+
 void scene_panel(rb_panels *p) {
     const rb_panel_view *v = p->view;
+    if (v->replaying) {
+        timeline(p);
+        message_line(p);
+        return;
+    }
     ImGui::Text("%s %s", v->scene_file[0] ? "scene" : "formation", v->scene_name);
     ImGui::SetNextItemWidth(-FLT_MIN);
     ImGui::InputTextWithHint("##path", "scene file (.json)", p->path, sizeof p->path);
@@ -411,7 +467,7 @@ void scene_panel(rb_panels *p) {
         emitter_rows(p);
         field_rows(p);
     }
-    text_dim("timeline: not built yet (waits for --replay)");
+    text_dim("a recording (--record) is replayed with --replay: its timeline is here then");
     message_line(p);
 }
 
@@ -444,8 +500,10 @@ void toggles(rb_panels *p, float x, float y) {
 void draw_panel(rb_panels *p, int k, float x, float y, float max_h) {
     ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_Always);
     ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0.0f), ImVec2(kPanelWidth, max_h));
-    // Shapes and Scene start folded: the rest fit beside a 720-pixel-high scene
-    if (k == RB_PANEL_SHAPES || k == RB_PANEL_SCENE) ImGui::SetNextWindowCollapsed(true, ImGuiCond_Once);
+    // Shapes and Scene start folded, so the rest fit beside a 720-pixel-high
+    // scene; a replay's Scene (its timeline) starts open
+    if (k == RB_PANEL_SHAPES || (k == RB_PANEL_SCENE && !p->view->replaying))
+        ImGui::SetNextWindowCollapsed(true, ImGuiCond_Once);
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoFocusOnAppearing;
     p->panel = k;
@@ -493,7 +551,7 @@ void layout_and_draw(rb_panels *p) {
     const float top = big ? 40.0f : 24.0f;            // below "F1 help"
     const float clear = top + (big ? 154.0f : 77.0f); // below the HUD's lines
     const float hud_width = big ? 870.0f : 435.0f;
-    const float bottom = io.DisplaySize.y - kGap;
+    const float bottom = io.DisplaySize.y - kGap - p->view->keep_bottom;
     const float right = io.DisplaySize.x - kGap - kPanelWidth;
     int column[RB_PANEL_COUNT];
     float used[RB_PANEL_COUNT + 1];

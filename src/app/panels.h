@@ -91,6 +91,13 @@ typedef struct rb_panel_view {
     uint32_t emitter_count, field_count;
     const bool *emitter_active, *field_active; /* each one's, emitter_count and field_count of them */
     int placing;                               /* what the next click in the scene places: an rb_panel_place, or 0 */
+    /* --replay: the cache shown instead of a live world (replaying false in a live run) */
+    bool replaying;
+    uint32_t replay_frame, replay_last; /* the frame shown; the last frame's index */
+    double replay_time, replay_speed;   /* its simulated time, s; 1 = as recorded */
+    bool replay_playing;
+    int replay_key_frame; /* the frame "simulate from here" starts at; -1: none */
+    float keep_bottom;    /* window pixels along the bottom the panels leave free (the replay's timeline) */
 } rb_panel_view;
 
 /* What the next click in the scene places (the keys F, B, J, C do the same at the cursor). */
@@ -110,6 +117,10 @@ typedef enum rb_panel_request_kind {
     RB_REQ_RESET,          /* the scene as it was loaded (R) */
     RB_REQ_PLACE,          /* index: an rb_panel_place for the next click in the scene */
     RB_REQ_REMOVE_EMITTER, /* index */
+    RB_REQ_REPLAY_SEEK,    /* index: the frame to show */
+    RB_REQ_REPLAY_PLAY,    /* index: 1 play, 0 pause */
+    RB_REQ_REPLAY_SPEED,   /* index: +1 faster, -1 slower */
+    RB_REQ_SIMULATE_HERE,  /* a live world from the keyframe at or before the frame shown (Enter) */
 } rb_panel_request_kind;
 
 typedef struct rb_panel_request {

@@ -25,13 +25,17 @@ static void record(rb_sandbox *sb);
 
 /* ---- create and destroy ---- */
 
-rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, char *err, size_t err_size) {
+/* rb_sandbox_create with --replay's cache already read (taken, whatever happens). */
+static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_replay *replay, char *err,
+                          size_t err_size) {
     rb_scene *scene = NULL; /* --scene, until the sandbox takes it */
     rb_sandbox *sb = calloc(1, sizeof *sb);
     if (!sb) {
+        rb_replay_destroy(replay);
         snprintf(err, err_size, "out of memory");
         return NULL;
     }
+    sb->replay = replay;
     sb->opts = *opts;
     sb->paths = *paths;
     sb->vsync = opts->vsync;
@@ -53,12 +57,15 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
     }
     sb->renderer = rb_renderer_create(paths->shaders, err, err_size);
     if (!sb->renderer) goto fail;
+    if (sb->replay) rb_replay_add_meshes(sb->replay, sb->renderer);
     sb->registry = rb_app_registry(opts, paths);
     if (!sb->registry) {
         snprintf(err, err_size, "cannot create the shape registry");
         goto fail;
     }
     rb_world_desc desc = rb_app_world_desc(opts);
+    if (sb->replay && !rb_replay_world_desc(sb->replay, sb->registry, &desc, err, err_size))
+        rb_log(RB_LOG_WARN, "%s (the replay draws the default ground)", err);
     if (opts->scene) {
         /* The scene the user named, or no sandbox: a typo is not run as something else. */
         scene = rb_scene_load(opts->scene, sb->registry, err, err_size);
@@ -91,7 +98,7 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
         rb_scene *taken = scene;
         scene = NULL;
         if (!rb_sandbox_install_scene(sb, taken, opts->scene, err, err_size)) goto fail;
-    } else {
+    } else if (!sb->replay) { /* a replay's world stays empty until Enter */
         rb_sandbox_reset(sb, sb->formation);
     }
     rb_sandbox_frame_camera(sb);
@@ -99,6 +106,7 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
     int window_w, window_h; /* the cursor is in window coordinates, not drawable pixels (high DPI) */
     SDL_GetWindowSize(sb->window, &window_w, &window_h);
     rb_input_init(&sb->input, 0.5f * (float)window_w, 0.5f * (float)window_h);
+    sb->input.replay = sb->replay != NULL;
     sb->last_wall = rb_seconds();
     sb->fps = 60.0;
     if (opts->stats_every > 0.0) rb_stats_init(&sb->stats, opts->stats_every, sb->last_wall);
@@ -116,6 +124,12 @@ fail:
     rb_scene_destroy(scene);
     rb_sandbox_destroy(sb);
     return NULL;
+}
+
+rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, char *err, size_t err_size) {
+    rb_replay *replay = NULL;
+    if (opts->replay && !(replay = rb_replay_open(opts->replay, err, err_size))) return NULL;
+    return create(opts, paths, replay, err, err_size);
 }
 
 /* Ends --record's cache (at exit, or when the world it records is replaced). */
@@ -137,6 +151,7 @@ static bool end_video(rb_sandbox *sb) {
 void rb_sandbox_destroy(rb_sandbox *sb) {
     if (!sb) return;
     end_recording(sb);
+    rb_replay_destroy(sb->replay);
     end_video(sb);
     rb_script_destroy(sb->script);
     rb_input_release(&sb->input);
@@ -242,6 +257,10 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
 
 /* ---- drawing ---- */
 
+bool rb_sandbox_read_bodies(rb_sandbox *sb) {
+    return sb->replay ? rb_replay_read(sb->replay, sb->view) : rb_view_read(sb->view, sb->world);
+}
+
 static void project(const float vp[16], const float p[3], int w, int h, float out[2]) {
     vec4 in = {p[0], p[1], p[2], 1.0f}, o;
     glm_mat4_mulv((vec4 *)vp, in, o);
@@ -305,6 +324,12 @@ static const char *scene_name(const char *path) {
     return slash ? slash + 1 : path;
 }
 
+/* The scene's name on the HUD: its file's, or where it has none (a
+ * replay's keyframe made live) the scene's own. */
+static const char *scene_label(const rb_sandbox *sb) {
+    return scene_name(sb->scene_file[0] || !sb->scene ? sb->scene_file : sb->scene->name);
+}
+
 static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
     const rb_entity *sel = sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
     rb_hud_info hud = {
@@ -324,7 +349,7 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         .shape_count = (int)rb_entities_count(sb->entities),
         .tool = rb_tool_name(sb->input.tool),
         .formation = sb->formation,
-        .formation_name = sb->formation > 0 ? rb_formation_name(sb->formation) : scene_name(sb->scene_file),
+        .formation_name = sb->formation > 0 ? rb_formation_name(sb->formation) : scene_label(sb),
         .paused = sb->paused,
         .particle_view = sb->particle_view,
         .vsync = sb->vsync,
@@ -336,6 +361,12 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         .message = sb->clock < sb->message_until ? sb->message : "",
     };
     hud.debris = sb->debris != NULL;
+    rb_hud_replay replay;
+    if (sb->replay) { /* its timeline takes clicks where it was last laid out */
+        rb_replay_layout(sb->replay, sb->width, sb->height, rb_hud_scale(sb->width));
+        rb_replay_hud(sb->replay, &replay);
+        hud.replay = &replay;
+    }
     rb_sandbox_debris_active(sb, &hud.emitters, &hud.fields);
     if (sb->grab.active) {
         float vp[16];
@@ -354,7 +385,7 @@ static void draw(rb_sandbox *sb) {
     }
     SDL_GL_GetDrawableSize(sb->window, &sb->width, &sb->height);
     if (sb->width <= 0 || sb->height <= 0) return; /* minimized: nothing to draw into */
-    rb_view_read(sb->view, sb->world);             /* a backend failure is logged: draw what was read */
+    rb_sandbox_read_bodies(sb);                    /* a backend failure is logged: draw what was read */
 
     rb_render_view view = {.width = sb->width, .height = sb->height};
     rb_camera_matrices(&sb->camera, sb->width, sb->height, view.view, view.proj);
@@ -412,7 +443,10 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
         rb_grab_aim(&sb->grab, o, d);
     }
     rb_sandbox_panels_frame(sb, dt);
-    simulate(sb, dt, wall_dt);
+    if (sb->replay)
+        rb_sandbox_replay_tick(sb, dt); /* the replay clock moves, not the world */
+    else
+        simulate(sb, dt, wall_dt);
     /* A minimized window is not drawn; without vsync the loop would spin a core for nothing. */
     if (SDL_GetWindowFlags(sb->window) & SDL_WINDOW_MINIMIZED) SDL_Delay(10);
     draw(sb);
@@ -462,7 +496,13 @@ int rb_sandbox_run(const rb_options *opts, const rb_paths *paths) {
         return 2;
     }
     rb_script_destroy(script);
-    rb_sandbox *sb = rb_sandbox_create(opts, paths, err, sizeof err);
+    /* So is a cache to replay that cannot be read. */
+    rb_replay *replay = NULL;
+    if (opts->replay && !(replay = rb_replay_open(opts->replay, err, sizeof err))) {
+        fprintf(stderr, "rubble: --replay %s\n", err);
+        return 2;
+    }
+    rb_sandbox *sb = create(opts, paths, replay, err, sizeof err);
     if (!sb) {
         fprintf(stderr, "rubble: cannot start the sandbox: %s\n", err);
         return 1;

@@ -19,6 +19,7 @@
 #include "options.h"
 #include "panels.h"
 #include "paths.h"
+#include "replay.h"
 #include "scenes/entities.h"
 #include "sim/world.h"
 #include "tools.h"
@@ -93,6 +94,10 @@ rb_world *rb_sandbox_world(rb_sandbox *sb);
 rb_camera *rb_sandbox_camera(rb_sandbox *sb);
 
 const rb_entities *rb_sandbox_entities(const rb_sandbox *sb);
+/* --replay's replay; NULL in a live run (and once Enter has made it live). */
+const rb_replay *rb_sandbox_replay(const rb_sandbox *sb);
+/* The view of the last frame drawn: its bodies' transforms (view.h). */
+const rb_view *rb_sandbox_view(const rb_sandbox *sb);
 
 /* The world's shape index of the shape of that name, or -1. */
 int rb_sandbox_world_shape(const rb_sandbox *sb, const char *name);

@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "base/rb_math.h"
+#include "hud.h"
 #include "sandbox_internal.h"
 
 void rb_sandbox_notice(rb_sandbox *sb, const char *text) {
@@ -18,16 +19,22 @@ void rb_sandbox_notice(rb_sandbox *sb, const char *text) {
     sb->message_until = sb->clock + 3.0;
 }
 
+/* Gives row i its shape's mesh in the renderer, if it has one. */
+static void mesh_row(rb_sandbox *sb, uint32_t i) {
+    const rb_mesh *m = &rb_entities_get(sb->entities, i)->shape->mesh;
+    if (m->vertex_count > 0)
+        rb_entities_set_mesh(
+            sb->entities, i,
+            rb_renderer_add_mesh(sb->renderer, m->positions, m->normals, m->vertex_count, m->indices, m->index_count));
+}
+
 void rb_sandbox_sync_shapes(rb_sandbox *sb) {
+    const uint32_t replaced = rb_entities_replaced(sb->entities);
     rb_entities_sync(sb->entities);
-    for (; sb->meshed < rb_entities_count(sb->entities); sb->meshed++) {
-        const uint32_t i = sb->meshed;
-        const rb_mesh *m = &rb_entities_get(sb->entities, i)->shape->mesh;
-        if (m->vertex_count > 0)
-            rb_entities_set_mesh(sb->entities, i,
-                                 rb_renderer_add_mesh(sb->renderer, m->positions, m->normals, m->vertex_count,
-                                                      m->indices, m->index_count));
-    }
+    if (rb_entities_replaced(sb->entities) != replaced) /* a replaced row has no mesh until given the new one */
+        for (uint32_t i = 0; i < sb->meshed; i++)
+            if (rb_entities_get(sb->entities, i)->mesh < 0) mesh_row(sb, i);
+    for (; sb->meshed < rb_entities_count(sb->entities); sb->meshed++) mesh_row(sb, sb->meshed);
 }
 
 void rb_sandbox_mesh_pieces(rb_sandbox *sb) {
@@ -66,7 +73,7 @@ static void cycle_shape(rb_sandbox *sb, int delta) {
 void rb_sandbox_frame_camera(rb_sandbox *sb) {
     float lo[3] = {-4.0f, 0.0f, -4.0f}, hi[3] = {4.0f, 3.0f, 4.0f};
     uint32_t n = 0;
-    const rb_transform *t = rb_view_read(sb->view, sb->world) ? rb_view_transforms(sb->view, &n) : NULL;
+    const rb_transform *t = rb_sandbox_read_bodies(sb) ? rb_view_transforms(sb->view, &n) : NULL;
     for (uint32_t b = 0; b < n; b++)
         for (int k = 0; k < 3; k++) {
             if (t[b].position[k] < lo[k]) lo[k] = t[b].position[k];
@@ -90,12 +97,18 @@ void rb_sandbox_frame_camera(rb_sandbox *sb) {
     if (speed > 0.0f) sb->camera.speed = speed;
 }
 
-void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]) {
-    /* Mouse events are in window units; on a high-DPI screen the drawable has more pixels. */
+/* A cursor position in drawable pixels: mouse events are in window units,
+ * and on a high-DPI screen the drawable has more pixels. */
+static void to_drawable(const rb_sandbox *sb, float *x, float *y) {
     int ww = 0, wh = 0;
     SDL_GetWindowSize(sb->window, &ww, &wh);
-    float sx = ww > 0 ? (float)sb->width / (float)ww : 1.0f, sy = wh > 0 ? (float)sb->height / (float)wh : 1.0f;
-    rb_camera_ray(&sb->camera, sb->width, sb->height, x * sx, y * sy, origin, dir);
+    if (ww > 0) *x *= (float)sb->width / (float)ww;
+    if (wh > 0) *y *= (float)sb->height / (float)wh;
+}
+
+void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]) {
+    to_drawable(sb, &x, &y);
+    rb_camera_ray(&sb->camera, sb->width, sb->height, x, y, origin, dir);
 }
 
 static rb_pick pick_at(rb_sandbox *sb, float x, float y) {
@@ -286,16 +299,106 @@ static void reload_shaders(rb_sandbox *sb) {
     }
 }
 
+/* L: new plugins and meshes are added, rebuilt plugins' shapes replaced. */
 static void rescan(rb_sandbox *sb) {
-    int added = rb_registry_rescan(sb->registry);
+    const uint32_t replaced = rb_registry_replaced(sb->registry);
+    const int added = rb_registry_rescan(sb->registry);
+    const uint32_t renewed = rb_registry_replaced(sb->registry) - replaced;
     rb_sandbox_sync_shapes(sb);
     if (sb->selected_shape < 0 && rb_entities_count(sb->entities) > 0) sb->selected_shape = 0;
-    char text[96];
-    snprintf(text, sizeof text, "plugins rescanned: %d new shape%s", added, added == 1 ? "" : "s");
+    char text[128];
+    snprintf(text, sizeof text, "plugins and meshes rescanned: %d new shape%s, %u replaced", added,
+             added == 1 ? "" : "s", renewed);
     rb_sandbox_notice(sb, text);
 }
 
+/* ---- --replay ---- */
+
+/* Enter: the live simulation from the last keyframe at or before the frame
+ * shown, its world as the recording had it there (rb_cache_key_scene), the
+ * camera where it is, paused if the replay was. A keyframe without a scene
+ * (after a break) is said, and the replay goes on. */
+static void simulate_from_here(rb_sandbox *sb) {
+    const rb_cache *c = rb_replay_cache(sb->replay);
+    const int key = rb_replay_key(sb->replay);
+    char err[1024], text[sizeof sb->message];
+    rb_scene *scene = key >= 0 ? rb_cache_key_scene(c, (uint32_t)key, sb->registry, err, sizeof err) : NULL;
+    if (!scene) {
+        if (key < 0) snprintf(err, sizeof err, "%s: no keyframe", rb_replay_path(sb->replay));
+        rb_log(RB_LOG_ERROR, "cannot simulate from here: %s (the replay goes on)", err);
+        return;
+    }
+    if (!rb_sandbox_install_scene(sb, scene, NULL, err, sizeof err)) return; /* logged; the replay goes on */
+    sb->formation = 0;                                                       /* R: the keyframe again */
+    sb->paused = !rb_replay_playing(sb->replay);
+    snprintf(text, sizeof text, "simulating from the keyframe at frame %u (%.3f s)%s", c->keys[key].frame,
+             c->keys[key].time, sb->paused ? ", paused" : "");
+    rb_replay_destroy(sb->replay);
+    sb->replay = NULL;
+    sb->input.replay = false;
+    rb_sandbox_notice(sb, text);
+}
+
+/* What a replay does with an action: its keys and the timeline; what would
+ * change the world is refused (Enter makes it live first). False for what
+ * it does as a live run does (the camera, the view, F5, F12...). */
+static bool replay_do(rb_sandbox *sb, const rb_action *a) {
+    rb_replay *r = sb->replay;
+    char text[96];
+    switch (a->kind) {
+    case RB_ACT_PAUSE:
+        rb_replay_play(r, !rb_replay_playing(r));
+        return true;
+    case RB_ACT_STEP_ONCE: /* N: as . */
+    case RB_ACT_REPLAY_STEP:
+        rb_replay_step(r, a->kind == RB_ACT_STEP_ONCE ? 1 : a->arg);
+        return true;
+    case RB_ACT_REPLAY_SPEED:
+        rb_replay_change_speed(r, a->arg);
+        snprintf(text, sizeof text, "replay at %gx", rb_replay_speed(r));
+        rb_sandbox_notice(sb, text);
+        return true;
+    case RB_ACT_REPLAY_SEEK:
+        rb_replay_seek(r, a->arg < 0 ? 0 : UINT32_MAX);
+        return true;
+    case RB_ACT_SIMULATE_HERE:
+        simulate_from_here(sb);
+        return true;
+    case RB_ACT_TOOL_PRESS: {
+        float x = a->x, y = a->y;
+        to_drawable(sb, &x, &y);
+        rb_replay_layout(r, sb->width, sb->height, rb_hud_scale(sb->width)); /* the window as it is now */
+        if (!rb_replay_press(r, x, y)) rb_sandbox_notice(sb, "replaying: the tools act on a live world (Enter)");
+        return true;
+    }
+    case RB_ACT_TOOL_RELEASE:
+        rb_replay_release(r);
+        return true;
+    case RB_ACT_RESET:
+    case RB_ACT_SAVE_SCENE:
+    case RB_ACT_LOAD_SCENE:
+    case RB_ACT_DROP_FILE:
+    case RB_ACT_EMITTER:
+    case RB_ACT_WIND:
+    case RB_ACT_VORTEX:
+        rb_sandbox_notice(sb, "replaying: Enter simulates from here, and then the world can be changed");
+        return true;
+    default:
+        return false;
+    }
+}
+
+void rb_sandbox_replay_tick(rb_sandbox *sb, double dt) {
+    if (rb_replay_scrubbing(sb->replay)) {
+        float x = sb->input.mouse_x, y = sb->input.mouse_y;
+        to_drawable(sb, &x, &y);
+        rb_replay_drag(sb->replay, x);
+    }
+    rb_replay_advance(sb->replay, dt);
+}
+
 void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
+    if (sb->replay && replay_do(sb, a)) return;
     switch (a->kind) {
     case RB_ACT_QUIT:
         sb->quit = true;
@@ -381,6 +484,11 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
             rb_grab_wheel(&sb->grab, a->amount);
         else
             rb_camera_wheel(&sb->camera, a->amount);
+        break;
+    case RB_ACT_REPLAY_STEP: /* a replay's own: replay_do */
+    case RB_ACT_REPLAY_SPEED:
+    case RB_ACT_REPLAY_SEEK:
+    case RB_ACT_SIMULATE_HERE:
         break;
     }
 }

@@ -12,6 +12,7 @@
 #include "panels.h"
 #include "record/cache.h"
 #include "render/render.h"
+#include "replay.h"
 #include "sandbox.h"
 #include "scenes/entities.h"
 #include "scenes/scene.h"
@@ -77,6 +78,8 @@ struct rb_sandbox {
     const rb_world *record_world;
     uint64_t record_start;
     uint64_t record_next;
+    /* --replay: the cache shown instead of the world, until Enter makes it live (NULL then, and in a live run) */
+    rb_replay *replay;
     rb_video *video; /* --video, or NULL */
 
     char last_error[512]; /* the log's last error as last seen, and when it changed */
@@ -89,8 +92,16 @@ struct rb_sandbox {
     int shot_failures; /* screenshots that could not be saved (logged once each) */
 };
 
+/* sandbox.c */
+/* The frame's bodies into the view: the world's, or in a replay the
+ * cache's frame at the replay clock. False on a failure (logged). */
+bool rb_sandbox_read_bodies(rb_sandbox *sb);
+
 /* sandbox_actions.c */
 void rb_sandbox_do(rb_sandbox *sb, const rb_action *a);
+/* A replay's frame instead of the simulation's: the clock moves on by dt,
+ * or while the timeline is dragged follows the cursor. */
+void rb_sandbox_replay_tick(rb_sandbox *sb, double dt);
 void rb_sandbox_notice(rb_sandbox *sb, const char *text);
 /* Adds rows for shapes the registry gained (after a rescan) and gives every
  * new row its mesh in the renderer. */

@@ -178,6 +178,24 @@ static void fill_scene(rb_sandbox *sb, rb_panel_view *v) {
     v->placing = ui->placing;
 }
 
+/* --replay: where its timeline is, and the strip along the bottom its bar
+ * takes (with the bar's backing, hud.c), which the panels leave free. */
+static void fill_replay(rb_sandbox *sb, rb_panel_view *v) {
+    if (!sb->replay) return;
+    rb_hud_replay h;
+    rb_replay_hud(sb->replay, &h);
+    v->replaying = true;
+    v->replay_frame = h.frame, v->replay_last = h.last;
+    v->replay_time = h.time, v->replay_speed = h.speed;
+    v->replay_playing = h.playing, v->replay_key_frame = h.key_frame;
+    const float scale = rb_hud_scale(sb->width);
+    const rb_replay_bar bar = rb_replay_bar_layout(sb->width, sb->height, scale);
+    int ww = 0, wh = 0;
+    SDL_GetWindowSize(sb->window, &ww, &wh);
+    const float to_window = sb->height > 0 && wh > 0 ? (float)wh / (float)sb->height : 1.0f;
+    v->keep_bottom = ((float)sb->height - (bar.y - 11.0f * scale)) * to_window;
+}
+
 static void fill_view(rb_sandbox *sb, rb_panel_view *v, double dt) {
     rb_sandbox_ui *ui = sb->ui;
     const rb_world_desc *d = rb_world_get_desc(sb->world);
@@ -210,9 +228,10 @@ static void fill_view(rb_sandbox *sb, rb_panel_view *v, double dt) {
                          .blast_up = sb->blast.up,
                          .grab_hz = sb->grab_hz};
     fill_shapes(sb, v);
-    if (rb_panels_shown(ui->panels, RB_PANEL_INSPECTOR)) fill_body(sb, &v->body);
+    if (rb_panels_shown(ui->panels, RB_PANEL_INSPECTOR) && !sb->replay) fill_body(sb, &v->body);
     ui->body = v->body;
     fill_scene(sb, v);
+    fill_replay(sb, v);
 }
 
 /* ---- what the panels ask for ---- */
@@ -222,6 +241,10 @@ static void ms_text(float s, char buf[32]) { snprintf(buf, 32, "%.4g ms", s * 10
 bool rb_sandbox_set_step(rb_sandbox *sb, float dt, char *why, size_t why_size) {
     rb_settings s;
     rb_sandbox_settings(sb, &s);
+    if (sb->replay) {
+        snprintf(why, why_size, "replaying: simulate from here first, then the step can change");
+        return false;
+    }
     if (!rb_settings_check_step(&s, dt, why, why_size)) return false;
     if (sb->record) {
         snprintf(why, why_size, "the step stays while --record records: a cache holds one step");
@@ -296,9 +319,36 @@ static void place_request(rb_sandbox *sb, int what) {
     rb_sandbox_notice(sb, text);
 }
 
+/* The replay's timeline; false for a request a replay does not take. */
+static bool replay_request(rb_sandbox *sb, const rb_panel_request *r) {
+    rb_replay *replay = sb->replay;
+    switch (r->kind) {
+    case RB_REQ_REPLAY_SEEK:
+        rb_replay_seek(replay, r->index > 0 ? (uint32_t)r->index : 0u);
+        return true;
+    case RB_REQ_REPLAY_PLAY:
+        rb_replay_play(replay, r->index != 0);
+        return true;
+    case RB_REQ_REPLAY_SPEED:
+        rb_sandbox_do(sb, &(rb_action){.kind = RB_ACT_REPLAY_SPEED, .arg = r->index});
+        return true;
+    case RB_REQ_SIMULATE_HERE:
+        rb_sandbox_do(sb, &(rb_action){.kind = RB_ACT_SIMULATE_HERE}); /* Enter's */
+        if (sb->replay) rb_panels_say(sb->ui->panels, RB_PANEL_SCENE, rb_log_last_error(), true);
+        return true;
+    case RB_REQ_SELECT_SHAPE:
+        return false; /* the shape to throw once live */
+    default:
+        rb_panels_say(sb->ui->panels, RB_PANEL_SCENE, "replaying: simulate from here first, then the world can change",
+                      true);
+        return true;
+    }
+}
+
 static void carry_out(rb_sandbox *sb, const rb_panel_request *r) {
     rb_panels *p = sb->ui->panels;
     char why[1024];
+    if (sb->replay && replay_request(sb, r)) return;
     switch (r->kind) {
     case RB_REQ_STEP: {
         const bool ok = rb_sandbox_set_step(sb, r->value, why, sizeof why);
@@ -322,6 +372,11 @@ static void carry_out(rb_sandbox *sb, const rb_panel_request *r) {
             rb_panels_say(p, RB_PANEL_SCENE, why, false);
         }
         break;
+    case RB_REQ_REPLAY_SEEK:
+    case RB_REQ_REPLAY_PLAY:
+    case RB_REQ_REPLAY_SPEED:
+    case RB_REQ_SIMULATE_HERE:
+        break; /* a live run has no timeline */
     }
 }
 

@@ -46,6 +46,9 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
     memcpy(o->grab_target, sb->grab.target, sizeof o->grab_target);
 }
 
+const rb_replay *rb_sandbox_replay(const rb_sandbox *sb) { return sb->replay; }
+const rb_view *rb_sandbox_view(const rb_sandbox *sb) { return sb->view; }
+
 /* ---- figures for long runs ---- */
 
 static uint32_t count_nonfinite(const float *v, int n) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/rb_math.h"
 
 struct rb_view {
     rb_transform *transforms;
@@ -20,6 +21,12 @@ struct rb_view {
     double read_s, host_ms, total_ms; /* read_s: the read's share of this frame, s */
     uint64_t frames;
     uint32_t drawn_instances, drawn_particle_bodies;
+    /* A frame read from a table (rb_view_read_table), not a world: its
+     * shapes, each body's id and shape, and each body's first particle. */
+    const rb_view_shape *table; /* NULL: the world's frame */
+    rb_body_id *ids;
+    uint32_t *shape_of, table_cap;
+    uint32_t *first, first_cap;
 };
 
 rb_view *rb_view_create(void) { return calloc(1, sizeof(rb_view)); }
@@ -27,7 +34,7 @@ rb_view *rb_view_create(void) { return calloc(1, sizeof(rb_view)); }
 void rb_view_destroy(rb_view *v) {
     if (!v) return;
     free(v->transforms), free(v->particles), free(v->particle_colors), free(v->mesh_count), free(v->mesh_out);
-    free(v->piece_of);
+    free(v->piece_of), free(v->ids), free(v->shape_of), free(v->first);
     free(v);
 }
 
@@ -74,10 +81,26 @@ bool rb_view_read(rb_view *v, rb_world *world) {
     double t0 = rb_seconds();
     uint32_t n = rb_world_body_count(world);
     v->body_count = 0;
+    v->table = NULL;
     if (!grow((void **)&v->transforms, &v->body_cap, n, sizeof *v->transforms)) return false;
     if (n && !rb_world_read_transforms(world, v->transforms)) return false;
     v->body_count = n;
     v->read_s = rb_seconds() - t0;
+    return true;
+}
+
+bool rb_view_read_table(rb_view *v, uint32_t count, const rb_view_shape *shapes, rb_body_id **ids,
+                        rb_transform **transforms, uint32_t **shape_of) {
+    v->body_count = 0, v->read_s = 0.0;
+    v->table = shapes;
+    uint32_t cap = v->table_cap, xf_cap = v->body_cap;
+    if (!grow((void **)&v->transforms, &xf_cap, count, sizeof *v->transforms) ||
+        !grow((void **)&v->ids, &cap, count, sizeof *v->ids) ||
+        !grow((void **)&v->shape_of, &v->table_cap, count, sizeof *v->shape_of))
+        return false;
+    v->body_cap = xf_cap;
+    v->body_count = count;
+    *ids = v->ids, *transforms = v->transforms, *shape_of = v->shape_of;
     return true;
 }
 
@@ -111,35 +134,80 @@ void rb_view_focus(const rb_view *v, float focus[3], float *radius) {
     for (int k = 0; k < 3; k++) focus[k] = (float)c[k];
 }
 
+/* Room for np particles' positions and colours. */
+static bool particle_room(rb_view *v, uint32_t np) {
+    uint32_t cap = v->particle_cap;
+    return grow((void **)&v->particles, &cap, np, 3 * sizeof(float)) &&
+           grow((void **)&v->particle_colors, &v->particle_cap, np, 4 * sizeof(float));
+}
+
+/* A table's frame: every body's particles placed by its transform, and
+ * each body's first particle in v->first. NULL if out of memory. */
+static const uint32_t *table_particles(rb_view *v) {
+    if (!grow((void **)&v->first, &v->first_cap, v->body_count + 1, sizeof *v->first)) return NULL;
+    uint64_t np = 0;
+    for (uint32_t b = 0; b < v->body_count; b++) np += v->table[v->shape_of[b]].particle_count;
+    if (np > UINT32_MAX / 4 || !particle_room(v, (uint32_t)np)) return NULL;
+    uint32_t at = 0;
+    for (uint32_t b = 0; b < v->body_count; b++) {
+        const rb_view_shape *s = &v->table[v->shape_of[b]];
+        const rb_transform *t = &v->transforms[b];
+        v->first[b] = at;
+        for (uint32_t i = 0; i < s->particle_count; i++, at++) {
+            float *out = &v->particles[3 * at];
+            rb_quat_rotate(t->orientation, &s->particles[3 * i], out);
+            for (int k = 0; k < 3; k++) out[k] += t->position[k];
+        }
+    }
+    v->first[v->body_count] = at;
+    return v->first;
+}
+
 const float *rb_view_particles(rb_view *v, rb_world *world) {
-    uint32_t np = rb_world_particle_count(world), cap = v->particle_cap;
-    if (!grow((void **)&v->particles, &cap, np, 3 * sizeof(float))) return NULL;
-    if (!grow((void **)&v->particle_colors, &v->particle_cap, np, 4 * sizeof(float))) return NULL;
+    if (v->table) return table_particles(v) ? v->particles : NULL;
+    uint32_t np = rb_world_particle_count(world);
+    if (!particle_room(v, np)) return NULL;
     return np == 0 || rb_world_read_particles(world, v->particles) ? v->particles : NULL;
 }
 
+/* Body b's id, shape's mesh and scale, and particle radius: the world's or the table's. */
+static rb_body_id id_of(const rb_view *v, rb_world *world, uint32_t b) {
+    return v->table ? v->ids[b] : rb_world_body_id(world, b);
+}
+
 /* The renderer's mesh of body b, or -1 (drawn as particles). */
-static int mesh_of(const rb_entities *entities, const uint32_t *shapes, uint32_t b) {
-    return rb_entities_mesh_of_world_shape(entities, shapes[b]);
+static int mesh_of(const rb_view *v, const rb_entities *entities, const uint32_t *shapes, uint32_t b) {
+    return v->table ? v->table[v->shape_of[b]].mesh : rb_entities_mesh_of_world_shape(entities, shapes[b]);
+}
+
+/* A table's meshes are at their size (a cache holds a scaled shape's mesh scaled). */
+static float scale_of(const rb_view *v, const rb_entities *entities, const uint32_t *shapes, uint32_t b) {
+    return v->table ? 1.0f : rb_entities_scale_of_world_shape(entities, shapes[b]);
+}
+
+static float radius_of(const rb_view *v, rb_world *world, const uint32_t *shapes, uint32_t b) {
+    return v->table ? v->table[v->shape_of[b]].radius : rb_world_shape_radius(world, shapes[b]);
 }
 
 /* How much of body b is drawn: its fade near the end of a debris lifetime,
  * else 1. Only debris with a lifetime is looked up beyond a slot index. */
-static float fade_of(const rb_view_style *style, rb_world *world, uint32_t b) {
-    return style->debris ? rb_debris_fade(style->debris, rb_world_body_id(world, b)) : 1.0f;
+static float fade_of(const rb_view *v, const rb_view_style *style, rb_world *world, uint32_t b) {
+    return style->debris && !v->table ? rb_debris_fade(style->debris, rb_world_body_id(world, b)) : 1.0f;
 }
 
-/* Draws body b as its particles, in its colour (in the particle view, a
- * breakable body's each in its piece's); a fading body's particles are
- * drawn smaller and drawn in toward its centre, as its mesh would be. */
+/* Draws body b as its particles (first[b] .. first[b + 1] - 1), in its
+ * colour (in the particle view, a breakable body's each in its piece's); a
+ * fading body's particles are drawn smaller and drawn in toward its
+ * centre, as its mesh would be. */
 static void submit_particles(rb_view *v, rb_renderer *r, rb_world *world, const rb_view_style *style, uint32_t b,
-                             float *particles, float fade) {
-    const uint32_t *first = rb_world_body_first_particle(world), n = first[b + 1] - first[b];
-    const rb_body_id id = rb_world_body_id(world, b);
+                             const uint32_t *first, float radius, float fade) {
+    float *particles = v->particles;
+    const uint32_t n = first[b + 1] - first[b];
+    const rb_body_id id = id_of(v, world, b);
     float rgba[4];
     body_color(style, id, rgba);
     for (uint32_t i = first[b]; i < first[b + 1]; i++) memcpy(&v->particle_colors[i * 4], rgba, sizeof rgba);
-    if (style->particle_view && grow((void **)&v->piece_of, &v->piece_cap, n, sizeof *v->piece_of) &&
+    if (style->particle_view && !v->table && grow((void **)&v->piece_of, &v->piece_cap, n, sizeof *v->piece_of) &&
         rb_world_particle_pieces(world, id, v->piece_of, n) > 0)
         for (uint32_t i = 0; i < n; i++) {
             piece_color(id, v->piece_of[i], rgba);
@@ -151,15 +219,21 @@ static void submit_particles(rb_view *v, rb_renderer *r, rb_world *world, const 
         for (uint32_t i = first[b]; i < first[b + 1]; i++)
             for (int k = 0; k < 3; k++) particles[i * 3 + k] = c[k] + (particles[i * 3 + k] - c[k]) * fade;
     }
-    rb_renderer_add_spheres(r, &particles[first[b] * 3], &v->particle_colors[first[b] * 4], first[b + 1] - first[b],
-                            fade * rb_world_shape_radius(world, rb_world_body_shapes(world)[b]));
+    rb_renderer_add_spheres(r, &particles[first[b] * 3], &v->particle_colors[first[b] * 4], n, fade * radius);
+}
+
+/* Each body's first particle with the positions in v->particles (the
+ * view's own copy: fading bodies' particles are moved in it), or NULL. */
+static const uint32_t *read_particles(rb_view *v, rb_world *world) {
+    if (v->table) return table_particles(v);
+    return rb_view_particles(v, world) ? rb_world_body_first_particle(world) : NULL;
 }
 
 void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entities *entities,
                     const rb_view_style *style) {
     double t0 = rb_seconds();
     const uint32_t n = v->body_count, meshes = rb_renderer_mesh_count(r);
-    const uint32_t *shapes = rb_world_body_shapes(world);
+    const uint32_t *shapes = v->table ? NULL : rb_world_body_shapes(world);
     bool need_particles = style->particle_view;
     uint32_t cap = v->mesh_cap;
     if (!grow((void **)&v->mesh_count, &cap, meshes, sizeof *v->mesh_count) ||
@@ -170,31 +244,30 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
     if (meshes) memset(v->mesh_count, 0, meshes * sizeof *v->mesh_count);
     if (!style->particle_view)
         for (uint32_t b = 0; b < n; b++) {
-            if (!(fade_of(style, world, b) > 0.0f)) continue; /* its time is up: gone at the next debris tick */
-            int m = mesh_of(entities, shapes, b);
+            if (!(fade_of(v, style, world, b) > 0.0f)) continue; /* its time is up: gone at the next debris tick */
+            int m = mesh_of(v, entities, shapes, b);
             if (m >= 0 && (uint32_t)m < meshes)
                 v->mesh_count[m]++;
             else
                 need_particles = true;
         }
     for (uint32_t m = 0; m < meshes; m++) v->mesh_out[m] = rb_renderer_instances(r, (int)m, v->mesh_count[m]);
-    /* the view's own copy: fading bodies' particles are moved in it */
-    float *particles = need_particles && rb_view_particles(v, world) ? v->particles : NULL;
+    const uint32_t *first = need_particles ? read_particles(v, world) : NULL;
     v->drawn_instances = v->drawn_particle_bodies = 0;
     for (uint32_t b = 0; b < n; b++) {
-        const float fade = fade_of(style, world, b);
+        const float fade = fade_of(v, style, world, b);
         if (!(fade > 0.0f)) continue;
-        int m = style->particle_view ? -1 : mesh_of(entities, shapes, b);
+        int m = style->particle_view ? -1 : mesh_of(v, entities, shapes, b);
         if (m >= 0 && (uint32_t)m < meshes) {
             if (!v->mesh_out[m]) continue; /* the renderer had no room */
             rb_render_instance *out = v->mesh_out[m]++;
             out->transform = v->transforms[b];
             /* the mesh's size, shrunk by the fade */
-            out->transform.pad = rb_entities_scale_of_world_shape(entities, shapes[b]) * fade;
-            body_color(style, rb_world_body_id(world, b), out->color);
+            out->transform.pad = scale_of(v, entities, shapes, b) * fade;
+            body_color(style, id_of(v, world, b), out->color);
             v->drawn_instances++;
-        } else if (particles) {
-            submit_particles(v, r, world, style, b, particles, fade);
+        } else if (first) {
+            submit_particles(v, r, world, style, b, first, radius_of(v, world, shapes, b), fade);
             v->drawn_particle_bodies++;
         }
     }

@@ -33,6 +33,22 @@ void rb_view_destroy(rb_view *v);
 
 /* Reads every body's transform. False on a backend failure (logged). */
 bool rb_view_read(rb_view *v, rb_world *world);
+
+/* A shape of bodies that are not a world's (a replayed cache's, replay.h). */
+typedef struct rb_view_shape {
+    int mesh;     /* the renderer's mesh, drawn at its size; -1: drawn as its particles */
+    float radius; /* m, its particles' */
+    uint32_t particle_count;
+    const float *particles; /* xyz triples, its own frame */
+} rb_view_shape;
+
+/* Takes the frame's bodies from a table instead of a world (a replay's
+ * frame): room for count bodies, whose ids, transforms and shapes (each an
+ * index into shapes) the caller fills. shapes must stay as they are until
+ * the frame is submitted; submit then draws from them, and its world and
+ * entities may be NULL. False if out of memory (nothing is drawn). */
+bool rb_view_read_table(rb_view *v, uint32_t count, const rb_view_shape *shapes, rb_body_id **ids,
+                        rb_transform **transforms, uint32_t **shape_of);
 /* The transforms just read, in body order; count is the body count. */
 const rb_transform *rb_view_transforms(const rb_view *v, uint32_t *count);
 /* The centre of the bodies just read and a radius around them (m), bounded
@@ -40,10 +56,12 @@ const rb_transform *rb_view_transforms(const rb_view *v, uint32_t *count);
 void rb_view_focus(const rb_view *v, float focus[3], float *radius);
 /* Hands the bodies just read to the renderer (between rb_renderer_begin and
  * _end): an instance per body with a mesh, the particles of the others (of
- * every body in the particle view), each at its fading size. */
+ * every body in the particle view), each at its fading size. Bodies read
+ * from a table are drawn from its shapes, in their colours, never faded. */
 void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entities *entities,
                     const rb_view_style *style);
-/* Every particle's position (xyz triples), read now; NULL on failure. Valid
+/* Every particle's position (xyz triples), read now (a table's: placed
+ * from its shapes, body after body; world unused); NULL on failure. Valid
  * until the next call into the view. */
 const float *rb_view_particles(rb_view *v, rb_world *world);
 

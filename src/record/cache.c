@@ -260,15 +260,15 @@ static bool put_shape(rb_cache_writer *w, uint32_t s) {
     snprintf(name, sizeof name, "piece %u", s);
     const rb_mesh *mesh = NULL;
     float scale = 1.0f;
-    const int row = w->entities ? rb_entities_of_world_shape(w->entities, s) : -1;
-    if (row >= 0) {
-        const rb_entity *e = rb_entities_get(w->entities, (uint32_t)row);
+    /* the shape it was made from: a row's shape that a rebuilt plugin replaced keeps its old mesh here */
+    const rb_shape *made = w->entities ? rb_entities_shape_of_world_shape(w->entities, s) : NULL;
+    if (made) {
         scale = rb_entities_scale_of_world_shape(w->entities, s);
         if (scale == 1.0f)
-            snprintf(name, sizeof name, "%s", e->shape->name);
+            snprintf(name, sizeof name, "%s", made->name);
         else
-            snprintf(name, sizeof name, "%.48s x%g", e->shape->name, scale);
-        if (e->shape->mesh.vertex_count > 0) mesh = &e->shape->mesh;
+            snprintf(name, sizeof name, "%.48s x%g", made->name, scale);
+        if (made->mesh.vertex_count > 0) mesh = &made->mesh;
     }
     put_u8(&w->raw, REC_SHAPE);
     put_u32(&w->raw, s);

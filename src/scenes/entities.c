@@ -14,8 +14,13 @@ struct rb_entities {
     int *by_world_shape;         /* world shape index -> row, -1 where no row */
     float *scale_of_world_shape; /* world shape index -> scale (1 for a row's own) */
     uint32_t world_shapes;
-    int *shape_mesh; /* world shape index -> mesh, for world shapes with no row; -1 where none */
+    /* world shape index -> mesh, for world shapes with no row and for those
+     * whose row's shape was replaced (their bodies keep the old look); -1 where none */
+    int *shape_mesh;
     uint32_t shape_meshes;
+    const rb_shape **made_of; /* world shape index -> the registry shape it was made from (NULL: none) */
+    uint32_t made_of_size;
+    uint32_t replaced; /* rows whose shape a rebuilt plugin replaced */
     /* Scaled variants: (row, scale) -> world shape */
     struct variant {
         uint32_t row;
@@ -41,11 +46,36 @@ void rb_entities_destroy(rb_entities *t) {
     free(t->scale_of_world_shape);
     free(t->variants);
     free(t->shape_mesh);
+    free(t->made_of);
     free(t);
+}
+
+/* Grows shape_mesh to hold index ws (new entries -1: none). */
+static bool grow_shape_mesh(rb_entities *t, uint32_t ws) {
+    if (ws < t->shape_meshes) return true;
+    const uint32_t n = ws + ws / 2 + 16; /* pieces come a few at a time */
+    int *m = realloc(t->shape_mesh, n * sizeof *m);
+    if (!m) return false;
+    for (uint32_t k = t->shape_meshes; k < n; k++) m[k] = -1;
+    t->shape_mesh = m, t->shape_meshes = n;
+    return true;
+}
+
+static bool note_made_of(rb_entities *t, uint32_t ws, const rb_shape *s) {
+    if (ws >= t->made_of_size) {
+        const uint32_t n = ws + ws / 2 + 16;
+        const rb_shape **m = realloc(t->made_of, n * sizeof *m);
+        if (!m) return false;
+        for (uint32_t k = t->made_of_size; k < n; k++) m[k] = NULL;
+        t->made_of = m, t->made_of_size = n;
+    }
+    t->made_of[ws] = s;
+    return true;
 }
 
 /* Maps world shape ws to row r at scale, growing the maps. */
 static bool map_world_shape(rb_entities *t, uint32_t ws, int row, float scale) {
+    if (!note_made_of(t, ws, t->rows[row].shape)) return false;
     if (ws >= t->world_shapes) {
         uint32_t n = ws + 1;
         int *m = realloc(t->by_world_shape, n * sizeof *m);
@@ -61,7 +91,48 @@ static bool map_world_shape(rb_entities *t, uint32_t ws, int row, float scale) {
     return true;
 }
 
+/* The world shape of a registry shape (at scale 1); -1 if the world refuses it. */
+static int add_world_shape(rb_entities *t, const rb_shape *s) {
+    rb_shape_data data = {
+        .particle_count = s->particle_count,
+        .offsets = s->particles,
+        .mass = s->mass,
+        .inertia = {s->inertia[0], s->inertia[1], s->inertia[2]},
+        .particle_radius = s->particle_radius,
+    };
+    return rb_world_add_shape(t->world, &data);
+}
+
+/* Row i's registry shape was replaced (a rebuilt plugin): new bodies get the
+ * new shape as a new world shape; the old world shapes (the row's own and
+ * its scaled variants) keep their row, for names, and the row's mesh, so
+ * the bodies made of them keep their layout and their look. */
+static void replace_row(rb_entities *t, uint32_t i) {
+    rb_entity *e = &t->rows[i];
+    const int old_mesh = e->mesh;
+    for (uint32_t v = 0; v < t->variant_count; v++)
+        if (t->variants[v].row == i) {
+            if (t->variants[v].world_shape >= 0 && grow_shape_mesh(t, (uint32_t)t->variants[v].world_shape))
+                t->shape_mesh[t->variants[v].world_shape] = old_mesh;
+            t->variants[v] = t->variants[--t->variant_count], v--; /* new spawns make new variants */
+        }
+    if (e->world_shape >= 0 && grow_shape_mesh(t, (uint32_t)e->world_shape)) t->shape_mesh[e->world_shape] = old_mesh;
+    e->shape = rb_registry_get(t->registry, i);
+    e->mesh = -1;
+    e->world_shape = add_world_shape(t, e->shape);
+    if (e->world_shape >= 0 && !map_world_shape(t, (uint32_t)e->world_shape, (int)i, 1.0f)) e->world_shape = -1;
+    t->replaced++;
+}
+
+uint32_t rb_entities_replaced(const rb_entities *t) { return t->replaced; }
+
+const rb_shape *rb_entities_shape_of_world_shape(const rb_entities *t, uint32_t world_shape) {
+    return world_shape < t->made_of_size ? t->made_of[world_shape] : NULL;
+}
+
 uint32_t rb_entities_sync(rb_entities *t) {
+    for (uint32_t i = 0; i < t->count; i++)
+        if (t->rows[i].shape != rb_registry_get(t->registry, i)) replace_row(t, i);
     uint32_t n = rb_registry_count(t->registry), added = 0;
     if (n > t->capacity) {
         rb_entity *rows = realloc(t->rows, n * sizeof *rows);
@@ -73,14 +144,7 @@ uint32_t rb_entities_sync(rb_entities *t) {
     }
     for (; t->count < n; t->count++, added++) {
         const rb_shape *s = rb_registry_get(t->registry, t->count);
-        rb_shape_data data = {
-            .particle_count = s->particle_count,
-            .offsets = s->particles,
-            .mass = s->mass,
-            .inertia = {s->inertia[0], s->inertia[1], s->inertia[2]},
-            .particle_radius = s->particle_radius,
-        };
-        int ws = rb_world_add_shape(t->world, &data);
+        const int ws = add_world_shape(t, s);
         t->rows[t->count] = (rb_entity){.shape = s, .world_shape = ws, .mesh = -1};
         if (ws >= 0 && !map_world_shape(t, (uint32_t)ws, (int)t->count, 1.0f)) t->rows[t->count].world_shape = -1;
     }
@@ -152,20 +216,15 @@ void rb_entities_set_mesh(rb_entities *t, uint32_t index, int mesh) {
 }
 
 int rb_entities_mesh_of_world_shape(const rb_entities *t, uint32_t world_shape) {
+    const int own = world_shape < t->shape_meshes ? t->shape_mesh[world_shape] : -1;
     const int row = rb_entities_of_world_shape(t, world_shape);
-    if (row >= 0) return t->rows[row].mesh;
-    return world_shape < t->shape_meshes ? t->shape_mesh[world_shape] : -1;
+    const bool replaced = row >= 0 && rb_entities_shape_of_world_shape(t, world_shape) != t->rows[row].shape;
+    return row >= 0 && !replaced ? t->rows[row].mesh : own;
 }
 
 bool rb_entities_set_shape_mesh(rb_entities *t, uint32_t world_shape, int mesh) {
     if (rb_entities_of_world_shape(t, world_shape) >= 0) return false;
-    if (world_shape >= t->shape_meshes) {
-        const uint32_t n = world_shape + world_shape / 2 + 16; /* pieces come a few at a time */
-        int *m = realloc(t->shape_mesh, n * sizeof *m);
-        if (!m) return false;
-        for (uint32_t k = t->shape_meshes; k < n; k++) m[k] = -1;
-        t->shape_mesh = m, t->shape_meshes = n;
-    }
+    if (!grow_shape_mesh(t, world_shape)) return false;
     t->shape_mesh[world_shape] = mesh;
     return true;
 }

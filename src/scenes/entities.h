@@ -39,9 +39,17 @@ rb_entities *rb_entities_create(const rb_registry *registry, rb_world *world);
 void rb_entities_destroy(rb_entities *t);
 
 /* Adds a row for every shape the registry gained since the last call (after
- * a plugin rescan) and registers it with the world. Returns how many rows
- * were added; the new rows are the last ones. */
+ * a plugin rescan) and registers it with the world; a row whose registry
+ * shape was replaced (a rebuilt plugin: rb_registry_rescan) gets the new
+ * shape as a new world shape and no mesh (set it again), while the bodies
+ * already made keep the old world shape, its layout and its mesh. Returns
+ * how many rows were added; the new rows are the last ones. */
 uint32_t rb_entities_sync(rb_entities *t);
+/* How many rows have had their shape replaced so far. */
+uint32_t rb_entities_replaced(const rb_entities *t);
+/* The registry shape a world shape was made from (a replaced row's old
+ * shape for the bodies made before), or NULL for one with no row. */
+const rb_shape *rb_entities_shape_of_world_shape(const rb_entities *t, uint32_t world_shape);
 
 uint32_t rb_entities_count(const rb_entities *t);
 /* The world the table spawns into. */

@@ -2,7 +2,12 @@
  * keeps each shape with its mass properties in its principal frame.
  *
  * Everything a plugin hands over is copied, then the plugin is shut down and
- * closed: a shape never points into a library that may be rebuilt or gone. */
+ * closed: a shape never points into a library that may be rebuilt or gone.
+ *
+ * A shape stays where it was made (an array of pointers, not of shapes), so
+ * the entity table's pointers outlive the registry's growth; a shape that a
+ * rebuilt plugin replaces is kept, retired, until the registry goes, since
+ * bodies made of it keep its layout. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -22,20 +27,25 @@
 
 typedef struct loaded_file {
     char *path;
-    long long mtime;
+    long long stamp; /* file_stamp: a rebuilt plugin has another */
+    bool searches;   /* it asked for the mesh folders: a rescan runs it again to find new files there */
 } loaded_file;
 
 struct rb_registry {
     rb_registry_desc desc;
     char **mesh_dirs;
-    rb_shape *shapes;
+    rb_shape **shapes;
+    int *file_of; /* each shape's plugin file (an index into files), -1: none */
     uint32_t count, capacity;
+    rb_shape **retired; /* shapes replaced by a rebuilt plugin's */
+    uint32_t retired_count, replaced;
     char **dirs; /* folders scanned, for rescan */
     uint32_t dir_count;
     loaded_file *files; /* plugins loaded, for rescan */
     uint32_t file_count;
     const char *loading_path; /* the plugin being loaded, for log lines and "plugin_dir" */
     bool reloading;           /* rb_registry_reload: shapes already registered are skipped quietly */
+    bool replacing;           /* a changed plugin file: its own shapes are replaced, not refused */
     char loading_dir[4096];
 };
 
@@ -82,9 +92,15 @@ static void host_log(void *host_data, rb_plugin_log_level level, const char *fmt
     rb_log((rb_log_level)level, "plugin %s: %s", reg->loading_path ? reg->loading_path : "?", message);
 }
 
+static int file_index(const rb_registry *reg, const char *path);
+
 static const char *host_setting(void *host_data, const char *key, uint32_t index) {
     rb_registry *reg = host_data;
-    if (strcmp(key, "mesh_dir") == 0) return index < reg->desc.mesh_dir_count ? reg->mesh_dirs[index] : NULL;
+    if (strcmp(key, "mesh_dir") == 0) {
+        const int f = file_index(reg, reg->loading_path);
+        if (f >= 0) reg->files[f].searches = true;
+        return index < reg->desc.mesh_dir_count ? reg->mesh_dirs[index] : NULL;
+    }
     if (strcmp(key, "plugin_dir") == 0) return index == 0 ? reg->loading_dir : NULL;
     return NULL;
 }
@@ -125,8 +141,11 @@ static void free_shape(rb_shape *s) {
 
 void rb_registry_destroy(rb_registry *reg) {
     if (!reg) return;
-    for (uint32_t i = 0; i < reg->count; i++) free_shape(&reg->shapes[i]);
+    for (uint32_t i = 0; i < reg->count; i++) free_shape(reg->shapes[i]), free(reg->shapes[i]);
+    for (uint32_t i = 0; i < reg->retired_count; i++) free_shape(reg->retired[i]), free(reg->retired[i]);
     free(reg->shapes);
+    free(reg->file_of);
+    free(reg->retired);
     for (uint32_t i = 0; i < reg->desc.mesh_dir_count; i++) free(reg->mesh_dirs[i]);
     free(reg->mesh_dirs);
     for (uint32_t i = 0; i < reg->dir_count; i++) free(reg->dirs[i]);
@@ -234,7 +253,9 @@ static float shape_diameter(const rb_shape_desc *d) {
                : 0.0f;
 }
 
-static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d, char *why, size_t why_size) {
+/* replacing: the index of the shape d replaces (its name is d's), or -1. */
+static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d, int replacing, char *why,
+                                 size_t why_size) {
     if (d->struct_size < offsetof(rb_shape_desc, indices) + sizeof d->indices) {
         snprintf(why, why_size, "shape struct_size %u is smaller than ABI %u's %zu", d->struct_size,
                  RB_PLUGIN_ABI_VERSION, offsetof(rb_shape_desc, indices) + sizeof d->indices);
@@ -249,9 +270,9 @@ static rb_load_result check_desc(const rb_registry *reg, const rb_shape_desc *d,
         return RB_LOAD_BAD_NAME;
     }
     const int taken = rb_registry_find(reg, d->name);
-    if (taken >= 0) {
+    if (taken >= 0 && taken != replacing) {
         snprintf(why, why_size, "a shape named '%s' is already loaded (from plugin %s)", d->name,
-                 reg->shapes[taken].plugin[0] ? reg->shapes[taken].plugin : "?");
+                 reg->shapes[taken]->plugin[0] ? reg->shapes[taken]->plugin : "?");
         return RB_LOAD_DUPLICATE_NAME;
     }
     if (d->particle_count == 0 || !d->particles) {
@@ -353,10 +374,54 @@ static bool copy_mesh(rb_mesh *m, const rb_shape_desc *d, const double rot[9], c
     return true;
 }
 
+/* The index in files of a plugin file, or -1. */
+static int file_index(const rb_registry *reg, const char *path) {
+    for (uint32_t i = 0; path && i < reg->file_count; i++)
+        if (strcmp(reg->files[i].path, path) == 0) return (int)i;
+    return -1;
+}
+
+/* The shape a changed plugin file's desc replaces: one of that name from
+ * the same file; -1 if none (not replacing, or another plugin's name). */
+static int replaced_by(const rb_registry *reg, const rb_shape_desc *d, int file) {
+    if (!reg->replacing || file < 0 || !d->name) return -1;
+    const int i = rb_registry_find(reg, d->name);
+    return i >= 0 && reg->file_of[i] == file ? i : -1;
+}
+
+/* Puts s at index `replacing` (the old shape retired), or after the last. */
+static bool keep_shape(rb_registry *reg, rb_shape *s, int replacing, int file) {
+    if (replacing >= 0) {
+        rb_shape **r = realloc(reg->retired, (reg->retired_count + 1) * sizeof *r);
+        if (!r) return false;
+        reg->retired = r;
+        reg->retired[reg->retired_count++] = reg->shapes[replacing];
+        reg->shapes[replacing] = s;
+        reg->replaced++;
+        return true;
+    }
+    if (reg->count == reg->capacity) {
+        uint32_t cap = reg->capacity ? 2 * reg->capacity : 16;
+        rb_shape **grown = realloc(reg->shapes, cap * sizeof *grown);
+        if (grown) reg->shapes = grown;
+        int *files = grown ? realloc(reg->file_of, cap * sizeof *files) : NULL;
+        if (files) reg->file_of = files;
+        if (!grown || !files) return false;
+        reg->capacity = cap;
+    }
+    reg->file_of[reg->count] = file;
+    reg->shapes[reg->count++] = s;
+    return true;
+}
+
+/* Fills s from d: the particles in the principal frame, mass, inertia, mesh, pieces. */
+static bool make_shape(const rb_registry *reg, const rb_shape_desc *d, const char *plugin_name, rb_shape *s);
+
 rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, const char *plugin_name,
                                     const char *source) {
     char why[400], file[1100]; /* a path of up to 1024 characters, its odd bytes escaped */
-    rb_load_result r = check_desc(reg, d, why, sizeof why);
+    const int from_file = file_index(reg, source), replacing = replaced_by(reg, d, from_file);
+    rb_load_result r = check_desc(reg, d, replacing, why, sizeof why);
     if (r != RB_LOAD_OK) {
         const char *from = r == RB_LOAD_ABI_MISMATCH ? NULL : shape_source(d);
         if (!(reg->reloading && r == RB_LOAD_DUPLICATE_NAME))
@@ -365,14 +430,19 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, co
                    from ? escaped(from, 1024, file, sizeof file) : "", why, rb_load_result_name(r));
         return r;
     }
-    if (reg->count == reg->capacity) {
-        uint32_t cap = reg->capacity ? 2 * reg->capacity : 16;
-        rb_shape *s = realloc(reg->shapes, cap * sizeof *s);
-        if (!s) return RB_LOAD_NO_SHAPES;
-        reg->shapes = s, reg->capacity = cap;
+    rb_shape *s = calloc(1, sizeof *s);
+    if (!s || !make_shape(reg, d, plugin_name, s) || !keep_shape(reg, s, replacing, from_file)) {
+        if (s) free_shape(s);
+        free(s);
+        return RB_LOAD_NO_SHAPES;
     }
-    rb_shape *s = &reg->shapes[reg->count];
-    memset(s, 0, sizeof *s);
+    if (replacing >= 0)
+        rb_log(RB_LOG_INFO, "plugin %s: shape '%s' replaced by the rebuilt plugin's (bodies already made keep theirs)",
+               source ? source : plugin_name, s->name);
+    return RB_LOAD_OK;
+}
+
+static bool make_shape(const rb_registry *reg, const rb_shape_desc *d, const char *plugin_name, rb_shape *s) {
     snprintf(s->name, sizeof s->name, "%s", d->name);
     snprintf(s->plugin, sizeof s->plugin, "%s", plugin_name ? plugin_name : "");
     /* Control bytes would drive the terminal or the HUD: kept as \xNN. */
@@ -394,8 +464,8 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, co
     float *scaled = malloc(3 * sizeof(float) * n);
     s->particles = malloc(3 * sizeof(float) * n);
     if (!scaled || !s->particles) {
-        free(scaled), free_shape(s);
-        return RB_LOAD_NO_SHAPES;
+        free(scaled); /* the caller frees s */
+        return false;
     }
     for (uint32_t i = 0; i < 3 * n; i++) scaled[i] = (float)(d->particles[i] * diameter);
     float comf[3];
@@ -414,40 +484,37 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *d, co
     for (int k = 0; k < 3; k++) s->inertia[k] = (float)moments[k];
     s->particle_radius = radius;
     s->bounding_radius = far + radius;
-    if (d->vertex_count > 0 && !copy_mesh(&s->mesh, d, rot, com, diameter)) {
-        free_shape(s);
-        return RB_LOAD_NO_SHAPES;
-    }
+    if (d->vertex_count > 0 && !copy_mesh(&s->mesh, d, rot, com, diameter)) return false;
     s->pieces = NULL;
     if (shape_pieces(d)) { /* the particles keep their order in the principal frame: so do their pieces */
         s->pieces = malloc(sizeof *s->pieces * n);
-        if (!s->pieces) {
-            free_shape(s);
-            return RB_LOAD_NO_SHAPES;
-        }
+        if (!s->pieces) return false;
         memcpy(s->pieces, shape_pieces(d), sizeof *s->pieces * n);
     }
-    reg->count++;
-    return RB_LOAD_OK;
+    return true;
 }
 
 /* ---- plugins ---- */
 
-static long long file_mtime(const char *path) {
+/* What tells a rebuilt file from the one loaded: its modification time to
+ * the nanosecond, and its size (a copy over it within the same second of
+ * clock granularity still differs in one or the other, or is the same file). */
+static long long file_stamp(const char *path) {
     struct stat st;
-    return stat(path, &st) == 0 ? (long long)st.st_mtime : -1;
+    if (stat(path, &st) != 0) return -1;
+    return ((long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec) ^ ((long long)st.st_size << 40);
 }
 
 static void remember_file(rb_registry *reg, const char *path) {
     for (uint32_t i = 0; i < reg->file_count; i++)
         if (strcmp(reg->files[i].path, path) == 0) {
-            reg->files[i].mtime = file_mtime(path);
+            reg->files[i].stamp = file_stamp(path);
             return;
         }
     loaded_file *f = realloc(reg->files, (reg->file_count + 1) * sizeof *f);
     if (!f) return;
     reg->files = f;
-    reg->files[reg->file_count++] = (loaded_file){dup_string(path), file_mtime(path)};
+    reg->files[reg->file_count++] = (loaded_file){dup_string(path), file_stamp(path), false};
 }
 
 rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
@@ -548,7 +615,8 @@ rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
 static int compare_strings(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Loads the *.so files of dir; with only_new, only those not loaded before
- * or changed since. Returns the number of plugins that loaded. */
+ * or changed since (whose own shapes the new load replaces). Returns the
+ * number of plugins that loaded. */
 static int scan(rb_registry *reg, const char *dir, bool only_new) {
     DIR *dp = opendir(dir);
     if (!dp) {
@@ -575,10 +643,11 @@ static int scan(rb_registry *reg, const char *dir, bool only_new) {
     for (size_t i = 0; i < n; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        bool seen = false;
-        for (uint32_t f = 0; f < reg->file_count; f++)
-            if (strcmp(reg->files[f].path, path) == 0 && reg->files[f].mtime == file_mtime(path)) seen = true;
-        if (!(only_new && seen) && rb_registry_load_plugin(reg, path) == RB_LOAD_OK) loaded++;
+        const int known = file_index(reg, path);
+        const bool same = known >= 0 && reg->files[known].stamp == file_stamp(path);
+        reg->replacing = only_new && known >= 0;
+        if (!(only_new && same) && rb_registry_load_plugin(reg, path) == RB_LOAD_OK) loaded++;
+        reg->replacing = false;
         free(names[i]);
     }
     free(names);
@@ -626,15 +695,24 @@ int rb_registry_reload(rb_registry *reg) {
 int rb_registry_rescan(rb_registry *reg) {
     uint32_t before = reg->count;
     for (uint32_t i = 0; i < reg->dir_count; i++) scan(reg, reg->dirs[i], true);
+    reg->reloading = true; /* plugins that search folders (meshes) search them again */
+    for (uint32_t i = 0; i < reg->file_count; i++) {
+        if (!reg->files[i].searches) continue;
+        char path[4096]; /* loading remembers the file again: a copy of its name */
+        snprintf(path, sizeof path, "%s", reg->files[i].path);
+        rb_registry_load_plugin(reg, path);
+    }
+    reg->reloading = false;
     return (int)(reg->count - before);
 }
 
+uint32_t rb_registry_replaced(const rb_registry *reg) { return reg->replaced; }
 uint32_t rb_registry_count(const rb_registry *reg) { return reg->count; }
-const rb_shape *rb_registry_get(const rb_registry *reg, uint32_t i) { return i < reg->count ? &reg->shapes[i] : NULL; }
+const rb_shape *rb_registry_get(const rb_registry *reg, uint32_t i) { return i < reg->count ? reg->shapes[i] : NULL; }
 float rb_registry_particle_radius(const rb_registry *reg) { return reg->desc.particle_radius; }
 
 int rb_registry_find(const rb_registry *reg, const char *name) {
     for (uint32_t i = 0; i < reg->count; i++)
-        if (strcmp(reg->shapes[i].name, name) == 0) return (int)i;
+        if (strcmp(reg->shapes[i]->name, name) == 0) return (int)i;
     return -1;
 }

@@ -108,9 +108,16 @@ rb_load_result rb_registry_add_desc(rb_registry *reg, const rb_shape_desc *desc,
                                     const char *source);
 /* Loads every *.so in a folder, in name order. Returns how many plugins loaded. */
 int rb_registry_scan_dir(rb_registry *reg, const char *dir);
-/* Rescans every folder scanned so far; shapes not seen before are added,
- * existing ones are kept as they are. Returns the number of new shapes. */
+/* Rescans every folder scanned so far and runs again each plugin that
+ * searches the mesh folders (so the mesh plugin finds new meshes): shapes not seen before are
+ * added; a plugin file that changed since it was loaded (rebuilt) has its
+ * own shapes replaced by what it offers now (rb_registry_replaced counts
+ * them); other shapes are kept as they are. A replaced shape's old entry
+ * stays valid until the registry is destroyed: bodies made of it keep its
+ * layout. Returns the number of new shapes. */
 int rb_registry_rescan(rb_registry *reg);
+/* How many shapes rebuilt plugins have replaced so far. */
+uint32_t rb_registry_replaced(const rb_registry *reg);
 /* Adds a folder the mesh plugin searches (the host's "mesh_dir" setting);
  * it takes effect at the next load of the plugin (rb_registry_reload). */
 bool rb_registry_add_mesh_dir(rb_registry *reg, const char *dir);
@@ -121,6 +128,9 @@ bool rb_registry_add_mesh_dir(rb_registry *reg, const char *dir);
 int rb_registry_reload(rb_registry *reg);
 
 uint32_t rb_registry_count(const rb_registry *reg);
+/* Shape `index` (NULL past the end). The pointer stays valid, whatever is
+ * loaded later, until the registry is destroyed; a replaced shape's index
+ * gives the new shape from then on. */
 const rb_shape *rb_registry_get(const rb_registry *reg, uint32_t index);
 /* Index of the shape of that name, or -1. */
 int rb_registry_find(const rb_registry *reg, const char *name);
