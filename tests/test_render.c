@@ -200,7 +200,8 @@ static void test_broken_shader_keeps_the_old_one(void **state) {
     static const char *const files[] = {
         "quat.glsl",       "lighting.glsl",    "sphere_common.glsl", "mesh.vert.glsl",         "mesh.frag.glsl",
         "depth.frag.glsl", "sphere.vert.glsl", "sphere.frag.glsl",   "sphere_depth.frag.glsl", "plane.vert.glsl",
-        "plane.frag.glsl", "sky.vert.glsl",    "sky.frag.glsl",      "overlay.vert.glsl",      "overlay.frag.glsl"};
+        "plane.frag.glsl", "sky.vert.glsl",    "sky.frag.glsl",      "overlay.vert.glsl",      "overlay.frag.glsl",
+        "lines.vert.glsl", "lines.frag.glsl"};
     char a[700], b[700];
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         snprintf(a, sizeof a, "%s/%s", f->shader_dir, files[i]);
@@ -360,11 +361,55 @@ static void test_instances_turn_and_scale(void **state) {
     assert_int_equal(rb_renderer_gl_errors(), 0);
 }
 
+static bool is_green(const uint8_t *p) { return p[1] > 150 && p[0] < 100 && p[2] < 100; }
+
+/* Lines of the debug views: a segment through the cube, from behind it to
+ * in front of it, shows only in front of the cube when it is hidden by what
+ * is in front, and along its whole length when it is drawn over everything. */
+static void test_lines_hidden_or_over(void **state) {
+    fixture *f = *state;
+    static uint8_t img[W * H * 4];
+    rb_render_view v;
+    mat4 vp;
+    make_view(&v, vp);
+    rb_render_scene s = ground_scene();
+    /* along x at the cube's middle height, 1 m in front of its front face (z = 1) and 1 m behind it (z = -1.5) */
+    const float front[6] = {-2.0f, 0.5f, 1.0f, 2.0f, 0.5f, 1.0f}, back[6] = {-2.0f, 0.5f, -1.5f, 2.0f, 0.5f, -1.5f};
+    const float green[4] = {0.1f, 0.9f, 0.1f, 1.0f};
+    for (int over = 0; over < 2; over++) {
+        rb_renderer_begin(f->renderer, &v, &s);
+        const rb_transform t = {.position = {0.0f, 0.5f, 0.0f}, .orientation = {0.0f, 0.0f, 0.0f, 1.0f}};
+        rb_renderer_add_instances(f->renderer, f->cube, &t, g_red, 1);
+        rb_renderer_lines(f->renderer, front, 1, green, over);
+        rb_renderer_lines(f->renderer, back, 1, green, over);
+        assert_true(rb_renderer_end(f->renderer));
+        assert_true(rb_renderer_read_pixels(f->renderer, W, H, img));
+        dump(over ? "lines-over.png" : "lines-hidden.png", img);
+        /* a line is one pixel wide: look at the pixel and the ones above and below it */
+        int x, y, hits[3] = {0, 0, 0};
+        const float at[3][3] = {{0.0f, 0.5f, 1.0f}, {0.0f, 0.5f, -1.5f}, {-1.8f, 0.5f, -1.5f}};
+        for (int k = 0; k < 3; k++) {
+            project(vp, at[k], &x, &y);
+            for (int dy = -1; dy <= 1; dy++) hits[k] |= is_green(pixel(img, x, y + dy));
+        }
+        fprintf(stderr, "over %d: in front %d, behind the cube %d, behind beside it %d\n", over, hits[0], hits[1],
+                hits[2]);
+        assert_true(hits[0]);            /* in front of the cube: always */
+        assert_int_equal(hits[1], over); /* behind it: only over everything */
+        assert_true(hits[2]);            /* behind, beside the cube: nothing hides it */
+    }
+    assert_int_equal(rb_renderer_gl_errors(), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_body_colour_where_it_projects),   cmocka_unit_test(test_particle_view_differs),
-        cmocka_unit_test(test_broken_shader_keeps_the_old_one), cmocka_unit_test(test_walls_are_drawn_see_through),
-        cmocka_unit_test(test_bodies_shadow_each_other),        cmocka_unit_test(test_instances_turn_and_scale),
+        cmocka_unit_test(test_body_colour_where_it_projects),
+        cmocka_unit_test(test_particle_view_differs),
+        cmocka_unit_test(test_broken_shader_keeps_the_old_one),
+        cmocka_unit_test(test_walls_are_drawn_see_through),
+        cmocka_unit_test(test_bodies_shadow_each_other),
+        cmocka_unit_test(test_instances_turn_and_scale),
+        cmocka_unit_test(test_lines_hidden_or_over),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -20,8 +20,12 @@ const char *const rb_hud_help_lines[][2] = {
     {"left mouse", "use the tool (throw: hold longer to throw harder)"},
     {"T  G  X  B", "tool: throw, grab, delete, explode (a blast: a 4 m radial field)"},
     {"Alt + left", "grab, whatever the tool"},
-    {"F", "an emitter of the shape at the cursor, 20 a second (F on it again: gone)"},
-    {"Shift+F", "remove the last emitter"},
+    {"middle mouse", "select the body under the cursor (nothing there: none)"},
+    {"Alt + right, O", "orbit about the selection or the point under the cursor (O: right mouse orbits)"},
+    {"F", "focus on the selection (else on what is under the cursor)"},
+    {"Ctrl / Shift + 1-3", "store / recall a camera bookmark (saved with the scene)"},
+    {"M", "an emitter of the shape at the cursor, 20 a second (M on it again: gone)"},
+    {"Shift+M", "remove the last emitter"},
     {"J", "wind along the view for 3 s"},
     {"C", "a vortex at the cursor for 5 s"},
     {"Tab  [  ]", "next / previous / next shape to throw"},
@@ -34,6 +38,7 @@ const char *const rb_hud_help_lines[][2] = {
     {"N", "one step while paused"},
     {"P", "particle view"},
     {"L", "rescan plugins and meshes (new shapes join the cycle; rebuilt ones replaced)"},
+    {"F3 F4 F6 F7 F8", "views: sleeping tinted, contacts and forces, axes, grid cells, fields' reach"},
     {"F5", "reload the shaders"},
     {"F12", "screenshot (rubble-DATE-TIME.png)"},
     {"V", "vsync on / off"},
@@ -182,6 +187,7 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
         y = live_lines(r, x, y, in);
     }
     if (in->particle_view) y = line(r, x, y, g_dim, "particle view (P)");
+    if (in->views && *in->views) y = line(r, x, y, g_dim, in->views);
     if (in->shader_error && *in->shader_error)
         y = wrapped(r, x, y, (float)width - 40.0f, g_error, "shader: ", in->shader_error, 6);
     else if (in->error && *in->error)
@@ -209,8 +215,12 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
     if (help) {
         const char *const(*lines)[2] = in->replay ? rb_hud_replay_help_lines : rb_hud_help_lines;
         int n = 0;
+        while (lines[n][0]) n++;
+        /* smaller text where the lines would not fit the window's height */
+        const float fit = ((float)height - 16.0f) / ((float)(n + 2) * 11.0f + 10.0f);
+        if (fit < g_scale) g_scale = fit;
         float key_w = 0.0f, what_w = 0.0f;
-        for (; lines[n][0]; n++) {
+        for (n = 0; lines[n][0]; n++) {
             rb_renderer_text_size(lines[n][0], RB_HUD_SCALE, &w, &h);
             if (w > key_w) key_w = w;
             rb_renderer_text_size(lines[n][1], RB_HUD_SCALE, &w, &h);

@@ -75,7 +75,9 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     if (!sb->world) goto fail;
     sb->entities = rb_entities_create(sb->registry, sb->world);
     sb->view = rb_view_create();
-    if (!sb->entities || !sb->view) {
+    sb->pick_meshes = rb_pick_meshes_create();
+    sb->debug = rb_debug_views_create();
+    if (!sb->entities || !sb->view || !sb->pick_meshes || !sb->debug) {
         snprintf(err, err_size, "out of memory");
         goto fail;
     }
@@ -155,6 +157,8 @@ void rb_sandbox_destroy(rb_sandbox *sb) {
     rb_sandbox_forget_drops(sb);
     rb_scene_destroy(sb->scene);
     rb_view_destroy(sb->view);
+    rb_pick_meshes_destroy(sb->pick_meshes);
+    rb_debug_views_destroy(sb->debug);
     rb_debris_destroy(sb->debris);
     rb_entities_destroy(sb->entities);
     rb_world_destroy(sb->world);
@@ -265,55 +269,6 @@ static void project(const float vp[16], const float p[3], int w, int h, float ou
     out[1] = (0.5f - o[1] / o[3] * 0.5f) * (float)h;
 }
 
-/* Where a world point lands in the window (pixels from the top left); false
- * if it is behind the eye. */
-static bool on_screen(const float vp[16], const float p[3], int w, int h, float out[2]) {
-    vec4 in = {p[0], p[1], p[2], 1.0f}, o;
-    glm_mat4_mulv((vec4 *)vp, in, o);
-    if (o[3] <= 1e-4f) return false;
-    out[0] = (o[0] / o[3] * 0.5f + 0.5f) * (float)w;
-    out[1] = (0.5f - o[1] / o[3] * 0.5f) * (float)h;
-    return true;
-}
-
-/* The extent of each field acting now (a blast for a quarter second after
- * it goes off): a dotted sphere of its radius, three great circles, left
- * out where it is inside a plane's solid (under the ground). The overlay
- * has no lines and no depth: dots read through bodies as an outline. */
-static void draw_fields(rb_sandbox *sb, const rb_render_view *view) {
-    if (!sb->debris) return;
-    const rb_debris_desc *dd = rb_debris_get_desc(sb->debris);
-    const rb_world_desc *wd = rb_world_get_desc(sb->world);
-    float vp[16];
-    glm_mat4_mul((vec4 *)view->proj, (vec4 *)view->view, (vec4 *)vp);
-    const float dot = sb->height >= 700 ? 4.0f : 3.0f;
-    for (uint32_t k = 0; k < dd->field_count; k++) {
-        const rb_field *f = &dd->fields[k];
-        if (!(f->radius > 0.0f) || !rb_debris_field_active(sb->debris, k)) continue;
-        static const float radial[4] = {1.0f, 0.55f, 0.15f, 0.9f}, other[4] = {0.35f, 0.85f, 1.0f, 0.9f};
-        const float *colour = f->kind == RB_FIELD_RADIAL ? radial : other;
-        enum { DOTS = 72 };
-        for (int circle = 0; circle < 3; circle++)
-            for (int i = 0; i < DOTS; i++) {
-                const float a = 6.2831853f * (float)i / DOTS, c = cosf(a) * f->radius, s = sinf(a) * f->radius;
-                /* circle 0 in the ground's plane (xz), 1 in xy, 2 in zy */
-                const float off[3] = {circle == 2 ? 0.0f : c, circle == 0 ? 0.0f : s,
-                                      circle == 0   ? s
-                                      : circle == 2 ? c
-                                                    : 0.0f};
-                const float p[3] = {f->centre[0] + off[0], f->centre[1] + off[1], f->centre[2] + off[2]};
-                bool buried = false;
-                for (uint32_t j = 0; j < wd->plane_count && !buried; j++)
-                    buried = wd->planes[j].normal[0] * p[0] + wd->planes[j].normal[1] * p[1] +
-                                 wd->planes[j].normal[2] * p[2] <
-                             wd->planes[j].offset;
-                float px[2];
-                if (buried || !on_screen(vp, p, sb->width, sb->height, px)) continue;
-                rb_renderer_rect(sb->renderer, px[0] - 0.5f * dot, px[1] - 0.5f * dot, dot, dot, colour);
-            }
-    }
-}
-
 /* A scene file's name without its folders. */
 static const char *scene_name(const char *path) {
     const char *slash = strrchr(path, '/');
@@ -362,6 +317,9 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         rb_replay_hud(sb->replay, &replay);
         hud.replay = &replay;
     }
+    char views[256];
+    rb_debug_views_describe(sb->debug, views, sizeof views);
+    hud.views = views;
     rb_sandbox_debris_active(sb, &hud.emitters, &hud.fields);
     if (sb->grab.active) {
         float vp[16];
@@ -398,8 +356,9 @@ static void draw(rb_sandbox *sb) {
     rb_view_style style = {.particle_view = sb->particle_view,
                            .highlight = sb->grab.active ? sb->grab.body : (rb_body_id){0},
                            .debris = sb->debris};
+    rb_sandbox_view_style(sb, &style); /* the body under the cursor, the sleeping */
     rb_view_submit(sb->view, sb->renderer, sb->world, sb->entities, &style);
-    draw_fields(sb, &view);
+    rb_sandbox_draw_views(sb, &view);
     draw_hud(sb, &view);
     rb_renderer_end(sb->renderer);
 }
@@ -423,8 +382,12 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
     rb_input_begin_frame(&sb->input);
     SDL_Event e;
     while (SDL_PollEvent(&e)) rb_input_event(&sb->input, &e, rb_script_screenshot_event());
-    if (sb->input.look_dx != 0.0f || sb->input.look_dy != 0.0f)
-        rb_camera_turn(&sb->camera, sb->input.look_dx, sb->input.look_dy);
+    if (sb->input.look_dx != 0.0f || sb->input.look_dy != 0.0f) {
+        if (sb->input.orbiting)
+            rb_sandbox_orbit(sb, sb->input.look_dx, sb->input.look_dy);
+        else
+            rb_camera_turn(&sb->camera, sb->input.look_dx, sb->input.look_dy);
+    }
     for (int i = 0; i < sb->input.action_count; i++) rb_sandbox_do(sb, &sb->input.actions[i]);
     float right, up, forward;
     bool fast;

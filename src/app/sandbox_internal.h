@@ -8,7 +8,9 @@
 
 #include <SDL.h>
 
+#include "debug_views.h"
 #include "input.h"
+#include "pick.h"
 #include "record/cache.h"
 #include "render/render.h"
 #include "replay.h"
@@ -60,7 +62,7 @@ struct rb_sandbox {
     rb_blast blast; /* what the explode tool sets off */
     rb_body_id last_thrown, last_deleted;
     int last_exploded;
-    uint64_t emitters_placed; /* F presses that placed one: each emitter's seed */
+    uint64_t emitters_placed; /* M presses that placed one: each emitter's seed */
 
     double fixed_dt;  /* s per frame, 0 = wall clock */
     double clock;     /* s, the sandbox clock */
@@ -77,6 +79,18 @@ struct rb_sandbox {
     /* --replay: the cache shown instead of the world, until Enter makes it live (NULL then, and in a live run) */
     rb_replay *replay;
     rb_video *video; /* --video, or NULL */
+
+    /* seeing what happens (sandbox_view.c) */
+    rb_pick_meshes *pick_meshes; /* what the tools pick against: the meshes as drawn */
+    rb_debug_views *debug;       /* F3 F4 F6 F7 F8 */
+    rb_body_id hover;            /* the body under the cursor, drawn lighter */
+    rb_body_id selected;         /* the middle button's (or the grab's) pick: F focuses on it, orbits go about it */
+    rb_body_id orbit_body;       /* the body an orbit follows, or none */
+    float orbit_centre[3];       /* m */
+    uint32_t orbit_serial;       /* the input's orbit (rb_input.orbits) the centre is for */
+    rb_scene_bookmark bookmarks[RB_SCENE_BOOKMARKS]; /* Ctrl+1..3; saved with the scene */
+    bool ctrl_held;                                  /* at the last frame drawn */
+    float before_ctrl[3];                            /* m: the eye at the last frame drawn without Ctrl */
 
     char last_error[512]; /* the log's last error as last seen, and when it changed */
     double error_since;
@@ -112,6 +126,22 @@ void rb_sandbox_debris_active(const rb_sandbox *sb, uint32_t *emitters, uint32_t
 void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]);
 /* Looks at the bodies from the front right and above. */
 void rb_sandbox_frame_camera(rb_sandbox *sb);
+
+/* sandbox_view.c */
+/* The pick through a cursor position (window coordinates) against the
+ * bodies as drawn (pick.h), the transforms read now. */
+rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y);
+/* After the frame's read: the body under the cursor (sb->hover) and the
+ * sleeping tint into the view's style. */
+void rb_sandbox_view_style(rb_sandbox *sb, rb_view_style *style);
+/* The debug views, the selection's box and the crosshair. */
+void rb_sandbox_draw_views(rb_sandbox *sb, const rb_render_view *view);
+/* Mouse motion while orbiting (dx, dy pixels); the first of an orbit picks its centre. */
+void rb_sandbox_orbit(rb_sandbox *sb, float dx, float dy);
+/* The debug view keys, F, the bookmarks, the orbit mode, the middle button. */
+void rb_sandbox_view_do(rb_sandbox *sb, const rb_action *a);
+/* A scene file's camera bookmarks, if it has them, become the sandbox's. */
+void rb_sandbox_take_bookmarks(rb_sandbox *sb, const rb_scene *scene);
 
 /* sandbox_stats.c */
 /* --stats-every: one line of the period's figures on stdout. */

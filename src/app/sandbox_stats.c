@@ -44,6 +44,10 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
     o->scene_file = sb->scene_file;
     o->last_saved = sb->last_saved;
     memcpy(o->grab_target, sb->grab.target, sizeof o->grab_target);
+    o->hover = sb->hover, o->selected = sb->selected;
+    for (int k = 0; k < RB_DEBUG_VIEW_COUNT; k++) o->debug_views |= (uint32_t)rb_debug_views_on(sb->debug, k) << k;
+    bool cut;
+    rb_debug_views_counts(sb->debug, &o->contacts_drawn, &o->cells_drawn, &cut);
 }
 
 const rb_replay *rb_sandbox_replay(const rb_sandbox *sb) { return sb->replay; }

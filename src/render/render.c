@@ -27,7 +27,17 @@
 /* Shadow map side, texels: 2048 keeps a 20 m scene at 2 cm a texel. */
 #define RB_SHADOW_SIZE 2048
 
-enum { PROG_MESH, PROG_MESH_DEPTH, PROG_SPHERE, PROG_SPHERE_DEPTH, PROG_PLANE, PROG_SKY, PROG_OVERLAY, PROG_COUNT };
+enum {
+    PROG_MESH,
+    PROG_MESH_DEPTH,
+    PROG_SPHERE,
+    PROG_SPHERE_DEPTH,
+    PROG_PLANE,
+    PROG_SKY,
+    PROG_OVERLAY,
+    PROG_LINES,
+    PROG_COUNT
+};
 
 static const char *const g_program_files[PROG_COUNT][2] = {
     [PROG_MESH] = {"mesh.vert.glsl", "mesh.frag.glsl"},
@@ -37,6 +47,7 @@ static const char *const g_program_files[PROG_COUNT][2] = {
     [PROG_PLANE] = {"plane.vert.glsl", "plane.frag.glsl"},
     [PROG_SKY] = {"sky.vert.glsl", "sky.frag.glsl"},
     [PROG_OVERLAY] = {"overlay.vert.glsl", "overlay.frag.glsl"},
+    [PROG_LINES] = {"lines.vert.glsl", "lines.frag.glsl"},
 };
 
 /* Per-instance data of a mesh: position + pad, quaternion, colour: 48 bytes. */
@@ -60,6 +71,14 @@ typedef struct rb_gpu_mesh {
     float box_center[3], box_half[3]; /* m; box_half zero unless every vertex is a corner of the bounding box */
 } rb_gpu_mesh;
 
+/* Line vertex: x, y, z in metres (world), colour as 4 bytes: 16 bytes. */
+typedef struct rb_line_vertex {
+    float x, y, z;
+    uint8_t rgba[4];
+} rb_line_vertex;
+#define LINE_VERTEX_FLOATS 4
+_Static_assert(sizeof(rb_line_vertex) == LINE_VERTEX_FLOATS * sizeof(float), "line vertex layout");
+
 /* Overlay vertex: x, y in pixels, colour as 4 bytes: 12 bytes. */
 typedef struct rb_overlay_vertex {
     float x, y;
@@ -80,9 +99,14 @@ struct rb_renderer {
     GLuint overlay_vao;
     rb_stream overlay; /* rb_overlay_vertex data viewed as floats */
 
+    /* rb_line_vertex data viewed as floats: [0] hidden by what is in front, [1] over everything */
+    GLuint line_vaos[2];
+    rb_stream lines[2];
+
     GLuint shadow_fbo, shadow_texture;
 
-    rb_render_view view;
+    /* cglm's matrix products load view and proj with aligned SSE loads */
+    _Alignas(16) rb_render_view view;
     rb_render_scene scene;
     mat4 light_view, light_proj, light_view_proj;
 };
@@ -179,6 +203,24 @@ static bool create_shadow_map(rb_renderer *r, char *err, size_t err_size) {
     return true;
 }
 
+/* Lines: position (location 0) and colour (1) per vertex, one buffer for each kind. */
+static void create_line_vaos(rb_renderer *r) {
+    RB_GL(glGenVertexArrays(2, r->line_vaos));
+    for (int k = 0; k < 2; k++) {
+        rb_stream *s = &r->lines[k];
+        RB_GL(glGenBuffers(1, &s->buffer));
+        RB_GL(glBindVertexArray(r->line_vaos[k]));
+        RB_GL(glBindBuffer(GL_ARRAY_BUFFER, s->buffer));
+        RB_GL(glBufferData(GL_ARRAY_BUFFER, 4096, NULL, GL_STREAM_DRAW));
+        s->gpu_bytes = 4096;
+        RB_GL(glEnableVertexAttribArray(0));
+        RB_GL(glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(rb_line_vertex), (void *)0));
+        RB_GL(glEnableVertexAttribArray(1));
+        RB_GL(glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(rb_line_vertex),
+                                    (void *)offsetof(rb_line_vertex, rgba)));
+    }
+}
+
 rb_renderer *rb_renderer_create(const char *shader_dir, char *err, size_t err_size) {
     rb_renderer *r = calloc(1, sizeof *r);
     if (!r) {
@@ -234,6 +276,7 @@ rb_renderer *rb_renderer_create(const char *shader_dir, char *err, size_t err_si
     RB_GL(glEnableVertexAttribArray(1));
     RB_GL(glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(rb_overlay_vertex),
                                 (void *)offsetof(rb_overlay_vertex, rgba)));
+    create_line_vaos(r);
     RB_GL(glBindVertexArray(0));
 
     if (!create_shadow_map(r, err, err_size)) {
@@ -255,6 +298,8 @@ void rb_renderer_destroy(rb_renderer *r) {
     free(r->meshes);
     stream_free(&r->spheres);
     stream_free(&r->overlay);
+    stream_free(&r->lines[0]), stream_free(&r->lines[1]);
+    if (r->line_vaos[0]) RB_GL(glDeleteVertexArrays(2, r->line_vaos));
     delete_programs(r->programs);
     GLuint vaos[4] = {r->sphere_vao, r->plane_vao, r->empty_vao, r->overlay_vao};
     RB_GL(glDeleteVertexArrays(4, vaos));
@@ -375,6 +420,7 @@ void rb_renderer_begin(rb_renderer *r, const rb_render_view *view, const rb_rend
     for (uint32_t i = 0; i < r->mesh_count; i++) r->meshes[i].instances.count = 0;
     r->spheres.count = 0;
     r->overlay.count = 0;
+    r->lines[0].count = r->lines[1].count = 0;
 }
 
 rb_render_instance *rb_renderer_instances(rb_renderer *r, int mesh, uint32_t count) {
@@ -435,6 +481,20 @@ void rb_renderer_rect(rb_renderer *r, float x, float y, float w, float h, const 
     to_bytes(rgba, c);
     const float xy[8] = {x, y, x + w, y, x + w, y + h, x, y + h};
     overlay_quad(r, xy, c);
+}
+
+void rb_renderer_lines(rb_renderer *r, const float *points, uint32_t count, const float rgba[4], bool over) {
+    if (count == 0) return;
+    rb_stream *s = &r->lines[over ? 1 : 0];
+    stream_reserve(s, 2 * count * LINE_VERTEX_FLOATS);
+    uint8_t c[4];
+    to_bytes(rgba, c);
+    rb_line_vertex *v = (rb_line_vertex *)&s->data[s->count];
+    for (uint32_t i = 0; i < 2 * count; i++) {
+        v[i].x = points[i * 3], v[i].y = points[i * 3 + 1], v[i].z = points[i * 3 + 2];
+        memcpy(v[i].rgba, c, 4);
+    }
+    s->count += 2 * count * LINE_VERTEX_FLOATS;
 }
 
 void rb_renderer_text_size(const char *text, float scale, float *w, float *h) {
@@ -574,6 +634,20 @@ static void draw_planes(rb_renderer *r, bool ground) {
     }
 }
 
+/* The lines of one kind, blended (a colour's alpha fades them). */
+static void draw_lines(rb_renderer *r, int kind) {
+    rb_stream *s = &r->lines[kind];
+    if (s->count == 0) return;
+    stream_upload(s);
+    GLuint p = r->programs[PROG_LINES];
+    set_common(r, p, r->view.view, r->view.proj);
+    RB_GL(glEnable(GL_BLEND));
+    RB_GL(glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+    RB_GL(glBindVertexArray(r->line_vaos[kind]));
+    RB_GL(glDrawArrays(GL_LINES, 0, (GLsizei)(s->count / LINE_VERTEX_FLOATS)));
+    RB_GL(glDisable(GL_BLEND));
+}
+
 static void draw_overlay(rb_renderer *r) {
     if (r->overlay.count == 0) return;
     stream_upload(&r->overlay);
@@ -643,6 +717,12 @@ bool rb_renderer_end(rb_renderer *r) {
     draw_planes(r, false);
     RB_GL(glDepthMask(GL_TRUE));
     RB_GL(glDisable(GL_BLEND));
+
+    /* Lines last in the scene: the hidden kind against the depth of
+     * everything, the other over it all, under the overlay. */
+    draw_lines(r, 0);
+    RB_GL(glDisable(GL_DEPTH_TEST));
+    draw_lines(r, 1);
 
     draw_overlay(r);
     RB_GL(glBindVertexArray(0));

@@ -72,6 +72,12 @@ void rb_renderer_add_instances(rb_renderer *r, int mesh, const rb_transform *tra
                                uint32_t count);
 /* count spheres: centres xyz (m), colours rgba each, all of radius (m). */
 void rb_renderer_add_spheres(rb_renderer *r, const float *centers, const float *colors, uint32_t count, float radius);
+/* count line segments in the world (debug views): points holds 2 * count
+ * xyz triples (m), each pair a segment, all in one colour (rgba, 0..1; the
+ * alpha blends). over: drawn over everything (no depth test), so what is
+ * inside a body shows; else hidden by what is in front of it. One pixel
+ * wide (core OpenGL promises no wider); no shadow. */
+void rb_renderer_lines(rb_renderer *r, const float *points, uint32_t count, const float rgba[4], bool over);
 /* Overlay, in pixels from the top left. */
 void rb_renderer_text(rb_renderer *r, float x, float y, float scale, const float rgba[4], const char *text);
 void rb_renderer_rect(rb_renderer *r, float x, float y, float w, float h, const float rgba[4]);
