@@ -32,6 +32,7 @@ typedef struct rb_hud_info {
     const char *error;                    /* the last warning or error, "" if none */
     const char *shader_error;             /* the last failed shader reload, "" if none */
     const char *message;                  /* a short notice (screenshot saved...), "" if none */
+    const char *quality;                  /* the drawing quality, "low (msaa off, shadows 512, scale 0.75)" */
 } rb_hud_info;
 
 void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *info, bool help);

@@ -19,6 +19,7 @@
 #include "options.h"
 #include "paths.h"
 #include "scenes/entities.h"
+#include "render/quality.h"
 #include "sim/world.h"
 #include "tools.h"
 
@@ -85,6 +86,8 @@ typedef struct rb_sandbox_stats {
     uint32_t drawn_instances, drawn_particle_bodies; /* the last frame's bodies drawn as meshes, as particles */
     const char *scene_file;                          /* the scene file installed, "" for a formation */
     const char *last_saved;                          /* the last Ctrl+S, "" if none */
+    rb_render_quality quality;                       /* the drawing quality in use */
+    const char *gl_renderer;                         /* GL_RENDERER, which chose it */
 } rb_sandbox_stats;
 
 void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *out);
