@@ -11,11 +11,15 @@
 #include "base/log.h"
 #include "record/cache.h"
 #include "debug_views.h"
+#include "render/quality.h"
 #include "sandbox.h"
 #include "view.h"
 #include "base/rb_math.h"
 
 #include <cglm/cglm.h>
+#include <cjson/cJSON.h>
+#include <stb_image.h>
+#include <sys/wait.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -985,6 +989,241 @@ static void test_dropped_mesh_becomes_a_shape(void **state) {
     rb_sandbox_destroy(sb);
 }
 
+/* ---- the drawing quality (render/quality.h) ---- */
+
+/* A sandbox drawn at the quality asked for, as --msaa, --shadows and --render-scale give it. */
+static rb_sandbox *make_sandbox_quality(int msaa, int shadows, float scale) {
+    setenv("SDL_VIDEODRIVER", "offscreen", 0);
+    rb_options o;
+    rb_options_defaults(&o, RB_PROGRAM_RUBBLE);
+    o.bodies = 0, o.width = W, o.height = H, o.vsync = false, o.backend = RB_BACKEND_REFERENCE;
+    o.plugin_dirs[0] = g_plugin_dirs[0], o.plugin_dir_count = 1;
+    o.msaa = msaa, o.shadows = shadows, o.render_scale = scale;
+    char err[4096];
+    rb_paths paths;
+    rb_paths_find(&paths, NULL);
+    rb_sandbox *sb = rb_sandbox_create(&o, &paths, err, sizeof err);
+    if (!sb) fail_msg("rb_sandbox_create: %s", err);
+    rb_sandbox_set_fixed_dt(sb, 1.0 / 60.0);
+    return sb;
+}
+
+/* The known scene (a cube on the ground, paused) at a quality, seen from
+ * nearer so that the cube and its shadow fill the lower half of the frame,
+ * below the HUD (whose figures change from run to run); its frame as RGBA
+ * rows from the top, saved beside the tests as quality-NAME.png to look at. */
+static const float g_quality_eye[3] = {0.0f, 3.2f, 4.6f}, g_quality_target[3] = {0.6f, 0.0f, -1.8f};
+
+static uint8_t *known_frame(int msaa, int shadows, float scale, const char *name, rb_body_id *id) {
+    rb_sandbox *sb = make_sandbox_quality(msaa, shadows, scale);
+    *id = known_scene(sb);
+    look(sb, g_quality_eye, g_quality_target);
+    run_frames(sb, 1);
+    rb_sandbox_stats st = stats(sb);
+    assert_int_equal(st.quality.msaa, msaa);
+    assert_int_equal(st.quality.shadow_size, shadows);
+    assert_true(st.quality.scale == scale);
+    int w, h;
+    uint8_t *img;
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    /* whatever the scale, the frame is the window's size */
+    assert_int_equal(w, W);
+    assert_int_equal(h, H);
+    char path[600];
+    snprintf(path, sizeof path, RB_TEST_BUILD_DIR "/tests/quality-%s.png", name);
+    assert_true(rb_sandbox_screenshot(sb, path));
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+    return img;
+}
+
+static int luminance(const uint8_t *p) { return (p[0] * 3 + p[1] * 6 + p[2]) / 10; }
+static int pixel_diff(const uint8_t *a, const uint8_t *b) {
+    return abs(a[0] - b[0]) + abs(a[1] - b[1]) + abs(a[2] - b[2]);
+}
+/* Pixels of the two frames' lower halves (below the HUD) differing by more than `by` (summed over r, g, b). */
+static int count_differing(const uint8_t *a, const uint8_t *b, int by) {
+    int n = 0;
+    for (int i = W * H / 2; i < W * H; i++) n += pixel_diff(&a[i * 4], &b[i * 4]) > by;
+    return n;
+}
+
+/* The same scene at each setting: every frame the window's size with the
+ * body's colour where it projects; shadows off takes the shadow off the
+ * ground beside the cube; 4x multisampling changes the cube's edge pixels
+ * and nothing inside its faces; half the render scale blurs the scene but
+ * not the HUD drawn over it. */
+static void test_quality_settings_draw_as_they_should(void **state) {
+    (void)state;
+    rb_body_id id;
+    uint8_t *high = known_frame(4, 2048, 1.0f, "msaa4-shadows2048", &id);
+    uint8_t *one = known_frame(0, 2048, 1.0f, "msaa0-shadows2048", &id);
+    uint8_t *unshadowed = known_frame(0, 0, 1.0f, "msaa0-shadows0", &id);
+    uint8_t *small = known_frame(0, 512, 1.0f, "msaa0-shadows512", &id);
+    uint8_t *half = known_frame(0, 2048, 0.5f, "msaa0-shadows2048-scale0.5", &id);
+    uint8_t *half_msaa = known_frame(4, 1024, 0.75f, "msaa4-shadows1024-scale0.75", &id);
+
+    /* the same camera as known_scene: where things land in every frame */
+    rb_sandbox *sb = make_sandbox(0);
+    look(sb, g_quality_eye, g_quality_target);
+    float colour[4], x, y, sx, sy;
+    rb_view_body_color(id, colour);
+    project(sb, (float[3]){0.0f, 1.2f, 0.0f}, &x, &y); /* the middle of the top face */
+    /* the ground at (1.0, 0, -0.6): in the cube's shadow (the sun is up and to the left, behind) */
+    project(sb, (float[3]){1.0f, 0.0f, -0.6f}, &sx, &sy);
+    rb_sandbox_destroy(sb);
+    const uint8_t *frames[] = {high, one, unshadowed, small, half, half_msaa};
+    for (size_t i = 0; i < sizeof frames / sizeof *frames; i++)
+        assert_true(colour_match(pixel_at(frames[i], x, y + 3), colour) > 0.97);
+
+    /* Shadows: the ground there is dark with a shadow map of any size, and plain ground without one. */
+    const int lit = luminance(pixel_at(unshadowed, sx, sy)), shaded = luminance(pixel_at(one, sx, sy)),
+              shaded_512 = luminance(pixel_at(small, sx, sy));
+    fprintf(stderr, "ground at the shadow: %d without shadows, %d with 2048, %d with 512\n", lit, shaded, shaded_512);
+    assert_true(is_grey(pixel_at(unshadowed, sx, sy)));
+    assert_true(shaded < lit * 3 / 4);
+    assert_true(shaded_512 < lit * 3 / 4);
+    /* and nowhere below the HUD (whose figures change) is the frame without shadows darker */
+    int darker = 0;
+    for (int i = W * H / 2; i < W * H; i++) darker += luminance(&unshadowed[i * 4]) + 8 < luminance(&one[i * 4]);
+    assert_int_equal(darker, 0);
+
+    /* Multisampling: edge pixels change (blended with what is behind), face pixels do not. */
+    const int edges = count_differing(high, one, 30);
+    fprintf(stderr, "4x multisampling changed %d pixels\n", edges);
+    assert_true(edges > 40 && edges < W * H / 20);
+    assert_true(pixel_diff(pixel_at(high, x, y + 3), pixel_at(one, x, y + 3)) <= 6);
+
+    /* Half the render scale: the scene is blurred... */
+    const int blurred = count_differing(half, one, 30);
+    fprintf(stderr, "half the render scale changed %d pixels\n", blurred);
+    assert_true(blurred > edges);
+    /* ...but the HUD is drawn after the upscale: the "F1 help" hint at the top right is as sharp. */
+    int hud_diff = 0;
+    for (int py = 0; py < 16; py++)
+        for (int px = W - 60; px < W; px++)
+            hud_diff = fmax(hud_diff, pixel_diff(&half[(py * W + px) * 4], &one[(py * W + px) * 4]));
+    fprintf(stderr, "the HUD's hint differs by at most %d at half scale\n", hud_diff);
+    assert_true(hud_diff <= 12);
+    free(high), free(one), free(unshadowed), free(small), free(half), free(half_msaa);
+}
+
+/* The automatic choice follows the GL renderer (llvmpipe here: low; a GPU:
+ * high); F9 goes to the next preset and says so; a script's screenshot is
+ * the window's size at a render scale below 1. */
+static void test_quality_is_chosen_and_f9_cycles(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    rb_sandbox_stats st = stats(sb);
+    fprintf(stderr, "GL renderer: %s\n", st.gl_renderer);
+    const rb_quality_preset chosen = rb_quality_auto(st.gl_renderer);
+    assert_int_equal(rb_quality_preset_of(&st.quality), chosen);
+    if (rb_quality_software_renderer(st.gl_renderer)) {
+        assert_int_equal(chosen, RB_QUALITY_LOW);
+        assert_true(st.quality.scale < 1.0f); /* the one setting that always costs llvmpipe less */
+    }
+    for (int k = 1; k <= RB_QUALITY_PRESETS; k++) {
+        script(sb, "0 key F9\n");
+        run_frames(sb, 1);
+        st = stats(sb);
+        const rb_quality_preset want = (rb_quality_preset)((chosen + k) % RB_QUALITY_PRESETS);
+        rb_render_quality q = rb_quality_preset_get(want);
+        if (q.msaa > 0 && st.quality.msaa != q.msaa) q.msaa = st.quality.msaa; /* a driver with fewer samples */
+        assert_memory_equal(&st.quality, &q, sizeof q);
+        char said[64];
+        snprintf(said, sizeof said, "quality: %s (", rb_quality_preset_name(want));
+        assert_non_null(strstr(st.message, said));
+    }
+    rb_sandbox_destroy(sb);
+
+    sb = make_sandbox_quality(4, 512, 0.5f);
+    char path[] = RB_TEST_BUILD_DIR "/tests/quality-script-shot.png", text[700];
+    remove(path);
+    snprintf(text, sizeof text, "0 screenshot %s\n", path);
+    script(sb, text);
+    run_frames(sb, 2);
+    int w = 0, h = 0, n = 0;
+    assert_true(stbi_info(path, &w, &h, &n));
+    assert_int_equal(w, W);
+    assert_int_equal(h, H);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+}
+
+/* Runs rubble with args; stdout into out. Returns the exit status. */
+static int run_rubble(const char *args, char *out, size_t out_size) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "SDL_VIDEODRIVER=offscreen '%s' %s 2>/dev/null", RB_TEST_RUBBLE, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, out_size - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static double figure(const cJSON *j, const char *name, const char *which) {
+    const cJSON *f = cJSON_GetObjectItem(cJSON_GetObjectItem(j, name), which);
+    if (!cJSON_IsNumber(f)) fail_msg("no %s.%s", name, which);
+    return f->valuedouble;
+}
+
+/* --frame-stats as a user runs it: one JSON object on stdout at exit with
+ * the frames' figures, the quality asked for and the GL renderer. */
+static void test_frame_stats_json(void **state) {
+    (void)state;
+    static char out[8192];
+    const char *common = "--frames 30 --frame-stats --width 320 --height 240 --bodies 20 --backend reference "
+                         "--no-vsync";
+    char args[512];
+    snprintf(args, sizeof args, "%s --msaa 2 --shadows 1024 --render-scale 0.75", common);
+    assert_int_equal(run_rubble(args, out, sizeof out), 0);
+    int lines = 0;
+    for (const char *c = out; *c; c++) lines += *c == '\n';
+    assert_int_equal(lines, 1); /* the logs go to stderr */
+    cJSON *j = cJSON_Parse(out);
+    if (!j) fail_msg("not JSON: %s", out);
+    assert_int_equal(cJSON_GetObjectItem(j, "frames")->valueint, 27);
+    assert_int_equal(cJSON_GetObjectItem(j, "warmup_frames")->valueint, 3);
+    assert_int_equal(cJSON_GetObjectItem(j, "width")->valueint, 320);
+    assert_int_equal(cJSON_GetObjectItem(j, "height")->valueint, 240);
+    assert_int_equal(cJSON_GetObjectItem(j, "bodies")->valueint, 20);
+    const double frame = figure(j, "frame_ms", "mean"), draw = figure(j, "draw_ms", "mean"),
+                 sim = figure(j, "sim_ms", "mean");
+    fprintf(stderr, "frame %.2f ms (p95 %.2f), draw %.2f, sim %.2f, cpu %.2f\n", frame, figure(j, "frame_ms", "p95"),
+            draw, sim, figure(j, "cpu_ms", "mean"));
+    assert_true(draw > 0.0 && sim > 0.0 && figure(j, "cpu_ms", "mean") > 0.0);
+    assert_true(frame >= draw + sim); /* the frame holds both */
+    assert_true(figure(j, "frame_ms", "p95") >= figure(j, "draw_ms", "p95"));
+    assert_true(fabs(cJSON_GetObjectItem(j, "fps")->valuedouble * frame / 1000.0 - 1.0) < 1e-3);
+    /* the fixed clock of --frames: 1/60 s a frame is 10 or 11 steps of 1.6 ms */
+    assert_true(figure(j, "steps_per_frame", "mean") >= 10.0 && figure(j, "steps_per_frame", "mean") <= 11.0);
+    assert_int_equal((int)figure(j, "steps_per_frame", "p95"), 11);
+    const cJSON *q = cJSON_GetObjectItem(j, "quality");
+    assert_string_equal(cJSON_GetObjectItem(q, "preset")->valuestring, "custom");
+    assert_int_equal(cJSON_GetObjectItem(q, "msaa")->valueint, 2);
+    assert_int_equal(cJSON_GetObjectItem(q, "shadows")->valueint, 1024);
+    assert_true(fabs(cJSON_GetObjectItem(q, "render_scale")->valuedouble - 0.75) < 1e-6);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(q, "automatic")));
+    const char *gl = cJSON_GetObjectItem(j, "gl_renderer")->valuestring;
+    assert_true(gl && *gl);
+    const rb_quality_preset chosen = rb_quality_auto(gl);
+    cJSON_Delete(j);
+
+    /* no quality flag: the choice for the renderer, said to be automatic */
+    assert_int_equal(run_rubble(common, out, sizeof out), 0);
+    j = cJSON_Parse(out);
+    if (!j) fail_msg("not JSON: %s", out);
+    q = cJSON_GetObjectItem(j, "quality");
+    assert_string_equal(cJSON_GetObjectItem(q, "preset")->valuestring, rb_quality_preset_name(chosen));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(q, "automatic")));
+    cJSON_Delete(j);
+    /* without the flag, nothing on stdout */
+    snprintf(args, sizeof args, "--frames 3 --width 320 --height 240 --bodies 20 --backend reference");
+    assert_int_equal(run_rubble(args, out, sizeof out), 0);
+    assert_string_equal(out, "");
+}
+
 static void test_bad_script_lines_are_named(void **state) {
     (void)state;
     rb_sandbox *sb = make_sandbox(0);
@@ -1502,6 +1741,9 @@ static void test_bookmarks_stored_recalled_saved_and_loaded(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_scene_has_body_colour_and_ground),
+        cmocka_unit_test(test_quality_settings_draw_as_they_should),
+        cmocka_unit_test(test_quality_is_chosen_and_f9_cycles),
+        cmocka_unit_test(test_frame_stats_json),
         cmocka_unit_test(test_particle_view_differs_from_mesh_view),
         cmocka_unit_test(test_shape_without_mesh_is_drawn_as_particles),
         cmocka_unit_test(test_scripted_throw_moves_along_the_view),

@@ -65,6 +65,7 @@ const char *const rb_hud_replay_help_lines[][2] = {
     {"F5", "reload the shaders"},
     {"F12", "screenshot (rubble-DATE-TIME.png)"},
     {"V", "vsync on / off"},
+    {"F9", "quality: low, medium, high (multisampling, shadows, render scale)"},
     {"H", "hide the HUD"},
     {"F1", "this help"},
     {"Esc", "quit"},
@@ -180,6 +181,10 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
         snprintf(buf, sizeof buf, "%.0f fps  %.1f ms   sim %.1f ms/frame, %u steps", in->fps, in->frame_ms, in->sim_ms,
                  in->steps);
     y = line(r, x, y, g_white, buf);
+    if (in->quality && *in->quality) {
+        snprintf(buf, sizeof buf, "quality: %s   F9: next", in->quality);
+        y = line(r, x, y, g_dim, buf);
+    }
     if (in->replay) {
         y = replay_lines(r, x, y, in->replay);
         timeline(r, in->replay);

@@ -127,6 +127,9 @@ static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
     case SDLK_v:
         act(in, RB_ACT_VSYNC, 0);
         break;
+    case SDLK_F9:
+        act(in, RB_ACT_QUALITY, 0);
+        break;
     case SDLK_m:
         act(in, RB_ACT_EMITTER, shift ? -1 : 1);
         break;

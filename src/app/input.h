@@ -28,6 +28,7 @@ typedef enum rb_action_kind {
     RB_ACT_RESET,          /* R (arg 0: the current formation), 1-5 (arg: that formation) */
     RB_ACT_CYCLE_SHAPE,    /* Tab, Shift+Tab, [ ]: arg +1 or -1 */
     RB_ACT_VSYNC,          /* V */
+    RB_ACT_QUALITY,        /* F9: the next quality preset (render/quality.h) */
     RB_ACT_RESCAN,         /* L */
     RB_ACT_TOOL_PRESS,     /* left button down: arg the tool to use (Alt: grab) */
     RB_ACT_TOOL_RELEASE,   /* left button up */

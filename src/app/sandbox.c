@@ -48,6 +48,7 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     sb->window = rb_window_open(opts->width, opts->height, sb->vsync, &sb->gl, err, err_size);
     if (!sb->window) goto fail;
     sb->window_id = SDL_GetWindowID(sb->window);
+    sb->finish_frames = SDL_GetCurrentVideoDriver() && !strcmp(SDL_GetCurrentVideoDriver(), "offscreen");
     if (!paths->shaders[0]) {
         snprintf(err, err_size, "no shaders/ folder beside %s, in the source tree or the install folder",
                  paths->exe_dir);
@@ -55,6 +56,7 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     }
     sb->renderer = rb_renderer_create(paths->shaders, err, err_size);
     if (!sb->renderer) goto fail;
+    rb_sandbox_choose_quality(sb);
     if (sb->replay) rb_replay_add_meshes(sb->replay, sb->renderer);
     sb->registry = rb_app_registry(opts, paths);
     if (!sb->registry) {
@@ -159,6 +161,7 @@ void rb_sandbox_destroy(rb_sandbox *sb) {
     rb_view_destroy(sb->view);
     rb_pick_meshes_destroy(sb->pick_meshes);
     rb_debug_views_destroy(sb->debug);
+    rb_frame_stats_free(&sb->frame_stats);
     rb_debris_destroy(sb->debris);
     rb_entities_destroy(sb->entities);
     rb_world_destroy(sb->world);
@@ -282,6 +285,9 @@ static const char *scene_label(const rb_sandbox *sb) {
 }
 
 static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
+    char quality[128];
+    const rb_render_quality q = rb_renderer_quality(sb->renderer);
+    rb_quality_describe(&q, quality, sizeof quality);
     const rb_entity *sel = sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
     rb_hud_info hud = {
         .fps = sb->fps,
@@ -290,6 +296,7 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         .steps = sb->steps_clock.frame_steps,
         .sim_rate = sb->steps_clock.sim_rate,
         .slowed = sb->steps_clock.slowed,
+        .quality = quality,
         .bodies = rb_world_body_count(sb->world),
         .particles = rb_world_particle_count(sb->world),
         .backend = rb_world_backend_name(sb->world),
@@ -373,6 +380,7 @@ static bool save_shot(rb_sandbox *sb, const char *path) {
 
 bool rb_sandbox_frame(rb_sandbox *sb) {
     double now = rb_seconds();
+    const double cpu_start = rb_cpu_seconds();
     double wall_dt = now - sb->last_wall;
     sb->last_wall = now;
     double dt = sb->fixed_dt > 0.0 ? sb->fixed_dt : fmin(wall_dt, RB_MAX_FRAME_DT);
@@ -398,13 +406,17 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
         rb_sandbox_cursor_ray(sb, sb->input.mouse_x, sb->input.mouse_y, o, d);
         rb_grab_aim(&sb->grab, o, d);
     }
+    const double sim_start = rb_seconds();
     if (sb->replay)
         rb_sandbox_replay_tick(sb, dt); /* the replay clock moves, not the world */
     else
         simulate(sb, dt, wall_dt);
+    const double sim_s = rb_seconds() - sim_start;
     /* A minimized window is not drawn; without vsync the loop would spin a core for nothing. */
     if (SDL_GetWindowFlags(sb->window) & SDL_WINDOW_MINIMIZED) SDL_Delay(10);
+    double draw_start = rb_seconds();
     draw(sb);
+    double draw_s = rb_seconds() - draw_start;
     if (sb->pending_shot[0]) {
         if (save_shot(sb, sb->pending_shot)) {
             char text[600];
@@ -414,8 +426,21 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
         sb->pending_shot[0] = '\0';
     }
     if (sb->video) rb_capture_video(sb->renderer, sb->width, sb->height, sb->video);
-    SDL_GL_SwapWindow(sb->window);
+    draw_start = rb_seconds();
+    /* Offscreen nothing presents the frame: it is finished as a window's swap would. */
+    if (sb->finish_frames) rb_renderer_finish(sb->renderer);
+    SDL_GL_SwapWindow(sb->window); /* a software renderer finishes drawing here */
+    draw_s += rb_seconds() - draw_start;
     sb->frame++;
+    /* The next frames' stepping gets what the rest of this one left of the frame target. */
+    const double frame_s = rb_seconds() - now;
+    rb_step_clock_drawn(&sb->steps_clock, frame_s - sim_s);
+    if (sb->opts.frame_stats)
+        rb_frame_stats_add(&sb->frame_stats, &(rb_frame_sample){.frame_ms = (float)(frame_s * 1e3),
+                                                                .draw_ms = (float)(draw_s * 1e3),
+                                                                .sim_ms = (float)(sim_s * 1e3),
+                                                                .cpu_ms = (float)((rb_cpu_seconds() - cpu_start) * 1e3),
+                                                                .steps = sb->steps_clock.frame_steps});
 
     if (sb->frame > 1 && wall_dt > 0.0) {
         sb->frame_ms = 0.9 * sb->frame_ms + 0.1 * wall_dt * 1000.0;
@@ -481,6 +506,7 @@ int rb_sandbox_run(const rb_options *opts, const rb_paths *paths) {
     /* A scripted run whose screenshot (--screenshot or a script's) could not
      * be saved failed: the error was said when it happened. */
     if (sb->shot_failures > 0 && (opts->script || opts->screenshot)) code = 1;
+    if (opts->frame_stats) rb_sandbox_print_frame_stats(sb);
     if (!end_video(sb)) code = 1; /* a video that could not be made fails the run */
     rb_sandbox_destroy(sb);
     return code;

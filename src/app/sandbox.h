@@ -20,6 +20,7 @@
 #include "paths.h"
 #include "replay.h"
 #include "scenes/entities.h"
+#include "render/quality.h"
 #include "sim/world.h"
 #include "tools.h"
 
@@ -90,6 +91,8 @@ typedef struct rb_sandbox_stats {
     rb_body_id selected;                             /* the selection (middle button, grab) */
     uint32_t debug_views;                            /* bit k: debug view k on (debug_views.h) */
     uint32_t contacts_drawn, cells_drawn;            /* by the contacts' and the grid's views, last frame */
+    rb_render_quality quality;                       /* the drawing quality in use */
+    const char *gl_renderer;                         /* GL_RENDERER, which chose it */
 } rb_sandbox_stats;
 
 void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *out);

@@ -292,6 +292,31 @@ static void reload_shaders(rb_sandbox *sb) {
     }
 }
 
+void rb_sandbox_choose_quality(rb_sandbox *sb) {
+    const rb_options *o = &sb->opts;
+    const rb_render_quality q =
+        rb_quality_choose(rb_renderer_gl_name(sb->renderer), o->msaa, o->shadows, o->render_scale);
+    rb_renderer_set_quality(sb->renderer, &q); /* the options' values were checked: it is taken */
+    sb->quality_automatic = o->msaa < 0 && o->shadows < 0 && !(o->render_scale > 0.0f);
+    char text[128];
+    rb_quality_describe(&q, text, sizeof text);
+    rb_log(RB_LOG_INFO, "quality: %s, %s %s", text, sb->quality_automatic ? "chosen for" : "as asked, on",
+           rb_renderer_gl_name(sb->renderer));
+}
+
+/* F9: low, medium, high, low... */
+static void next_quality(rb_sandbox *sb) {
+    rb_render_quality q = rb_renderer_quality(sb->renderer);
+    q = rb_quality_preset_get(rb_quality_next_preset(&q));
+    rb_renderer_set_quality(sb->renderer, &q);
+    sb->quality_automatic = false;
+    char text[160], described[128];
+    q = rb_renderer_quality(sb->renderer); /* less what the driver lacks */
+    rb_quality_describe(&q, described, sizeof described);
+    snprintf(text, sizeof text, "quality: %s", described);
+    rb_sandbox_notice(sb, text);
+}
+
 /* L: new plugins and meshes are added, rebuilt plugins' shapes replaced. */
 static void rescan(rb_sandbox *sb) {
     const uint32_t replaced = rb_registry_replaced(sb->registry);
@@ -448,6 +473,9 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
             rb_sandbox_notice(sb, "vsync cannot be changed here");
         else
             rb_sandbox_notice(sb, sb->vsync ? "vsync on" : "vsync off");
+        break;
+    case RB_ACT_QUALITY:
+        next_quality(sb);
         break;
     case RB_ACT_EMITTER:
         place_emitter(sb, a->x, a->y, a->arg < 0);

@@ -9,6 +9,7 @@
 #include <SDL.h>
 
 #include "debug_views.h"
+#include "frame_stats.h"
 #include "input.h"
 #include "pick.h"
 #include "record/cache.h"
@@ -31,6 +32,9 @@ struct rb_sandbox {
     uint32_t window_id;
     int width, height; /* drawable, pixels */
     bool vsync;
+    /* SDL_VIDEODRIVER=offscreen: no swap presents a frame, so each is finished
+     * (rb_renderer_finish) to be drawn and timed as in a window */
+    bool finish_frames;
 
     rb_renderer *renderer;
     rb_registry *registry;
@@ -70,6 +74,10 @@ struct rb_sandbox {
     uint64_t frame, steps;
     double fps, frame_ms, sim_ms;
     rb_stats stats; /* --stats-every */
+    /* --frame-stats: every frame's times; whether the quality is still the
+     * one chosen for the GL renderer (no quality flag given, no F9) */
+    rb_frame_stats frame_stats;
+    bool quality_automatic;
     /* --record: the cache, the world it records (a scene loaded into a new
      * world ends it), the step it began at and the next frame it is due */
     rb_cache_writer *record;
@@ -142,8 +150,12 @@ void rb_sandbox_orbit(rb_sandbox *sb, float dx, float dy);
 void rb_sandbox_view_do(rb_sandbox *sb, const rb_action *a);
 /* A scene file's camera bookmarks, if it has them, become the sandbox's. */
 void rb_sandbox_take_bookmarks(rb_sandbox *sb, const rb_scene *scene);
+/* The quality the options and the GL renderer ask for (render/quality.h), set and logged. */
+void rb_sandbox_choose_quality(rb_sandbox *sb);
 
 /* sandbox_stats.c */
+/* --frame-stats: the run's frame figures as one JSON line on stdout. */
+void rb_sandbox_print_frame_stats(const rb_sandbox *sb);
 /* --stats-every: one line of the period's figures on stdout. */
 void rb_sandbox_report_stats(rb_sandbox *sb, double now);
 
