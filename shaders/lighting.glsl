@@ -4,7 +4,7 @@ uniform sampler2DShadow u_shadow_map;
 uniform mat4 u_light_view_proj;
 uniform vec3 u_light_dir;     // unit, from the surface toward the sun
 uniform vec3 u_eye;           // m, world
-uniform float u_shadow_texel; // 1 / shadow map side
+uniform float u_shadow_texel; // 1 / shadow map side; 0: no shadow map (shadows off)
 
 const vec3 RB_SUN = vec3(1.0, 0.94, 0.84) * 1.05;
 const vec3 RB_SKY_ZENITH = vec3(0.30, 0.48, 0.75);
@@ -16,6 +16,7 @@ vec4 rb_output(vec3 linear, float alpha) { return vec4(pow(linear, vec3(1.0 / 2.
 // 1 lit, 0 in shadow. Four taps a texel apart, each a 2x2 hardware-filtered
 // compare, soften the edge over about 3x3 texels (9 taps cost a software rasterizer too much).
 float rb_shadow(vec3 world, vec3 n) {
+    if (u_shadow_texel <= 0.0) return 1.0;
     // Offsetting along the normal keeps lit surfaces from shadowing themselves.
     vec4 l = u_light_view_proj * vec4(world + n * 0.03, 1.0);
     vec3 s = l.xyz / l.w * 0.5 + 0.5;

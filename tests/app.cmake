@@ -23,6 +23,7 @@ add_dependencies(test_scene cube cube2 mesh)
 add_test(NAME test_scene_opencl COMMAND test_scene WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(test_scene_opencl PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_TEST_BACKEND=opencl" TIMEOUT 600)
 
-# The sandbox's per-period figures (--stats-every, read by scripts/soak).
+# The sandbox's per-period figures (--stats-every, read by scripts/soak) and
+# the run's frame figures (--frame-stats).
 rb_add_test(test_stats SOURCES test_stats.c LIBS rubble_app)
 target_include_directories(test_stats PRIVATE ${PROJECT_SOURCE_DIR}/src/app)

@@ -31,8 +31,10 @@ target_compile_definitions(test_sandbox PRIVATE RB_TEST_BUILD_DIR="${CMAKE_BINAR
                                                 RB_TEST_SOURCE_SHADERS="${PROJECT_SOURCE_DIR}/shaders"
                                                 RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
                                                 RB_TEST_MESHLESS_DIR="${RB_MESHLESS_DIR}"
-                                                RB_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
-add_dependencies(test_sandbox cube cube2 test_meshless_plugin mesh) # mesh: a dropped mesh becomes a shape
+                                                RB_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data"
+                                                RB_TEST_RUBBLE="$<TARGET_FILE:rubble>")
+# mesh: a dropped mesh becomes a shape; rubble: --frame-stats as a user runs it
+add_dependencies(test_sandbox cube cube2 test_meshless_plugin mesh rubble)
 set_tests_properties(test_sandbox PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
 
 # The program as a user runs it: a script throws, grabs, deletes and explodes,

@@ -138,11 +138,41 @@ static void test_bad_command_lines(void **state) {
         if (code == 0 || !strstr(err, cases[i].says))
             fail_msg("'%s': exit %d, stderr '%s' should say '%s'", cases[i].args, code, err, cases[i].says);
     }
+    /* the drawing quality's flags take their values and no others, refused before anything runs (exit 2);
+     * --headless: were one taken, the run would end at once rather than open a window */
+    static const struct {
+        const char *args, *says;
+    } quality[] = {
+        {"--headless --steps 1 --msaa 3", "--msaa takes 0 (off), 2 or 4 samples, not '3'"},
+        {"--headless --steps 1 --msaa 8", "--msaa takes 0 (off), 2 or 4 samples, not '8'"},
+        {"--headless --steps 1 --msaa 4x", "--msaa takes 0 (off), 2 or 4 samples, not '4x'"},
+        {"--headless --steps 1 --msaa -1", "--msaa takes"},
+        {"--headless --steps 1 --shadows 256", "--shadows takes 0 (off), 512, 1024 or 2048 texels, not '256'"},
+        {"--headless --steps 1 --shadows 4096", "--shadows takes 0 (off), 512, 1024 or 2048 texels, not '4096'"},
+        {"--headless --steps 1 --shadows on", "--shadows takes"},
+        {"--headless --steps 1 --render-scale 0.4",
+         "--render-scale takes a fraction of the window from 0.5 to 1, not '0.4'"},
+        {"--headless --steps 1 --render-scale 1.5",
+         "--render-scale takes a fraction of the window from 0.5 to 1, not '1.5'"},
+        {"--headless --steps 1 --render-scale nan", "--render-scale takes"},
+        {"--headless --steps 1 --render-scale 75%", "--render-scale takes"},
+        {"--headless --steps 1 --render-scale", "option --render-scale needs a value"},
+        {"--headless --steps 1 --frame-stats=1", "--frame-stats takes no value (remove '=1')"},
+    };
+    for (size_t i = 0; i < sizeof quality / sizeof *quality; i++) {
+        int code = run(quality[i].args, out, sizeof out, err, sizeof err);
+        if (code != 2 || !strstr(err, quality[i].says))
+            fail_msg("'%s': exit %d, stderr '%s' should say '%s' and exit 2", quality[i].args, code, err,
+                     quality[i].says);
+    }
     /* the usage screen comes with an unknown option */
     run("--frobnicate", out, sizeof out, err, sizeof err);
     assert_non_null(strstr(err, "usage: rubble"));
     assert_int_equal(run("--help", out, sizeof out, err, sizeof err), 0);
     assert_non_null(strstr(out, "--headless"));
+    for (const char *const *o = (const char *const[]){"--msaa", "--shadows", "--render-scale", "--frame-stats", NULL};
+         *o; o++)
+        if (!strstr(out, *o)) fail_msg("--help does not list %s", *o);
 }
 
 static int count_of(const char *text, const char *what) {

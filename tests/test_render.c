@@ -200,7 +200,8 @@ static void test_broken_shader_keeps_the_old_one(void **state) {
     static const char *const files[] = {
         "quat.glsl",       "lighting.glsl",    "sphere_common.glsl", "mesh.vert.glsl",         "mesh.frag.glsl",
         "depth.frag.glsl", "sphere.vert.glsl", "sphere.frag.glsl",   "sphere_depth.frag.glsl", "plane.vert.glsl",
-        "plane.frag.glsl", "sky.vert.glsl",    "sky.frag.glsl",      "overlay.vert.glsl",      "overlay.frag.glsl"};
+        "plane.frag.glsl", "sky.vert.glsl",    "sky.frag.glsl",      "overlay.vert.glsl",      "overlay.frag.glsl",
+        "lines.vert.glsl", "lines.frag.glsl"};
     char a[700], b[700];
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         snprintf(a, sizeof a, "%s/%s", f->shader_dir, files[i]);
@@ -360,11 +361,151 @@ static void test_instances_turn_and_scale(void **state) {
     assert_int_equal(rb_renderer_gl_errors(), 0);
 }
 
+static bool is_green(const uint8_t *p) { return p[1] > 150 && p[0] < 100 && p[2] < 100; }
+
+/* Lines of the debug views: a segment through the cube, from behind it to
+ * in front of it, shows only in front of the cube when it is hidden by what
+ * is in front, and along its whole length when it is drawn over everything. */
+static void test_lines_hidden_or_over(void **state) {
+    fixture *f = *state;
+    static uint8_t img[W * H * 4];
+    rb_render_view v;
+    mat4 vp;
+    make_view(&v, vp);
+    rb_render_scene s = ground_scene();
+    /* along x at the cube's middle height, 1 m in front of its front face (z = 1) and 1 m behind it (z = -1.5) */
+    const float front[6] = {-2.0f, 0.5f, 1.0f, 2.0f, 0.5f, 1.0f}, back[6] = {-2.0f, 0.5f, -1.5f, 2.0f, 0.5f, -1.5f};
+    const float green[4] = {0.1f, 0.9f, 0.1f, 1.0f};
+    /* one sample a pixel: a line one pixel wide keeps its colour (multisampled, it is blended with what it crosses) */
+    const rb_render_quality was = rb_renderer_quality(f->renderer);
+    assert_true(
+        rb_renderer_set_quality(f->renderer, &(rb_render_quality){.msaa = 0, .shadow_size = 2048, .scale = 1.0f}));
+    for (int over = 0; over < 2; over++) {
+        rb_renderer_begin(f->renderer, &v, &s);
+        const rb_transform t = {.position = {0.0f, 0.5f, 0.0f}, .orientation = {0.0f, 0.0f, 0.0f, 1.0f}};
+        rb_renderer_add_instances(f->renderer, f->cube, &t, g_red, 1);
+        rb_renderer_lines(f->renderer, front, 1, green, over);
+        rb_renderer_lines(f->renderer, back, 1, green, over);
+        assert_true(rb_renderer_end(f->renderer));
+        assert_true(rb_renderer_read_pixels(f->renderer, W, H, img));
+        dump(over ? "lines-over.png" : "lines-hidden.png", img);
+        /* a line is one pixel wide: look at the pixel and the ones above and below it */
+        int x, y, hits[3] = {0, 0, 0};
+        const float at[3][3] = {{0.0f, 0.5f, 1.0f}, {0.0f, 0.5f, -1.5f}, {-1.8f, 0.5f, -1.5f}};
+        for (int k = 0; k < 3; k++) {
+            project(vp, at[k], &x, &y);
+            for (int dy = -1; dy <= 1; dy++) hits[k] |= is_green(pixel(img, x, y + dy));
+        }
+        fprintf(stderr, "over %d: in front %d, behind the cube %d, behind beside it %d\n", over, hits[0], hits[1],
+                hits[2]);
+        assert_true(hits[0]);            /* in front of the cube: always */
+        assert_int_equal(hits[1], over); /* behind it: only over everything */
+        assert_true(hits[2]);            /* behind, beside the cube: nothing hides it */
+    }
+    assert_true(rb_renderer_set_quality(f->renderer, &was));
+    assert_int_equal(rb_renderer_gl_errors(), 0);
+}
+
+/* The quality presets and the automatic choice, without GL: a software
+ * renderer by its GL_RENDERER name starts low, a GPU high (a GPU driver
+ * whose name mentions LLVM included), and each setting the user gave
+ * replaces the choice's own. */
+static void test_quality_presets_and_choice(void **state) {
+    (void)state;
+    assert_true(rb_quality_software_renderer("llvmpipe (LLVM 15.0.6, 256 bits)"));
+    assert_true(rb_quality_software_renderer("softpipe"));
+    assert_true(rb_quality_software_renderer("Mesa X11 SWRAST"));
+    assert_false(rb_quality_software_renderer("NVIDIA H100 80GB HBM3/PCIe/SSE2"));
+    assert_false(rb_quality_software_renderer("AMD Radeon RX 6800 (navi21, LLVM 15.0.6, DRM 3.49)"));
+    assert_false(rb_quality_software_renderer(NULL));
+    assert_int_equal(rb_quality_auto("llvmpipe (LLVM 15.0.6, 256 bits)"), RB_QUALITY_LOW);
+    assert_int_equal(rb_quality_auto("NVIDIA H100 80GB HBM3/PCIe/SSE2"), RB_QUALITY_HIGH);
+
+    const rb_render_quality low = rb_quality_preset_get(RB_QUALITY_LOW), high = rb_quality_preset_get(RB_QUALITY_HIGH);
+    assert_true(high.msaa == 4 && high.shadow_size == 2048 && high.scale == 1.0f);
+    assert_true(low.msaa == 0 && low.scale < 1.0f);
+    rb_render_quality q = rb_quality_choose("llvmpipe", -1, -1, 0.0f);
+    assert_memory_equal(&q, &low, sizeof q);
+    q = rb_quality_choose("llvmpipe", 4, -1, 0.0f);
+    assert_true(q.msaa == 4 && q.shadow_size == low.shadow_size && q.scale == low.scale);
+    assert_int_equal(rb_quality_preset_of(&q), RB_QUALITY_CUSTOM);
+    q = rb_quality_choose("NVIDIA H100", -1, 0, 0.6f);
+    assert_true(q.msaa == 4 && q.shadow_size == 0 && q.scale == 0.6f);
+
+    /* F9's cycle: low, medium, high, low; custom settings go to low */
+    rb_quality_preset p = RB_QUALITY_LOW;
+    for (int k = 0; k < RB_QUALITY_PRESETS; k++) {
+        q = rb_quality_preset_get(p);
+        assert_true(rb_quality_valid(&q));
+        assert_int_equal(rb_quality_preset_of(&q), p);
+        p = rb_quality_next_preset(&q);
+        assert_int_equal(p, (k + 1) % RB_QUALITY_PRESETS);
+    }
+    q = (rb_render_quality){.msaa = 2, .shadow_size = 0, .scale = 0.9f};
+    assert_int_equal(rb_quality_next_preset(&q), RB_QUALITY_LOW);
+    char text[128];
+    rb_quality_describe(&q, text, sizeof text);
+    assert_string_equal(text, "custom (msaa 2x, shadows off, scale 0.9)");
+    rb_quality_describe(&high, text, sizeof text);
+    assert_string_equal(text, "high (msaa 4x, shadows 2048, scale 1)");
+
+    /* the values the command line takes, and no others */
+    assert_false(rb_quality_msaa_ok(1) || rb_quality_msaa_ok(3) || rb_quality_msaa_ok(8));
+    assert_false(rb_quality_shadow_size_ok(256) || rb_quality_shadow_size_ok(4096));
+    assert_false(rb_quality_scale_ok(0.49f) || rb_quality_scale_ok(1.01f) || rb_quality_scale_ok(NAN));
+    assert_true(rb_quality_scale_ok(0.5f) && rb_quality_scale_ok(1.0f));
+}
+
+/* The scene drawn multisampled and at half the window's size still reads
+ * back at the window's size with the body where it projects, and the
+ * overlay's text at full resolution; a setting the renderer does not take
+ * is refused and changes nothing. */
+static void test_quality_in_the_renderer(void **state) {
+    fixture *f = *state;
+    static uint8_t full[W * H * 4], half[W * H * 4];
+    mat4 vp;
+    const rb_render_quality was = rb_renderer_quality(f->renderer);
+    const rb_render_quality bad = {.msaa = 3, .shadow_size = 512, .scale = 1.0f};
+    assert_false(rb_renderer_set_quality(f->renderer, &bad));
+    const rb_render_quality kept = rb_renderer_quality(f->renderer);
+    assert_memory_equal(&was, &kept, sizeof was);
+    const rb_render_quality plain = {.msaa = 0, .shadow_size = 2048, .scale = 1.0f},
+                            small = {.msaa = 4, .shadow_size = 1024, .scale = 0.5f};
+    assert_true(rb_renderer_set_quality(f->renderer, &plain));
+    render(f, false, full, vp);
+    assert_true(rb_renderer_set_quality(f->renderer, &small));
+    render(f, false, half, vp);
+    dump("quality-half.png", half);
+    int x, y;
+    project(vp, (float[3]){0.0f, 0.5f, 0.0f}, &x, &y);
+    assert_true(is_body_red(pixel(half, x, y)));
+    /* the scene differs (blurred), the overlay's "test" at (4, 4) does not */
+    int differ = 0, text_diff = 0;
+    for (int i = 0; i < W * H; i++) differ += abs(full[i * 4] - half[i * 4]) > 20;
+    for (int py = 2; py < 14; py++)
+        for (int px = 2; px < 30; px++) {
+            const uint8_t *a = pixel(full, px, py), *b = pixel(half, px, py);
+            const int d = abs(a[0] - b[0]) + abs(a[1] - b[1]) + abs(a[2] - b[2]);
+            if (d > text_diff) text_diff = d;
+        }
+    fprintf(stderr, "half scale: %d pixels differ; the overlay's text by at most %d\n", differ, text_diff);
+    assert_true(differ > 200);
+    assert_true(text_diff <= 12);
+    assert_true(rb_renderer_set_quality(f->renderer, &was));
+    assert_int_equal(rb_renderer_gl_errors(), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_body_colour_where_it_projects),   cmocka_unit_test(test_particle_view_differs),
-        cmocka_unit_test(test_broken_shader_keeps_the_old_one), cmocka_unit_test(test_walls_are_drawn_see_through),
-        cmocka_unit_test(test_bodies_shadow_each_other),        cmocka_unit_test(test_instances_turn_and_scale),
+        cmocka_unit_test(test_body_colour_where_it_projects),
+        cmocka_unit_test(test_particle_view_differs),
+        cmocka_unit_test(test_broken_shader_keeps_the_old_one),
+        cmocka_unit_test(test_walls_are_drawn_see_through),
+        cmocka_unit_test(test_bodies_shadow_each_other),
+        cmocka_unit_test(test_instances_turn_and_scale),
+        cmocka_unit_test(test_lines_hidden_or_over),
+        cmocka_unit_test(test_quality_presets_and_choice),
+        cmocka_unit_test(test_quality_in_the_renderer),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,11 +10,16 @@
 
 #include "base/log.h"
 #include "record/cache.h"
+#include "debug_views.h"
+#include "render/quality.h"
 #include "sandbox.h"
 #include "view.h"
 #include "base/rb_math.h"
 
 #include <cglm/cglm.h>
+#include <cjson/cJSON.h>
+#include <stb_image.h>
+#include <sys/wait.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,7 +427,7 @@ static void test_scripted_explosion_pushes_bodies_away(void **state) {
  * ticks every 10 steps (1/62.5 s), each tick owing 0.32 bodies, the
  * fraction carried: a second owes 20, less one at most for the tick's
  * phase; a spawn put off because the disc had no point clear of the last
- * bodies comes a tick later, so a count may lag by one more. F on the same
+ * bodies comes a tick later, so a count may lag by one more. M on the same
  * spot removes it; its bodies stay. */
 static void test_scripted_emitter_spawns_at_its_rate(void **state) {
     (void)state;
@@ -431,11 +436,11 @@ static void test_scripted_emitter_spawns_at_its_rate(void **state) {
     float x, y;
     project(sb, (float[3]){0.0f, 0.0f, 0.0f}, &x, &y);
     char text[256];
-    snprintf(text, sizeof text, "0.1 move %.0f %.0f\n0.1 key F\n", x, y);
+    snprintf(text, sizeof text, "0.1 move %.0f %.0f\n0.1 key M\n", x, y);
     script(sb, text);
     while (stats(sb).emitters == 0 && stats(sb).time < 0.3) run_frames(sb, 1);
     rb_sandbox_stats s = stats(sb);
-    fprintf(stderr, "after F: \"%s\"\n", s.message);
+    fprintf(stderr, "after M: \"%s\"\n", s.message);
     assert_int_equal(s.emitters, 1);
     assert_non_null(strstr(s.message, "emitter: cube"));
     /* the frame that placed it stepped after placing it: its time counts */
@@ -456,8 +461,8 @@ static void test_scripted_emitter_spawns_at_its_rate(void **state) {
         assert_true(rb_world_get_body(rb_sandbox_world(sb), b, &st));
         assert_true(st.position[1] > 0.0f);
     }
-    /* F on the same spot again: the emitter goes, its bodies stay */
-    script(sb, "0 key F\n");
+    /* M on the same spot again: the emitter goes, its bodies stay */
+    script(sb, "0 key M\n");
     run_frames(sb, 1);
     assert_int_equal(stats(sb).emitters, 0);
     assert_non_null(strstr(stats(sb).message, "emitter removed"));
@@ -465,8 +470,8 @@ static void test_scripted_emitter_spawns_at_its_rate(void **state) {
     assert_true(left >= (uint32_t)counts[2]);
     run_frames(sb, 30);
     assert_int_equal(stats(sb).bodies, left);
-    /* Shift+F with none left: said, nothing else */
-    script(sb, "0 key down Left Shift\n0 key F\n0 key up Left Shift\n");
+    /* Shift+M with none left: said, nothing else */
+    script(sb, "0 key down Left Shift\n0 key M\n0 key up Left Shift\n");
     run_frames(sb, 1);
     assert_non_null(strstr(stats(sb).message, "no emitter to remove"));
     assert_int_equal(stats(sb).gl_errors, 0);
@@ -513,7 +518,7 @@ static void test_scripted_emitter_refused_below_the_ground(void **state) {
     (void)state;
     rb_sandbox *sb = make_sandbox(0);
     look(sb, (float[3]){0.0f, 2.0f, 8.0f}, (float[3]){0.0f, 6.0f, 0.0f}); /* up at the sky */
-    script(sb, "0 move 160 20\n0 key F\n");
+    script(sb, "0 move 160 20\n0 key M\n");
     run_frames(sb, 1);
     fprintf(stderr, "on the sky: \"%s\"\n", stats(sb).message);
     assert_non_null(strstr(stats(sb).message, "nothing under the cursor"));
@@ -527,7 +532,7 @@ static void test_scripted_emitter_refused_below_the_ground(void **state) {
     float x, y;
     project(sb, (float[3]){0.0f, -3.6f, 0.6f}, &x, &y); /* its front face, near the top */
     char text[128];
-    snprintf(text, sizeof text, "0 move %.0f %.0f\n0 key F\n", x, y);
+    snprintf(text, sizeof text, "0 move %.0f %.0f\n0 key M\n", x, y);
     script(sb, text);
     run_frames(sb, 1);
     fprintf(stderr, "under the ground: \"%s\"\n", stats(sb).message);
@@ -984,6 +989,241 @@ static void test_dropped_mesh_becomes_a_shape(void **state) {
     rb_sandbox_destroy(sb);
 }
 
+/* ---- the drawing quality (render/quality.h) ---- */
+
+/* A sandbox drawn at the quality asked for, as --msaa, --shadows and --render-scale give it. */
+static rb_sandbox *make_sandbox_quality(int msaa, int shadows, float scale) {
+    setenv("SDL_VIDEODRIVER", "offscreen", 0);
+    rb_options o;
+    rb_options_defaults(&o, RB_PROGRAM_RUBBLE);
+    o.bodies = 0, o.width = W, o.height = H, o.vsync = false, o.backend = RB_BACKEND_REFERENCE;
+    o.plugin_dirs[0] = g_plugin_dirs[0], o.plugin_dir_count = 1;
+    o.msaa = msaa, o.shadows = shadows, o.render_scale = scale;
+    char err[4096];
+    rb_paths paths;
+    rb_paths_find(&paths, NULL);
+    rb_sandbox *sb = rb_sandbox_create(&o, &paths, err, sizeof err);
+    if (!sb) fail_msg("rb_sandbox_create: %s", err);
+    rb_sandbox_set_fixed_dt(sb, 1.0 / 60.0);
+    return sb;
+}
+
+/* The known scene (a cube on the ground, paused) at a quality, seen from
+ * nearer so that the cube and its shadow fill the lower half of the frame,
+ * below the HUD (whose figures change from run to run); its frame as RGBA
+ * rows from the top, saved beside the tests as quality-NAME.png to look at. */
+static const float g_quality_eye[3] = {0.0f, 3.2f, 4.6f}, g_quality_target[3] = {0.6f, 0.0f, -1.8f};
+
+static uint8_t *known_frame(int msaa, int shadows, float scale, const char *name, rb_body_id *id) {
+    rb_sandbox *sb = make_sandbox_quality(msaa, shadows, scale);
+    *id = known_scene(sb);
+    look(sb, g_quality_eye, g_quality_target);
+    run_frames(sb, 1);
+    rb_sandbox_stats st = stats(sb);
+    assert_int_equal(st.quality.msaa, msaa);
+    assert_int_equal(st.quality.shadow_size, shadows);
+    assert_true(st.quality.scale == scale);
+    int w, h;
+    uint8_t *img;
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    /* whatever the scale, the frame is the window's size */
+    assert_int_equal(w, W);
+    assert_int_equal(h, H);
+    char path[600];
+    snprintf(path, sizeof path, RB_TEST_BUILD_DIR "/tests/quality-%s.png", name);
+    assert_true(rb_sandbox_screenshot(sb, path));
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+    return img;
+}
+
+static int luminance(const uint8_t *p) { return (p[0] * 3 + p[1] * 6 + p[2]) / 10; }
+static int pixel_diff(const uint8_t *a, const uint8_t *b) {
+    return abs(a[0] - b[0]) + abs(a[1] - b[1]) + abs(a[2] - b[2]);
+}
+/* Pixels of the two frames' lower halves (below the HUD) differing by more than `by` (summed over r, g, b). */
+static int count_differing(const uint8_t *a, const uint8_t *b, int by) {
+    int n = 0;
+    for (int i = W * H / 2; i < W * H; i++) n += pixel_diff(&a[i * 4], &b[i * 4]) > by;
+    return n;
+}
+
+/* The same scene at each setting: every frame the window's size with the
+ * body's colour where it projects; shadows off takes the shadow off the
+ * ground beside the cube; 4x multisampling changes the cube's edge pixels
+ * and nothing inside its faces; half the render scale blurs the scene but
+ * not the HUD drawn over it. */
+static void test_quality_settings_draw_as_they_should(void **state) {
+    (void)state;
+    rb_body_id id;
+    uint8_t *high = known_frame(4, 2048, 1.0f, "msaa4-shadows2048", &id);
+    uint8_t *one = known_frame(0, 2048, 1.0f, "msaa0-shadows2048", &id);
+    uint8_t *unshadowed = known_frame(0, 0, 1.0f, "msaa0-shadows0", &id);
+    uint8_t *small = known_frame(0, 512, 1.0f, "msaa0-shadows512", &id);
+    uint8_t *half = known_frame(0, 2048, 0.5f, "msaa0-shadows2048-scale0.5", &id);
+    uint8_t *half_msaa = known_frame(4, 1024, 0.75f, "msaa4-shadows1024-scale0.75", &id);
+
+    /* the same camera as known_scene: where things land in every frame */
+    rb_sandbox *sb = make_sandbox(0);
+    look(sb, g_quality_eye, g_quality_target);
+    float colour[4], x, y, sx, sy;
+    rb_view_body_color(id, colour);
+    project(sb, (float[3]){0.0f, 1.2f, 0.0f}, &x, &y); /* the middle of the top face */
+    /* the ground at (1.0, 0, -0.6): in the cube's shadow (the sun is up and to the left, behind) */
+    project(sb, (float[3]){1.0f, 0.0f, -0.6f}, &sx, &sy);
+    rb_sandbox_destroy(sb);
+    const uint8_t *frames[] = {high, one, unshadowed, small, half, half_msaa};
+    for (size_t i = 0; i < sizeof frames / sizeof *frames; i++)
+        assert_true(colour_match(pixel_at(frames[i], x, y + 3), colour) > 0.97);
+
+    /* Shadows: the ground there is dark with a shadow map of any size, and plain ground without one. */
+    const int lit = luminance(pixel_at(unshadowed, sx, sy)), shaded = luminance(pixel_at(one, sx, sy)),
+              shaded_512 = luminance(pixel_at(small, sx, sy));
+    fprintf(stderr, "ground at the shadow: %d without shadows, %d with 2048, %d with 512\n", lit, shaded, shaded_512);
+    assert_true(is_grey(pixel_at(unshadowed, sx, sy)));
+    assert_true(shaded < lit * 3 / 4);
+    assert_true(shaded_512 < lit * 3 / 4);
+    /* and nowhere below the HUD (whose figures change) is the frame without shadows darker */
+    int darker = 0;
+    for (int i = W * H / 2; i < W * H; i++) darker += luminance(&unshadowed[i * 4]) + 8 < luminance(&one[i * 4]);
+    assert_int_equal(darker, 0);
+
+    /* Multisampling: edge pixels change (blended with what is behind), face pixels do not. */
+    const int edges = count_differing(high, one, 30);
+    fprintf(stderr, "4x multisampling changed %d pixels\n", edges);
+    assert_true(edges > 40 && edges < W * H / 20);
+    assert_true(pixel_diff(pixel_at(high, x, y + 3), pixel_at(one, x, y + 3)) <= 6);
+
+    /* Half the render scale: the scene is blurred... */
+    const int blurred = count_differing(half, one, 30);
+    fprintf(stderr, "half the render scale changed %d pixels\n", blurred);
+    assert_true(blurred > edges);
+    /* ...but the HUD is drawn after the upscale: the "F1 help" hint at the top right is as sharp. */
+    int hud_diff = 0;
+    for (int py = 0; py < 16; py++)
+        for (int px = W - 60; px < W; px++)
+            hud_diff = fmax(hud_diff, pixel_diff(&half[(py * W + px) * 4], &one[(py * W + px) * 4]));
+    fprintf(stderr, "the HUD's hint differs by at most %d at half scale\n", hud_diff);
+    assert_true(hud_diff <= 12);
+    free(high), free(one), free(unshadowed), free(small), free(half), free(half_msaa);
+}
+
+/* The automatic choice follows the GL renderer (llvmpipe here: low; a GPU:
+ * high); F9 goes to the next preset and says so; a script's screenshot is
+ * the window's size at a render scale below 1. */
+static void test_quality_is_chosen_and_f9_cycles(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    rb_sandbox_stats st = stats(sb);
+    fprintf(stderr, "GL renderer: %s\n", st.gl_renderer);
+    const rb_quality_preset chosen = rb_quality_auto(st.gl_renderer);
+    assert_int_equal(rb_quality_preset_of(&st.quality), chosen);
+    if (rb_quality_software_renderer(st.gl_renderer)) {
+        assert_int_equal(chosen, RB_QUALITY_LOW);
+        assert_true(st.quality.scale < 1.0f); /* the one setting that always costs llvmpipe less */
+    }
+    for (int k = 1; k <= RB_QUALITY_PRESETS; k++) {
+        script(sb, "0 key F9\n");
+        run_frames(sb, 1);
+        st = stats(sb);
+        const rb_quality_preset want = (rb_quality_preset)((chosen + k) % RB_QUALITY_PRESETS);
+        rb_render_quality q = rb_quality_preset_get(want);
+        if (q.msaa > 0 && st.quality.msaa != q.msaa) q.msaa = st.quality.msaa; /* a driver with fewer samples */
+        assert_memory_equal(&st.quality, &q, sizeof q);
+        char said[64];
+        snprintf(said, sizeof said, "quality: %s (", rb_quality_preset_name(want));
+        assert_non_null(strstr(st.message, said));
+    }
+    rb_sandbox_destroy(sb);
+
+    sb = make_sandbox_quality(4, 512, 0.5f);
+    char path[] = RB_TEST_BUILD_DIR "/tests/quality-script-shot.png", text[700];
+    remove(path);
+    snprintf(text, sizeof text, "0 screenshot %s\n", path);
+    script(sb, text);
+    run_frames(sb, 2);
+    int w = 0, h = 0, n = 0;
+    assert_true(stbi_info(path, &w, &h, &n));
+    assert_int_equal(w, W);
+    assert_int_equal(h, H);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+}
+
+/* Runs rubble with args; stdout into out. Returns the exit status. */
+static int run_rubble(const char *args, char *out, size_t out_size) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "SDL_VIDEODRIVER=offscreen '%s' %s 2>/dev/null", RB_TEST_RUBBLE, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, out_size - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static double figure(const cJSON *j, const char *name, const char *which) {
+    const cJSON *f = cJSON_GetObjectItem(cJSON_GetObjectItem(j, name), which);
+    if (!cJSON_IsNumber(f)) fail_msg("no %s.%s", name, which);
+    return f->valuedouble;
+}
+
+/* --frame-stats as a user runs it: one JSON object on stdout at exit with
+ * the frames' figures, the quality asked for and the GL renderer. */
+static void test_frame_stats_json(void **state) {
+    (void)state;
+    static char out[8192];
+    const char *common = "--frames 30 --frame-stats --width 320 --height 240 --bodies 20 --backend reference "
+                         "--no-vsync";
+    char args[512];
+    snprintf(args, sizeof args, "%s --msaa 2 --shadows 1024 --render-scale 0.75", common);
+    assert_int_equal(run_rubble(args, out, sizeof out), 0);
+    int lines = 0;
+    for (const char *c = out; *c; c++) lines += *c == '\n';
+    assert_int_equal(lines, 1); /* the logs go to stderr */
+    cJSON *j = cJSON_Parse(out);
+    if (!j) fail_msg("not JSON: %s", out);
+    assert_int_equal(cJSON_GetObjectItem(j, "frames")->valueint, 27);
+    assert_int_equal(cJSON_GetObjectItem(j, "warmup_frames")->valueint, 3);
+    assert_int_equal(cJSON_GetObjectItem(j, "width")->valueint, 320);
+    assert_int_equal(cJSON_GetObjectItem(j, "height")->valueint, 240);
+    assert_int_equal(cJSON_GetObjectItem(j, "bodies")->valueint, 20);
+    const double frame = figure(j, "frame_ms", "mean"), draw = figure(j, "draw_ms", "mean"),
+                 sim = figure(j, "sim_ms", "mean");
+    fprintf(stderr, "frame %.2f ms (p95 %.2f), draw %.2f, sim %.2f, cpu %.2f\n", frame, figure(j, "frame_ms", "p95"),
+            draw, sim, figure(j, "cpu_ms", "mean"));
+    assert_true(draw > 0.0 && sim > 0.0 && figure(j, "cpu_ms", "mean") > 0.0);
+    assert_true(frame >= draw + sim); /* the frame holds both */
+    assert_true(figure(j, "frame_ms", "p95") >= figure(j, "draw_ms", "p95"));
+    assert_true(fabs(cJSON_GetObjectItem(j, "fps")->valuedouble * frame / 1000.0 - 1.0) < 1e-3);
+    /* the fixed clock of --frames: 1/60 s a frame is 10 or 11 steps of 1.6 ms */
+    assert_true(figure(j, "steps_per_frame", "mean") >= 10.0 && figure(j, "steps_per_frame", "mean") <= 11.0);
+    assert_int_equal((int)figure(j, "steps_per_frame", "p95"), 11);
+    const cJSON *q = cJSON_GetObjectItem(j, "quality");
+    assert_string_equal(cJSON_GetObjectItem(q, "preset")->valuestring, "custom");
+    assert_int_equal(cJSON_GetObjectItem(q, "msaa")->valueint, 2);
+    assert_int_equal(cJSON_GetObjectItem(q, "shadows")->valueint, 1024);
+    assert_true(fabs(cJSON_GetObjectItem(q, "render_scale")->valuedouble - 0.75) < 1e-6);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(q, "automatic")));
+    const char *gl = cJSON_GetObjectItem(j, "gl_renderer")->valuestring;
+    assert_true(gl && *gl);
+    const rb_quality_preset chosen = rb_quality_auto(gl);
+    cJSON_Delete(j);
+
+    /* no quality flag: the choice for the renderer, said to be automatic */
+    assert_int_equal(run_rubble(common, out, sizeof out), 0);
+    j = cJSON_Parse(out);
+    if (!j) fail_msg("not JSON: %s", out);
+    q = cJSON_GetObjectItem(j, "quality");
+    assert_string_equal(cJSON_GetObjectItem(q, "preset")->valuestring, rb_quality_preset_name(chosen));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(q, "automatic")));
+    cJSON_Delete(j);
+    /* without the flag, nothing on stdout */
+    snprintf(args, sizeof args, "--frames 3 --width 320 --height 240 --bodies 20 --backend reference");
+    assert_int_equal(run_rubble(args, out, sizeof out), 0);
+    assert_string_equal(out, "");
+}
+
 static void test_bad_script_lines_are_named(void **state) {
     (void)state;
     rb_sandbox *sb = make_sandbox(0);
@@ -999,9 +1239,511 @@ static void test_bad_script_lines_are_named(void **state) {
     rb_sandbox_destroy(sb);
 }
 
+/* ---- seeing what happens: picking as drawn, the views, the camera ---- */
+
+static bool same_id(rb_body_id a, rb_body_id b) { return a.slot == b.slot && a.generation == b.generation; }
+
+/* Pixels whose colour differs by more than 60 between two frames and that
+ * pass want (the colour of what a view draws). */
+static int changed(const uint8_t *before, const uint8_t *after, bool (*want)(const uint8_t *)) {
+    int n = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = &before[i * 4], *q = &after[i * 4];
+        if (abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) > 60 && want(q)) n++;
+    }
+    return n;
+}
+static bool any(const uint8_t *p) { return p != NULL; }
+static bool yellowish(const uint8_t *p) { return p[0] > 180 && p[1] > 160 && p[2] < 120; }
+static bool reddish(const uint8_t *p) { return p[0] > 180 && p[1] < 130 && p[2] < 120; }
+static bool greenish(const uint8_t *p) { return p[1] > 150 && p[1] > p[0] + 30 && p[1] > p[2] + 10; }
+static bool blueish(const uint8_t *p) { return p[2] > 170 && p[2] > p[0] + 60 && p[2] > p[1] + 20; }
+static bool cyanish(const uint8_t *p) { return p[0] < 130 && p[1] > 170 && p[2] > 220; }
+static int saturation(const uint8_t *p) {
+    const int hi = p[0] > p[1] ? (p[0] > p[2] ? p[0] : p[2]) : (p[1] > p[2] ? p[1] : p[2]);
+    const int lo = p[0] < p[1] ? (p[0] < p[2] ? p[0] : p[2]) : (p[1] < p[2] ? p[1] : p[2]);
+    return hi - lo;
+}
+
+static uint8_t *frame_pixels(rb_sandbox *sb) {
+    int w, h;
+    uint8_t *img;
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    return img;
+}
+
+/* Whether a pixel within 2 of (x, y) passes want. */
+static bool near(const uint8_t *img, float x, float y, bool (*want)(const uint8_t *)) {
+    for (int dy = -2; dy <= 2; dy++)
+        for (int dx = -2; dx <= 2; dx++) {
+            const int px = (int)x + dx, py = (int)y + dy;
+            if (px >= 0 && px < W && py >= 0 && py < H && want(&img[(py * W + px) * 4])) return true;
+        }
+    return false;
+}
+
+/* The issue's case, in the sandbox: the cursor 4 px inside a drawn corner
+ * of a cube is on the cube (highlighted before any click; the grab, then
+ * the delete tool take it), where the particles' spheres miss it; 4 px
+ * outside the corner it is on nothing. The eye is near, so 4 px is 5 cm. */
+static void test_cursor_inside_a_drawn_corner_picks_the_body(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    const rb_body_id id = add_cube(sb, 0.0f, 0.6f, 0.0f);
+    /* the corner on the outline, seen from the front and a little right and above */
+    look(sb, (float[3]){0.4f, 1.7f, 2.1f}, (float[3]){0.0f, 0.6f, 0.0f});
+    script(sb, "0 key Space\n");
+    run_frames(sb, 2);
+    float cx, cy, mx, my;
+    project(sb, (float[3]){0.6f, 1.2f, 0.6f}, &cx, &cy); /* the top corner nearest the eye */
+    project(sb, (float[3]){0.0f, 0.6f, 0.0f}, &mx, &my);
+    const float len = sqrtf((mx - cx) * (mx - cx) + (my - cy) * (my - cy)), ux = (mx - cx) / len, uy = (my - cy) / len;
+    const float in_x = cx + 4.0f * ux, in_y = cy + 4.0f * uy, out_x = cx - 4.0f * ux, out_y = cy - 4.0f * uy;
+    /* the spheres' pick misses inside the corner: what the mesh pick mends */
+    float particles[27 * 3], o[3], d[3];
+    assert_true(rb_world_read_particles(rb_sandbox_world(sb), particles));
+    rb_camera_ray(rb_sandbox_camera(sb), W, H, roundf(in_x), roundf(in_y), o, d);
+    assert_false(rb_pick_ray(rb_sandbox_world(sb), particles, o, d).body_hit);
+
+    char text[256];
+    assert_int_equal(stats(sb).hover.generation, 0); /* no cursor over the window yet */
+    snprintf(text, sizeof text, "0 move %.0f %.0f\n", out_x, out_y);
+    script(sb, text);
+    run_frames(sb, 1);
+    assert_int_equal(stats(sb).hover.generation, 0);
+    uint8_t *off = frame_pixels(sb);
+    snprintf(text, sizeof text, "0 move %.0f %.0f\n", in_x, in_y);
+    script(sb, text);
+    run_frames(sb, 1);
+    assert_true(same_id(stats(sb).hover, id));
+    /* highlighted: the front face lighter, the same hue */
+    uint8_t *on = frame_pixels(sb);
+    float fx, fy, colour[4];
+    project(sb, (float[3]){0.0f, 0.6f, 0.6f}, &fx, &fy);
+    const uint8_t *a = pixel_at(off, fx, fy), *b = pixel_at(on, fx, fy);
+    fprintf(stderr, "front face %d %d %d, under the cursor %d %d %d\n", a[0], a[1], a[2], b[0], b[1], b[2]);
+    assert_true(b[0] + b[1] + b[2] > a[0] + a[1] + a[2] + 60);
+    rb_view_body_color(id, colour);
+    assert_true(colour_match(a, colour) > 0.97);
+    free(off), free(on);
+
+    /* the grab takes it there (and selects it); 4 px outside, the delete tool removes nothing */
+    snprintf(text, sizeof text, "0 key G\n0 button down left %.0f %.0f\n", in_x, in_y);
+    script(sb, text);
+    run_frames(sb, 1);
+    assert_true(stats(sb).grabbing && same_id(stats(sb).grabbed, id) && same_id(stats(sb).selected, id));
+    snprintf(text, sizeof text, "0 button up left\n0 key X\n0 click left %.0f %.0f\n", out_x, out_y);
+    script(sb, text);
+    run_frames(sb, 1);
+    assert_int_equal(stats(sb).bodies, 1);
+    snprintf(text, sizeof text, "0 click left %.0f %.0f\n", in_x, in_y);
+    script(sb, text);
+    run_frames(sb, 1);
+    assert_int_equal(stats(sb).bodies, 0);
+    assert_true(same_id(stats(sb).last_deleted, id));
+    assert_int_equal(stats(sb).selected.generation, 0); /* the selection went with it */
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+}
+
+/* A body of a scaled shape is picked at the size it is drawn: a cube at
+ * twice its size (2.4 m) under a cursor 4 px inside its drawn corner, and
+ * not 4 px outside it (at its plain size neither would be on it). */
+static void test_scaled_body_is_picked_at_its_drawn_size(void **state) {
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/rubble-scaled-XXXXXX.json");
+    const int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1.2, 0], \"scale\": 2}]}\n", f);
+    fclose(f);
+    rb_sandbox *sb = make_sandbox(0);
+    char text[256];
+    snprintf(text, sizeof text, "0 drop %s\n0 key Space\n", path);
+    script(sb, text);
+    run_frames(sb, 2);
+    assert_int_equal(stats(sb).bodies, 1);
+    const rb_body_id id = rb_world_body_id(rb_sandbox_world(sb), 0);
+    look(sb, (float[3]){0.8f, 3.4f, 4.2f}, (float[3]){0.0f, 1.2f, 0.0f});
+    float cx, cy, mx, my;
+    project(sb, (float[3]){1.2f, 2.4f, 1.2f}, &cx, &cy);
+    project(sb, (float[3]){0.0f, 1.2f, 0.0f}, &mx, &my);
+    const float len = sqrtf((mx - cx) * (mx - cx) + (my - cy) * (my - cy)), ux = (mx - cx) / len, uy = (my - cy) / len;
+    for (int side = -1; side <= 1; side += 2) {
+        snprintf(text, sizeof text, "0 move %.0f %.0f\n", cx + side * 4.0f * ux, cy + side * 4.0f * uy);
+        script(sb, text);
+        run_frames(sb, 1);
+        fprintf(stderr, "4 px %s the scaled cube's corner: %s\n", side > 0 ? "inside" : "outside",
+                stats(sb).hover.generation ? "on it" : "on nothing");
+        assert_int_equal(same_id(stats(sb).hover, id), side > 0);
+    }
+    remove(path);
+    rb_sandbox_destroy(sb);
+}
+
+/* The grid's cells of that size that hold a particle, counted the slow way. */
+static uint32_t occupied_cells(rb_sandbox *sb, float size) {
+    rb_world *w = rb_sandbox_world(sb);
+    const uint32_t n = rb_world_particle_count(w);
+    float *p = malloc(n * 3 * sizeof *p);
+    assert_non_null(p);
+    assert_true(rb_world_read_particles(w, p));
+    uint32_t cells = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < i && !seen; j++) {
+            seen = true;
+            for (int k = 0; k < 3; k++) seen &= floorf(p[3 * i + k] / size) == floorf(p[3 * j + k] / size);
+        }
+        cells += !seen;
+    }
+    free(p);
+    return cells;
+}
+
+/* A cube resting on the ground long enough to sleep, and one held in the
+ * air (the world paused as it falls: awake), in front of the camera. */
+static rb_body_id sleeping_scene(rb_sandbox *sb, rb_body_id *awake) {
+    const rb_body_id id = add_cube(sb, 0.0f, 0.6f, 0.0f);
+    look(sb, (float[3]){0.0f, 2.5f, 6.0f}, (float[3]){0.0f, 0.6f, 0.0f});
+    run_frames(sb, 60); /* asleep after 0.5 s at rest */
+    *awake = add_cube(sb, 2.2f, 2.5f, 0.0f);
+    script(sb, "0 key Space\n0 key H\n"); /* paused, no HUD */
+    run_frames(sb, 2);
+    assert_true(body(sb, id).asleep);
+    assert_false(body(sb, *awake).asleep);
+    return id;
+}
+
+/* Each debug view, on, changes the frame where it should and as it should:
+ * the sleeping body greyed (the awake one and the ground not), contacts as
+ * yellow crosses and red force lines, the axes red, green and blue along
+ * the body's axes, the grid's cells in green; off again, the frame is as
+ * it was. */
+static void test_debug_views_draw_what_they_show(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    rb_body_id awake;
+    const rb_body_id id = sleeping_scene(sb, &awake);
+    uint8_t *off = frame_pixels(sb);
+    float x, y;
+
+    script(sb, "0 key F3\n");
+    run_frames(sb, 1);
+    assert_true(stats(sb).debug_views & (1u << RB_DEBUG_SLEEP));
+    uint8_t *img = frame_pixels(sb);
+    project(sb, (float[3]){0.0f, 0.6f, 0.6f}, &x, &y); /* the sleeping cube's front face */
+    const uint8_t *a = pixel_at(off, x, y), *b = pixel_at(img, x, y);
+    fprintf(stderr, "asleep: %d %d %d, tinted %d %d %d\n", a[0], a[1], a[2], b[0], b[1], b[2]);
+    assert_true(saturation(b) < saturation(a) / 2);
+    project(sb, (float[3]){2.2f, 2.5f, 0.6f}, &x, &y); /* the awake one's */
+    a = pixel_at(off, x, y), b = pixel_at(img, x, y);
+    assert_true(abs(a[0] - b[0]) + abs(a[1] - b[1]) + abs(a[2] - b[2]) < 6);
+    project(sb, (float[3]){-2.5f, 0.0f, 2.0f}, &x, &y); /* the ground */
+    a = pixel_at(off, x, y), b = pixel_at(img, x, y);
+    assert_true(abs(a[0] - b[0]) + abs(a[1] - b[1]) + abs(a[2] - b[2]) < 6);
+    free(img);
+
+    script(sb, "0 key F3\n0 key F4\n");
+    run_frames(sb, 1);
+    img = frame_pixels(sb);
+    const int yellow = changed(off, img, yellowish), red = changed(off, img, reddish);
+    fprintf(stderr, "contacts: %u drawn, %d yellow and %d red pixels\n", stats(sb).contacts_drawn, yellow, red);
+    assert_int_equal(stats(sb).contacts_drawn, 9); /* the cube's bottom layer on the ground */
+    assert_true(yellow > 30 && red > 20);
+    /* a contact's cross under a bottom corner particle (0.4, 0, 0.4): drawn over the cube */
+    project(sb, (float[3]){0.4f, 0.0f, 0.4f}, &x, &y);
+    assert_true(near(img, x, y, yellowish));
+    free(img);
+
+    script(sb, "0 key F4\n0 key F6\n");
+    run_frames(sb, 1);
+    img = frame_pixels(sb);
+    /* each axis pokes out of the face it crosses: 0.6 m to the face, 0.15 of the 1.04 m reach beyond */
+    bool (*const colours[3])(const uint8_t *) = {reddish, greenish, blueish};
+    for (int k = 0; k < 3; k++) {
+        float p[3] = {0.0f, 0.6f, 0.0f};
+        p[k] += 0.68f;
+        project(sb, p, &x, &y);
+        fprintf(stderr, "axis %d at (%.0f, %.0f)\n", k, x, y);
+        assert_true(near(img, x, y, colours[k]));
+        assert_false(near(off, x, y, colours[k]));
+    }
+    free(img);
+
+    script(sb, "0 key F6\n0 key F7\n");
+    run_frames(sb, 1);
+    img = frame_pixels(sb);
+    const int green = changed(off, img, greenish);
+    fprintf(stderr, "grid: %u cells, %d green pixels\n", stats(sb).cells_drawn, green);
+    /* a box for each cell (0.4 m, the particles' diameter) that holds a particle, once */
+    assert_int_equal(stats(sb).cells_drawn, occupied_cells(sb, 0.4f));
+    assert_true(green > 200);
+    free(img);
+
+    script(sb, "0 key F7\n");
+    run_frames(sb, 1);
+    img = frame_pixels(sb);
+    assert_int_equal(changed(off, img, any), 0);
+    assert_int_equal(stats(sb).debug_views, 1u << RB_DEBUG_FIELDS);
+    free(img), free(off);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    (void)id;
+    rb_sandbox_destroy(sb);
+}
+
+/* A vortex acts within its radius of its axis, at every height: its reach
+ * is drawn as a cylinder (a dot where the top ring crosses x, which no
+ * sphere of its radius has), and F8 hides it. */
+static void test_vortex_drawn_as_a_cylinder(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    look(sb, (float[3]){0.0f, 9.0f, 26.0f}, (float[3]){0.0f, 3.0f, 0.0f});
+    float x, y;
+    project(sb, (float[3]){0.0f, 0.0f, 0.0f}, &x, &y);
+    char text[256];
+    snprintf(text, sizeof text, "0 key H\n0 move %.0f %.0f\n0 key C\n", x, y);
+    script(sb, text);
+    run_frames(sb, 2);
+    assert_int_equal(stats(sb).fields, 1);
+    uint8_t *img = frame_pixels(sb);
+    /* the vortex stands where the cursor met the ground, about (0, 0, 0): 6 m across, rings to 6 m up */
+    int cyan = 0;
+    for (int i = 0; i < W * H; i++) cyan += cyanish(&img[i * 4]);
+    project(sb, (float[3]){6.0f, 6.0f, 0.0f}, &x, &y);
+    fprintf(stderr, "vortex: %d cyan pixels; the top ring at x = 6 m at (%.0f, %.0f)\n", cyan, x, y);
+    assert_true(cyan > 100);
+    assert_true(near(img, x, y, cyanish));
+    free(img);
+    script(sb, "0 key F8\n");
+    run_frames(sb, 1);
+    img = frame_pixels(sb);
+    cyan = 0;
+    for (int i = 0; i < W * H; i++) cyan += cyanish(&img[i * 4]);
+    assert_int_equal(cyan, 0);
+    assert_int_equal(stats(sb).fields, 1); /* hidden, still acting */
+    free(img);
+    rb_sandbox_destroy(sb);
+}
+
+/* The views read the world only: with every one of them on, a run steps
+ * to the same state, bit for bit, as without. */
+static void test_debug_views_leave_the_run_alone(void **state) {
+    (void)state;
+    uint64_t digest[2];
+    for (int views = 0; views < 2; views++) {
+        rb_sandbox *sb = make_sandbox(12);
+        if (views) script(sb, "0 key F3\n0 key F4\n0 key F6\n0 key F7\n0.02 move 160 150\n");
+        run_frames(sb, 90);
+        if (views) {
+            assert_int_equal(stats(sb).debug_views, 0x1fu);
+            assert_true(stats(sb).contacts_drawn > 0 && stats(sb).cells_drawn > 0);
+        }
+        digest[views] = rb_world_digest(rb_sandbox_world(sb));
+        rb_sandbox_destroy(sb);
+    }
+    assert_true(digest[0] == digest[1]);
+}
+
+static float eye_distance(rb_sandbox *sb, const float p[3]) {
+    const float *e = rb_sandbox_camera(sb)->position, d[3] = {e[0] - p[0], e[1] - p[1], e[2] - p[2]};
+    return sqrtf(rb_v3_dot(d, d));
+}
+
+/* Alt + right mouse orbits about the selection (the middle button's pick):
+ * the eye keeps its distance to the body's centre while it turns, and the
+ * centre comes to the middle of the window; without Alt the right mouse
+ * turns the view where it stands; O makes the right mouse orbit; with
+ * nothing selected an orbit goes about the point under the cursor. */
+static void test_orbit_about_the_selection_or_the_point(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    const rb_body_id id = add_cube(sb, 2.0f, 0.6f, 0.0f);
+    const float centre[3] = {2.0f, 0.6f, 0.0f};
+    look(sb, (float[3]){0.0f, 3.0f, 8.0f}, (float[3]){0.0f, 0.6f, 0.0f}); /* the cube off the middle */
+    script(sb, "0 key Space\n");
+    run_frames(sb, 1);
+    float x, y;
+    project(sb, centre, &x, &y);
+    char text[256];
+    snprintf(text, sizeof text, "0 click middle %.0f %.0f\n", x, y);
+    script(sb, text);
+    run_frames(sb, 1);
+    assert_true(same_id(stats(sb).selected, id));
+    const float dist = eye_distance(sb, centre);
+    const float yaw = rb_sandbox_camera(sb)->yaw;
+    script(sb, "0 key down Left Alt\n0 button down right 40 40\n0 look 120 0\n0.02 look 0 -40\n0.04 button up right\n"
+               "0.04 key up Left Alt\n");
+    run_frames(sb, 4);
+    project(sb, centre, &x, &y);
+    fprintf(stderr, "orbit: distance %.4f (was %.4f), centre at (%.2f, %.2f)\n", eye_distance(sb, centre), dist, x, y);
+    assert_true(fabsf(eye_distance(sb, centre) - dist) < 1e-3f);
+    assert_true(fabsf(x - 0.5f * W) < 1.0f && fabsf(y - 0.5f * H) < 1.0f);
+    assert_true(fabsf(rb_sandbox_camera(sb)->yaw - yaw) > 0.3f);
+    /* the right mouse alone turns the view about the eye */
+    float eye[3];
+    memcpy(eye, rb_sandbox_camera(sb)->position, sizeof eye);
+    script(sb, "0 button down right\n0 look 100 0\n0.02 button up right\n");
+    run_frames(sb, 2);
+    assert_memory_equal(rb_sandbox_camera(sb)->position, eye, sizeof eye);
+    /* O: the right mouse orbits, about the selection again */
+    script(sb, "0 key O\n0 button down right\n0 look -200 30\n0.02 button up right\n");
+    run_frames(sb, 2);
+    project(sb, centre, &x, &y);
+    assert_true(fabsf(eye_distance(sb, centre) - dist) < 1e-3f);
+    assert_true(fabsf(x - 0.5f * W) < 1.0f && fabsf(y - 0.5f * H) < 1.0f);
+    assert_non_null(strstr(stats(sb).message, "orbit mode"));
+    /* nothing selected (a middle click on the sky): about the point under the cursor, on the ground */
+    look(sb, (float[3]){0.0f, 3.0f, 8.0f}, (float[3]){0.0f, 0.0f, -3.0f});
+    script(sb, "0 click middle 160 5\n");
+    run_frames(sb, 1);
+    assert_int_equal(stats(sb).selected.generation, 0);
+    float ground[3] = {-2.0f, 0.0f, 2.0f};
+    project(sb, ground, &x, &y);
+    snprintf(text, sizeof text, "0 button down right %.0f %.0f\n0 look 60 20\n0.02 button up right\n", x, y);
+    script(sb, text);
+    run_frames(sb, 2);
+    project(sb, ground, &x, &y);
+    fprintf(stderr, "orbit about the ground point: at (%.2f, %.2f)\n", x, y);
+    assert_true(fabsf(x - 0.5f * W) < 2.0f && fabsf(y - 0.5f * H) < 2.0f); /* the pixel's rounding */
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+}
+
+/* F brings the selection to the middle of the view, near enough to fill
+ * half its height; with nothing selected, the body under the cursor; with
+ * nothing there, it says so and the camera stays. */
+static void test_focus_on_the_selection(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(0);
+    const rb_body_id id = add_cube(sb, 3.0f, 0.6f, -4.0f), other = add_cube(sb, -3.0f, 0.6f, 0.0f);
+    const float centre[3] = {3.0f, 0.6f, -4.0f}, reach = 0.6f * sqrtf(3.0f); /* the cube mesh's corners */
+    look(sb, (float[3]){0.0f, 6.0f, 20.0f}, (float[3]){0.0f, 0.0f, 0.0f});
+    script(sb, "0 key Space\n");
+    run_frames(sb, 1);
+    float x, y;
+    project(sb, centre, &x, &y);
+    char text[256];
+    snprintf(text, sizeof text, "0 click middle %.0f %.0f\n0.02 move 5 5\n0.02 key F\n", x, y);
+    script(sb, text);
+    run_frames(sb, 3);
+    assert_true(same_id(stats(sb).selected, id));
+    project(sb, centre, &x, &y);
+    const rb_camera *c = rb_sandbox_camera(sb);
+    fprintf(stderr, "focus: distance %.3f, centre at (%.2f, %.2f)\n", eye_distance(sb, centre), x, y);
+    assert_true(fabsf(x - 0.5f * W) < 0.5f && fabsf(y - 0.5f * H) < 0.5f);
+    assert_true(fabsf(eye_distance(sb, centre) - reach / tanf(0.25f * c->fov_y)) < 1e-3f);
+    /* nothing selected: the body under the cursor */
+    script(sb, "0 click middle 160 5\n"); /* the sky: no selection */
+    run_frames(sb, 1);
+    look(sb, (float[3]){0.0f, 6.0f, 20.0f}, (float[3]){0.0f, 0.0f, 0.0f});
+    const float other_centre[3] = {-3.0f, 0.6f, 0.0f};
+    project(sb, other_centre, &x, &y);
+    snprintf(text, sizeof text, "0 move %.0f %.0f\n0 key F\n", x, y);
+    script(sb, text);
+    run_frames(sb, 1);
+    project(sb, other_centre, &x, &y);
+    assert_true(fabsf(x - 0.5f * W) < 0.5f && fabsf(y - 0.5f * H) < 0.5f);
+    /* nothing at all: said, and the camera stays */
+    float eye[3];
+    memcpy(eye, c->position, sizeof eye);
+    script(sb, "0 move 160 2\n0 key F\n"); /* the sky above the cube */
+    run_frames(sb, 1);
+    assert_memory_equal(c->position, eye, sizeof eye);
+    assert_non_null(strstr(stats(sb).message, "nothing to focus on"));
+    (void)other;
+    rb_sandbox_destroy(sb);
+}
+
+static void camera_equals(rb_sandbox *sb, const rb_camera *want) {
+    const rb_camera *c = rb_sandbox_camera(sb);
+    assert_memory_equal(c->position, want->position, sizeof c->position);
+    assert_true(c->yaw == want->yaw && c->pitch == want->pitch);
+}
+
+/* Ctrl+1..3 store the camera, Shift+1..3 bring it back exactly; plain 1..5
+ * still reset formations, and resets keep the bookmarks; Ctrl+S saves them
+ * with the scene, and loading that file brings them back. */
+static void test_bookmarks_stored_recalled_saved_and_loaded(void **state) {
+    (void)state;
+    rb_sandbox *sb = make_sandbox(6);
+    char dir[] = "/tmp/rubble-bookmarks-XXXXXX", cwd[1024];
+    assert_non_null(mkdtemp(dir));
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    look(sb, (float[3]){1.0f, 2.0f, 9.0f}, (float[3]){0.0f, 1.0f, 0.0f});
+    const rb_camera first = *rb_sandbox_camera(sb);
+    script(sb, "0 key down Left Ctrl\n0 key 1\n0 key up Left Ctrl\n");
+    run_frames(sb, 1);
+    assert_non_null(strstr(stats(sb).message, "camera bookmark 1 stored"));
+    look(sb, (float[3]){-7.0f, 5.0f, -3.0f}, (float[3]){0.5f, 0.0f, 0.25f});
+    const rb_camera third = *rb_sandbox_camera(sb);
+    script(sb, "0 key down Right Ctrl\n0 key 3\n0 key up Right Ctrl\n0.02 key down W\n0.3 key up W\n");
+    run_frames(sb, 20); /* flown away */
+    assert_true(rb_sandbox_camera(sb)->position[0] > third.position[0] + 1.0f);
+    script(sb, "0 key down Left Shift\n0 key 1\n0 key up Left Shift\n");
+    run_frames(sb, 1);
+    camera_equals(sb, &first);
+    /* an empty one: said, and the camera stays */
+    script(sb, "0 key down Left Shift\n0 key 2\n0 key up Left Shift\n");
+    run_frames(sb, 1);
+    camera_equals(sb, &first);
+    assert_non_null(strstr(stats(sb).message, "camera bookmark 2 is empty"));
+    /* Ctrl held a while before the digit: Ctrl alone flies down, and the store undoes the sinking */
+    look(sb, (float[3]){2.0f, 3.0f, 7.0f}, (float[3]){0.0f, 0.5f, 0.0f});
+    run_frames(sb, 1);
+    const rb_camera second = *rb_sandbox_camera(sb);
+    script(sb, "0 key down Left Ctrl\n0.25 key 2\n0.25 key up Left Ctrl\n");
+    run_frames(sb, 10);
+    assert_true(rb_sandbox_camera(sb)->position[1] < second.position[1] - 0.5f);
+    run_frames(sb, 10);
+    camera_equals(sb, &second);
+    look(sb, (float[3]){0.0f, 9.0f, 9.0f}, (float[3]){0.0f, 0.0f, 0.0f});
+    script(sb, "0 key down Left Shift\n0 key 2\n0 key up Left Shift\n");
+    run_frames(sb, 1);
+    camera_equals(sb, &second);
+    /* a plain digit resets to a formation; R resets; the bookmarks stay */
+    script(sb, "0 key 2\n0.02 key R\n0.04 key down Left Shift\n0.04 key 3\n0.04 key up Left Shift\n");
+    run_frames(sb, 4);
+    assert_int_equal(stats(sb).formation, 2);
+    camera_equals(sb, &third);
+    /* saved with the scene */
+    script(sb, "0 key down Left Ctrl\n0 key S\n0 key up Left Ctrl\n");
+    run_frames(sb, 1);
+    char saved[600];
+    snprintf(saved, sizeof saved, "%s", stats(sb).last_saved);
+    FILE *f = fopen(saved, "r");
+    assert_non_null(f);
+    char text[1 << 16];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "\"camera\": {\"bookmarks\": ["));
+    /* bookmark 1 stored over, then the file loaded: its bookmarks are the sandbox's again */
+    look(sb, (float[3]){4.0f, 4.0f, 4.0f}, (float[3]){0.0f, 0.0f, 0.0f});
+    char lines[800];
+    snprintf(lines, sizeof lines,
+             "0 key down Left Ctrl\n0 key 1\n0 key up Left Ctrl\n0.02 drop %s\n0.04 key down Left Shift\n0.04 key 1\n"
+             "0.04 key up Left Shift\n",
+             saved);
+    script(sb, lines);
+    run_frames(sb, 4);
+    assert_string_equal(stats(sb).scene_file, saved);
+    camera_equals(sb, &first);
+    remove(saved);
+    assert_int_equal(chdir(cwd), 0);
+    rmdir(dir);
+    rb_sandbox_destroy(sb);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_scene_has_body_colour_and_ground),
+        cmocka_unit_test(test_quality_settings_draw_as_they_should),
+        cmocka_unit_test(test_quality_is_chosen_and_f9_cycles),
+        cmocka_unit_test(test_frame_stats_json),
         cmocka_unit_test(test_particle_view_differs_from_mesh_view),
         cmocka_unit_test(test_shape_without_mesh_is_drawn_as_particles),
         cmocka_unit_test(test_scripted_throw_moves_along_the_view),
@@ -1022,6 +1764,14 @@ int main(void) {
         cmocka_unit_test(test_save_drop_and_load_scenes),
         cmocka_unit_test(test_dropped_mesh_becomes_a_shape),
         cmocka_unit_test(test_broken_pieces_are_drawn_as_meshes),
+        cmocka_unit_test(test_cursor_inside_a_drawn_corner_picks_the_body),
+        cmocka_unit_test(test_scaled_body_is_picked_at_its_drawn_size),
+        cmocka_unit_test(test_debug_views_draw_what_they_show),
+        cmocka_unit_test(test_vortex_drawn_as_a_cylinder),
+        cmocka_unit_test(test_debug_views_leave_the_run_alone),
+        cmocka_unit_test(test_orbit_about_the_selection_or_the_point),
+        cmocka_unit_test(test_focus_on_the_selection),
+        cmocka_unit_test(test_bookmarks_stored_recalled_saved_and_loaded),
     };
     /* RB_TEST_SKIP="pattern" leaves out matching tests (cmocka globs), for runs by hand. */
     const char *skip = getenv("RB_TEST_SKIP");

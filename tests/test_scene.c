@@ -538,6 +538,71 @@ static void test_shipped_scenes_build(void **state) {
     }
 }
 
+/* Camera bookmarks (the `camera` key): written by a save with them, an
+ * empty slot as null, read back to the bit; a scene without them says so;
+ * each bad value refused at its key. */
+static void test_camera_bookmarks_saved_and_read(void **state) {
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0]}]}");
+    assert_false(s->has_camera);
+    rb_world_desc base = rb_default_world_desc();
+    rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+    rb_entities *t = rb_entities_create(g_reg, w);
+    char err[1024], path[256];
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), 1);
+    const rb_scene_bookmark marks[RB_SCENE_BOOKMARKS] = {
+        {.set = true, .position = {1.0f / 3.0f, 2.5f, -7.125f}, .yaw = 0.1f, .pitch = -0.7f},
+        {0},
+        {.set = true, .position = {-4.0f, 10.0f, 3e-7f}, .yaw = -2.9f, .pitch = 1.55f}};
+    snprintf(path, sizeof path, "%s/tests/saved-bookmarks.json", RB_TEST_BUILD_DIR);
+    assert_true(rb_scene_save_with_bookmarks(path, w, t, marks, err, sizeof err));
+    rb_scene *again = rb_scene_load(path, g_reg, err, sizeof err);
+    if (!again) fail_msg("%s", err);
+    assert_true(again->has_camera);
+    assert_int_equal(again->body_count, 1);
+    for (int i = 0; i < RB_SCENE_BOOKMARKS; i++) {
+        assert_int_equal(again->bookmarks[i].set, marks[i].set);
+        assert_memory_equal(again->bookmarks[i].position, marks[i].position, sizeof marks[i].position);
+        assert_true(again->bookmarks[i].yaw == marks[i].yaw && again->bookmarks[i].pitch == marks[i].pitch);
+    }
+    rb_scene_destroy(again);
+    /* without bookmarks (and through rb_scene_save) no camera key is written */
+    assert_true(rb_scene_save(path, w, t, err, sizeof err));
+    again = rb_scene_load(path, g_reg, err, sizeof err);
+    assert_non_null(again);
+    assert_false(again->has_camera);
+    rb_scene_destroy(again);
+    remove(path);
+    rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+
+    /* fewer than three, by hand */
+    s = parse("{\"rubble_scene\": 1, \"camera\": {\"bookmarks\": [null, {\"position\": [1, 2, 3], \"yaw\": 4, "
+              "\"pitch\": 0.5}]}}");
+    assert_true(s->has_camera);
+    assert_false(s->bookmarks[0].set || s->bookmarks[2].set);
+    assert_true(s->bookmarks[1].set && s->bookmarks[1].position[2] == 3.0f && s->bookmarks[1].yaw == 4.0f);
+    rb_scene_destroy(s);
+#define CAMERA(list) "{\"rubble_scene\": 1, \"camera\": {\"bookmarks\": " list "}}"
+    refused("{\"rubble_scene\": 1, \"camera\": []}", "t.json: camera: expected an object with \"bookmarks\"");
+    refused(CAMERA("{}"), "t.json: camera.bookmarks: expected an array of up to 3 bookmarks");
+    refused(CAMERA("[null, null, null, null]"), "t.json: camera.bookmarks: at most 3 bookmarks (got 4)");
+    refused(CAMERA("[7]"), "t.json: camera.bookmarks[0]: expected null or an object with position, yaw and pitch");
+    refused(CAMERA("[null, {\"yaw\": 0, \"pitch\": 0}]"), "t.json: camera.bookmarks[1]: 'position' is missing");
+    refused(CAMERA("[{\"position\": [0, 1, 2], \"pitch\": 0}]"), "t.json: camera.bookmarks[0]: 'yaw' is missing");
+    refused(CAMERA("[{\"position\": [0, 1], \"yaw\": 0, \"pitch\": 0}]"),
+            "t.json: camera.bookmarks[0].position: expected 3 numbers, got 2");
+    refused(CAMERA("[{\"position\": [0, 1, 2], \"yaw\": 0, \"pitch\": 2}]"),
+            "t.json: camera.bookmarks[0].pitch: 2 is out of range [-1.5708, 1.5708]");
+    refused(CAMERA("[{\"position\": [0, 1, 2], \"yaw\": \"left\", \"pitch\": 0}]"),
+            "t.json: camera.bookmarks[0].yaw: expected a number");
+#undef CAMERA
+    /* an unknown key in a bookmark is warned about, not refused */
+    g_log[0] = '\0';
+    s = parse("{\"rubble_scene\": 1, \"camera\": {\"bookmarks\": [{\"position\": [0, 1, 2], \"yaw\": 0, \"pitch\": "
+              "0, \"fov\": 1}]}}");
+    assert_non_null(strstr(g_log, "t.json: camera.bookmarks[0].fov: unknown key, ignored"));
+    rb_scene_destroy(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_body_inside_a_plane_is_said),
@@ -552,6 +617,7 @@ int main(void) {
         cmocka_unit_test(test_formation_and_pile_scenes),
         cmocka_unit_test(test_save_and_reload_continue_bit_for_bit),
         cmocka_unit_test(test_failed_save_keeps_the_old_file),
+        cmocka_unit_test(test_camera_bookmarks_saved_and_read),
         cmocka_unit_test(test_shipped_scenes_build),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

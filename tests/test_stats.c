@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "frame_stats.h"
 #include "stats.h"
 
 /* Frame times of binary fractions, so the made-up clock adds exactly: 64
@@ -94,12 +97,75 @@ static void test_rss_is_measured(void **state) {
     free(p), free(untouched);
 }
 
+/* --frame-stats: 200 frames; the first 10 (warm-up) take 1 s each and are
+ * left out; of the rest, frame k (1..190) takes k ms, draws k / 2, steps
+ * k / 4 and takes 10 steps, 11 for every tenth. Mean 95.5 ms; the nearest-
+ * rank 95th percentile of 190 frames is the 181st smallest: 181 ms. */
+static void test_frame_figures(void **state) {
+    rb_frame_stats s = {0};
+    for (int k = 0; k < 10; k++)
+        rb_frame_stats_add(&s, &(rb_frame_sample){.frame_ms = 1000.0f, .draw_ms = 900.0f, .steps = 50});
+    for (int k = 190; k >= 1; k--) /* out of order: the percentile sorts */
+        rb_frame_stats_add(&s, &(rb_frame_sample){.frame_ms = (float)k,
+                                                  .draw_ms = 0.5f * (float)k,
+                                                  .sim_ms = 0.25f * (float)k,
+                                                  .cpu_ms = 2.0f * (float)k,
+                                                  .steps = k % 10 == 0 ? 11u : 10u});
+    assert_int_equal(rb_frame_stats_warmup(&s), 10);
+    rb_frame_figure f = rb_frame_stats_figure(&s, RB_FRAME_MS);
+    assert_float_equal(f.mean, 95.5, 1e-9);
+    assert_float_equal(f.p95, 181.0, 1e-9);
+    assert_float_equal(rb_frame_stats_figure(&s, RB_DRAW_MS).p95, 90.5, 1e-9);
+    assert_float_equal(rb_frame_stats_figure(&s, RB_SIM_MS).mean, 95.5 / 4.0, 1e-6);
+    assert_float_equal(rb_frame_stats_figure(&s, RB_STEPS).mean, 10.1, 1e-9);
+    assert_float_equal(rb_frame_stats_figure(&s, RB_STEPS).p95, 11.0, 1e-9);
+
+    const rb_frame_stats_setting setting = {.quality = "low",
+                                            .msaa = 0,
+                                            .shadows = 512,
+                                            .render_scale = 0.5f,
+                                            .automatic = true,
+                                            .gl_renderer = "llvmpipe \"quoted\"",
+                                            .width = 1280,
+                                            .height = 720,
+                                            .bodies = 300,
+                                            .particles = 8100};
+    char *text = rb_frame_stats_json(&s, &setting);
+    assert_non_null(text);
+    assert_null(strchr(text, '\n')); /* one line */
+    cJSON *j = cJSON_Parse(text);
+    if (!j) fail_msg("not JSON: %s", text);
+    assert_int_equal(cJSON_GetObjectItem(j, "frames")->valueint, 190);
+    assert_int_equal(cJSON_GetObjectItem(j, "warmup_frames")->valueint, 10);
+    assert_float_equal(cJSON_GetObjectItem(j, "fps")->valuedouble, 10.471, 1e-9);
+    assert_float_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "frame_ms"), "p95")->valuedouble, 181.0, 1e-9);
+    assert_float_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "cpu_ms"), "mean")->valuedouble, 191.0, 1e-9);
+    assert_float_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "sim_ms"), "mean")->valuedouble, 23.875, 1e-9);
+    const cJSON *q = cJSON_GetObjectItem(j, "quality");
+    assert_string_equal(cJSON_GetObjectItem(q, "preset")->valuestring, "low");
+    assert_int_equal(cJSON_GetObjectItem(q, "shadows")->valueint, 512);
+    assert_float_equal(cJSON_GetObjectItem(q, "render_scale")->valuedouble, 0.5, 1e-9);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(q, "automatic")));
+    assert_string_equal(cJSON_GetObjectItem(j, "gl_renderer")->valuestring, "llvmpipe \"quoted\"");
+    assert_int_equal(cJSON_GetObjectItem(j, "particles")->valueint, 8100);
+    cJSON_Delete(j);
+    free(text);
+    rb_frame_stats_free(&s);
+
+    /* Too few frames for a warm-up, and none at all: no division by zero. */
+    rb_frame_stats_add(&s, &(rb_frame_sample){.frame_ms = 20.0f});
+    assert_int_equal(rb_frame_stats_warmup(&s), 0);
+    assert_float_equal(rb_frame_stats_figure(&s, RB_FRAME_MS).p95, 20.0, 1e-9);
+    rb_frame_stats_free(&s);
+    f = rb_frame_stats_figure(&s, RB_FRAME_MS);
+    assert_true(f.mean == 0.0 && f.p95 == 0.0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_periods_and_means),
-        cmocka_unit_test(test_a_late_frame_gives_one_line),
-        cmocka_unit_test(test_line_has_every_figure),
-        cmocka_unit_test(test_rss_is_measured),
+        cmocka_unit_test(test_periods_and_means),     cmocka_unit_test(test_a_late_frame_gives_one_line),
+        cmocka_unit_test(test_line_has_every_figure), cmocka_unit_test(test_rss_is_measured),
+        cmocka_unit_test(test_frame_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

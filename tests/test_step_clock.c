@@ -1,6 +1,7 @@
 /* The sandbox's fixed-step clock (src/app/step_clock.h) alone, on a made-up
  * wall clock: steps owed per frame, chunks, the longest frame, the budget
- * that keeps a slow simulation from spiralling, and pausing. */
+ * that keeps a slow simulation from spiralling and follows the drawing
+ * time, and pausing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,6 +93,45 @@ static void test_fast_steps_keep_real_time(void **state) {
     assert_true(c.sim_rate > 0.95);
 }
 
+/* The budget follows the drawing: steps of 1 ms get 30 ms of a frame that
+ * owes many while drawing is quick, what a 30 fps frame leaves beside 25 ms
+ * of drawing (a software renderer), never less than the floor beside 80 ms
+ * of it, and the whole budget again once drawing is quick again. */
+static void test_budget_gives_simulation_what_drawing_leaves(void **state) {
+    rb_step_clock c;
+    rb_step_clock_init(&c, DT, false);
+    double now = 0.0;
+    /* 1 ms a step, in chunks of up to 16 sized to what is left of the budget */
+    const double cost = 0.001;
+    assert_true(fabs(rb_step_clock_budget(&c) - RB_SIM_BUDGET) < 1e-12);
+    /* ...so with 0.1 s of frames owed (a frame after a stall), the budget is what stops the steps */
+    uint32_t quick = frame(&c, RB_MAX_FRAME_DT, cost, 16, &now, NULL);
+    assert_true(quick >= 28 && quick <= 34);
+    for (int f = 0; f < 30; f++) rb_step_clock_drawn(&c, 0.025);
+    const double left = RB_FRAME_TARGET - 0.025; /* 8.3 ms */
+    assert_true(fabs(rb_step_clock_budget(&c) - left) < 1e-4);
+    uint32_t beside_drawing = frame(&c, RB_MAX_FRAME_DT, cost, 16, &now, NULL);
+    assert_true(beside_drawing >= 8 && beside_drawing <= 10);
+    assert_true(c.slowed);
+    for (int f = 0; f < 30; f++) rb_step_clock_drawn(&c, 0.080);
+    assert_true(fabs(rb_step_clock_budget(&c) - RB_SIM_BUDGET_MIN) < 1e-12);
+    uint32_t at_floor = frame(&c, RB_MAX_FRAME_DT, cost, 16, &now, NULL);
+    assert_true(at_floor >= 8 && at_floor <= 10);
+    /* a stall counts as the longest frame, no longer: it does not hold the budget down for long */
+    rb_step_clock_drawn(&c, 5.0);
+    assert_true(c.drawn <= RB_MAX_FRAME_DT);
+    for (int f = 0; f < 40; f++) rb_step_clock_drawn(&c, 0.001);
+    assert_true(fabs(rb_step_clock_budget(&c) - RB_SIM_BUDGET) < 1e-12);
+    const uint32_t again = frame(&c, RB_MAX_FRAME_DT, cost, 16, &now, NULL);
+    assert_true(again >= 28 && again <= 34);
+    /* a fixed clock (scripts, --frames) has no budget: drawing never takes its steps */
+    rb_step_clock fixed;
+    rb_step_clock_init(&fixed, DT, true);
+    for (int f = 0; f < 30; f++) rb_step_clock_drawn(&fixed, 0.080);
+    uint32_t n = frame(&fixed, 1.0 / 60.0, 0.005, 16, &now, NULL);
+    assert_true(n == 10 || n == 11);
+}
+
 /* Paused: nothing is owed, and N counts the one step taken by hand. */
 static void test_pause(void **state) {
     rb_step_clock c;
@@ -135,6 +175,7 @@ int main(void) {
         cmocka_unit_test(test_longest_frame_is_capped),
         cmocka_unit_test(test_slow_steps_slow_down_instead_of_spiralling),
         cmocka_unit_test(test_fast_steps_keep_real_time),
+        cmocka_unit_test(test_budget_gives_simulation_what_drawing_leaves),
         cmocka_unit_test(test_pause),
         cmocka_unit_test(test_time_scale),
     };

@@ -42,6 +42,25 @@ void rb_camera_turn(rb_camera *c, float dx, float dy) {
     c->yaw = remainderf(c->yaw, 2.0f * GLM_PIf);
 }
 
+void rb_camera_orbit(rb_camera *c, const float centre[3], float dx, float dy) {
+    const float d[3] = {c->position[0] - centre[0], c->position[1] - centre[1], c->position[2] - centre[2]};
+    const float dist = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (!(dist > 1e-4f)) return; /* the eye is at the centre: nothing to turn about */
+    rb_camera_look_at(c, centre);
+    rb_camera_turn(c, dx, dy);
+    float f[3], r[3], u[3];
+    rb_camera_basis(c, f, r, u);
+    for (int k = 0; k < 3; k++) c->position[k] = centre[k] - f[k] * dist;
+}
+
+void rb_camera_focus(rb_camera *c, const float centre[3], float radius) {
+    float dist = radius / tanf(0.25f * c->fov_y); /* the sphere's radius is a quarter of the view's height */
+    if (!(dist >= 1.5f)) dist = 1.5f;
+    float f[3], r[3], u[3];
+    rb_camera_basis(c, f, r, u);
+    for (int k = 0; k < 3; k++) c->position[k] = centre[k] - f[k] * dist;
+}
+
 void rb_camera_fly(rb_camera *c, float right, float up, float forward, float dt, bool fast) {
     float f[3], r[3], u[3];
     rb_camera_basis(c, f, r, u);

@@ -26,6 +26,14 @@ void rb_camera_turn(rb_camera *c, float dx, float dy);
 void rb_camera_fly(rb_camera *c, float right, float up, float forward, float dt, bool fast);
 /* Multiplies the speed by 1.25 per wheel notch (positive: faster), within 0.5..200 m/s. */
 void rb_camera_wheel(rb_camera *c, float notches);
+/* Orbit: turns the camera about centre by dx, dy pixels of mouse motion (as
+ * rb_camera_turn turns it about the eye), keeping its distance to centre and
+ * looking at it, so centre stays in the middle of the view. */
+void rb_camera_orbit(rb_camera *c, const float centre[3], float dx, float dy);
+/* Focus: looks at centre from along the current view, near enough that a
+ * sphere of radius (m) about it fills about half the view's height (never
+ * nearer than 1.5 m). */
+void rb_camera_focus(rb_camera *c, const float centre[3], float radius);
 /* Column-major view and projection for a width x height (pixels) viewport. */
 void rb_camera_matrices(const rb_camera *c, int width, int height, float view[16], float proj[16]);
 /* The ray through pixel (x, y) (from the top left): origin at the eye, unit direction. */

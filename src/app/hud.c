@@ -20,8 +20,12 @@ const char *const rb_hud_help_lines[][2] = {
     {"left mouse", "use the tool (throw: hold longer to throw harder)"},
     {"T  G  X  B", "tool: throw, grab, delete, explode (a blast: a 4 m radial field)"},
     {"Alt + left", "grab, whatever the tool"},
-    {"F", "an emitter of the shape at the cursor, 20 a second (F on it again: gone)"},
-    {"Shift+F", "remove the last emitter"},
+    {"middle mouse", "select the body under the cursor (nothing there: none)"},
+    {"Alt + right, O", "orbit about the selection or the point under the cursor (O: right mouse orbits)"},
+    {"F", "focus on the selection (else on what is under the cursor)"},
+    {"Ctrl / Shift + 1-3", "store / recall a camera bookmark (saved with the scene)"},
+    {"M", "an emitter of the shape at the cursor, 20 a second (M on it again: gone)"},
+    {"Shift+M", "remove the last emitter"},
     {"J", "wind along the view for 3 s"},
     {"C", "a vortex at the cursor for 5 s"},
     {"Tab  [  ]", "next / previous / next shape to throw"},
@@ -34,11 +38,13 @@ const char *const rb_hud_help_lines[][2] = {
     {"N", "one step while paused"},
     {"P", "particle view"},
     {"L", "rescan plugins and meshes (new shapes join the cycle; rebuilt ones replaced)"},
+    {"F3 F4 F6 F7 F8", "views: sleeping tinted, contacts and forces, axes, grid cells, fields' reach"},
     {"F5", "reload the shaders"},
     {"F12", "screenshot (rubble-DATE-TIME.png)"},
     {"V", "vsync on / off"},
     {"H", "hide the HUD"},
     {"F1", "this help"},
+    {"F2", "settings panels: world, material, tools, shapes, inspector, scene"},
     {"Esc", "quit"},
     {NULL, NULL},
 };
@@ -60,9 +66,10 @@ const char *const rb_hud_replay_help_lines[][2] = {
     {"F5", "reload the shaders"},
     {"F12", "screenshot (rubble-DATE-TIME.png)"},
     {"V", "vsync on / off"},
+    {"F9", "quality: low, medium, high (multisampling, shadows, render scale)"},
     {"H", "hide the HUD"},
     {"F1", "this help"},
-    {"F2", "settings panels: world, material, tools, shapes, inspector, scene"},
+    {"F2", "settings panels (the Scene panel: the timeline)"},
     {"Esc", "quit"},
     {NULL, NULL},
 };
@@ -180,6 +187,10 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
         snprintf(buf, sizeof buf, "%.0f fps  %.1f ms   sim %.1f ms/frame, %u steps", in->fps, in->frame_ms, in->sim_ms,
                  in->steps);
     y = line(r, x, y, g_white, buf);
+    if (in->quality && *in->quality) {
+        snprintf(buf, sizeof buf, "quality: %s   F9: next", in->quality);
+        y = line(r, x, y, g_dim, buf);
+    }
     if (in->replay) {
         y = replay_lines(r, x, y, in->replay);
         timeline(r, in->replay);
@@ -187,6 +198,7 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
         y = live_lines(r, x, y, in);
     }
     if (in->particle_view) y = line(r, x, y, g_dim, "particle view (P)");
+    if (in->views && *in->views) y = line(r, x, y, g_dim, in->views);
     if (in->shader_error && *in->shader_error)
         y = wrapped(r, x, y, (float)width - 40.0f, g_error, "shader: ", in->shader_error, 6);
     else if (in->error && *in->error)
@@ -214,8 +226,12 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
     if (help) {
         const char *const(*lines)[2] = in->replay ? rb_hud_replay_help_lines : rb_hud_help_lines;
         int n = 0;
+        while (lines[n][0]) n++;
+        /* smaller text where the lines would not fit the window's height */
+        const float fit = ((float)height - 16.0f) / ((float)(n + 2) * 11.0f + 10.0f);
+        if (fit < g_scale) g_scale = fit;
         float key_w = 0.0f, what_w = 0.0f;
-        for (; lines[n][0]; n++) {
+        for (n = 0; lines[n][0]; n++) {
             rb_renderer_text_size(lines[n][0], RB_HUD_SCALE, &w, &h);
             if (w > key_w) key_w = w;
             rb_renderer_text_size(lines[n][1], RB_HUD_SCALE, &w, &h);

@@ -50,6 +50,8 @@ typedef struct rb_hud_info {
     const char *shader_error;             /* the last failed shader reload, "" if none */
     const char *message;                  /* a short notice (screenshot saved...), "" if none */
     const rb_hud_replay *replay;          /* --replay: the replay's line and timeline; NULL in a live run */
+    const char *views;                    /* the debug views on (debug_views.h), "" if none */
+    const char *quality;                  /* the drawing quality, "low (msaa off, shadows 512, scale 0.75)" */
 } rb_hud_info;
 
 void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *info, bool help);

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "debug_views.h"
+
 void rb_input_init(rb_input *in, float mouse_x, float mouse_y) {
     memset(in, 0, sizeof *in);
     in->mouse_x = mouse_x, in->mouse_y = mouse_y;
@@ -68,6 +70,10 @@ static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
         act(in, key == SDLK_s ? RB_ACT_SAVE_SCENE : RB_ACT_LOAD_SCENE, 0);
         return;
     }
+    if ((ctrl || shift) && key >= SDLK_1 && key <= SDLK_3) { /* camera bookmarks; plain digits reset */
+        act(in, RB_ACT_BOOKMARK, ctrl ? (int)(key - SDLK_0) : -(int)(key - SDLK_0));
+        return;
+    }
     if (in->replay && replay_key(in, key)) return;
     switch (key) {
     case SDLK_ESCAPE:
@@ -124,9 +130,29 @@ static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
     case SDLK_v:
         act(in, RB_ACT_VSYNC, 0);
         break;
-    case SDLK_f:
+    case SDLK_F9:
+        act(in, RB_ACT_QUALITY, 0);
+        break;
+    case SDLK_m:
         act(in, RB_ACT_EMITTER, shift ? -1 : 1);
         break;
+    case SDLK_f:
+        act(in, RB_ACT_FOCUS, 0);
+        break;
+    case SDLK_o:
+        in->orbit_mode = !in->orbit_mode;
+        act(in, RB_ACT_ORBIT_MODE, in->orbit_mode);
+        break;
+    case SDLK_F3:
+    case SDLK_F4:
+    case SDLK_F6:
+    case SDLK_F7:
+    case SDLK_F8: {
+        static const SDL_Keycode keys[RB_DEBUG_VIEW_COUNT] = {SDLK_F3, SDLK_F4, SDLK_F6, SDLK_F7, SDLK_F8};
+        for (int v = 0; v < RB_DEBUG_VIEW_COUNT; v++)
+            if (keys[v] == key) act(in, RB_ACT_DEBUG_VIEW, v);
+        break;
+    }
     case SDLK_j:
         act(in, RB_ACT_WIND, 0);
         break;
@@ -150,6 +176,7 @@ void rb_input_event(rb_input *in, const SDL_Event *e, uint32_t screenshot_event)
     case SDL_WINDOWEVENT:
         /* Keys released while another window had the focus never arrive: forget them all. */
         if (e->window.event == SDL_WINDOWEVENT_FOCUS_LOST) memset(in->keys, 0, sizeof in->keys);
+        if (e->window.event == SDL_WINDOWEVENT_LEAVE) in->pointed = false;
         break;
     case SDL_KEYDOWN:
         key_down(in, &e->key);
@@ -161,22 +188,26 @@ void rb_input_event(rb_input *in, const SDL_Event *e, uint32_t screenshot_event)
         if (in->looking)
             in->look_dx += (float)e->motion.xrel, in->look_dy += (float)e->motion.yrel;
         else
-            in->mouse_x = (float)e->motion.x, in->mouse_y = (float)e->motion.y;
+            in->mouse_x = (float)e->motion.x, in->mouse_y = (float)e->motion.y, in->pointed = true;
         break;
     case SDL_MOUSEBUTTONDOWN:
-        in->mouse_x = (float)e->button.x, in->mouse_y = (float)e->button.y;
+        in->mouse_x = (float)e->button.x, in->mouse_y = (float)e->button.y, in->pointed = true;
         if (e->button.button == SDL_BUTTON_RIGHT) {
             in->looking = true;
+            in->orbiting = in->orbit_mode || held(in, SDL_SCANCODE_LALT, SDL_SCANCODE_RALT);
+            in->orbits += in->orbiting;
             /* Relative mode hides the cursor and keeps it in the window; a driver without it still turns. */
             SDL_SetRelativeMouseMode(SDL_TRUE);
         } else if (e->button.button == SDL_BUTTON_LEFT) {
             bool alt = held(in, SDL_SCANCODE_LALT, SDL_SCANCODE_RALT);
             act(in, RB_ACT_TOOL_PRESS, alt ? RB_TOOL_GRAB : in->tool);
+        } else if (e->button.button == SDL_BUTTON_MIDDLE) {
+            act(in, RB_ACT_SELECT, 0);
         }
         break;
     case SDL_MOUSEBUTTONUP:
         if (e->button.button == SDL_BUTTON_RIGHT) {
-            in->looking = false;
+            in->looking = in->orbiting = false;
             SDL_SetRelativeMouseMode(SDL_FALSE);
         } else if (e->button.button == SDL_BUTTON_LEFT) {
             act(in, RB_ACT_TOOL_RELEASE, 0);

@@ -28,6 +28,7 @@ typedef enum rb_action_kind {
     RB_ACT_RESET,          /* R (arg 0: the current formation), 1-5 (arg: that formation) */
     RB_ACT_CYCLE_SHAPE,    /* Tab, Shift+Tab, [ ]: arg +1 or -1 */
     RB_ACT_VSYNC,          /* V */
+    RB_ACT_QUALITY,        /* F9: the next quality preset (render/quality.h) */
     RB_ACT_RESCAN,         /* L */
     RB_ACT_TOOL_PRESS,     /* left button down: arg the tool to use (Alt: grab) */
     RB_ACT_TOOL_RELEASE,   /* left button up */
@@ -35,7 +36,7 @@ typedef enum rb_action_kind {
     RB_ACT_SAVE_SCENE,     /* Ctrl+S */
     RB_ACT_LOAD_SCENE,     /* Ctrl+O */
     RB_ACT_DROP_FILE,      /* a file dropped on the window (path) */
-    RB_ACT_EMITTER,        /* F: an emitter at the cursor (arg 1; again on it, or Shift+F: arg -1, the last removed) */
+    RB_ACT_EMITTER,        /* M: an emitter at the cursor (arg 1; again on it, or Shift+M: arg -1, the last removed) */
     RB_ACT_WIND,           /* J: wind along the view */
     RB_ACT_VORTEX,         /* C: a vortex at the cursor */
     RB_ACT_PANELS,         /* F2: the settings panels shown or hidden */
@@ -44,6 +45,12 @@ typedef enum rb_action_kind {
     RB_ACT_REPLAY_SPEED,  /* ]: arg +1, faster; [: arg -1, slower */
     RB_ACT_REPLAY_SEEK,   /* Home: arg -1, the first frame; End: arg +1, the last */
     RB_ACT_SIMULATE_HERE, /* Enter: a live simulation from the keyframe at or before the frame shown */
+    /* seeing what happens (sandbox_view.c) */
+    RB_ACT_DEBUG_VIEW, /* F3 F4 F6 F7 F8: arg the view (rb_debug_view_kind) on / off */
+    RB_ACT_FOCUS,      /* F: the camera to the selection (or what is under the cursor) */
+    RB_ACT_BOOKMARK,   /* Ctrl+1..3: arg 1..3, store the camera; Shift+1..3: arg -1..-3, recall it */
+    RB_ACT_ORBIT_MODE, /* O: orbit mode on / off (arg 1 / 0) */
+    RB_ACT_SELECT,     /* middle button: select the body under the cursor (nothing there: none) */
 } rb_action_kind;
 
 typedef struct rb_action {
@@ -61,6 +68,10 @@ typedef struct rb_input {
     bool keys[SDL_NUM_SCANCODES];
     float mouse_x, mouse_y; /* pixels, window coordinates */
     bool looking;           /* right button held: mouse motion turns the camera */
+    bool orbiting;          /* ... about a centre (Alt held as it went down, or orbit mode) */
+    uint32_t orbits;        /* orbits begun: a new one picks its centre (at mouse_x, mouse_y) */
+    bool orbit_mode;        /* O: the right button orbits */
+    bool pointed;           /* the cursor is over the window (it has moved there and not left) */
     rb_tool tool;           /* the tool the left button uses, chosen with T G X B (Alt: grab, per press) */
     bool replay;            /* the sandbox replays a cache: [ ] set its speed, and its own keys act */
     /* This frame */

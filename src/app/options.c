@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "paths.h"
+#include "render/quality.h"
 #include "scenes/formations.h"
 #include "scenes/scene.h"
 #include "video.h"
@@ -28,6 +29,8 @@ void rb_options_defaults(rb_options *o, rb_program program) {
         .friction = -1.0f,
         .settle = 5.0,
         .record_rate = 60.0,
+        .msaa = -1,
+        .shadows = -1,
     };
 }
 
@@ -101,6 +104,13 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --stats-every S    print frame times, memory and bodies on stdout every S seconds\n"
                  "  --blast R,J,UP     the explode tool (B): radius m, impulse N s at the centre, upward bias\n"
                  "                     [4,24000,0.5]\n"
+                 "  --msaa N           multisampling: 0 (off), 2 or 4 samples\n"
+                 "  --shadows N        shadow map side: 0 (no shadows), 512, 1024 or 2048\n"
+                 "  --render-scale S   draw the scene at S times the window's size (0.5 to 1) and scale it up\n"
+                 "                     [automatic: 4, 2048 and 1 on a GPU; 0, 0 and 0.5 on a software renderer\n"
+                 "                     such as llvmpipe]; F9 in the window cycles the presets low, medium, high\n"
+                 "  --frame-stats      at exit print one JSON object: mean and 95th percentile of the frame,\n"
+                 "                     drawing, simulation and CPU ms and steps a frame, the quality, the GL renderer\n"
                  "  --help             this screen\n");
 }
 
@@ -159,6 +169,10 @@ static const option_spec specs[] = {
     {"--shaders", true, RUBBLE},
     {"--stats-every", true, RUBBLE},
     {"--blast", true, RUBBLE},
+    {"--msaa", true, RUBBLE},
+    {"--shadows", true, RUBBLE},
+    {"--render-scale", true, RUBBLE},
+    {"--frame-stats", false, RUBBLE},
     {"--scene", true, RUBBLE},
     {"--record", true, RUBBLE},
     {"--record-rate", true, RUBBLE},
@@ -236,6 +250,18 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
             return FAIL("--blast takes RADIUS,IMPULSE,UP (m > 0, N s > 0, >= 0), e.g. --blast 4,24000,0.5; not '%s'",
                         v);
         o->blast_radius = r, o->blast_impulse = j, o->blast_up = up;
+    } else if (!strcmp(a, "--msaa")) {
+        if (!parse_long(v, 0, 4, &n) || !rb_quality_msaa_ok((int)n))
+            return FAIL("--msaa takes 0 (off), 2 or 4 samples, not '%s'", v);
+        o->msaa = (int)n;
+    } else if (!strcmp(a, "--shadows")) {
+        if (!parse_long(v, 0, 2048, &n) || !rb_quality_shadow_size_ok((int)n))
+            return FAIL("--shadows takes 0 (off), 512, 1024 or 2048 texels, not '%s'", v);
+        o->shadows = (int)n;
+    } else if (!strcmp(a, "--render-scale")) {
+        if (!parse_double(v, RB_RENDER_SCALE_MIN, 1.0, &x))
+            return FAIL("--render-scale takes a fraction of the window from 0.5 to 1, not '%s'", v);
+        o->render_scale = (float)x;
     } else if (!strcmp(a, "--stats-every")) {
         if (!parse_double(v, 1e-6, 1e6, &x)) return FAIL("--stats-every takes seconds > 0, not '%s'", v);
         o->stats_every = x;
@@ -337,6 +363,8 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
                 o->panels = true;
             else if (!strcmp(a, "--quiet"))
                 o->quiet = true;
+            else if (!strcmp(a, "--frame-stats"))
+                o->frame_stats = true;
             else
                 o->help = true;
             continue;

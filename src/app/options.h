@@ -53,6 +53,11 @@ typedef struct rb_options {
     double stats_every;     /* --stats-every S: a line of figures on stdout every S s of wall time; 0 = none */
     /* --blast R,J,UP: the explode tool's radial field (m, N s, upward bias); 0 0 0 = its defaults */
     float blast_radius, blast_impulse, blast_up;
+    /* Drawing quality (render/quality.h): each given one replaces the automatic choice's */
+    int msaa;           /* --msaa 0|2|4; -1 = automatic */
+    int shadows;        /* --shadows 0|512|1024|2048 (shadow map side); -1 = automatic */
+    float render_scale; /* --render-scale S, 0.5..1; 0 = automatic */
+    bool frame_stats;   /* --frame-stats: frame, draw and simulation times as JSON on stdout at exit */
     /* rubble-bench */
     rb_run_scene scenes[RB_MAX_SCENES]; /* SCENE...: pile N, formationK [N], repose [N], FILE.json */
     int scene_count;

@@ -50,6 +50,7 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     sb->window = rb_window_open(opts->width, opts->height, sb->vsync, &sb->gl, err, err_size);
     if (!sb->window) goto fail;
     sb->window_id = SDL_GetWindowID(sb->window);
+    sb->finish_frames = SDL_GetCurrentVideoDriver() && !strcmp(SDL_GetCurrentVideoDriver(), "offscreen");
     if (!paths->shaders[0]) {
         snprintf(err, err_size, "no shaders/ folder beside %s, in the source tree or the install folder",
                  paths->exe_dir);
@@ -57,6 +58,7 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     }
     sb->renderer = rb_renderer_create(paths->shaders, err, err_size);
     if (!sb->renderer) goto fail;
+    rb_sandbox_choose_quality(sb);
     if (sb->replay) rb_replay_add_meshes(sb->replay, sb->renderer);
     sb->registry = rb_app_registry(opts, paths);
     if (!sb->registry) {
@@ -77,7 +79,9 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     if (!sb->world) goto fail;
     sb->entities = rb_entities_create(sb->registry, sb->world);
     sb->view = rb_view_create();
-    if (!sb->entities || !sb->view) {
+    sb->pick_meshes = rb_pick_meshes_create();
+    sb->debug = rb_debug_views_create();
+    if (!sb->entities || !sb->view || !sb->pick_meshes || !sb->debug) {
         snprintf(err, err_size, "out of memory");
         goto fail;
     }
@@ -158,6 +162,9 @@ void rb_sandbox_destroy(rb_sandbox *sb) {
     rb_sandbox_forget_drops(sb);
     rb_scene_destroy(sb->scene);
     rb_view_destroy(sb->view);
+    rb_pick_meshes_destroy(sb->pick_meshes);
+    rb_debug_views_destroy(sb->debug);
+    rb_frame_stats_free(&sb->frame_stats);
     rb_debris_destroy(sb->debris);
     rb_entities_destroy(sb->entities);
     rb_world_destroy(sb->world);
@@ -269,55 +276,6 @@ static void project(const float vp[16], const float p[3], int w, int h, float ou
     out[1] = (0.5f - o[1] / o[3] * 0.5f) * (float)h;
 }
 
-/* Where a world point lands in the window (pixels from the top left); false
- * if it is behind the eye. */
-static bool on_screen(const float vp[16], const float p[3], int w, int h, float out[2]) {
-    vec4 in = {p[0], p[1], p[2], 1.0f}, o;
-    glm_mat4_mulv((vec4 *)vp, in, o);
-    if (o[3] <= 1e-4f) return false;
-    out[0] = (o[0] / o[3] * 0.5f + 0.5f) * (float)w;
-    out[1] = (0.5f - o[1] / o[3] * 0.5f) * (float)h;
-    return true;
-}
-
-/* The extent of each field acting now (a blast for a quarter second after
- * it goes off): a dotted sphere of its radius, three great circles, left
- * out where it is inside a plane's solid (under the ground). The overlay
- * has no lines and no depth: dots read through bodies as an outline. */
-static void draw_fields(rb_sandbox *sb, const rb_render_view *view) {
-    if (!sb->debris) return;
-    const rb_debris_desc *dd = rb_debris_get_desc(sb->debris);
-    const rb_world_desc *wd = rb_world_get_desc(sb->world);
-    float vp[16];
-    glm_mat4_mul((vec4 *)view->proj, (vec4 *)view->view, (vec4 *)vp);
-    const float dot = sb->height >= 700 ? 4.0f : 3.0f;
-    for (uint32_t k = 0; k < dd->field_count; k++) {
-        const rb_field *f = &dd->fields[k];
-        if (!(f->radius > 0.0f) || !rb_debris_field_active(sb->debris, k)) continue;
-        static const float radial[4] = {1.0f, 0.55f, 0.15f, 0.9f}, other[4] = {0.35f, 0.85f, 1.0f, 0.9f};
-        const float *colour = f->kind == RB_FIELD_RADIAL ? radial : other;
-        enum { DOTS = 72 };
-        for (int circle = 0; circle < 3; circle++)
-            for (int i = 0; i < DOTS; i++) {
-                const float a = 6.2831853f * (float)i / DOTS, c = cosf(a) * f->radius, s = sinf(a) * f->radius;
-                /* circle 0 in the ground's plane (xz), 1 in xy, 2 in zy */
-                const float off[3] = {circle == 2 ? 0.0f : c, circle == 0 ? 0.0f : s,
-                                      circle == 0   ? s
-                                      : circle == 2 ? c
-                                                    : 0.0f};
-                const float p[3] = {f->centre[0] + off[0], f->centre[1] + off[1], f->centre[2] + off[2]};
-                bool buried = false;
-                for (uint32_t j = 0; j < wd->plane_count && !buried; j++)
-                    buried = wd->planes[j].normal[0] * p[0] + wd->planes[j].normal[1] * p[1] +
-                                 wd->planes[j].normal[2] * p[2] <
-                             wd->planes[j].offset;
-                float px[2];
-                if (buried || !on_screen(vp, p, sb->width, sb->height, px)) continue;
-                rb_renderer_rect(sb->renderer, px[0] - 0.5f * dot, px[1] - 0.5f * dot, dot, dot, colour);
-            }
-    }
-}
-
 /* A scene file's name without its folders. */
 static const char *scene_name(const char *path) {
     const char *slash = strrchr(path, '/');
@@ -331,6 +289,9 @@ static const char *scene_label(const rb_sandbox *sb) {
 }
 
 static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
+    char quality[128];
+    const rb_render_quality q = rb_renderer_quality(sb->renderer);
+    rb_quality_describe(&q, quality, sizeof quality);
     const rb_entity *sel = sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
     rb_hud_info hud = {
         .fps = sb->fps,
@@ -340,6 +301,7 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         .sim_rate = sb->steps_clock.sim_rate,
         .slowed = sb->steps_clock.slowed,
         .time_scale = sb->steps_clock.scale,
+        .quality = quality,
         .bodies = rb_world_body_count(sb->world),
         .particles = rb_world_particle_count(sb->world),
         .backend = rb_world_backend_name(sb->world),
@@ -367,6 +329,9 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         rb_replay_hud(sb->replay, &replay);
         hud.replay = &replay;
     }
+    char views[256];
+    rb_debug_views_describe(sb->debug, views, sizeof views);
+    hud.views = views;
     rb_sandbox_debris_active(sb, &hud.emitters, &hud.fields);
     if (sb->grab.active) {
         float vp[16];
@@ -403,8 +368,9 @@ static void draw(rb_sandbox *sb) {
     rb_view_style style = {.particle_view = sb->particle_view,
                            .highlight = sb->grab.active ? sb->grab.body : (rb_body_id){0},
                            .debris = sb->debris};
+    rb_sandbox_view_style(sb, &style); /* the body under the cursor, the sleeping */
     rb_view_submit(sb->view, sb->renderer, sb->world, sb->entities, &style);
-    draw_fields(sb, &view);
+    rb_sandbox_draw_views(sb, &view);
     draw_hud(sb, &view);
     rb_renderer_end(sb->renderer);
     rb_sandbox_panels_draw(sb);
@@ -420,6 +386,7 @@ static bool save_shot(rb_sandbox *sb, const char *path) {
 
 bool rb_sandbox_frame(rb_sandbox *sb) {
     double now = rb_seconds();
+    const double cpu_start = rb_cpu_seconds();
     double wall_dt = now - sb->last_wall;
     sb->last_wall = now;
     double dt = sb->fixed_dt > 0.0 ? sb->fixed_dt : fmin(wall_dt, RB_MAX_FRAME_DT);
@@ -430,8 +397,12 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
     SDL_Event e;
     while (SDL_PollEvent(&e)) /* a click on a panel is the panels' */
         if (!rb_sandbox_panels_event(sb, &e)) rb_input_event(&sb->input, &e, rb_script_screenshot_event());
-    if (sb->input.look_dx != 0.0f || sb->input.look_dy != 0.0f)
-        rb_camera_turn(&sb->camera, sb->input.look_dx, sb->input.look_dy);
+    if (sb->input.look_dx != 0.0f || sb->input.look_dy != 0.0f) {
+        if (sb->input.orbiting)
+            rb_sandbox_orbit(sb, sb->input.look_dx, sb->input.look_dy);
+        else
+            rb_camera_turn(&sb->camera, sb->input.look_dx, sb->input.look_dy);
+    }
     for (int i = 0; i < sb->input.action_count; i++) rb_sandbox_do(sb, &sb->input.actions[i]);
     float right, up, forward;
     bool fast;
@@ -443,13 +414,17 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
         rb_grab_aim(&sb->grab, o, d);
     }
     rb_sandbox_panels_frame(sb, dt);
+    const double sim_start = rb_seconds();
     if (sb->replay)
         rb_sandbox_replay_tick(sb, dt); /* the replay clock moves, not the world */
     else
         simulate(sb, dt, wall_dt);
+    const double sim_s = rb_seconds() - sim_start;
     /* A minimized window is not drawn; without vsync the loop would spin a core for nothing. */
     if (SDL_GetWindowFlags(sb->window) & SDL_WINDOW_MINIMIZED) SDL_Delay(10);
+    double draw_start = rb_seconds();
     draw(sb);
+    double draw_s = rb_seconds() - draw_start;
     if (sb->pending_shot[0]) {
         if (save_shot(sb, sb->pending_shot)) {
             char text[600];
@@ -459,8 +434,21 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
         sb->pending_shot[0] = '\0';
     }
     if (sb->video) rb_capture_video(sb->renderer, sb->width, sb->height, sb->video);
-    SDL_GL_SwapWindow(sb->window);
+    draw_start = rb_seconds();
+    /* Offscreen nothing presents the frame: it is finished as a window's swap would. */
+    if (sb->finish_frames) rb_renderer_finish(sb->renderer);
+    SDL_GL_SwapWindow(sb->window); /* a software renderer finishes drawing here */
+    draw_s += rb_seconds() - draw_start;
     sb->frame++;
+    /* The next frames' stepping gets what the rest of this one left of the frame target. */
+    const double frame_s = rb_seconds() - now;
+    rb_step_clock_drawn(&sb->steps_clock, frame_s - sim_s);
+    if (sb->opts.frame_stats)
+        rb_frame_stats_add(&sb->frame_stats, &(rb_frame_sample){.frame_ms = (float)(frame_s * 1e3),
+                                                                .draw_ms = (float)(draw_s * 1e3),
+                                                                .sim_ms = (float)(sim_s * 1e3),
+                                                                .cpu_ms = (float)((rb_cpu_seconds() - cpu_start) * 1e3),
+                                                                .steps = sb->steps_clock.frame_steps});
 
     if (sb->frame > 1 && wall_dt > 0.0) {
         sb->frame_ms = 0.9 * sb->frame_ms + 0.1 * wall_dt * 1000.0;
@@ -528,6 +516,7 @@ int rb_sandbox_run(const rb_options *opts, const rb_paths *paths) {
     /* A scripted run whose screenshot (--screenshot or a script's) could not
      * be saved failed: the error was said when it happened. */
     if (sb->shot_failures > 0 && (opts->script || opts->screenshot)) code = 1;
+    if (opts->frame_stats) rb_sandbox_print_frame_stats(sb);
     if (!end_video(sb)) code = 1; /* a video that could not be made fails the run */
     rb_sandbox_destroy(sb);
     return code;

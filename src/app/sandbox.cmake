@@ -4,7 +4,8 @@
 find_package(SDL2 REQUIRED CONFIG)
 set(RB_SANDBOX_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(RB_SANDBOX_SOURCES sandbox.c sandbox_actions.c sandbox_scene.c sandbox_stats.c sandbox_panels.c settings.c window.c
-                       input.c view.c capture.c camera.c tools.c hud.c script.c replay.c panels.cpp)
+                       input.c view.c capture.c camera.c tools.c hud.c script.c replay.c pick.c debug_views.c sandbox_view.c
+                       panels.cpp)
 list(TRANSFORM RB_SANDBOX_SOURCES PREPEND ${RB_SANDBOX_DIR}/)
 add_library(rubble_sandbox STATIC ${RB_SANDBOX_SOURCES})
 target_include_directories(rubble_sandbox PUBLIC ${RB_SANDBOX_DIR})

@@ -21,6 +21,7 @@
 #include "paths.h"
 #include "replay.h"
 #include "scenes/entities.h"
+#include "render/quality.h"
 #include "sim/world.h"
 #include "tools.h"
 
@@ -87,6 +88,12 @@ typedef struct rb_sandbox_stats {
     uint32_t drawn_instances, drawn_particle_bodies; /* the last frame's bodies drawn as meshes, as particles */
     const char *scene_file;                          /* the scene file installed, "" for a formation */
     const char *last_saved;                          /* the last Ctrl+S, "" if none */
+    rb_body_id hover;                                /* the body under the cursor, drawn lighter */
+    rb_body_id selected;                             /* the selection (middle button, grab) */
+    uint32_t debug_views;                            /* bit k: debug view k on (debug_views.h) */
+    uint32_t contacts_drawn, cells_drawn;            /* by the contacts' and the grid's views, last frame */
+    rb_render_quality quality;                       /* the drawing quality in use */
+    const char *gl_renderer;                         /* GL_RENDERER, which chose it */
 } rb_sandbox_stats;
 
 void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *out);

@@ -49,7 +49,8 @@ void rb_sandbox_mesh_pieces(rb_sandbox *sb) {
             rb_cell_mesh(p, count, rb_world_shape_radius(sb->world, ws), &m)) {
             const int mesh =
                 rb_renderer_add_mesh(sb->renderer, m.positions, m.normals, m.vertex_count, m.indices, m.index_count);
-            if (mesh >= 0) rb_entities_set_shape_mesh(sb->entities, ws, mesh);
+            if (mesh >= 0 && rb_entities_set_shape_mesh(sb->entities, ws, mesh))
+                rb_pick_meshes_take(sb->pick_meshes, sb->world, ws, &m); /* picked as it is drawn */
             rb_mesh_free(&m);
         } /* else drawn as its particles */
         free(p);
@@ -111,16 +112,8 @@ void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[
     rb_camera_ray(&sb->camera, sb->width, sb->height, x, y, origin, dir);
 }
 
-static rb_pick pick_at(rb_sandbox *sb, float x, float y) {
-    float o[3], d[3];
-    rb_sandbox_cursor_ray(sb, x, y, o, d);
-    /* an empty world has no particles to read (NULL), and still its planes to pick */
-    const float *particles = rb_view_particles(sb->view, sb->world);
-    const bool readable = particles || rb_world_particle_count(sb->world) == 0;
-    return readable ? rb_pick_ray(sb->world, particles, o, d) : (rb_pick){0};
-}
-
-rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y) { return pick_at(sb, x, y); }
+/* What the cursor is on, as drawn (sandbox_view.c). */
+static rb_pick pick_at(rb_sandbox *sb, float x, float y) { return rb_sandbox_pick(sb, x, y); }
 
 static void do_throw(rb_sandbox *sb, double held, float x, float y) {
     const rb_entity *e = sb->selected_shape >= 0 ? rb_entities_get(sb->entities, (uint32_t)sb->selected_shape) : NULL;
@@ -188,8 +181,8 @@ static void remove_last_emitter(rb_sandbox *sb) {
     rb_sandbox_notice(sb, text);
 }
 
-/* F: a fountain of the selected shape where the cursor meets the ground or
- * a body (rb_tool_emitter); F on the last one's spot again, or Shift+F,
+/* M: a fountain of the selected shape where the cursor meets the ground or
+ * a body (rb_tool_emitter); M on the last one's spot again, or Shift+M,
  * removes the last one instead. A refusal (nothing under the cursor, a
  * spot inside a plane's solid, a full table) is said, and nothing changes. */
 static void place_emitter(rb_sandbox *sb, float x, float y, bool remove) {
@@ -224,7 +217,7 @@ static void place_emitter(rb_sandbox *sb, float x, float y, bool remove) {
         rb_sandbox_notice(sb, text);
         return;
     }
-    snprintf(text, sizeof text, "emitter: %s, %.0f a second, each living %.0f s (F on it or Shift+F removes it)",
+    snprintf(text, sizeof text, "emitter: %s, %.0f a second, each living %.0f s (M on it or Shift+M removes it)",
              shape->name, e.rate, e.lifetime);
     rb_sandbox_notice(sb, text);
 }
@@ -267,6 +260,7 @@ static void tool_press(rb_sandbox *sb, rb_tool tool, float x, float y) {
     case RB_TOOL_GRAB: {
         rb_pick p = pick_at(sb, x, y);
         if (p.body_hit && rb_grab_begin(&sb->grab, sb->world, &p)) sb->grab.hz = sb->grab_hz;
+        sb->selected = p.body_hit ? p.body : (rb_body_id){0}; /* F focuses on it, orbits go about it */
         break;
     }
     case RB_TOOL_DELETE: {
@@ -297,6 +291,31 @@ static void reload_shaders(rb_sandbox *sb) {
         snprintf(sb->shader_error, sizeof sb->shader_error, "%s", err);
         rb_log(RB_LOG_ERROR, "shader reload failed; the old shaders stay in use:\n%s", err);
     }
+}
+
+void rb_sandbox_choose_quality(rb_sandbox *sb) {
+    const rb_options *o = &sb->opts;
+    const rb_render_quality q =
+        rb_quality_choose(rb_renderer_gl_name(sb->renderer), o->msaa, o->shadows, o->render_scale);
+    rb_renderer_set_quality(sb->renderer, &q); /* the options' values were checked: it is taken */
+    sb->quality_automatic = o->msaa < 0 && o->shadows < 0 && !(o->render_scale > 0.0f);
+    char text[128];
+    rb_quality_describe(&q, text, sizeof text);
+    rb_log(RB_LOG_INFO, "quality: %s, %s %s", text, sb->quality_automatic ? "chosen for" : "as asked, on",
+           rb_renderer_gl_name(sb->renderer));
+}
+
+/* F9: low, medium, high, low... */
+static void next_quality(rb_sandbox *sb) {
+    rb_render_quality q = rb_renderer_quality(sb->renderer);
+    q = rb_quality_preset_get(rb_quality_next_preset(&q));
+    rb_renderer_set_quality(sb->renderer, &q);
+    sb->quality_automatic = false;
+    char text[160], described[128];
+    q = rb_renderer_quality(sb->renderer); /* less what the driver lacks */
+    rb_quality_describe(&q, described, sizeof described);
+    snprintf(text, sizeof text, "quality: %s", described);
+    rb_sandbox_notice(sb, text);
 }
 
 /* L: new plugins and meshes are added, rebuilt plugins' shapes replaced. */
@@ -459,6 +478,9 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
         else
             rb_sandbox_notice(sb, sb->vsync ? "vsync on" : "vsync off");
         break;
+    case RB_ACT_QUALITY:
+        next_quality(sb);
+        break;
     case RB_ACT_EMITTER:
         place_emitter(sb, a->x, a->y, a->arg < 0);
         break;
@@ -467,6 +489,13 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
         break;
     case RB_ACT_VORTEX:
         place_vortex(sb, a->x, a->y);
+        break;
+    case RB_ACT_DEBUG_VIEW:
+    case RB_ACT_FOCUS:
+    case RB_ACT_BOOKMARK:
+    case RB_ACT_ORBIT_MODE:
+    case RB_ACT_SELECT:
+        rb_sandbox_view_do(sb, a);
         break;
     case RB_ACT_TOOL_PRESS:
         if (rb_sandbox_place_pending(sb, a->x, a->y)) break; /* the Scene panel's "place" */

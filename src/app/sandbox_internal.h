@@ -8,8 +8,11 @@
 
 #include <SDL.h>
 
+#include "debug_views.h"
+#include "frame_stats.h"
 #include "input.h"
 #include "panels.h"
+#include "pick.h"
 #include "record/cache.h"
 #include "render/render.h"
 #include "replay.h"
@@ -30,6 +33,9 @@ struct rb_sandbox {
     uint32_t window_id;
     int width, height; /* drawable, pixels */
     bool vsync;
+    /* SDL_VIDEODRIVER=offscreen: no swap presents a frame, so each is finished
+     * (rb_renderer_finish) to be drawn and timed as in a window */
+    bool finish_frames;
 
     rb_renderer *renderer;
     rb_registry *registry;
@@ -61,7 +67,7 @@ struct rb_sandbox {
     rb_blast blast; /* what the explode tool sets off */
     rb_body_id last_thrown, last_deleted;
     int last_exploded;
-    uint64_t emitters_placed; /* F presses that placed one: each emitter's seed */
+    uint64_t emitters_placed; /* M presses that placed one: each emitter's seed */
     rb_throw throw_params;    /* the throw tool's speeds and spin (the Tools panel) */
     float grab_hz;            /* the grab's spring (the Tools panel) */
     struct rb_sandbox_ui *ui; /* the settings panels (sandbox_panels.c); NULL until first shown */
@@ -72,6 +78,10 @@ struct rb_sandbox {
     uint64_t frame, steps;
     double fps, frame_ms, sim_ms;
     rb_stats stats; /* --stats-every */
+    /* --frame-stats: every frame's times; whether the quality is still the
+     * one chosen for the GL renderer (no quality flag given, no F9) */
+    rb_frame_stats frame_stats;
+    bool quality_automatic;
     /* --record: the cache, the world it records (a scene loaded into a new
      * world ends it), the step it began at and the next frame it is due */
     rb_cache_writer *record;
@@ -81,6 +91,18 @@ struct rb_sandbox {
     /* --replay: the cache shown instead of the world, until Enter makes it live (NULL then, and in a live run) */
     rb_replay *replay;
     rb_video *video; /* --video, or NULL */
+
+    /* seeing what happens (sandbox_view.c) */
+    rb_pick_meshes *pick_meshes; /* what the tools pick against: the meshes as drawn */
+    rb_debug_views *debug;       /* F3 F4 F6 F7 F8 */
+    rb_body_id hover;            /* the body under the cursor, drawn lighter */
+    rb_body_id selected;         /* the middle button's (or the grab's) pick: F focuses on it, orbits go about it */
+    rb_body_id orbit_body;       /* the body an orbit follows, or none */
+    float orbit_centre[3];       /* m */
+    uint32_t orbit_serial;       /* the input's orbit (rb_input.orbits) the centre is for */
+    rb_scene_bookmark bookmarks[RB_SCENE_BOOKMARKS]; /* Ctrl+1..3; saved with the scene */
+    bool ctrl_held;                                  /* at the last frame drawn */
+    float before_ctrl[3];                            /* m: the eye at the last frame drawn without Ctrl */
 
     char last_error[512]; /* the log's last error as last seen, and when it changed */
     double error_since;
@@ -116,8 +138,6 @@ void rb_sandbox_debris_active(const rb_sandbox *sb, uint32_t *emitters, uint32_t
 void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]);
 /* Looks at the bodies from the front right and above. */
 void rb_sandbox_frame_camera(rb_sandbox *sb);
-/* What the cursor's ray at (x, y) meets: a body's particle, else a plane. */
-rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y);
 
 /* sandbox_panels.c */
 typedef struct rb_sandbox_ui rb_sandbox_ui;
@@ -133,7 +153,27 @@ void rb_sandbox_panels_end(rb_sandbox *sb);
  * places it there, instead of using the tool: true if it did. */
 bool rb_sandbox_place_pending(rb_sandbox *sb, float x, float y);
 
+/* sandbox_view.c */
+/* The pick through a cursor position (window coordinates) against the
+ * bodies as drawn (pick.h), the transforms read now. */
+rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y);
+/* After the frame's read: the body under the cursor (sb->hover) and the
+ * sleeping tint into the view's style. */
+void rb_sandbox_view_style(rb_sandbox *sb, rb_view_style *style);
+/* The debug views, the selection's box and the crosshair. */
+void rb_sandbox_draw_views(rb_sandbox *sb, const rb_render_view *view);
+/* Mouse motion while orbiting (dx, dy pixels); the first of an orbit picks its centre. */
+void rb_sandbox_orbit(rb_sandbox *sb, float dx, float dy);
+/* The debug view keys, F, the bookmarks, the orbit mode, the middle button. */
+void rb_sandbox_view_do(rb_sandbox *sb, const rb_action *a);
+/* A scene file's camera bookmarks, if it has them, become the sandbox's. */
+void rb_sandbox_take_bookmarks(rb_sandbox *sb, const rb_scene *scene);
+/* The quality the options and the GL renderer ask for (render/quality.h), set and logged. */
+void rb_sandbox_choose_quality(rb_sandbox *sb);
+
 /* sandbox_stats.c */
+/* --frame-stats: the run's frame figures as one JSON line on stdout. */
+void rb_sandbox_print_frame_stats(const rb_sandbox *sb);
 /* --stats-every: one line of the period's figures on stdout. */
 void rb_sandbox_report_stats(rb_sandbox *sb, double now);
 

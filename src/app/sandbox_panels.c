@@ -13,11 +13,6 @@
 #include "sandbox_internal.h"
 #include "scenes/formations.h"
 
-/* The Inspector picks the body under the cursor again when the cursor moves,
- * or this often (s of the sandbox clock) while it stays: a pick reads every
- * particle. */
-#define RB_INSPECT_EVERY 0.25
-
 struct rb_sandbox_ui {
     rb_panels *panels; /* NULL if Dear ImGui could not start */
     bool failed;       /* ... and it was said once */
@@ -26,10 +21,7 @@ struct rb_sandbox_ui {
     rb_panel_shape *shapes;
     uint32_t shape_capacity;
     bool emitter_active[RB_DEBRIS_MAX_EMITTERS], field_active[RB_DEBRIS_MAX_FIELDS];
-    /* the Inspector's pick, and where and when it was made */
-    rb_body_id inspected;
-    float inspected_x, inspected_y;
-    double inspected_at;
+    rb_body_id inspected; /* the body the Inspector shows */
     char piece_name[64];
     rb_panel_body body; /* what the Inspector showed last */
     /* the material's largest step, kept for the material it was found for */
@@ -124,19 +116,16 @@ static void fill_shapes(rb_sandbox *sb, rb_panel_view *v) {
     v->shapes = ui->shapes, v->shape_count = n, v->selected_shape = sb->selected_shape;
 }
 
-/* The grabbed body, else the one under the cursor (picked again when the
- * cursor moves off where it was picked, or every RB_INSPECT_EVERY s). */
+/* The grabbed body, else the one under the cursor: the body the last frame
+ * drew lighter (sb->hover, picked as drawn: sandbox_view.c), so the
+ * Inspector costs no pick of its own. Pointing at a panel keeps what it
+ * shows, to be read. */
 static rb_body_id inspected(rb_sandbox *sb) {
     rb_sandbox_ui *ui = sb->ui;
-    if (sb->grab.active) return sb->grab.body;
-    const float x = sb->input.mouse_x, y = sb->input.mouse_y;
-    if (rb_panels_over(ui->panels, x, y)) return ui->inspected; /* pointing at a panel: keep what it shows */
-    const bool moved = fabsf(x - ui->inspected_x) > 1.0f || fabsf(y - ui->inspected_y) > 1.0f;
-    if (moved || sb->clock - ui->inspected_at >= RB_INSPECT_EVERY || !rb_world_body_valid(sb->world, ui->inspected)) {
-        const rb_pick p = rb_sandbox_pick(sb, x, y);
-        ui->inspected = p.body_hit ? p.body : (rb_body_id){0};
-        ui->inspected_x = x, ui->inspected_y = y, ui->inspected_at = sb->clock;
-    }
+    if (sb->grab.active)
+        ui->inspected = sb->grab.body;
+    else if (!rb_panels_over(ui->panels, sb->input.mouse_x, sb->input.mouse_y))
+        ui->inspected = sb->hover;
     return ui->inspected;
 }
 

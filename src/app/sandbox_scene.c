@@ -88,6 +88,8 @@ bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file,
         return false;
     }
     rb_grab_end(&sb->grab);
+    /* a scene loaded, not a reset: its camera bookmarks, if it has them */
+    if (scene != sb->scene) rb_sandbox_take_bookmarks(sb, scene);
     rb_debris_destroy(sb->debris); /* it knows the world it was made for */
     sb->debris = NULL;
     if (!reuse) {
@@ -95,6 +97,7 @@ bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file,
         rb_world_destroy(sb->world);
         sb->world = world, sb->entities = entities;
         sb->shapes_meshed = 0; /* the new world's shapes: its pieces' are yet to be meshed */
+        rb_pick_meshes_forget(sb->pick_meshes);
     }
     if (scene != sb->scene) {
         rb_scene_destroy(sb->scene);
@@ -150,7 +153,7 @@ bool rb_sandbox_save_as(rb_sandbox *sb, const char *path) {
         localtime_r(&now, &tm);
         strftime(name, sizeof name, "rubble-scene-%Y%m%d-%H%M%S.json", &tm);
     }
-    if (!rb_scene_save(name, sb->world, sb->entities, err, sizeof err)) {
+    if (!rb_scene_save_with_bookmarks(name, sb->world, sb->entities, sb->bookmarks, err, sizeof err)) {
         rb_log(RB_LOG_ERROR, "%s", err);
         return false;
     }

@@ -3,6 +3,7 @@
  * runs (stats.h; scripts/soak reads it). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sandbox_internal.h"
@@ -37,6 +38,8 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
         .sim_rate = sb->steps_clock.sim_rate,
         .read_ms = last,
         .read_ms_mean = mean,
+        .quality = rb_renderer_quality(sb->renderer),
+        .gl_renderer = rb_renderer_gl_name(sb->renderer),
     };
     rb_view_drawn(sb->view, &o->drawn_instances, &o->drawn_particle_bodies);
     rb_sandbox_debris_active(sb, &o->emitters, &o->fields);
@@ -44,10 +47,36 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
     o->scene_file = sb->scene_file;
     o->last_saved = sb->last_saved;
     memcpy(o->grab_target, sb->grab.target, sizeof o->grab_target);
+    o->hover = sb->hover, o->selected = sb->selected;
+    for (int k = 0; k < RB_DEBUG_VIEW_COUNT; k++) o->debug_views |= (uint32_t)rb_debug_views_on(sb->debug, k) << k;
+    bool cut;
+    rb_debug_views_counts(sb->debug, &o->contacts_drawn, &o->cells_drawn, &cut);
 }
 
 const rb_replay *rb_sandbox_replay(const rb_sandbox *sb) { return sb->replay; }
 const rb_view *rb_sandbox_view(const rb_sandbox *sb) { return sb->view; }
+/* ---- --frame-stats ---- */
+
+void rb_sandbox_print_frame_stats(const rb_sandbox *sb) {
+    const rb_render_quality q = rb_renderer_quality(sb->renderer);
+    const rb_quality_preset preset = rb_quality_preset_of(&q);
+    const rb_frame_stats_setting setting = {
+        .quality = rb_quality_preset_name(preset),
+        .msaa = q.msaa,
+        .shadows = q.shadow_size,
+        .render_scale = q.scale,
+        .automatic = sb->quality_automatic,
+        .gl_renderer = rb_renderer_gl_name(sb->renderer),
+        .width = sb->width,
+        .height = sb->height,
+        .bodies = rb_world_body_count(sb->world),
+        .particles = rb_world_particle_count(sb->world),
+    };
+    char *text = rb_frame_stats_json(&sb->frame_stats, &setting);
+    printf("%s\n", text ? text : "{}");
+    fflush(stdout);
+    free(text);
+}
 
 /* ---- figures for long runs ---- */
 

@@ -24,6 +24,19 @@ void rb_step_clock_begin(rb_step_clock *c, double frame_dt, double now) {
     c->frame_start = now;
     c->out_of_time = false;
     c->accumulator += frame_dt * c->scale;
+    c->budget = rb_step_clock_budget(c);
+}
+
+void rb_step_clock_drawn(rb_step_clock *c, double seconds) {
+    if (!(seconds >= 0.0)) return;
+    /* A stall (a screenshot written, shaders rebuilt) counts as a long frame, no longer. */
+    if (seconds > RB_MAX_FRAME_DT) seconds = RB_MAX_FRAME_DT;
+    c->drawn = c->drawn > 0.0 ? 0.8 * c->drawn + 0.2 * seconds : seconds;
+}
+
+double rb_step_clock_budget(const rb_step_clock *c) {
+    double b = RB_FRAME_TARGET - c->drawn;
+    return b < RB_SIM_BUDGET_MIN ? RB_SIM_BUDGET_MIN : b > RB_SIM_BUDGET ? RB_SIM_BUDGET : b;
 }
 
 uint32_t rb_step_clock_next(rb_step_clock *c, uint32_t max_chunk, double now) {
@@ -36,7 +49,7 @@ uint32_t rb_step_clock_next(rb_step_clock *c, uint32_t max_chunk, double now) {
     if (chunk > max_steps - c->frame_steps) chunk = max_steps - c->frame_steps;
     if (!c->fixed && c->step_cost > 0.0) {
         /* No more steps than fit in what is left of the budget (at least one, so it always moves). */
-        double left = RB_SIM_BUDGET - (now - c->frame_start);
+        double left = c->budget - (now - c->frame_start);
         uint32_t fit = left > 0.0 ? (uint32_t)(left / c->step_cost) : 0;
         if (fit < 1) fit = 1;
         if (chunk > fit) chunk = fit;
@@ -52,7 +65,7 @@ void rb_step_clock_took(rb_step_clock *c, uint32_t steps, double seconds, double
     c->frame_steps += steps;
     /* On the wall clock, a simulation slower than real time gives up the
      * time it owes instead of owing more each frame (the spiral of death). */
-    if (!c->fixed && now - c->frame_start > RB_SIM_BUDGET) c->out_of_time = true;
+    if (!c->fixed && now - c->frame_start > c->budget) c->out_of_time = true;
 }
 
 void rb_step_clock_end(rb_step_clock *c, double real_dt) {

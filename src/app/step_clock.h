@@ -11,6 +11,11 @@
  *         rb_step_clock_took(&c, n, now() - t, now());
  *     }
  *     rb_step_clock_end(&c, real_dt);
+ *     draw and present; rb_step_clock_drawn(&c, what that took);
+ * The budget for stepping adapts to the drawing: a frame aims at
+ * RB_FRAME_TARGET, and the simulation gets what drawing leaves of it, so a
+ * slow renderer (a software rasterizer) slows the simulation down rather
+ * than the frame rate, and a fast one leaves nearly all of it to stepping.
  * Units: seconds. */
 #ifndef RB_STEP_CLOCK_H
 #define RB_STEP_CLOCK_H
@@ -22,8 +27,13 @@
  * window) does not turn into a burst of catch-up steps. */
 #define RB_MAX_FRAME_DT 0.1
 /* Wall time (s) the simulation may take per frame before it is slowed down
- * instead of falling further behind (the spiral of death). */
+ * instead of falling further behind (the spiral of death): at most this,
+ * when drawing takes next to nothing... */
 #define RB_SIM_BUDGET 0.030
+/* ...at least this, however long drawing takes, so the world still moves... */
+#define RB_SIM_BUDGET_MIN 0.008
+/* ...and in between, what drawing leaves of a frame of this long (30 fps). */
+#define RB_FRAME_TARGET (1.0 / 30.0)
 
 typedef struct rb_step_clock {
     double dt;          /* the simulation's fixed step */
@@ -33,6 +43,8 @@ typedef struct rb_step_clock {
     double step_cost;   /* wall time per step, smoothed: sizes the chunks on a slow machine */
     double frame_dt;    /* this frame's clock time */
     double frame_start; /* wall time the frame's stepping began */
+    double drawn;       /* wall time of a frame besides stepping (drawing, presenting), smoothed; 0 = not known */
+    double budget;      /* this frame's stepping budget (wall clock only) */
     bool out_of_time;   /* this frame used its budget */
     uint32_t frame_steps;
     /* What the HUD shows */
@@ -64,6 +76,12 @@ void rb_step_clock_took(rb_step_clock *c, uint32_t steps, double seconds, double
 /* Ends the frame: time owed beyond a step is given up (the simulation slows
  * down rather than owing more each frame). real_dt: wall time the frame took. */
 void rb_step_clock_end(rb_step_clock *c, double real_dt);
+/* The rest of the frame (drawing, presenting, input) took `seconds` of wall
+ * time: later frames' budgets leave that much of RB_FRAME_TARGET to it. */
+void rb_step_clock_drawn(rb_step_clock *c, double seconds);
+/* The stepping budget a frame beginning now gets: RB_FRAME_TARGET less the
+ * smoothed drawing time, within [RB_SIM_BUDGET_MIN, RB_SIM_BUDGET]. */
+double rb_step_clock_budget(const rb_step_clock *c);
 /* A paused frame: nothing is owed; single counts one step taken by hand (N). */
 void rb_step_clock_pause(rb_step_clock *c, bool single);
 

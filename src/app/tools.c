@@ -43,6 +43,11 @@ rb_pick rb_pick_ray(rb_world *world, const float *particles, const float origin[
         pick.hit = pick.body_hit = true;
         pick.body = rb_world_body_id(world, (uint32_t)best_body);
     }
+    rb_pick_planes(world, origin, dir, &pick);
+    return pick;
+}
+
+void rb_pick_planes(const rb_world *world, const float origin[3], const float dir[3], rb_pick *pick) {
     /* A plane: the nearest one the ray enters from outside. */
     const rb_world_desc *desc = rb_world_get_desc(world);
     for (uint32_t k = 0; k < desc->plane_count; k++) {
@@ -50,15 +55,14 @@ rb_pick rb_pick_ray(rb_world *world, const float *particles, const float origin[
         float denom = rb_v3_dot(pl->normal, dir);
         if (denom >= -1e-6f) continue;
         float t = (pl->offset - rb_v3_dot(pl->normal, origin)) / denom;
-        if (t < 0.0f || t >= pick.distance) continue;
-        pick.distance = t;
-        pick.hit = true;
-        pick.body_hit = false;
-        pick.body = (rb_body_id){0};
+        if (t < 0.0f || t >= pick->distance) continue;
+        pick->distance = t;
+        pick->hit = true;
+        pick->body_hit = false;
+        pick->body = (rb_body_id){0};
     }
-    if (pick.hit)
-        for (int k = 0; k < 3; k++) pick.point[k] = origin[k] + dir[k] * pick.distance;
-    return pick;
+    if (pick->hit)
+        for (int k = 0; k < 3; k++) pick->point[k] = origin[k] + dir[k] * pick->distance;
 }
 
 rb_throw rb_throw_defaults(void) { return (rb_throw){.speed = 8.0f, .speed_max = 40.0f, .spin = 3.0f}; }

@@ -1,8 +1,10 @@
 /* tools.h - what the mouse does to the world: throw, grab, delete, explode.
  *
- * Picking casts a ray against every particle (a sphere of its shape's
+ * rb_pick_ray casts a ray against every particle (a sphere of its shape's
  * particle radius), so it works for any shape; the planes are hit when no
- * body is. Units: metres, seconds, kilograms. */
+ * body is. The sandbox picks what it draws instead (pick.h: meshes, and
+ * particles where a body is drawn as particles). Units: metres, seconds,
+ * kilograms. */
 #ifndef RB_TOOLS_H
 #define RB_TOOLS_H
 
@@ -34,6 +36,10 @@ typedef struct rb_pick {
 /* Casts a ray (unit dir) against every particle; particles are the world's
  * particle positions (xyz triples, as rb_world_read_particles gives them). */
 rb_pick rb_pick_ray(rb_world *world, const float *particles, const float origin[3], const float dir[3]);
+/* The planes for a pick that has met a body at pick->distance, or nothing
+ * (distance INFINITY): the nearest plane in front of that, entered from
+ * outside, takes its place; then the point is set for whatever was hit. */
+void rb_pick_planes(const rb_world *world, const float origin[3], const float dir[3], rb_pick *pick);
 
 /* How the throw tool throws: a tap at `speed`, rising to `speed_max` after
  * holding the button 1.5 s, with a tumble of `spin` about a random axis

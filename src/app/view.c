@@ -57,14 +57,24 @@ static void piece_color(rb_body_id id, uint32_t piece, float rgba[4]) {
 
 void rb_view_body_color(rb_body_id id, float rgba[4]) { piece_color(id, 0, rgba); }
 
-static void highlight(const rb_view_style *style, rb_body_id id, float rgba[4]) {
-    if (id.slot == style->highlight.slot && id.generation == style->highlight.generation && id.generation != 0)
-        for (int k = 0; k < 3; k++) rgba[k] = 0.5f + 0.5f * rgba[k];
+static bool same_id(rb_body_id a, rb_body_id b) {
+    return a.generation != 0 && a.slot == b.slot && a.generation == b.generation;
 }
 
-static void body_color(const rb_view_style *style, rb_body_id id, float rgba[4]) {
+/* Body b's colour as the style shows it: asleep (the sleep view) washed
+ * out to a cool grey, unlike every colour of the palette, so the sleeping
+ * read at a glance; under the cursor lighter, grabbed lighter still. */
+static void highlight(const rb_view_style *style, rb_body_id id, uint32_t b, float rgba[4]) {
+    static const float sleep_tint[3] = {0.42f, 0.45f, 0.52f};
+    if (style->asleep && style->asleep[b])
+        for (int k = 0; k < 3; k++) rgba[k] = 0.2f * rgba[k] + 0.8f * sleep_tint[k];
+    const float lift = same_id(id, style->highlight) ? 0.5f : same_id(id, style->hover) ? 0.3f : 0.0f;
+    for (int k = 0; k < 3; k++) rgba[k] = lift + (1.0f - lift) * rgba[k];
+}
+
+static void body_color(const rb_view_style *style, rb_body_id id, uint32_t b, float rgba[4]) {
     rb_view_body_color(id, rgba);
-    highlight(style, id, rgba);
+    highlight(style, id, b, rgba);
 }
 
 /* Grows a (count x elem) array to hold n, with room to spare. */
@@ -205,13 +215,13 @@ static void submit_particles(rb_view *v, rb_renderer *r, rb_world *world, const 
     const uint32_t n = first[b + 1] - first[b];
     const rb_body_id id = id_of(v, world, b);
     float rgba[4];
-    body_color(style, id, rgba);
+    body_color(style, id, b, rgba);
     for (uint32_t i = first[b]; i < first[b + 1]; i++) memcpy(&v->particle_colors[i * 4], rgba, sizeof rgba);
     if (style->particle_view && !v->table && grow((void **)&v->piece_of, &v->piece_cap, n, sizeof *v->piece_of) &&
         rb_world_particle_pieces(world, id, v->piece_of, n) > 0)
         for (uint32_t i = 0; i < n; i++) {
             piece_color(id, v->piece_of[i], rgba);
-            highlight(style, id, rgba);
+            highlight(style, id, b, rgba);
             memcpy(&v->particle_colors[(first[b] + i) * 4], rgba, sizeof rgba);
         }
     if (fade < 1.0f) {
@@ -264,7 +274,7 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
             out->transform = v->transforms[b];
             /* the mesh's size, shrunk by the fade */
             out->transform.pad = scale_of(v, entities, shapes, b) * fade;
-            body_color(style, id_of(v, world, b), out->color);
+            body_color(style, id_of(v, world, b), b, out->color);
             v->drawn_instances++;
         } else if (first) {
             submit_particles(v, r, world, style, b, first, radius_of(v, world, shapes, b), fade);

@@ -23,6 +23,8 @@ typedef struct rb_view rb_view;
 typedef struct rb_view_style {
     bool particle_view;   /* every body as its particles */
     rb_body_id highlight; /* drawn lighter (the grabbed body); a null id for none */
+    rb_body_id hover;     /* drawn a little lighter (the body under the cursor); a null id for none */
+    const bool *asleep;   /* per body (body order): drawn tinted when asleep; NULL: no tint */
     /* The scene's debris, or NULL: a body near the end of its lifetime is
      * drawn shrunk by its fade (rb_debris_fade), and not at all at 0. */
     const rb_debris *debris;

@@ -14,24 +14,23 @@ SDL_Window *rb_window_open(int width, int height, bool vsync, SDL_GLContext *gl_
         return NULL;
     }
     int w = width > 0 ? width : 1280, h = height > 0 ? height : 720;
-    /* 4x multisampling where the driver offers it; without, if it does not. */
-    for (int attempt = 0; attempt < 2 && !gl; attempt++) {
-        SDL_GL_ResetAttributes();
-        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
-        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
-        SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
-        SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
-        SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
-        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, attempt == 0 ? 1 : 0);
-        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, attempt == 0 ? 4 : 0);
-        window = SDL_CreateWindow("Rubble", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
-                                  SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-        if (!window) continue;
-        gl = SDL_GL_CreateContext(window);
-        if (!gl) {
-            SDL_DestroyWindow(window);
-            window = NULL;
-        }
+    /* One sample a pixel: the renderer multisamples in a framebuffer of its
+     * own, as the quality setting asks (render/quality.h), and the window's
+     * framebuffer must have one sample to take the resolved scene. */
+    SDL_GL_ResetAttributes();
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+    SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+    SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
+    SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, 0);
+    SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, 0);
+    window = SDL_CreateWindow("Rubble", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
+                              SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (window) gl = SDL_GL_CreateContext(window);
+    if (window && !gl) {
+        SDL_DestroyWindow(window);
+        window = NULL;
     }
     if (!gl) {
         snprintf(err, err_size, "no OpenGL 3.3 core context: %s", SDL_GetError());

@@ -8,8 +8,9 @@
 #include <SDL.h>
 
 /* Initialises SDL's video, opens a resizable window of width x height (0:
- * 1280 x 720) with an OpenGL 3.3 core context, 4x multisampled where the
- * driver offers it, current and with vsync as asked (where it can be had).
+ * 1280 x 720) with an OpenGL 3.3 core context of one sample a pixel (the
+ * renderer multisamples on its own), current and with vsync as asked (where
+ * it can be had).
  * NULL with the reason in err. */
 SDL_Window *rb_window_open(int width, int height, bool vsync, SDL_GLContext *gl, char *err, size_t err_size);
 

@@ -24,10 +24,17 @@
 #include <stb_easy_font.h>
 #pragma GCC diagnostic pop
 
-/* Shadow map side, texels: 2048 keeps a 20 m scene at 2 cm a texel. */
-#define RB_SHADOW_SIZE 2048
-
-enum { PROG_MESH, PROG_MESH_DEPTH, PROG_SPHERE, PROG_SPHERE_DEPTH, PROG_PLANE, PROG_SKY, PROG_OVERLAY, PROG_COUNT };
+enum {
+    PROG_MESH,
+    PROG_MESH_DEPTH,
+    PROG_SPHERE,
+    PROG_SPHERE_DEPTH,
+    PROG_PLANE,
+    PROG_SKY,
+    PROG_OVERLAY,
+    PROG_LINES,
+    PROG_COUNT
+};
 
 static const char *const g_program_files[PROG_COUNT][2] = {
     [PROG_MESH] = {"mesh.vert.glsl", "mesh.frag.glsl"},
@@ -37,6 +44,7 @@ static const char *const g_program_files[PROG_COUNT][2] = {
     [PROG_PLANE] = {"plane.vert.glsl", "plane.frag.glsl"},
     [PROG_SKY] = {"sky.vert.glsl", "sky.frag.glsl"},
     [PROG_OVERLAY] = {"overlay.vert.glsl", "overlay.frag.glsl"},
+    [PROG_LINES] = {"lines.vert.glsl", "lines.frag.glsl"},
 };
 
 /* Per-instance data of a mesh: position + pad, quaternion, colour: 48 bytes. */
@@ -60,6 +68,14 @@ typedef struct rb_gpu_mesh {
     float box_center[3], box_half[3]; /* m; box_half zero unless every vertex is a corner of the bounding box */
 } rb_gpu_mesh;
 
+/* Line vertex: x, y, z in metres (world), colour as 4 bytes: 16 bytes. */
+typedef struct rb_line_vertex {
+    float x, y, z;
+    uint8_t rgba[4];
+} rb_line_vertex;
+#define LINE_VERTEX_FLOATS 4
+_Static_assert(sizeof(rb_line_vertex) == LINE_VERTEX_FLOATS * sizeof(float), "line vertex layout");
+
 /* Overlay vertex: x, y in pixels, colour as 4 bytes: 12 bytes. */
 typedef struct rb_overlay_vertex {
     float x, y;
@@ -68,6 +84,7 @@ typedef struct rb_overlay_vertex {
 
 struct rb_renderer {
     char shader_dir[512];
+    char gl_name[256]; /* GL_RENDERER */
     GLuint programs[PROG_COUNT];
 
     rb_gpu_mesh *meshes;
@@ -80,9 +97,26 @@ struct rb_renderer {
     GLuint overlay_vao;
     rb_stream overlay; /* rb_overlay_vertex data viewed as floats */
 
-    GLuint shadow_fbo, shadow_texture;
+    /* rb_line_vertex data viewed as floats: [0] hidden by what is in front, [1] over everything */
+    GLuint line_vaos[2];
+    rb_stream lines[2];
 
-    rb_render_view view;
+    GLuint shadow_fbo, shadow_texture;
+    int shadow_texels; /* the shadow texture's side as allocated (1 while shadows are off) */
+
+    /* The quality in use, and the framebuffer the scene is drawn into when it
+     * is multisampled or scaled (then blitted to the window's framebuffer,
+     * under the overlay); none while neither is asked for. */
+    rb_render_quality quality;
+    int max_samples; /* GL_MAX_SAMPLES */
+    GLuint scene_fbo, scene_color, scene_depth;
+    GLuint resolve_fbo, resolve_color; /* multisampled and scaled: resolved here at the scene's size, then scaled */
+    int fbo_width, fbo_height, fbo_samples;
+    int samples_said; /* the driver's own sample count, logged once */
+
+    /* cglm reads the view's matrices as mat4 with aligned SSE loads: they
+     * must not move off 16 bytes as fields come and go above. */
+    _Alignas(16) rb_render_view view;
     rb_render_scene scene;
     mat4 light_view, light_proj, light_view_proj;
 };
@@ -152,11 +186,21 @@ bool rb_renderer_reload(rb_renderer *r, char *err, size_t err_size) {
 
 const char *rb_renderer_shader_dir(const rb_renderer *r) { return r->shader_dir; }
 
+/* (Re)allocates the shadow texture at the quality's size. With shadows off it
+ * stays a 1x1 texture, so the samplers that name it still see a complete one. */
+static void size_shadow_map(rb_renderer *r) {
+    const int side = r->quality.shadow_size > 0 ? r->quality.shadow_size : 1;
+    if (side == r->shadow_texels) return;
+    RB_GL(glBindTexture(GL_TEXTURE_2D, r->shadow_texture));
+    RB_GL(
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, side, side, 0, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, NULL));
+    r->shadow_texels = side;
+}
+
 static bool create_shadow_map(rb_renderer *r, char *err, size_t err_size) {
     RB_GL(glGenTextures(1, &r->shadow_texture));
+    size_shadow_map(r);
     RB_GL(glBindTexture(GL_TEXTURE_2D, r->shadow_texture));
-    RB_GL(glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, RB_SHADOW_SIZE, RB_SHADOW_SIZE, 0, GL_DEPTH_COMPONENT,
-                       GL_UNSIGNED_INT, NULL));
     /* Linear filtering with compare mode gives 2x2 hardware PCF per tap. */
     RB_GL(glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR));
     RB_GL(glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR));
@@ -179,6 +223,157 @@ static bool create_shadow_map(rb_renderer *r, char *err, size_t err_size) {
     return true;
 }
 
+/* Lines: position (location 0) and colour (1) per vertex, one buffer for each kind. */
+static void create_line_vaos(rb_renderer *r) {
+    RB_GL(glGenVertexArrays(2, r->line_vaos));
+    for (int k = 0; k < 2; k++) {
+        rb_stream *s = &r->lines[k];
+        RB_GL(glGenBuffers(1, &s->buffer));
+        RB_GL(glBindVertexArray(r->line_vaos[k]));
+        RB_GL(glBindBuffer(GL_ARRAY_BUFFER, s->buffer));
+        RB_GL(glBufferData(GL_ARRAY_BUFFER, 4096, NULL, GL_STREAM_DRAW));
+        s->gpu_bytes = 4096;
+        RB_GL(glEnableVertexAttribArray(0));
+        RB_GL(glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(rb_line_vertex), (void *)0));
+        RB_GL(glEnableVertexAttribArray(1));
+        RB_GL(glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(rb_line_vertex),
+                                    (void *)offsetof(rb_line_vertex, rgba)));
+    }
+}
+
+/* ---- the scene's framebuffer: multisampling and the render scale ---- */
+
+static void free_scene_target(rb_renderer *r) {
+    const GLuint fbos[2] = {r->scene_fbo, r->resolve_fbo};
+    const GLuint buffers[3] = {r->scene_color, r->scene_depth, r->resolve_color};
+    RB_GL(glDeleteFramebuffers(2, fbos)); /* names 0 are ignored */
+    RB_GL(glDeleteRenderbuffers(3, buffers));
+    r->scene_fbo = r->resolve_fbo = r->scene_color = r->scene_depth = r->resolve_color = 0;
+    r->fbo_width = r->fbo_height = r->fbo_samples = 0;
+}
+
+/* A renderbuffer attached to the bound framebuffer. */
+static GLuint attach_renderbuffer(GLenum attachment, GLenum format, int samples, int w, int h) {
+    GLuint buffer;
+    RB_GL(glGenRenderbuffers(1, &buffer));
+    RB_GL(glBindRenderbuffer(GL_RENDERBUFFER, buffer));
+    RB_GL(glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, format, w, h));
+    RB_GL(glFramebufferRenderbuffer(GL_FRAMEBUFFER, attachment, GL_RENDERBUFFER, buffer));
+    return buffer;
+}
+
+static bool framebuffer_complete(const char *what) {
+    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    RB_GL_CHECK("glCheckFramebufferStatus");
+    if (status == GL_FRAMEBUFFER_COMPLETE) return true;
+    rb_log(RB_LOG_ERROR, "render: the %s framebuffer is incomplete (status 0x%04x)", what, (unsigned)status);
+    return false;
+}
+
+/* The scene's framebuffer, w x h with `samples` samples (0: one), and where
+ * it is multisampled and scaled, a plain one of the same size to resolve it
+ * into (a multisampled blit cannot change the size). False, logged, if the
+ * driver cannot make them. */
+static bool make_scene_target(rb_renderer *r, int w, int h, int samples, bool resolve) {
+    free_scene_target(r);
+    RB_GL(glGenFramebuffers(1, &r->scene_fbo));
+    RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, r->scene_fbo));
+    r->scene_color = attach_renderbuffer(GL_COLOR_ATTACHMENT0, GL_RGBA8, samples, w, h);
+    r->scene_depth = attach_renderbuffer(GL_DEPTH_ATTACHMENT, GL_DEPTH_COMPONENT24, samples, w, h);
+    bool ok = framebuffer_complete("scene");
+    GLint given = 0; /* a driver may give more samples than asked for (llvmpipe has 4 only) */
+    RB_GL(glGetRenderbufferParameteriv(GL_RENDERBUFFER, GL_RENDERBUFFER_SAMPLES, &given));
+    if (ok && given != samples && given != r->samples_said) {
+        rb_log(RB_LOG_INFO, "render: %d samples asked for, the driver gives %d", samples, given);
+        r->samples_said = given;
+    }
+    if (ok && resolve) {
+        RB_GL(glGenFramebuffers(1, &r->resolve_fbo));
+        RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, r->resolve_fbo));
+        r->resolve_color = attach_renderbuffer(GL_COLOR_ATTACHMENT0, GL_RGBA8, 0, w, h);
+        ok = framebuffer_complete("resolved scene");
+    }
+    RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, 0));
+    if (!ok) {
+        free_scene_target(r);
+        return false;
+    }
+    r->fbo_width = w, r->fbo_height = h, r->fbo_samples = samples;
+    return true;
+}
+
+/* Pixels of the scene along a side of `full` pixels at the render scale. */
+static int scaled(int full, float scale) {
+    int n = (int)lroundf((float)full * scale);
+    return n < 1 ? 1 : n > full ? full : n;
+}
+
+/* Binds what the scene is drawn into and gives its size: the window's own
+ * framebuffer when neither multisampling nor scaling is asked for (no copy
+ * at all), else the scene's framebuffer. Returns true for the latter. */
+static bool bind_scene_target(rb_renderer *r, int *w, int *h) {
+    const int samples = r->quality.msaa > 1 ? r->quality.msaa : 0;
+    *w = scaled(r->view.width, r->quality.scale), *h = scaled(r->view.height, r->quality.scale);
+    const bool smaller = *w != r->view.width || *h != r->view.height;
+    if (samples == 0 && !smaller) {
+        if (r->scene_fbo) free_scene_target(r);
+        RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, 0));
+        return false;
+    }
+    const bool resolve = samples > 0 && smaller;
+    if ((r->fbo_width != *w || r->fbo_height != *h || r->fbo_samples != samples || (r->resolve_fbo != 0) != resolve) &&
+        !make_scene_target(r, *w, *h, samples, resolve)) {
+        /* Drawn as it can be: one sample, the window's size. */
+        rb_log(RB_LOG_WARN, "render: multisampling and scaling turned off");
+        r->quality.msaa = 0, r->quality.scale = 1.0f;
+        *w = r->view.width, *h = r->view.height;
+        RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, 0));
+        return false;
+    }
+    RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, r->scene_fbo));
+    return true;
+}
+
+/* The scene's framebuffer (w x h) onto the window's: the samples resolved,
+ * then scaled up with linear filtering. */
+static void present_scene(rb_renderer *r, int w, int h) {
+    GLuint from = r->scene_fbo;
+    if (r->resolve_fbo) {
+        RB_GL(glBindFramebuffer(GL_READ_FRAMEBUFFER, r->scene_fbo));
+        RB_GL(glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->resolve_fbo));
+        RB_GL(glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST));
+        from = r->resolve_fbo;
+    }
+    const bool same = w == r->view.width && h == r->view.height;
+    RB_GL(glBindFramebuffer(GL_READ_FRAMEBUFFER, from));
+    RB_GL(glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0));
+    RB_GL(glBlitFramebuffer(0, 0, w, h, 0, 0, r->view.width, r->view.height, GL_COLOR_BUFFER_BIT,
+                            same ? GL_NEAREST : GL_LINEAR));
+    RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, 0));
+}
+
+bool rb_renderer_set_quality(rb_renderer *r, const rb_render_quality *q) {
+    if (!rb_quality_valid(q)) {
+        rb_log(RB_LOG_WARN,
+               "render: quality refused (msaa %d, shadows %d, scale %g): msaa takes 0, 2 or 4, shadows 0, 512, "
+               "1024 or 2048, scale 0.5 to 1",
+               q->msaa, q->shadow_size, (double)q->scale);
+        return false;
+    }
+    r->quality = *q;
+    if (r->quality.msaa > r->max_samples) { /* what the driver has, said once */
+        rb_log(RB_LOG_INFO, "render: %dx multisampling asked for, the driver has %d samples at most", q->msaa,
+               r->max_samples);
+        r->quality.msaa = r->max_samples >= 2 ? 2 : 0; /* msaa is 2 or 4, and more than the driver has */
+    }
+    size_shadow_map(r);
+    return true;
+}
+
+rb_render_quality rb_renderer_quality(const rb_renderer *r) { return r->quality; }
+
+const char *rb_renderer_gl_name(const rb_renderer *r) { return r->gl_name; }
+
 rb_renderer *rb_renderer_create(const char *shader_dir, char *err, size_t err_size) {
     rb_renderer *r = calloc(1, sizeof *r);
     if (!r) {
@@ -187,6 +382,11 @@ rb_renderer *rb_renderer_create(const char *shader_dir, char *err, size_t err_si
     }
     snprintf(r->shader_dir, sizeof r->shader_dir, "%s", shader_dir);
     rb_gl_check("(errors before the renderer started)", __FILE__, __LINE__);
+    r->quality = rb_quality_preset_get(RB_QUALITY_HIGH); /* until the program chooses */
+    const char *name = (const char *)glGetString(GL_RENDERER);
+    RB_GL_CHECK("glGetString(GL_RENDERER)");
+    snprintf(r->gl_name, sizeof r->gl_name, "%s", name ? name : "?");
+    RB_GL(glGetIntegerv(GL_MAX_SAMPLES, &r->max_samples));
     if (!build_programs(r->shader_dir, r->programs, err, err_size)) {
         free(r);
         return NULL;
@@ -234,6 +434,7 @@ rb_renderer *rb_renderer_create(const char *shader_dir, char *err, size_t err_si
     RB_GL(glEnableVertexAttribArray(1));
     RB_GL(glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(rb_overlay_vertex),
                                 (void *)offsetof(rb_overlay_vertex, rgba)));
+    create_line_vaos(r);
     RB_GL(glBindVertexArray(0));
 
     if (!create_shadow_map(r, err, err_size)) {
@@ -255,12 +456,15 @@ void rb_renderer_destroy(rb_renderer *r) {
     free(r->meshes);
     stream_free(&r->spheres);
     stream_free(&r->overlay);
+    stream_free(&r->lines[0]), stream_free(&r->lines[1]);
+    if (r->line_vaos[0]) RB_GL(glDeleteVertexArrays(2, r->line_vaos));
     delete_programs(r->programs);
     GLuint vaos[4] = {r->sphere_vao, r->plane_vao, r->empty_vao, r->overlay_vao};
     RB_GL(glDeleteVertexArrays(4, vaos));
     RB_GL(glDeleteBuffers(1, &r->quad_buffer));
     if (r->shadow_fbo) RB_GL(glDeleteFramebuffers(1, &r->shadow_fbo));
     if (r->shadow_texture) RB_GL(glDeleteTextures(1, &r->shadow_texture));
+    free_scene_target(r);
     free(r);
 }
 
@@ -375,6 +579,7 @@ void rb_renderer_begin(rb_renderer *r, const rb_render_view *view, const rb_rend
     for (uint32_t i = 0; i < r->mesh_count; i++) r->meshes[i].instances.count = 0;
     r->spheres.count = 0;
     r->overlay.count = 0;
+    r->lines[0].count = r->lines[1].count = 0;
 }
 
 rb_render_instance *rb_renderer_instances(rb_renderer *r, int mesh, uint32_t count) {
@@ -435,6 +640,20 @@ void rb_renderer_rect(rb_renderer *r, float x, float y, float w, float h, const 
     to_bytes(rgba, c);
     const float xy[8] = {x, y, x + w, y, x + w, y + h, x, y + h};
     overlay_quad(r, xy, c);
+}
+
+void rb_renderer_lines(rb_renderer *r, const float *points, uint32_t count, const float rgba[4], bool over) {
+    if (count == 0) return;
+    rb_stream *s = &r->lines[over ? 1 : 0];
+    stream_reserve(s, 2 * count * LINE_VERTEX_FLOATS);
+    uint8_t c[4];
+    to_bytes(rgba, c);
+    rb_line_vertex *v = (rb_line_vertex *)&s->data[s->count];
+    for (uint32_t i = 0; i < 2 * count; i++) {
+        v[i].x = points[i * 3], v[i].y = points[i * 3 + 1], v[i].z = points[i * 3 + 2];
+        memcpy(v[i].rgba, c, 4);
+    }
+    s->count += 2 * count * LINE_VERTEX_FLOATS;
 }
 
 void rb_renderer_text_size(const char *text, float scale, float *w, float *h) {
@@ -501,7 +720,8 @@ static void set_common(rb_renderer *r, GLuint prog, const float *view, const flo
     set_mat4(prog, "u_light_view_proj", (float *)r->light_view_proj);
     set_vec3(prog, "u_light_dir", r->scene.light_dir);
     set_vec3(prog, "u_eye", r->view.eye);
-    set_float(prog, "u_shadow_texel", 1.0f / RB_SHADOW_SIZE);
+    /* 0 tells the shaders there is no shadow map this frame (shadows off): all is lit. */
+    set_float(prog, "u_shadow_texel", r->quality.shadow_size > 0 ? 1.0f / (float)r->quality.shadow_size : 0.0f);
 }
 
 /* An orthographic light that covers the focus sphere. */
@@ -539,7 +759,7 @@ static void draw_spheres(rb_renderer *r) {
 
 static void shadow_pass(rb_renderer *r) {
     RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo));
-    RB_GL(glViewport(0, 0, RB_SHADOW_SIZE, RB_SHADOW_SIZE));
+    RB_GL(glViewport(0, 0, r->quality.shadow_size, r->quality.shadow_size));
     RB_GL(glClear(GL_DEPTH_BUFFER_BIT));
     RB_GL(glEnable(GL_DEPTH_TEST));
     /* Pushes depths back a little so lit faces do not shadow themselves (acne). */
@@ -574,6 +794,20 @@ static void draw_planes(rb_renderer *r, bool ground) {
     }
 }
 
+/* The lines of one kind, blended (a colour's alpha fades them). */
+static void draw_lines(rb_renderer *r, int kind) {
+    rb_stream *s = &r->lines[kind];
+    if (s->count == 0) return;
+    stream_upload(s);
+    GLuint p = r->programs[PROG_LINES];
+    set_common(r, p, r->view.view, r->view.proj);
+    RB_GL(glEnable(GL_BLEND));
+    RB_GL(glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+    RB_GL(glBindVertexArray(r->line_vaos[kind]));
+    RB_GL(glDrawArrays(GL_LINES, 0, (GLsizei)(s->count / LINE_VERTEX_FLOATS)));
+    RB_GL(glDisable(GL_BLEND));
+}
+
 static void draw_overlay(rb_renderer *r) {
     if (r->overlay.count == 0) return;
     stream_upload(&r->overlay);
@@ -597,9 +831,11 @@ bool rb_renderer_end(rb_renderer *r) {
     fit_light(r);
 
     RB_GL(glDisable(GL_CULL_FACE));
-    shadow_pass(r);
+    if (r->quality.shadow_size > 0) shadow_pass(r);
 
-    RB_GL(glViewport(0, 0, r->view.width, r->view.height));
+    int scene_w, scene_h;
+    const bool offscreen = bind_scene_target(r, &scene_w, &scene_h);
+    RB_GL(glViewport(0, 0, scene_w, scene_h));
     RB_GL(glClearColor(0.6f, 0.7f, 0.8f, 1.0f));
     RB_GL(glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT));
     RB_GL(glActiveTexture(GL_TEXTURE0));
@@ -644,6 +880,15 @@ bool rb_renderer_end(rb_renderer *r) {
     RB_GL(glDepthMask(GL_TRUE));
     RB_GL(glDisable(GL_BLEND));
 
+    /* Lines last in the scene: the hidden kind against the depth of
+     * everything, the other over it all, under the overlay. */
+    draw_lines(r, 0);
+    RB_GL(glDisable(GL_DEPTH_TEST));
+    draw_lines(r, 1);
+
+    /* The overlay after the scene is scaled up: the HUD's text stays sharp. */
+    if (offscreen) present_scene(r, scene_w, scene_h);
+    RB_GL(glViewport(0, 0, r->view.width, r->view.height));
     draw_overlay(r);
     RB_GL(glBindVertexArray(0));
     RB_GL(glUseProgram(0));
@@ -653,9 +898,15 @@ bool rb_renderer_end(rb_renderer *r) {
 bool rb_renderer_read_pixels(rb_renderer *r, int width, int height, uint8_t *rgba) {
     (void)r;
     unsigned before = rb_gl_error_count();
+    RB_GL(glBindFramebuffer(GL_READ_FRAMEBUFFER, 0)); /* the window's: the scene scaled up, the overlay on it */
     RB_GL(glPixelStorei(GL_PACK_ALIGNMENT, 1));
     RB_GL(glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba));
     return rb_gl_error_count() == before;
+}
+
+void rb_renderer_finish(rb_renderer *r) {
+    (void)r;
+    RB_GL(glFinish());
 }
 
 unsigned rb_renderer_gl_errors(void) { return rb_gl_error_count(); }
@@ -682,8 +933,5 @@ void rb_render_describe_gl(char *out, size_t out_size) {
     RB_GL_CHECK("glGetString(GL_VERSION)");
     const char *renderer = (const char *)glGetString(GL_RENDERER);
     RB_GL_CHECK("glGetString(GL_RENDERER)");
-    GLint samples = 0;
-    RB_GL(glGetIntegerv(GL_SAMPLES, &samples));
-    snprintf(out, out_size, "OpenGL %s on %s, %dx multisampling", version ? version : "?", renderer ? renderer : "?",
-             samples > 1 ? samples : 1);
+    snprintf(out, out_size, "OpenGL %s on %s", version ? version : "?", renderer ? renderer : "?");
 }

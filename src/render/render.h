@@ -4,7 +4,8 @@
  * arrays of body transforms (position + quaternion, Harada 29.2.8) per mesh,
  * and arrays of sphere centres for the particle view, and draws them lit by
  * one directional light with a shadow map, over a ground grid and the
- * scene's walls, under a sky. Text and panels for the HUD go on top.
+ * scene's walls, under a sky. Text and panels for the HUD go on top, at the
+ * window's full size whatever the render scale (quality.h).
  *
  * Needs a current OpenGL 3.3 core context (epoxy resolves the functions).
  * Units: metres; matrices are column-major 4x4 (cglm's mat4). */
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/transform.h"
+#include "render/quality.h"
 
 #define RB_RENDER_MAX_PLANES 8
 
@@ -50,6 +52,16 @@ typedef struct rb_render_instance {
 rb_renderer *rb_renderer_create(const char *shader_dir, char *err, size_t err_size);
 void rb_renderer_destroy(rb_renderer *r);
 
+/* How much each frame draws (quality.h); takes effect at the next frame. A
+ * renderer starts at RB_QUALITY_HIGH. Multisampling beyond what the driver
+ * has is lowered to what it has (logged). False, and nothing changes, for
+ * settings quality.h does not allow. */
+bool rb_renderer_set_quality(rb_renderer *r, const rb_render_quality *q);
+/* The quality in use: as set, less what the driver could not give. */
+rb_render_quality rb_renderer_quality(const rb_renderer *r);
+/* The OpenGL renderer's name (GL_RENDERER), e.g. "llvmpipe (LLVM 15.0.6, 256 bits)". */
+const char *rb_renderer_gl_name(const rb_renderer *r);
+
 /* Rebuilds every shader from the files. On any failure the old shaders stay
  * in use and err holds "file:line:col: driver message" lines. */
 bool rb_renderer_reload(rb_renderer *r, char *err, size_t err_size);
@@ -72,13 +84,27 @@ void rb_renderer_add_instances(rb_renderer *r, int mesh, const rb_transform *tra
                                uint32_t count);
 /* count spheres: centres xyz (m), colours rgba each, all of radius (m). */
 void rb_renderer_add_spheres(rb_renderer *r, const float *centers, const float *colors, uint32_t count, float radius);
+/* count line segments in the world (debug views): points holds 2 * count
+ * xyz triples (m), each pair a segment, all in one colour (rgba, 0..1; the
+ * alpha blends). over: drawn over everything (no depth test), so what is
+ * inside a body shows; else hidden by what is in front of it. One pixel
+ * wide (core OpenGL promises no wider); no shadow. */
+void rb_renderer_lines(rb_renderer *r, const float *points, uint32_t count, const float rgba[4], bool over);
 /* Overlay, in pixels from the top left. */
 void rb_renderer_text(rb_renderer *r, float x, float y, float scale, const float rgba[4], const char *text);
 void rb_renderer_rect(rb_renderer *r, float x, float y, float w, float h, const float rgba[4]);
 /* Size in pixels a text would take at scale. */
 void rb_renderer_text_size(const char *text, float scale, float *w, float *h);
-/* Draws the frame into the current framebuffer. False if a GL call failed (logged). */
+/* Draws the frame into the window's framebuffer (0), the scene through a
+ * framebuffer of its own where it is multisampled or scaled. False if a GL
+ * call failed (logged). */
 bool rb_renderer_end(rb_renderer *r);
+
+/* Waits until the frame is drawn. Where nothing presents the frame (an
+ * offscreen context) nothing else makes a driver finish it: Mesa's llvmpipe
+ * then drops a frame that the next frame's clear covers, and the time it
+ * would take is never seen. */
+void rb_renderer_finish(rb_renderer *r);
 
 /* Reads the framebuffer (bottom row first, as GL stores it) as RGBA bytes. */
 bool rb_renderer_read_pixels(rb_renderer *r, int width, int height, uint8_t *rgba);

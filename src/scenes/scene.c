@@ -272,7 +272,40 @@ static bool write_contacts(FILE *f, rb_world *w, char *err, size_t err_size) {
     return true;
 }
 
+/* The camera bookmarks (docs/scene-format.md, "camera"): written when one
+ * is set, an empty slot as null. */
+static void write_camera(FILE *f, const rb_scene_bookmark *bookmarks) {
+    bool any = false;
+    for (int i = 0; bookmarks && i < RB_SCENE_BOOKMARKS; i++) any |= bookmarks[i].set;
+    if (!any) return;
+    fputs("  \"camera\": {\"bookmarks\": [", f);
+    for (int i = 0; i < RB_SCENE_BOOKMARKS; i++) {
+        const rb_scene_bookmark *b = &bookmarks[i];
+        fputs(i ? ",\n    " : "\n    ", f);
+        if (!b->set) {
+            fputs("null", f);
+            continue;
+        }
+        fputs("{", f);
+        put_vector(f, "position", b->position, 3);
+        fputs(", \"yaw\": ", f);
+        put_float(f, b->yaw);
+        fputs(", \"pitch\": ", f);
+        put_float(f, b->pitch);
+        fputs("}", f);
+    }
+    fputs("\n  ]},\n", f);
+}
+
+static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_scene_bookmark *bookmarks, char *err,
+                        size_t err_size);
+
 bool rb_scene_write(FILE *f, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
+    return write_scene(f, w, t, NULL, err, err_size);
+}
+
+static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_scene_bookmark *bookmarks, char *err,
+                        size_t err_size) {
     const rb_world_desc *d = rb_world_get_desc(w);
     fprintf(f, "{\n  \"rubble_scene\": %d,\n  \"world\": {", RB_SCENE_VERSION);
     put_vector(f, "gravity", d->gravity, 3);
@@ -353,10 +386,16 @@ bool rb_scene_write(FILE *f, rb_world *w, const rb_entities *t, char *err, size_
         fputs("}", f);
     }
     fputs(n ? "\n  ],\n" : "],\n", f);
+    write_camera(f, bookmarks);
     return write_contacts(f, w, err, err_size);
 }
 
 bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
+    return rb_scene_save_with_bookmarks(path, w, t, NULL, err, err_size);
+}
+
+bool rb_scene_save_with_bookmarks(const char *path, rb_world *w, const rb_entities *t,
+                                  const rb_scene_bookmark *bookmarks, char *err, size_t err_size) {
     rb_replace out;
     char why[256] = "";
     FILE *f = rb_replace_open(&out, path, "w", why, sizeof why);
@@ -364,7 +403,7 @@ bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *er
         snprintf(err, err_size, "%s: %s", path, why);
         return false;
     }
-    const bool ok = rb_replace_close(&out, rb_scene_write(f, w, t, why, sizeof why), why, sizeof why);
+    const bool ok = rb_replace_close(&out, write_scene(f, w, t, bookmarks, why, sizeof why), why, sizeof why);
     if (!ok)
         snprintf(err, err_size, "%s: not saved (the old file, if any, is untouched): %s", path,
                  why[0] ? why : strerror(errno));

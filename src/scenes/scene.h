@@ -52,6 +52,20 @@ typedef struct rb_scene_body {
     rb_fracture_desc fracture;
 } rb_scene_body;
 
+/* Camera bookmarks a scene keeps (the `camera` key): the sandbox's Ctrl+1..3. */
+#define RB_SCENE_BOOKMARKS 3
+/* Pitch, rad, a bookmark may have: straight up or down (the sandbox's camera stops just short of them). */
+#define RB_SCENE_PITCH_LIMIT 1.5707963267948966
+
+/* A camera view: where the eye is and where it looks, as the sandbox's fly
+ * camera holds it (yaw 0 looks along -z, positive yaw turns toward -x; pitch
+ * > 0 looks up). */
+typedef struct rb_scene_bookmark {
+    bool set;          /* false: the slot is empty */
+    float position[3]; /* m */
+    float yaw, pitch;  /* rad */
+} rb_scene_bookmark;
+
 typedef struct rb_scene {
     char name[256]; /* the file, for messages */
     rb_world_desc world;
@@ -68,6 +82,9 @@ typedef struct rb_scene {
     /* Debris effects (debris.h): the `emitters`, `fields` and `debris` keys;
      * NULL when the scene has none of them and no body has a lifetime. */
     rb_debris_desc *debris;
+    /* The `camera` key's bookmarks; has_camera false when the file has none. */
+    bool has_camera;
+    rb_scene_bookmark bookmarks[RB_SCENE_BOOKMARKS];
 } rb_scene;
 
 /* Reads a scene file; shapes are checked against the registry (and sized by
@@ -113,6 +130,10 @@ rb_debris *rb_scene_debris(const rb_scene *scene, rb_entities *entities, char *e
  * so a failed save never destroys the file it would replace. False with the
  * reason in err. */
 bool rb_scene_save(const char *path, rb_world *world, const rb_entities *entities, char *err, size_t err_size);
+/* The same with camera bookmarks (RB_SCENE_BOOKMARKS of them; the `camera`
+ * key, written when one is set; NULL: none), as the sandbox's Ctrl+S saves. */
+bool rb_scene_save_with_bookmarks(const char *path, rb_world *world, const rb_entities *entities,
+                                  const rb_scene_bookmark *bookmarks, char *err, size_t err_size);
 /* The same text to an open stream (a keyframe of a cache, src/record/cache.c).
  * False with the reason in err (a body the entity table has no shape for,
  * such as a broken body's piece; a state that is not finite); what was

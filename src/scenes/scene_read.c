@@ -650,6 +650,40 @@ static bool read_contacts(rb_reader *r, rb_scene *s, const cJSON *o) {
     return true;
 }
 
+/* One of the camera's bookmarks: an object with position, yaw and pitch, or
+ * null for an empty slot (docs/scene-format.md, "camera"). */
+static bool read_bookmark(rb_reader *r, const cJSON *o, rb_scene_bookmark *b) {
+    static const char *const keys[] = {"position", "yaw", "pitch", NULL};
+    if (cJSON_IsNull(o)) return true;
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected null or an object with position, yaw and pitch");
+    if (!rb_read_check_keys(r, o, keys)) return false;
+    for (int k = 0; k < 3; k++)
+        if (!cJSON_GetObjectItemCaseSensitive(o, keys[k])) return rb_read_fail(r, "'%s' is missing", keys[k]);
+    b->set = true;
+    return rb_read_vector(r, o, "position", 3, b->position) && rb_read_float(r, o, "yaw", -1e6, 1e6, &b->yaw) &&
+           rb_read_float(r, o, "pitch", -RB_SCENE_PITCH_LIMIT, RB_SCENE_PITCH_LIMIT, &b->pitch);
+}
+
+static bool read_camera(rb_reader *r, rb_scene *s, const cJSON *o) {
+    static const char *const keys[] = {"bookmarks", NULL};
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object with \"bookmarks\"");
+    if (!rb_read_check_keys(r, o, keys)) return false;
+    s->has_camera = true;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "bookmarks");
+    if (!list) return true;
+    size_t len = rb_read_enter(r, "bookmarks", 0);
+    const int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1;
+    if (n < 0) return rb_read_fail(r, "expected an array of up to %d bookmarks", RB_SCENE_BOOKMARKS);
+    if (n > RB_SCENE_BOOKMARKS) return rb_read_fail(r, "at most %d bookmarks (got %d)", RB_SCENE_BOOKMARKS, n);
+    for (int i = 0; i < n; i++) {
+        size_t at = rb_read_enter(r, NULL, i);
+        if (!read_bookmark(r, cJSON_GetArrayItem(list, i), &s->bookmarks[i])) return false;
+        rb_read_leave(r, at);
+    }
+    rb_read_leave(r, len);
+    return true;
+}
+
 /* Line and column (from 1) of offset `at` in text. */
 static void line_column(const char *text, const char *at, int *line, int *column) {
     *line = 1, *column = 1;
@@ -676,8 +710,8 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
         snprintf(err, err_size, "%s: out of memory", name);
         return NULL;
     }
-    static const char *const keys[] = {"rubble_scene", "world",    "materials", "planes", "bodies", "generators",
-                                       "contacts",     "emitters", "fields",    "debris", NULL};
+    static const char *const keys[] = {"rubble_scene", "world",  "materials", "planes", "bodies", "generators",
+                                       "contacts",     "camera", "emitters",  "fields", "debris", NULL};
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "rubble_scene");
     size_t len;
     if (!cJSON_IsObject(root)) {
@@ -694,7 +728,8 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
         /* In this order, whatever the file's: materials need the world's
          * step, bodies the materials, the pile generator the planes, the
          * contacts every body's particles and every plane. */
-        static const char *const order[] = {"world", "materials", "planes", "bodies", "generators", "contacts"};
+        static const char *const order[] = {"world",      "materials", "planes", "bodies",
+                                            "generators", "contacts",  "camera"};
         for (size_t k = 0; k < sizeof order / sizeof *order && !r.failed; k++) {
             const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, order[k]);
             if (!o) continue;
@@ -715,8 +750,11 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
             case 4:
                 read_list(&r, s, o, read_generator);
                 break;
-            default:
+            case 5:
                 read_contacts(&r, s, o);
+                break;
+            default:
+                read_camera(&r, s, o);
                 break;
             }
             rb_read_leave(&r, len);

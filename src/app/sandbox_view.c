@@ -1,0 +1,209 @@
+/* sandbox_view.c - seeing what happens, the loop's part: picking what is
+ * drawn (pick.h) for every tool, the body under the cursor highlighted, the
+ * selection, the debug views (debug_views.h) and the crosshair, and the
+ * camera's orbit, focus and bookmarks (saved with the scene). Part of the
+ * loop, with sandbox.c. */
+#include <cglm/cglm.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sandbox_internal.h"
+
+static rb_pick_scene pick_scene(rb_sandbox *sb) {
+    return (rb_pick_scene){
+        .world = sb->world, .entities = sb->entities, .view = sb->view, .particle_view = sb->particle_view};
+}
+
+static bool same_body(rb_body_id a, rb_body_id b) {
+    return a.generation != 0 && a.slot == b.slot && a.generation == b.generation;
+}
+
+/* The pick through (x, y) against the transforms the view holds now. */
+static rb_pick pick_read(rb_sandbox *sb, float x, float y) {
+    float o[3], d[3];
+    rb_sandbox_cursor_ray(sb, x, y, o, d);
+    const rb_pick_scene scene = pick_scene(sb);
+    return rb_pick_drawn(sb->pick_meshes, &scene, o, d);
+}
+
+rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y) {
+    /* Bodies may have moved or gone since the frame was drawn (a reset among this frame's actions). */
+    if (!rb_view_read(sb->view, sb->world)) return (rb_pick){0};
+    return pick_read(sb, x, y);
+}
+
+/* Body id's index and where the view last read it; false if it is gone. */
+static bool find_body(rb_sandbox *sb, rb_body_id id, uint32_t *index, const rb_transform **t) {
+    uint32_t n = 0;
+    const rb_transform *all = rb_view_transforms(sb->view, &n);
+    if (id.generation == 0 || !rb_world_body_valid(sb->world, id) || n != rb_world_body_count(sb->world)) return false;
+    for (uint32_t b = 0; b < n; b++)
+        if (same_body(rb_world_body_id(sb->world, b), id)) {
+            *index = b, *t = &all[b];
+            return true;
+        }
+    return false;
+}
+
+/* Where a body is and how far it reaches (its drawn bounding sphere). */
+static bool body_sphere(rb_sandbox *sb, rb_body_id id, float centre[3], float *radius) {
+    uint32_t b;
+    const rb_transform *t;
+    float lo[3], hi[3];
+    const rb_pick_scene scene = pick_scene(sb);
+    if (!find_body(sb, id, &b, &t) || !rb_pick_body_bounds(sb->pick_meshes, &scene, b, lo, hi, radius)) return false;
+    memcpy(centre, t->position, 3 * sizeof(float));
+    return true;
+}
+
+/* ---- the frame ---- */
+
+void rb_sandbox_view_style(rb_sandbox *sb, rb_view_style *style) {
+    /* the body a click would pick, before the click: not while the cursor
+     * is away, turning the view, or holding a body (that one is lit) */
+    const rb_input *in = &sb->input;
+    sb->hover = (rb_body_id){0};
+    if (in->pointed && !in->looking && !sb->grab.active && !sb->replay) {
+        const rb_pick p = pick_read(sb, in->mouse_x, in->mouse_y);
+        if (p.body_hit) sb->hover = p.body;
+    }
+    style->hover = sb->hover;
+    /* a replay draws the cache's bodies, not the world's: no world state to tint them by */
+    style->asleep = sb->replay ? NULL : rb_debug_asleep(sb->debug, sb->world);
+    /* Ctrl alone flies down: where the eye was before it went down, for Ctrl+1..3 */
+    sb->ctrl_held = in->keys[SDL_SCANCODE_LCTRL] || in->keys[SDL_SCANCODE_RCTRL];
+    if (!sb->ctrl_held) memcpy(sb->before_ctrl, sb->camera.position, sizeof sb->before_ctrl);
+    if (!rb_world_body_valid(sb->world, sb->selected)) sb->selected = (rb_body_id){0}; /* deleted, or a new scene */
+}
+
+void rb_sandbox_draw_views(rb_sandbox *sb, const rb_render_view *view) {
+    float vp[16];
+    glm_mat4_mul((vec4 *)view->proj, (vec4 *)view->view, (vec4 *)vp);
+    const rb_pick_scene scene = pick_scene(sb);
+    const rb_debug_frame f = {.pick = sb->pick_meshes,
+                              .scene = &scene,
+                              .debris = sb->debris,
+                              .view_proj = vp,
+                              .width = sb->width,
+                              .height = sb->height};
+    rb_debug_views_draw(sb->debug, sb->renderer, &f);
+    uint32_t b;
+    const rb_transform *t;
+    float lo[3], hi[3], radius;
+    if (find_body(sb, sb->selected, &b, &t) && rb_pick_body_bounds(sb->pick_meshes, &scene, b, lo, hi, &radius)) {
+        rb_debug_draw_selection(sb->renderer, t, lo, hi);
+    }
+    if (sb->input.pointed && !sb->hide_hud) {
+        int ww = 0, wh = 0; /* the cursor is in window units; the drawable may have more pixels (high DPI) */
+        SDL_GetWindowSize(sb->window, &ww, &wh);
+        const float sx = ww > 0 ? (float)sb->width / (float)ww : 1.0f,
+                    sy = wh > 0 ? (float)sb->height / (float)wh : 1.0f;
+        const float size = sb->height >= 700 ? 22.0f : 15.0f;
+        rb_debug_draw_crosshair(sb->renderer, sb->input.mouse_x * sx, sb->input.mouse_y * sy, size);
+    }
+}
+
+/* ---- the camera ---- */
+
+/* Orbit: about the selection (followed as it moves), else the point under
+ * the cursor as the orbit began, else a point 10 m ahead. */
+static void begin_orbit(rb_sandbox *sb, float x, float y) {
+    float radius;
+    sb->orbit_body = (rb_body_id){0};
+    if (body_sphere(sb, sb->selected, sb->orbit_centre, &radius)) {
+        sb->orbit_body = sb->selected;
+        return;
+    }
+    const rb_pick p = rb_sandbox_pick(sb, x, y);
+    float o[3], d[3];
+    rb_sandbox_cursor_ray(sb, x, y, o, d);
+    for (int k = 0; k < 3; k++) sb->orbit_centre[k] = p.hit ? p.point[k] : o[k] + 10.0f * d[k];
+}
+
+void rb_sandbox_orbit(rb_sandbox *sb, float dx, float dy) {
+    float radius;
+    if (sb->orbit_serial != sb->input.orbits) { /* the first motion of a new orbit */
+        sb->orbit_serial = sb->input.orbits;
+        begin_orbit(sb, sb->input.mouse_x, sb->input.mouse_y);
+    }
+    if (sb->orbit_body.generation != 0 && !body_sphere(sb, sb->orbit_body, sb->orbit_centre, &radius))
+        sb->orbit_body = (rb_body_id){0}; /* gone: on about where it was */
+    rb_camera_orbit(&sb->camera, sb->orbit_centre, dx, dy);
+}
+
+/* F: the selection, else the body under the cursor, else the point there. */
+static void focus(rb_sandbox *sb, float x, float y) {
+    float centre[3], radius = 1.0f;
+    if (!body_sphere(sb, sb->selected, centre, &radius)) {
+        const rb_pick p = rb_sandbox_pick(sb, x, y);
+        if (!p.hit) {
+            rb_sandbox_notice(sb, "nothing to focus on: select a body (middle button) or point at something");
+            return;
+        }
+        if (!p.body_hit || !body_sphere(sb, p.body, centre, &radius))
+            memcpy(centre, p.point, sizeof centre), radius = 1.0f;
+    }
+    rb_camera_focus(&sb->camera, centre, radius);
+}
+
+/* Ctrl+1..3 stores the camera in a bookmark, Shift+1..3 recalls it. Ctrl
+ * alone flies down: a store takes (and puts the eye back at) where it was
+ * before Ctrl went down, not where the frames since have sunk it. */
+static void bookmark(rb_sandbox *sb, int arg) {
+    const int slot = (arg < 0 ? -arg : arg) - 1;
+    if (slot < 0 || slot >= RB_SCENE_BOOKMARKS) return;
+    rb_scene_bookmark *b = &sb->bookmarks[slot];
+    rb_camera *c = &sb->camera;
+    char text[128];
+    if (arg > 0) {
+        if (sb->ctrl_held) memcpy(c->position, sb->before_ctrl, sizeof sb->before_ctrl);
+        *b = (rb_scene_bookmark){.set = true, .yaw = c->yaw, .pitch = c->pitch};
+        memcpy(b->position, c->position, sizeof b->position);
+        snprintf(text, sizeof text, "camera bookmark %d stored (Shift+%d recalls it; Ctrl+S saves it with the scene)",
+                 slot + 1, slot + 1);
+    } else if (!b->set) {
+        snprintf(text, sizeof text, "camera bookmark %d is empty: Ctrl+%d stores one", slot + 1, slot + 1);
+    } else {
+        memcpy(c->position, b->position, sizeof b->position);
+        c->yaw = b->yaw, c->pitch = b->pitch;
+        snprintf(text, sizeof text, "camera bookmark %d", slot + 1);
+    }
+    rb_sandbox_notice(sb, text);
+}
+
+void rb_sandbox_take_bookmarks(rb_sandbox *sb, const rb_scene *scene) {
+    if (scene->has_camera) memcpy(sb->bookmarks, scene->bookmarks, sizeof sb->bookmarks);
+}
+
+/* ---- actions ---- */
+
+void rb_sandbox_view_do(rb_sandbox *sb, const rb_action *a) {
+    char text[160];
+    switch (a->kind) {
+    case RB_ACT_DEBUG_VIEW: {
+        const rb_debug_view_kind k = (rb_debug_view_kind)a->arg;
+        const bool on = rb_debug_views_toggle(sb->debug, k);
+        snprintf(text, sizeof text, "%s view %s (%s)", rb_debug_view_name(k), on ? "on" : "off", rb_debug_view_key(k));
+        rb_sandbox_notice(sb, text);
+        break;
+    }
+    case RB_ACT_FOCUS:
+        focus(sb, a->x, a->y);
+        break;
+    case RB_ACT_BOOKMARK:
+        bookmark(sb, a->arg);
+        break;
+    case RB_ACT_ORBIT_MODE:
+        rb_sandbox_notice(sb, a->arg ? "orbit mode: the right mouse turns the view about the selection or the "
+                                       "point under the cursor (O: back to looking around)"
+                                     : "orbit mode off: the right mouse looks around (Alt + right mouse orbits)");
+        break;
+    case RB_ACT_SELECT: {
+        const rb_pick p = rb_sandbox_pick(sb, a->x, a->y);
+        sb->selected = p.body_hit ? p.body : (rb_body_id){0};
+        break;
+    }
+    default:
+        break;
+    }
+}
