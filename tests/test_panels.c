@@ -20,6 +20,7 @@
 
 #include "base/log.h"
 #include "sandbox.h"
+#include "rb_sandbox_test.h"
 #include "settings.h"
 #include "step_clock.h"
 
@@ -59,21 +60,6 @@ static rb_sandbox *make_sandbox_of(bool panels, int bodies) {
 }
 
 static rb_sandbox *make_sandbox(bool panels) { return make_sandbox_of(panels, 0); }
-
-static void script(rb_sandbox *sb, const char *text) {
-    char err[512];
-    if (!rb_sandbox_set_script(sb, text, err, sizeof err)) fail_msg("script: %s", err);
-}
-
-static void run_frames(rb_sandbox *sb, int n) {
-    for (int i = 0; i < n; i++) assert_true(rb_sandbox_frame(sb));
-}
-
-static rb_sandbox_stats stats(rb_sandbox *sb) {
-    rb_sandbox_stats s;
-    rb_sandbox_get_stats(sb, &s);
-    return s;
-}
 
 /* Where the panels drew a control, from the last frame. */
 static void rect_of(rb_sandbox *sb, rb_panel_id id, const char *label, float r[4]) {

@@ -16,6 +16,7 @@
 #include "record/cache.h"
 #include "replay.h"
 #include "sandbox.h"
+#include "rb_sandbox_test.h"
 #include "view.h"
 
 #define W 320
@@ -274,21 +275,6 @@ static rb_sandbox *make_replay(const char *cache, int plugin_dirs) {
     rb_camera *c = rb_sandbox_camera(sb);
     rb_camera_init(c, (float[3]){0.0f, 3.0f, 8.0f}, (float[3]){0.0f, 1.0f, 0.0f});
     return sb;
-}
-
-static void script(rb_sandbox *sb, const char *text) {
-    char err[512];
-    if (!rb_sandbox_set_script(sb, text, err, sizeof err)) fail_msg("script: %s", err);
-}
-
-static void run_frames(rb_sandbox *sb, int n) {
-    for (int i = 0; i < n; i++) assert_true(rb_sandbox_frame(sb));
-}
-
-static rb_sandbox_stats stats(rb_sandbox *sb) {
-    rb_sandbox_stats s;
-    rb_sandbox_get_stats(sb, &s);
-    return s;
 }
 
 static uint32_t shown(rb_sandbox *sb) { return rb_replay_frame(rb_sandbox_replay(sb)); }

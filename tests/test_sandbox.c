@@ -13,6 +13,7 @@
 #include "debug_views.h"
 #include "render/quality.h"
 #include "sandbox.h"
+#include "rb_sandbox_test.h"
 #include "view.h"
 #include "base/rb_math.h"
 
@@ -75,21 +76,6 @@ static rb_body_id add_cube(rb_sandbox *sb, float x, float y, float z) {
     rb_body_id id = rb_world_add_body(rb_sandbox_world(sb), &d);
     assert_true(id.generation != 0);
     return id;
-}
-
-static void script(rb_sandbox *sb, const char *text) {
-    char err[512];
-    if (!rb_sandbox_set_script(sb, text, err, sizeof err)) fail_msg("script: %s", err);
-}
-
-static void run_frames(rb_sandbox *sb, int n) {
-    for (int i = 0; i < n; i++) assert_true(rb_sandbox_frame(sb));
-}
-
-static rb_sandbox_stats stats(rb_sandbox *sb) {
-    rb_sandbox_stats s;
-    rb_sandbox_get_stats(sb, &s);
-    return s;
 }
 
 /* Where a world point lands in the window (pixels from the top left). */

@@ -231,7 +231,7 @@ bool rb_settings_get_emitter(const rb_settings *s, uint32_t k, rb_emitter_values
 static bool finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
 bool rb_settings_set_emitter(const rb_settings *s, uint32_t k, const rb_emitter_values *v, char *why, size_t why_size) {
-    if (!s->debris) return REFUSE("no debris layer: place an emitter first (F, or the Scene panel)");
+    if (!s->debris) return REFUSE("no debris layer: place an emitter first (M, or the Scene panel)");
     if (k >= rb_debris_get_desc(s->debris)->emitter_count) return REFUSE("emitter %u: there is none", k + 1);
     if (!(isfinite(v->rate) && v->rate > 0.0f && v->rate <= 100000.0f))
         return REFUSE("emitter %u: rate %g a second: must be above 0 and at most 100000", k + 1, v->rate);
