@@ -680,10 +680,14 @@ bool rb_registry_add_mesh_dir(rb_registry *reg, const char *dir) {
     return true;
 }
 
-int rb_registry_reload(rb_registry *reg) {
+/* Loads the plugins loaded so far once more (only those that search the
+ * mesh folders, with searching_only); shapes already registered are skipped
+ * quietly. Returns the number of new shapes. */
+static int load_again(rb_registry *reg, bool searching_only) {
     uint32_t before = reg->count;
     reg->reloading = true;
     for (uint32_t i = 0; i < reg->file_count; i++) {
+        if (searching_only && !reg->files[i].searches) continue;
         char path[4096]; /* loading remembers the file again: a copy of its name */
         snprintf(path, sizeof path, "%s", reg->files[i].path);
         rb_registry_load_plugin(reg, path);
@@ -692,17 +696,12 @@ int rb_registry_reload(rb_registry *reg) {
     return (int)(reg->count - before);
 }
 
+int rb_registry_reload(rb_registry *reg) { return load_again(reg, false); }
+
 int rb_registry_rescan(rb_registry *reg) {
     uint32_t before = reg->count;
     for (uint32_t i = 0; i < reg->dir_count; i++) scan(reg, reg->dirs[i], true);
-    reg->reloading = true; /* plugins that search folders (meshes) search them again */
-    for (uint32_t i = 0; i < reg->file_count; i++) {
-        if (!reg->files[i].searches) continue;
-        char path[4096]; /* loading remembers the file again: a copy of its name */
-        snprintf(path, sizeof path, "%s", reg->files[i].path);
-        rb_registry_load_plugin(reg, path);
-    }
-    reg->reloading = false;
+    load_again(reg, true); /* plugins that search folders (meshes) search them again */
     return (int)(reg->count - before);
 }
 
