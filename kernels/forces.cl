@@ -28,13 +28,33 @@
  * of the pair table (rates) for its two bodies' materials; a plane contact
  * the particle's own material's. The same bits as the reference.
  *
+ * Most of what a particle tests it does not touch: in pile 3000 one vector
+ * of eight slots in twenty-five has a slot within reach, and a particle
+ * has about 0.4 contacts. So the path every particle takes is kept short,
+ * and what only a contact needs is kept off it:
+ * - a vector with nothing within reach costs its four loads, its arithmetic
+ *   and one test (rb_any8); the lanes past the run's end are masked only
+ *   when something is within reach;
+ * - the nine rows are unrolled, their hashes stepped by the strides;
+ * - the eight planes' heights are one vector test (the host uploads the
+ *   planes as columns: x, y, z, offset);
+ * - the contacts themselves (the particle's own velocity, its body's values,
+ *   its history, the contact law) run in functions kept out of line
+ *   (rb_touch_slots, rb_touch_planes), which add to the particle's sums
+ *   (rb_sums) through a pointer. Inlined, PoCL hoisted their loads and
+ *   set-up into every particle's path and spilled around them in every loop.
+ * callgrind counts 850 instructions a particle for pile 3000 at t = 2 s
+ * (1,330 inlined, 950 before contacts had memory; README, "The cost of the
+ * contacts' memory").
+ *
  * Each contact keeps its tangential displacement in the particle's history
  * slots (RB_CONTACT_SLOTS, keyed by the partner's particle index or the
- * plane's key; src/sim/contact.h): the keys are read once, as a uint4; a
- * contact reads its slot's displacement and writes it back in place; the
- * keys kept are written at the end. Only the particle's own work-item reads
- * or writes its slots. With commit 0 (forces read for a test, not a step)
- * nothing but the force and moment is written.
+ * plane's key; src/sim/contact.h): the keys are read once, as a uint4, when
+ * the particle first touches something; a contact reads its slot's
+ * displacement and writes it back in place; the keys kept are written at
+ * the end. Only the particle's own work-item reads or writes its slots.
+ * With commit 0 (forces read for a test, not a step) nothing but the force
+ * and moment is written.
  *
  * A particle of a sleeping body that overlaps a particle of an awake body
  * moving faster than sleep_speed, or a moving particle of a kinematic body,
@@ -42,8 +62,50 @@
  * static or kinematic body (mass INFINITY) gets no force: nothing moves
  * those bodies. */
 
-/* The sorted particle copies (grid.cl, rb_reorder) and the body values a
- * contact reads. */
+/* ---- vectors of eight lanes ---- */
+
+/* True if any lane is true (-1): the lanes OR-ed as halves of halves
+ * (PoCL's any() tests them one by one). */
+static inline bool rb_any8(const int8 lanes) {
+    const ulong4 u = as_ulong4(lanes);
+    const ulong2 h = u.lo | u.hi;
+    return (h.lo | h.hi) != 0u;
+}
+
+/* Lane k's truth (-1 or 0) as bit k. */
+static inline uint rb_lane_bits(const int8 lanes) {
+    const ulong4 bit = as_ulong4(lanes & (int8)(1, 2, 4, 8, 16, 32, 64, 128));
+    const ulong2 halves = bit.lo | bit.hi; /* OR-ed across the lanes as halves of halves */
+    const ulong quarter = halves.lo | halves.hi;
+    return (uint)quarter | (uint)(quarter >> 32);
+}
+
+/* The lowest set bit's index, and the mask without it. */
+static inline uint rb_take_lowest(uint *bits) {
+    const uint k = 31u - clz(*bits & (0u - *bits));
+    *bits &= *bits - 1u;
+    return k;
+}
+
+/* ---- contacts (off the common path) ---- */
+
+/* What a particle's contacts add up to: held by its work-item, added to by
+ * rb_touch_slots and rb_touch_planes through a pointer. */
+typedef struct rb_sums {
+    float3 f, t;   /* force, and moment about the particle's centre */
+    uint4 kept;    /* the keys of the slots it keeps */
+    uint taken;    /* bit k: slot k holds a contact of this step */
+    uint overflow; /* contacts that found no slot */
+    float support; /* the shares of its body its contacts bear */
+    uint wake;     /* a contact wakes its body */
+} rb_sums;
+
+#define RB_BY_PARTICLE 1u /* work-items in particle order: its velocity is stage 1's (own_vel[i]), else vel[s] */
+#define RB_SLEEPING 2u    /* its body sleeps */
+#define RB_COMMIT 4u      /* a step: the history is written */
+
+/* What a contact reads: the sorted particle copies (grid.cl, rb_reorder),
+ * the particles' bodies, and the summed particle's own velocity. */
 typedef struct rb_sorted {
     __global const float *x, *y, *z;
     __global const uint *body;
@@ -51,11 +113,22 @@ typedef struct rb_sorted {
     __global const uint *index; /* sorted_index: a slot's particle */
     __global const float4 *body_pos, *body_frame, *body_omega, *body_inv_inertia;
     __global const uint *body_material;
-    __global const float *body_support;
     __global const float4 *body_contact; /* x radius, y slip scale, z onset support */
+    __global const float *own_vel;       /* stage 1's velocities, in index order (grid.cl) */
 } rb_sorted;
 
-/* The side of a contact a body's slot gives (its particle: p, v, m, r). */
+/* The particle whose force is summed, as a contact sees it. */
+typedef struct rb_summing {
+    float3 p;             /* its position */
+    float r;              /* its radius */
+    uint i, s, body;      /* its particle, its work-item's slot, its body */
+    uint flags;           /* RB_BY_PARTICLE, RB_SLEEPING, RB_COMMIT */
+    uint4 keys;           /* its slots' keys at the step's start */
+    __global float *disp; /* its RB_CONTACT_SLOTS displacements, xyz */
+    __private rb_sums *sums;
+} rb_summing;
+
+/* The side of a contact a body's particle gives (its position p and velocity v). */
 static inline rb_side rb_side_of(const rb_sorted *in, const uint b, const float3 p, const float3 v) {
     const float4 inv_inertia = in->body_inv_inertia[b];
     rb_side s = {p,
@@ -70,21 +143,16 @@ static inline rb_side rb_side_of(const rb_sorted *in, const uint b, const float3
     return s;
 }
 
-/* The particle whose force is summed, its history and its sums. */
-typedef struct rb_summing {
-    rb_side side;                 /* its particle and body (side.p, side.v, side.w, side.m, side.r, side.body) */
-    float slip;                   /* its body's slip scale */
-    float reach2;                 /* (r + the largest radius)^2: no particle farther touches it */
-    __constant const float4 *row; /* the pair table's rows of its body's material */
-    bool sleeping, wake;
-    float3 f, t;          /* force, and moment about the particle's centre */
-    uint4 keys, kept;     /* its slots' keys at the step's start, and those it keeps */
-    uint taken;           /* bit k: slot k holds a contact of this step */
-    __global float *disp; /* its RB_CONTACT_SLOTS displacements, xyz */
-    bool commit;          /* a step: the history is written */
-    uint overflow;
-    float support; /* the shares of its body its contacts bear */
-} rb_summing;
+/* The summed particle's own side. */
+static inline rb_side rb_own_side(const rb_summing *q, const rb_sorted *in) {
+    const float3 v = (q->flags & RB_BY_PARTICLE) ? vload3(q->i, in->own_vel) : in->vel[q->s].xyz;
+    return rb_side_of(in, q->body, q->p, v);
+}
+
+/* The pair table's row of the summed particle's material with material m. */
+static inline float4 rb_rates_with(const rb_summing *q, const rb_sorted *in, __constant float4 *rates, const uint m) {
+    return rates[in->body_material[q->body] * RB_MAX_MATERIALS + m];
+}
 
 /* The slot key's contact had at the last step, or 4, as rb_slot_match
  * (src/sim/contact.h); *xo its displacement, zero if new. */
@@ -98,23 +166,24 @@ static inline uint rb_slot_match(const rb_summing *q, const uint key, float3 *xo
 /* A contact found: its share added, its displacement kept in the slot it
  * takes (its match, else the lowest slot free at the start and not taken),
  * or counted, as rb_slot_take and keep (src/sim/reference.c). */
-static inline void rb_keep(rb_summing *q, const uint key, const uint match, const float3 xi, const float share) {
-    q->support += share;
+static inline void rb_keep(const rb_summing *q, const uint key, const uint match, const float3 xi, const float share) {
+    __private rb_sums *m = q->sums;
+    m->support += share;
     const uint4 k = q->keys;
     const uint open = ((k.x == RB_SLOT_FREE ? 1u : 0u) | (k.y == RB_SLOT_FREE ? 2u : 0u) |
                        (k.z == RB_SLOT_FREE ? 4u : 0u) | (k.w == RB_SLOT_FREE ? 8u : 0u)) &
-                      ~q->taken;
+                      ~m->taken;
     const uint slot = match < 4u ? match : open ? 31u - clz(open & (0u - open)) : 4u;
     if (slot == 4u) {
-        q->overflow++;
+        m->overflow++;
         return;
     }
-    q->taken |= 1u << slot;
-    if (slot == 0u) q->kept.x = key;
-    if (slot == 1u) q->kept.y = key;
-    if (slot == 2u) q->kept.z = key;
-    if (slot == 3u) q->kept.w = key;
-    if (q->commit) vstore3(xi, slot, q->disp);
+    m->taken |= 1u << slot;
+    if (slot == 0u) m->kept.x = key;
+    if (slot == 1u) m->kept.y = key;
+    if (slot == 2u) m->kept.z = key;
+    if (slot == 3u) m->kept.w = key;
+    if (q->flags & RB_COMMIT) vstore3(xi, slot, q->disp);
 }
 
 /* Slot j's particle, within reach of a particle of another body, in the
@@ -122,79 +191,138 @@ static inline void rb_keep(rb_summing *q, const uint key, const uint match, cons
  * shares a bucket with it: skipped). Reach was judged against the largest
  * radius; whether the two touch is judged here, with j's own radius, as
  * the reference judges it (rb_particles_touch) for the wake and the force. */
-static inline __attribute__((always_inline)) void rb_visit_slot(rb_summing *q, const rb_sorted *in, const uint j,
-                                                                const uint row_key, const float sleep_speed,
-                                                                const float sleep_time, const float dt) {
-    const float3 sep = rb_separation(q->side.p, (float3)(in->x[j], in->y[j], in->z[j]));
+static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __constant float4 *rates, const uint j,
+                                 const uint row_key, const float sleep_speed, const float sleep_time, const float dt) {
+    const float3 pj = (float3)(in->x[j], in->y[j], in->z[j]);
+    const float3 sep = rb_separation(q->p, pj);
     const float dist2 = rb_length2(sep);
     const float4 vj = in->vel[j];
     const uint cell = as_uint(vj.w), bj = in->body[j];
     /* in another row, or past x + 1 of this one (x is the key's low 10 bits) */
     if ((cell >> 10) != (row_key >> 10) || ((cell - row_key) & 1023u) > 2u) return;
     const float4 cj = in->body_contact[bj];
-    const float rj = cj.x;
-    if (!rb_particles_touch(dist2, q->side.r, rj)) return; /* apart, or coincident with no normal */
-    const rb_side sj = rb_side_of(in, bj, (float3)(in->x[j], in->y[j], in->z[j]), vj.xyz);
-    if (q->sleeping && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
+    if (!rb_particles_touch(dist2, q->r, cj.x)) return; /* apart, or coincident with no normal */
+    const rb_side si = rb_own_side(q, in), sj = rb_side_of(in, bj, pj, vj.xyz);
+    if ((q->flags & RB_SLEEPING) && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
         const float speed2 = rb_length2(vj.xyz);
-        if (speed2 > sleep_speed * sleep_speed || (isinf(sj.m) && speed2 > 0.0f)) q->wake = true;
+        if (speed2 > sleep_speed * sleep_speed || (isinf(sj.m) && speed2 > 0.0f)) q->sums->wake = 1u;
     }
     const uint partner = in->index[j]; /* its particle index: the history's key */
     float3 xo, xi;
     float share;
     const uint match = rb_slot_match(q, partner, &xo);
-    rb_contact_particles(sep, dist2, &q->side, &sj, fmin(q->slip, cj.y), xo, &xi, &q->f, &q->t,
-                         q->row[in->body_material[bj]], dt, &share);
+    rb_contact_particles(sep, dist2, &si, &sj, fmin(in->body_contact[q->body].y, cj.y), xo, &xi, &q->sums->f,
+                         &q->sums->t, rb_rates_with(q, in, rates, in->body_material[bj]), dt, &share);
     rb_keep(q, partner, match, xi, share);
 }
 
-/* The lowest set bit's index, and the mask without it. */
-static inline uint rb_take_lowest(uint *bits) {
-    const uint k = 31u - clz(*bits & (0u - *bits));
-    *bits &= *bits - 1u;
-    return k;
+/* The summed particle (its values passed by value: see rb_touch_slots), its
+ * history's keys and displacements, and its sums. */
+static inline rb_summing rb_summing_of(__private rb_sums *sums, const float3 p, const float r, const uint i,
+                                       const uint s, const uint body, const uint flags, __global const uint4 *keys,
+                                       __global float *disp) {
+    const rb_summing q = {p, r, i, s, body, flags, keys[i], disp + (size_t)i * (RB_CONTACT_SLOTS * 3u), sums};
+    return q;
 }
 
-/* The contacts with the particles in sorted slots [s, end) of one row, eight
- * slots a vector (the sorted copies are padded by eight). */
-static inline __attribute__((always_inline)) void rb_visit_run(rb_summing *q, const rb_sorted *in, uint s,
-                                                               const uint end, const uint row_key,
-                                                               const float sleep_speed, const float sleep_time,
-                                                               const float dt) {
-    const float reach2 = q->reach2;
-    for (; s < end; s += 8u) {
-        /* rb_separation and rb_length2 of eight slots: the same operations */
-        const float8 x = vload8(0, in->x + s) - q->side.p.x, y = vload8(0, in->y + s) - q->side.p.y,
-                     z = vload8(0, in->z + s) - q->side.p.z;
-        const float8 dist2 = x * x + y * y + z * z;
-        const int8 near = (dist2 < reach2) & (as_int8(vload8(0, in->body + s)) != (int)q->side.body) &
-                          ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - s));
-        /* lane k's bit, OR-ed across the lanes as halves of halves */
-        const ulong4 bit = as_ulong4(near & (int8)(1, 2, 4, 8, 16, 32, 64, 128));
-        const ulong2 halves = bit.lo | bit.hi;
-        const ulong quarter = halves.lo | halves.hi;
-        uint bits = (uint)quarter | (uint)(quarter >> 32);
-        while (bits != 0u) rb_visit_slot(q, in, s + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
+/* The slots of one vector of a row that are within reach (bit k: slot
+ * first + k), each visited in order. Out of line (see the top of this
+ * file); its arguments are values and buffers, not structures, which PoCL
+ * would copy into every work-item's frame. */
+static __attribute__((noinline)) void
+rb_touch_slots(__private rb_sums *sums, const float3 p, const float r, const uint i, const uint s, const uint body,
+               const uint flags, const uint first, uint bits, const uint row_key, __global const float *x,
+               __global const float *y, __global const float *z, __global const uint *sorted_body,
+               __global const float4 *vel, __global const uint *index, __global const float4 *body_pos,
+               __global const float4 *body_frame, __global const float4 *body_omega,
+               __global const float4 *body_inv_inertia, __global const uint *body_material,
+               __global const float4 *body_contact, __global const float *own_vel, __global const uint4 *keys,
+               __global float *disp, __constant float4 *rates, const float sleep_speed, const float sleep_time,
+               const float dt) {
+    const rb_sorted in = {x,          y,          z,                sorted_body,   vel,          index, body_pos,
+                          body_frame, body_omega, body_inv_inertia, body_material, body_contact, own_vel};
+    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, keys, disp);
+    while (bits != 0u)
+        rb_visit_slot(&q, &in, rates, first + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
+}
+
+/* The planes the particle is not far from (bit k: plane k, its columns in
+ * column[k], column[8 + k], ...), in order. Out of line, as rb_touch_slots. */
+static __attribute__((noinline)) void
+rb_touch_planes(__private rb_sums *sums, const float3 p, const float r, const uint i, const uint s, const uint body,
+                const uint flags, uint near, __constant const float *column, __global const float4 *vel,
+                __global const float4 *body_pos, __global const float4 *body_frame, __global const float4 *body_omega,
+                __global const float4 *body_inv_inertia, __global const uint *body_material,
+                __global const float4 *body_contact, __global const float *own_vel, __global const uint4 *keys,
+                __global float *disp, __constant float4 *rates, const float max_radius, const float dt) {
+    const rb_sorted in = {0, 0, 0, 0, vel, 0, body_pos, body_frame, body_omega, body_inv_inertia, body_material,
+                          body_contact, own_vel};
+    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, keys, disp);
+    const rb_side si = rb_own_side(&q, &in);
+    const float slip = body_contact[body].y;
+    const float4 own_rates = rb_rates_with(&q, &in, rates, body_material[body]);
+    do {
+        const uint k = rb_take_lowest(&near);
+        const float4 plane = (float4)(column[k], column[RB_MAX_PLANES + k], column[2 * RB_MAX_PLANES + k],
+                                      column[3 * RB_MAX_PLANES + k]);
+        float3 xo, xi;
+        float share;
+        const uint match = rb_slot_match(&q, RB_SLOT_PLANE + k, &xo);
+        if (rb_contact_plane(&si, slip, plane, xo, &xi, &sums->f, &sums->t, own_rates, dt, max_radius, &share))
+            rb_keep(&q, RB_SLOT_PLANE + k, match, xi, share);
+        else
+            sums->support += share; /* an imminent contact's, or 0 */
+    } while (near);
+}
+
+/* ---- the common path ---- */
+
+/* The slots [slot, end) of one row (its first cell's key: key), eight a
+ * vector (the sorted copies are padded by eight): rb_separation and
+ * rb_length2 of each, the same operations; the lanes within reach, of
+ * another body and before the run's end go to rb_touch_slots. */
+static inline __attribute__((always_inline)) void
+rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float reach2, const uint i, const uint s,
+             const uint b, const uint flags, uint slot, const uint end, const uint key, __global const float *sorted_x,
+             __global const float *sorted_y, __global const float *sorted_z, __global const uint *sorted_body,
+             __global const float4 *sorted_vel, __global const uint *sorted_index, __global const float4 *body_pos,
+             __global const float4 *body_frame, __global const float4 *body_omega,
+             __global const float4 *body_inv_inertia, __global const uint *body_material,
+             __global const float4 *body_contact, __global const float *own_vel, __global const uint4 *keys,
+             __global float *disp, __constant float4 *rates, const float sleep_speed, const float sleep_time,
+             const float dt) {
+    for (; slot < end; slot += 8u) {
+        const float8 x = vload8(0, sorted_x + slot) - p.x, y = vload8(0, sorted_y + slot) - p.y,
+                     z = vload8(0, sorted_z + slot) - p.z;
+        const int8 near = ((x * x + y * y + z * z) < reach2) & (as_int8(vload8(0, sorted_body + slot)) != (int)b);
+        if (!rb_any8(near)) continue;
+        const uint bits = rb_lane_bits(near & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - slot)));
+        if (bits)
+            rb_touch_slots(sums, p, r, i, s, b, flags, slot, bits, key, sorted_x, sorted_y, sorted_z, sorted_body,
+                           sorted_vel, sorted_index, body_pos, body_frame, body_omega, body_inv_inertia, body_material,
+                           body_contact, own_vel, keys, disp, rates, sleep_speed, sleep_time, dt);
     }
 }
+
+/* rb_visit_run's arguments after its run's start and end (the kernel's). */
+#define RB_RUN_ARGS                                                                                                    \
+    key, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index, body_pos, body_frame, body_omega,        \
+        body_inv_inertia, body_material, body_contact, moment, keys, disp, rates, sleep_speed, sleep_time, dt
 
 __kernel void rb_forces(const uint n, __global const uint *sorted_index, __global const float4 *body_pos,
                         __global const float4 *body_omega, __global const float4 *body_inv_inertia,
                         __global const uint *table, const uint mask, __global const float *sorted_x,
                         __global const float *sorted_y, __global const float *sorted_z,
-                        __global const uint *sorted_body, __global const float4 *sorted_vel, __constant float4 *planes,
+                        __global const uint *sorted_body, __global const float4 *sorted_vel, __constant float8 *planes,
                         const uint plane_count, const float inv_cell, __global const uint *body_material,
                         __constant float4 *rates, __global const float4 *body_contact, const float max_radius,
                         const float dt, const float sleep_speed, const float sleep_time, __global float *force,
                         __global float *moment, __global uint *wake_body, const uint stride_z, const uint stride_y,
-                        __global const float4 *body_frame, __global const float *body_support, __global uint4 *keys,
-                        __global float *disp, __global float *support, __global uint *overflow, const uint commit,
+                        __global const float4 *body_frame, __global uint4 *keys, __global float *disp,
+                        __global float *support, __global uint *overflow, const uint commit,
                         __global const uint *particle_body, const uint by_particle) {
     const uint s = get_global_id(0);
     if (s >= n) return;
-    const rb_sorted in = {sorted_x,   sorted_y,   sorted_z,         sorted_body,   sorted_vel,   sorted_index, body_pos,
-                          body_frame, body_omega, body_inv_inertia, body_material, body_support, body_contact};
-    rb_summing q;
     const uint i = by_particle ? s : sorted_index[s];
     const uint b = by_particle ? particle_body[i] : sorted_body[s];
     if (isinf(body_inv_inertia[b].w)) { /* a static or kinematic body's */
@@ -206,66 +334,73 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
         }
         return;
     }
-    float3 p, v;
-    if (by_particle) { /* stage 1's values in the force and moment buffers (grid.cl), as rb_reorder sums them */
-        const float4 x = body_pos[b];
+    const float4 x = body_pos[b];
+    float3 p;
+    if (by_particle) { /* stage 1's offset in the force buffer (grid.cl), summed as rb_reorder sums it */
         const float3 rel = vload3(i, force);
         p = (float3)(x.x + rel.x, x.y + rel.y, x.z + rel.z);
-        v = vload3(i, moment);
     } else {
         p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
-        v = sorted_vel[s].xyz;
     }
-    q.side = rb_side_of(&in, b, p, v);
-    q.slip = body_contact[b].y;
-    const float reach = q.side.r + max_radius; /* >= r + r_j for every j: rounding keeps the order */
-    q.reach2 = reach * reach;
-    const uint material = body_material[b];
-    q.row = rates + material * RB_MAX_MATERIALS;
-    const float4 x = body_pos[b];
-    q.sleeping = rb_asleep(x.w, sleep_time);
-    q.wake = false;
-    q.f = (float3)(0.0f, 0.0f, 0.0f);
-    q.t = q.f;
-    q.keys = keys[i];
-    q.kept = (uint4)(RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE);
-    q.taken = q.overflow = 0u;
-    q.disp = disp + (size_t)i * (RB_CONTACT_SLOTS * 3u);
-    q.commit = commit != 0u;
-    q.support = 0.0f;
-    const int3 c = rb_cell_of(p, inv_cell);
-    const uint buckets = mask + 1u;
+    const float r = body_contact[b].x;
+    const float reach = r + max_radius; /* >= r + r_j for every j: rounding keeps the order */
+    const float reach2 = reach * reach;
+    const uint flags = (by_particle ? RB_BY_PARTICLE : 0u) | (rb_asleep(x.w, sleep_time) ? RB_SLEEPING : 0u) |
+                       (commit ? RB_COMMIT : 0u);
+    rb_sums sums = {(float3)(0.0f, 0.0f, 0.0f),
+                    (float3)(0.0f, 0.0f, 0.0f),
+                    (uint4)(RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE),
+                    0u,
+                    0u,
+                    0.0f,
+                    0u};
 
-    for (int dz = -1; dz <= 1; dz++)
-        for (int dy = -1; dy <= 1; dy++) {
-            /* per component: as int3 arithmetic it cost PoCL 13% */
-            const int3 first = (int3)(rb_cell_step(c.x, -1), rb_cell_step(c.y, dy), rb_cell_step(c.z, dz));
-            const uint h = rb_cell_hash(first, stride_z, stride_y, mask), key = rb_cell_key(first);
+    /* The 9 rows, z then y, each from its cell x - 1: rb_cell_hash and
+     * rb_cell_key of each row's first cell, the hash stepped by the strides
+     * (the same sums, modulo 2^32, as rb_cell_hash forms). */
+    const int3 c = rb_cell_of(p, inv_cell);
+    const uint buckets = mask + 1u, kx = (uint)rb_cell_step(c.x, -1) & 1023u;
+    uint hz = (uint)rb_cell_step(c.x, -1) + (uint)rb_cell_step(c.z, -1) * stride_z +
+              (uint)rb_cell_step(c.y, -1) * stride_y;
+#pragma unroll
+    for (int dz = -1; dz <= 1; dz++, hz += stride_z) {
+        const uint kz = kx | (((uint)rb_cell_step(c.z, dz) & 1023u) << 20);
+        uint hy = hz;
+#pragma unroll
+        for (int dy = -1; dy <= 1; dy++, hy += stride_y) {
+            const uint h = hy & mask, key = kz | (((uint)rb_cell_step(c.y, dy) & 1023u) << 10);
             if (h + 3u <= buckets) {
-                rb_visit_run(&q, &in, table[h], table[h + 3u], key, sleep_speed, sleep_time, dt);
+                rb_visit_run(&sums, p, r, reach2, i, s, b, flags, table[h], table[h + 3u], RB_RUN_ARGS);
             } else { /* the row passes the table's end: its tail, then its head from bucket 0 */
-                rb_visit_run(&q, &in, table[h], table[buckets], key, sleep_speed, sleep_time, dt);
-                rb_visit_run(&q, &in, 0u, table[h + 3u - buckets], key, sleep_speed, sleep_time, dt);
+                rb_visit_run(&sums, p, r, reach2, i, s, b, flags, table[h], table[buckets], RB_RUN_ARGS);
+                rb_visit_run(&sums, p, r, reach2, i, s, b, flags, 0u, table[h + 3u - buckets], RB_RUN_ARGS);
             }
         }
-    for (uint k = 0; k < plane_count; k++) {
-        float3 xo, xi;
-        float share;
-        const uint match = rb_slot_match(&q, RB_SLOT_PLANE + k, &xo);
-        if (rb_contact_plane(&q.side, q.slip, planes[k], xo, &xi, &q.f, &q.t, q.row[material], dt, max_radius, &share))
-            rb_keep(&q, RB_SLOT_PLANE + k, match, xi, share);
-        else
-            q.support += share; /* an imminent contact's, or 0 */
     }
+
+    /* The planes (columns x, y, z, offset of eight; the unused ones zero and
+     * masked): the heights of all eight as rb_contact_plane forms each, and
+     * its first test (neither touching nor about to: overlap <= -margin
+     * max_radius; a NaN height is not far, as there); those not far, in
+     * order, go to rb_touch_planes. */
+    const float8 height = planes[0] * p.x + planes[1] * p.y + planes[2] * p.z - planes[3];
+    const int8 far = (r - height) <= -RB_IMMINENT_MARGIN * max_radius;
+    const uint near = rb_lane_bits(~far & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)plane_count));
+    if (near)
+        rb_touch_planes(&sums, p, r, i, s, b, flags, near, (__constant const float *)planes, sorted_vel, body_pos,
+                        body_frame, body_omega, body_inv_inertia, body_material, body_contact, moment, keys, disp,
+                        rates, max_radius, dt);
+
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,
      * as the reference forms it from the particle's position. */
-    const float3 lever = (float3)(p.x - x.x, p.y - x.y, p.z - x.z), lf = rb_cross(lever, q.f);
-    vstore3(q.f, i, force); /* packed xyz: 12 bytes a particle, in index order */
-    vstore3((float3)(lf.x + q.t.x, lf.y + q.t.y, lf.z + q.t.z), i, moment);
-    if (q.wake) wake_body[b] = 1u;
+    const float3 f = sums.f, t = sums.t;
+    const float3 lever = (float3)(p.x - x.x, p.y - x.y, p.z - x.z), lf = rb_cross(lever, f);
+    vstore3(f, i, force); /* packed xyz: 12 bytes a particle, in index order */
+    vstore3((float3)(lf.x + t.x, lf.y + t.y, lf.z + t.z), i, moment);
+    if (sums.wake) wake_body[b] = 1u;
     if (!commit) return;
-    keys[i] = q.kept;
-    support[i] = q.support;
-    if (q.overflow) atomic_add(overflow, q.overflow);
+    keys[i] = sums.kept;
+    support[i] = sums.support;
+    if (sums.overflow) atomic_add(overflow, sums.overflow);
 }

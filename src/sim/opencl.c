@@ -131,7 +131,7 @@ typedef struct ocl_buffers {
     ocl_buffer counts;        /* 4 B x table_size: bucket counts, zero between steps */
     ocl_buffer table;         /* 4 B x (table_size + 1): bucket starts */
     ocl_buffer scan_sums;     /* 4 B x the scan's chunk or block count */
-    ocl_buffer planes;        /* RB_MAX_PLANES x 16 B */
+    ocl_buffer planes;        /* RB_MAX_PLANES x 16 B, as columns (set_args) */
     ocl_buffer rates;         /* the pair table: RB_MAX_MATERIALS^2 x 16 B (rb_contact_rates) */
     /* breakable bodies (world_internal.h): body_first_piece 4 B a body + 1,
      * particle_member 4 B a particle, the rest by piece: info 16 B, holds
@@ -165,6 +165,8 @@ typedef struct ocl {
     uint32_t piece_count, piece_capacity; /* breakable bodies' pieces, as uploaded */
     uint32_t table_size, chunk_size, chunk_count, block_count;
     uint32_t stride_z, stride_y; /* the hash's layout of rows (kernels/common.cl, rb_cell_hash) */
+    float plane_columns[4 * RB_MAX_PLANES]; /* the planes as last written (set_args) */
+    bool planes_written;
 
     cl_event *events; /* pending profiling events and their kernels */
     int *event_kernel;
@@ -455,9 +457,9 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_VAL(K_FORCES, 18, max_radius) && ARG_VAL(K_FORCES, 19, dt) && ARG_VAL(K_FORCES, 20, sleep_speed) &&
          ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) && ARG_MEM(K_FORCES, 23, moment) &&
          ARG_MEM(K_FORCES, 24, wake) && ARG_VAL(K_FORCES, 25, o->stride_z) && ARG_VAL(K_FORCES, 26, o->stride_y) &&
-         ARG_MEM(K_FORCES, 27, body_frame) && ARG_MEM(K_FORCES, 28, body_support) && ARG_MEM(K_FORCES, 29, keys) &&
-         ARG_MEM(K_FORCES, 30, disp) && ARG_MEM(K_FORCES, 31, support) && ARG_MEM(K_FORCES, 32, overflow) &&
-         ARG_VAL(K_FORCES, 33, commit) && ARG_MEM(K_FORCES, 34, particle_body) && ARG_VAL(K_FORCES, 35, by_particle);
+         ARG_MEM(K_FORCES, 27, body_frame) && ARG_MEM(K_FORCES, 28, keys) && ARG_MEM(K_FORCES, 29, disp) &&
+         ARG_MEM(K_FORCES, 30, support) && ARG_MEM(K_FORCES, 31, overflow) && ARG_VAL(K_FORCES, 32, commit) &&
+         ARG_MEM(K_FORCES, 33, particle_body) && ARG_VAL(K_FORCES, 34, by_particle);
 
     const int ki = integrate_kernel(o);
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
@@ -482,14 +484,26 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
          ARG_MEM(K_POSITIONS, 4, body_quat) && ARG_MEM(K_POSITIONS, 5, force);
 
-    /* The planes and the pair table's rows of the materials in use, for this
-     * call's parameters (small constant buffers). Not waited for: the
-     * queue runs in order, and p is the world's own (rb_world.params),
-     * which lives as long as the backend; a call that fails part-way may
-     * leave a copy pending, and the next call writes both again before any
-     * kernel reads them. */
-    ok = ok && CHECK("clEnqueueWriteBuffer(planes)", clEnqueueWriteBuffer(o->queue, o->buf.planes.mem, CL_FALSE, 0,
-                                                                          sizeof p->planes, p->planes, 0, NULL, NULL));
+    /* The planes as columns x, y, z, offset of RB_MAX_PLANES, zero past the
+     * last (forces.cl tests all at once): written only when they change,
+     * and then waited for, so the copy never reads a column being changed. */
+    float columns[4 * RB_MAX_PLANES];
+    for (uint32_t k = 0; k < RB_MAX_PLANES; k++) {
+        const rb_float4 plane = k < p->plane_count ? p->planes[k] : (rb_float4){0.0f, 0.0f, 0.0f, 0.0f};
+        columns[k] = plane.x, columns[RB_MAX_PLANES + k] = plane.y;
+        columns[2 * RB_MAX_PLANES + k] = plane.z, columns[3 * RB_MAX_PLANES + k] = plane.w;
+    }
+    if (ok && (!o->planes_written || memcmp(columns, o->plane_columns, sizeof columns) != 0)) {
+        ok = CHECK("clEnqueueWriteBuffer(planes)", clEnqueueWriteBuffer(o->queue, o->buf.planes.mem, CL_TRUE, 0,
+                                                                        sizeof columns, columns, 0, NULL, NULL));
+        memcpy(o->plane_columns, columns, sizeof columns);
+        o->planes_written = ok;
+    }
+    /* The pair table's rows of the materials in use, for this call's
+     * parameters (a small constant buffer). Not waited for: the queue runs
+     * in order, and p is the world's own (rb_world.params), which lives as
+     * long as the backend; a call that fails part-way may leave a copy
+     * pending, and the next call writes it again before any kernel reads it. */
     ok = ok && CHECK("clEnqueueWriteBuffer(rates)",
                      clEnqueueWriteBuffer(o->queue, o->buf.rates.mem, CL_FALSE, 0,
                                           (size_t)p->material_count * RB_MAX_MATERIALS * sizeof *p->rates, p->rates, 0,
@@ -883,9 +897,10 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
-             "-DRB_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_TANGENTIAL_SPRING=%.9gf%s",
+             "-DRB_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
+             "-DRB_TANGENTIAL_SPRING=%.9gf%s",
              RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_CONTACT_SLOTS, RB_SLOT_FREE,
-             RB_SLOT_PLANE, (double)RB_TANGENTIAL_SPRING,
+             RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {
