@@ -237,6 +237,17 @@ static inline float3 rb_contact_tangential(const float3 xo, const float3 n, cons
     return ft;
 }
 
+/* The rolling moment on particle i (added to *t) and the angle to keep
+ * (*roll), for relative angular velocity w = w_j - w_i at normal n, from the
+ * kept angle ro, as rb_contact_rolling (src/sim/contact.h). */
+static inline void rb_contact_rolling(const float3 ro, const float3 n, const float3 w, const float kr,
+                                      const float eta, const float cap, const float dt, float3 *t, float3 *roll) {
+    const float d = w.x * n.x + w.y * n.y + w.z * n.z;
+    const float3 wr = (float3)(w.x - d * n.x, w.y - d * n.y, w.z - d * n.z);
+    const float3 m = rb_contact_tangential(ro, n, wr, eta, kr, cap, dt, roll);
+    *t = (float3)((*t).x + m.x, (*t).y + m.y, (*t).z + m.z);
+}
+
 /* Force on particle i of a dynamic body from an overlapping particle j of
  * another body (rb_contact_particles, after its overlap test: x = pj - pi,
  * rb_particles_touch), with the rates c of their materials' pair, added to
@@ -246,10 +257,13 @@ static inline float3 rb_contact_tangential(const float3 xo, const float3 n, cons
  * tangential spring and damping (xo in, *xi out), capped by Coulomb
  * friction and scaled by the pair's slip scale. The force acts at the
  * contact point (rb_contact_fraction), so only its tangential part has a
- * moment, and a pair's moments cancel; slip is measured there too. */
+ * moment, and a pair's moments cancel; slip is measured there too. With
+ * rolling > 0 (the pair's rolling friction) the contact also resists the
+ * bodies' rolling on each other (rb_contact_rolling; ro in, *roll out). */
 static inline void rb_contact_particles(const float3 x, const float dist2, const rb_side *i, const rb_side *j,
-                                        const float slip, const float3 xo, float3 *xi, float3 *f, float3 *t,
-                                        const float4 c, const float dt, float *share) {
+                                        const float slip, const float3 xo, float3 *xi, const float rolling,
+                                        const float3 ro, float3 *roll, float3 *f, float3 *t, const float4 c,
+                                        const float dt, float *share) {
     const float3 vi = i->v, wi = i->w, vj = j->v, wj = j->w;
     const float dist = sqrt(dist2);
     const float3 n = (float3)(x.x / dist, x.y / dist, x.z / dist);
@@ -269,6 +283,13 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
     /* (a x) x ft */
     *t = (float3)((*t).x + a * (x.y * ft.z - x.z * ft.y), (*t).y + a * (x.z * ft.x - x.x * ft.z),
                   (*t).z + a * (x.x * ft.y - x.y * ft.x));
+    if (rolling > 0.0f) {
+        const float3 w = (float3)(wj.x - wi.x, wj.y - wi.y, wj.z - wi.z);
+        const float reff = i->r * j->r / (i->r + j->r);
+        const float kr = RB_ROLLING_SPRING * rolling * rolling * (reff * reff) * (meff * c.x);
+        const float tau = c.z / (RB_TANGENTIAL_SPRING * c.x);
+        rb_contact_rolling(ro, n, w, kr, kr * tau, rolling * reff * -fn, dt, t, roll);
+    }
 }
 
 /* Force on particle i (its body's slip scale si) from a plane (xyz unit
@@ -277,10 +298,12 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
  * mass at the plane point under the centre, the history's tangential force
  * (xo in, *xi out), with the rates c of i's own material, added to *f; its
  * moment about i's centre, acting at that point (where the slip is
- * measured), added to *t. False if they do not touch. */
+ * measured), added to *t; with rolling > 0 (its material's rolling
+ * friction) it resists i's rolling on the plane (rb_contact_rolling, R = r_i;
+ * ro in, *roll out). False if they do not touch. */
 static inline bool rb_contact_plane(const rb_side *i, const float si, const float4 plane, const float3 xo, float3 *xi,
-                                    float3 *f, float3 *t, const float4 c, const float dt, const float max_radius,
-                                    float *share) {
+                                    const float rolling, const float3 ro, float3 *roll, float3 *f, float3 *t,
+                                    const float4 c, const float dt, const float max_radius, float *share) {
     const float3 pi = i->p, vi = i->v, wi = i->w;
     const float3 n = plane.xyz;
     const float height = n.x * pi.x + n.y * pi.y + n.z * pi.z - plane.w;
@@ -307,5 +330,12 @@ static inline bool rb_contact_plane(const rb_side *i, const float si, const floa
     /* (-height n) x ft */
     *t = (float3)((*t).x - height * (n.y * ft.z - n.z * ft.y), (*t).y - height * (n.z * ft.x - n.x * ft.z),
                   (*t).z - height * (n.x * ft.y - n.y * ft.x));
+    if (rolling > 0.0f) {
+        const float3 w = (float3)(-wi.x, -wi.y, -wi.z);
+        const float reff = i->r;
+        const float kr = RB_ROLLING_SPRING * rolling * rolling * (reff * reff) * (meff * c.x);
+        const float tau = c.z / (RB_TANGENTIAL_SPRING * c.x);
+        rb_contact_rolling(ro, n, w, kr, kr * tau, rolling * reff * fn, dt, t, roll);
+    }
     return true;
 }

@@ -49,7 +49,7 @@
  *
  * Each contact keeps its tangential displacement in the particle's history
  * slots (RB_CONTACT_SLOTS, keyed by the partner's particle index or the
- * plane's key; src/sim/contact.h): the keys are read once, as a uint4, when
+ * plane's key; src/sim/contact.h): the keys are read once, as a vector, when
  * the particle first touches something; a contact reads its slot's
  * displacement and writes it back in place; the keys kept are written at
  * the end. Only the particle's own work-item reads or writes its slots.
@@ -80,6 +80,26 @@ static inline uint rb_lane_bits(const int8 lanes) {
     return (uint)quarter | (uint)(quarter >> 32);
 }
 
+/* A particle's history keys, read and written as one vector: 4 slots (the
+ * default) or 8 (a build with -DRB_CONTACT_SLOTS=8, CMakeLists.txt). */
+#if RB_CONTACT_SLOTS == 4
+typedef uint4 rb_keys;
+#elif RB_CONTACT_SLOTS == 8
+typedef uint8 rb_keys;
+#else
+#error "RB_CONTACT_SLOTS must be 4 or 8"
+#endif
+#define RB_KEYS_FREE ((rb_keys)(RB_SLOT_FREE))
+
+/* Bit k set where slot k of k holds key. */
+static inline uint rb_key_bits(const rb_keys k, const uint key) {
+#if RB_CONTACT_SLOTS == 4
+    return (k.x == key ? 1u : 0u) | (k.y == key ? 2u : 0u) | (k.z == key ? 4u : 0u) | (k.w == key ? 8u : 0u);
+#else
+    return rb_lane_bits(k == (rb_keys)(key));
+#endif
+}
+
 /* The lowest set bit's index, and the mask without it. */
 static inline uint rb_take_lowest(uint *bits) {
     const uint k = 31u - clz(*bits & (0u - *bits));
@@ -93,7 +113,7 @@ static inline uint rb_take_lowest(uint *bits) {
  * rb_touch_slots and rb_touch_planes through a pointer. */
 typedef struct rb_sums {
     float3 f, t;   /* force, and moment about the particle's centre */
-    uint4 kept;    /* the keys of the slots it keeps */
+    rb_keys kept;  /* the keys of the slots it keeps */
     uint taken;    /* bit k: slot k holds a contact of this step */
     uint overflow; /* contacts that found no slot */
     float support; /* the shares of its body its contacts bear */
@@ -123,8 +143,9 @@ typedef struct rb_summing {
     float r;              /* its radius */
     uint i, s, body;      /* its particle, its work-item's slot, its body */
     uint flags;           /* RB_BY_PARTICLE, RB_SLEEPING, RB_COMMIT */
-    uint4 keys;           /* its slots' keys at the step's start */
+    rb_keys keys;         /* its slots' keys at the step's start */
     __global float *disp; /* its RB_CONTACT_SLOTS displacements, xyz */
+    __global float *roll; /* and rolling angles (only where its contacts resist rolling) */
     __private rb_sums *sums;
 } rb_summing;
 
@@ -149,41 +170,55 @@ static inline rb_side rb_own_side(const rb_summing *q, const rb_sorted *in) {
     return rb_side_of(in, q->body, q->p, v);
 }
 
-/* The pair table's row of the summed particle's material with material m. */
-static inline float4 rb_rates_with(const rb_summing *q, const rb_sorted *in, __constant float4 *rates, const uint m) {
-    return rates[in->body_material[q->body] * RB_MAX_MATERIALS + m];
+/* The pair table's row of the summed particle's material with material m:
+ * rates, and rolling friction. */
+static inline uint rb_pair_of(const rb_summing *q, const rb_sorted *in, const uint m) {
+    return in->body_material[q->body] * RB_MAX_MATERIALS + m;
 }
 
-/* The slot key's contact had at the last step, or 4, as rb_slot_match
- * (src/sim/contact.h); *xo its displacement, zero if new. */
-static inline uint rb_slot_match(const rb_summing *q, const uint key, float3 *xo) {
+/* The slot key's contact had at the last step, or RB_CONTACT_SLOTS, as
+ * rb_slot_match (src/sim/contact.h); *xo its displacement, zero if new, and
+ * where the contact resists rolling, *ro its rolling angle (as recall,
+ * reference.c). A key is in one slot at most. */
+static inline uint rb_slot_match(const rb_summing *q, const uint key, const bool rolling, float3 *xo, float3 *ro) {
+#if RB_CONTACT_SLOTS == 4
     const uint4 k = q->keys;
     const uint slot = k.x == key ? 0u : k.y == key ? 1u : k.z == key ? 2u : k.w == key ? 3u : 4u;
-    *xo = slot < 4u ? vload3(slot, q->disp) : (float3)(0.0f, 0.0f, 0.0f);
+#else
+    const uint bits = rb_key_bits(q->keys, key);
+    const uint slot = bits ? 31u - clz(bits) : RB_CONTACT_SLOTS;
+#endif
+    *xo = slot < RB_CONTACT_SLOTS ? vload3(slot, q->disp) : (float3)(0.0f, 0.0f, 0.0f);
+    *ro = rolling && slot < RB_CONTACT_SLOTS ? vload3(slot, q->roll) : (float3)(0.0f, 0.0f, 0.0f);
     return slot;
 }
 
-/* A contact found: its share added, its displacement kept in the slot it
- * takes (its match, else the lowest slot free at the start and not taken),
- * or counted, as rb_slot_take and keep (src/sim/reference.c). */
-static inline void rb_keep(const rb_summing *q, const uint key, const uint match, const float3 xi, const float share) {
+/* A contact found: its share added, its displacement (and rolling angle,
+ * where it resists rolling) kept in the slot it takes (its match, else the
+ * lowest slot free at the start and not taken), or counted, as rb_slot_take
+ * and keep (src/sim/reference.c). */
+static inline void rb_keep(const rb_summing *q, const uint key, const uint match, const float3 xi, const bool rolling,
+                           const float3 roll, const float share) {
     __private rb_sums *m = q->sums;
     m->support += share;
-    const uint4 k = q->keys;
-    const uint open = ((k.x == RB_SLOT_FREE ? 1u : 0u) | (k.y == RB_SLOT_FREE ? 2u : 0u) |
-                       (k.z == RB_SLOT_FREE ? 4u : 0u) | (k.w == RB_SLOT_FREE ? 8u : 0u)) &
-                      ~m->taken;
-    const uint slot = match < 4u ? match : open ? 31u - clz(open & (0u - open)) : 4u;
-    if (slot == 4u) {
+    const uint open = rb_key_bits(q->keys, RB_SLOT_FREE) & ~m->taken;
+    const uint slot = match < RB_CONTACT_SLOTS ? match : open ? 31u - clz(open & (0u - open)) : RB_CONTACT_SLOTS;
+    if (slot == RB_CONTACT_SLOTS) {
         m->overflow++;
         return;
     }
     m->taken |= 1u << slot;
+#if RB_CONTACT_SLOTS == 4
     if (slot == 0u) m->kept.x = key;
     if (slot == 1u) m->kept.y = key;
     if (slot == 2u) m->kept.z = key;
     if (slot == 3u) m->kept.w = key;
-    if (q->flags & RB_COMMIT) vstore3(xi, slot, q->disp);
+#else
+    m->kept = select(m->kept, (rb_keys)(key), (rb_keys)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u) == (rb_keys)(slot));
+#endif
+    if (!(q->flags & RB_COMMIT)) return;
+    vstore3(xi, slot, q->disp);
+    if (rolling) vstore3(roll, slot, q->roll);
 }
 
 /* Slot j's particle, within reach of a particle of another body, in the
@@ -191,8 +226,9 @@ static inline void rb_keep(const rb_summing *q, const uint key, const uint match
  * shares a bucket with it: skipped). Reach was judged against the largest
  * radius; whether the two touch is judged here, with j's own radius, as
  * the reference judges it (rb_particles_touch) for the wake and the force. */
-static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __constant float4 *rates, const uint j,
-                                 const uint row_key, const float sleep_speed, const float sleep_time, const float dt) {
+static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __constant float4 *rates,
+                                 __constant float *rolling, const uint j, const uint row_key, const float sleep_speed,
+                                 const float sleep_time, const float dt) {
     const float3 pj = (float3)(in->x[j], in->y[j], in->z[j]);
     const float3 sep = rb_separation(q->p, pj);
     const float dist2 = rb_length2(sep);
@@ -207,21 +243,23 @@ static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __con
         const float speed2 = rb_length2(vj.xyz);
         if (speed2 > sleep_speed * sleep_speed || (isinf(sj.m) && speed2 > 0.0f)) q->sums->wake = 1u;
     }
-    const uint partner = in->index[j]; /* its particle index: the history's key */
-    float3 xo, xi;
+    const uint partner = in->index[j], pair = rb_pair_of(q, in, in->body_material[bj]); /* partner: the history's key */
+    const float mu_r = rolling[pair];
+    float3 xo, xi, ro, roll;
     float share;
-    const uint match = rb_slot_match(q, partner, &xo);
-    rb_contact_particles(sep, dist2, &si, &sj, fmin(in->body_contact[q->body].y, cj.y), xo, &xi, &q->sums->f,
-                         &q->sums->t, rb_rates_with(q, in, rates, in->body_material[bj]), dt, &share);
-    rb_keep(q, partner, match, xi, share);
+    const uint match = rb_slot_match(q, partner, mu_r > 0.0f, &xo, &ro);
+    rb_contact_particles(sep, dist2, &si, &sj, fmin(in->body_contact[q->body].y, cj.y), xo, &xi, mu_r, ro, &roll,
+                         &q->sums->f, &q->sums->t, rates[pair], dt, &share);
+    rb_keep(q, partner, match, xi, mu_r > 0.0f, roll, share);
 }
 
 /* The summed particle (its values passed by value: see rb_touch_slots), its
  * history's keys and displacements, and its sums. */
 static inline rb_summing rb_summing_of(__private rb_sums *sums, const float3 p, const float r, const uint i,
-                                       const uint s, const uint body, const uint flags, __global const uint4 *keys,
-                                       __global float *disp) {
-    const rb_summing q = {p, r, i, s, body, flags, keys[i], disp + (size_t)i * (RB_CONTACT_SLOTS * 3u), sums};
+                                       const uint s, const uint body, const uint flags, __global const rb_keys *keys,
+                                       __global float *disp, __global float *roll) {
+    const size_t first = (size_t)i * (RB_CONTACT_SLOTS * 3u);
+    const rb_summing q = {p, r, i, s, body, flags, keys[i], disp + first, roll + first, sums};
     return q;
 }
 
@@ -236,14 +274,14 @@ rb_touch_slots(__private rb_sums *sums, const float3 p, const float r, const uin
                __global const float4 *vel, __global const uint *index, __global const float4 *body_pos,
                __global const float4 *body_frame, __global const float4 *body_omega,
                __global const float4 *body_inv_inertia, __global const uint *body_material,
-               __global const float4 *body_contact, __global const float *own_vel, __global const uint4 *keys,
-               __global float *disp, __constant float4 *rates, const float sleep_speed, const float sleep_time,
-               const float dt) {
+               __global const float4 *body_contact, __global const float *own_vel, __global const rb_keys *keys,
+               __global float *disp, __global float *roll, __constant float4 *rates, __constant float *rolling,
+               const float sleep_speed, const float sleep_time, const float dt) {
     const rb_sorted in = {x,          y,          z,                sorted_body,   vel,          index, body_pos,
                           body_frame, body_omega, body_inv_inertia, body_material, body_contact, own_vel};
-    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, keys, disp);
+    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, keys, disp, roll);
     while (bits != 0u)
-        rb_visit_slot(&q, &in, rates, first + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
+        rb_visit_slot(&q, &in, rates, rolling, first + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
 }
 
 /* The planes the particle is not far from (bit k: plane k, its columns in
@@ -253,23 +291,27 @@ rb_touch_planes(__private rb_sums *sums, const float3 p, const float r, const ui
                 const uint flags, uint near, __constant const float *column, __global const float4 *vel,
                 __global const float4 *body_pos, __global const float4 *body_frame, __global const float4 *body_omega,
                 __global const float4 *body_inv_inertia, __global const uint *body_material,
-                __global const float4 *body_contact, __global const float *own_vel, __global const uint4 *keys,
-                __global float *disp, __constant float4 *rates, const float max_radius, const float dt) {
+                __global const float4 *body_contact, __global const float *own_vel, __global const rb_keys *keys,
+                __global float *disp, __global float *roll, __constant float4 *rates, __constant float *rolling,
+                const float max_radius, const float dt) {
     const rb_sorted in = {0, 0, 0, 0, vel, 0, body_pos, body_frame, body_omega, body_inv_inertia, body_material,
                           body_contact, own_vel};
-    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, keys, disp);
+    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, keys, disp, roll);
     const rb_side si = rb_own_side(&q, &in);
     const float slip = body_contact[body].y;
-    const float4 own_rates = rb_rates_with(&q, &in, rates, body_material[body]);
+    const uint pair = rb_pair_of(&q, &in, body_material[body]);
+    const float4 own_rates = rates[pair];
+    const float mu_r = rolling[pair];
     do {
         const uint k = rb_take_lowest(&near);
         const float4 plane = (float4)(column[k], column[RB_MAX_PLANES + k], column[2 * RB_MAX_PLANES + k],
                                       column[3 * RB_MAX_PLANES + k]);
-        float3 xo, xi;
+        float3 xo, xi, ro, rl;
         float share;
-        const uint match = rb_slot_match(&q, RB_SLOT_PLANE + k, &xo);
-        if (rb_contact_plane(&si, slip, plane, xo, &xi, &sums->f, &sums->t, own_rates, dt, max_radius, &share))
-            rb_keep(&q, RB_SLOT_PLANE + k, match, xi, share);
+        const uint match = rb_slot_match(&q, RB_SLOT_PLANE + k, mu_r > 0.0f, &xo, &ro);
+        if (rb_contact_plane(&si, slip, plane, xo, &xi, mu_r, ro, &rl, &sums->f, &sums->t, own_rates, dt, max_radius,
+                             &share))
+            rb_keep(&q, RB_SLOT_PLANE + k, match, xi, mu_r > 0.0f, rl, share);
         else
             sums->support += share; /* an imminent contact's, or 0 */
     } while (near);
@@ -288,9 +330,9 @@ rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float
              __global const float4 *sorted_vel, __global const uint *sorted_index, __global const float4 *body_pos,
              __global const float4 *body_frame, __global const float4 *body_omega,
              __global const float4 *body_inv_inertia, __global const uint *body_material,
-             __global const float4 *body_contact, __global const float *own_vel, __global const uint4 *keys,
-             __global float *disp, __constant float4 *rates, const float sleep_speed, const float sleep_time,
-             const float dt) {
+             __global const float4 *body_contact, __global const float *own_vel, __global const rb_keys *keys,
+             __global float *disp, __global float *roll, __constant float4 *rates, __constant float *rolling,
+             const float sleep_speed, const float sleep_time, const float dt) {
     for (; slot < end; slot += 8u) {
         const float8 x = vload8(0, sorted_x + slot) - p.x, y = vload8(0, sorted_y + slot) - p.y,
                      z = vload8(0, sorted_z + slot) - p.z;
@@ -300,14 +342,15 @@ rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float
         if (bits)
             rb_touch_slots(sums, p, r, i, s, b, flags, slot, bits, key, sorted_x, sorted_y, sorted_z, sorted_body,
                            sorted_vel, sorted_index, body_pos, body_frame, body_omega, body_inv_inertia, body_material,
-                           body_contact, own_vel, keys, disp, rates, sleep_speed, sleep_time, dt);
+                           body_contact, own_vel, keys, disp, roll, rates, rolling, sleep_speed, sleep_time, dt);
     }
 }
 
 /* rb_visit_run's arguments after its run's start and end (the kernel's). */
 #define RB_RUN_ARGS                                                                                                    \
     key, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index, body_pos, body_frame, body_omega,        \
-        body_inv_inertia, body_material, body_contact, moment, keys, disp, rates, sleep_speed, sleep_time, dt
+        body_inv_inertia, body_material, body_contact, moment, keys, disp, roll, rates, rolling, sleep_speed,          \
+        sleep_time, dt
 
 __kernel void rb_forces(const uint n, __global const uint *sorted_index, __global const float4 *body_pos,
                         __global const float4 *body_omega, __global const float4 *body_inv_inertia,
@@ -318,9 +361,10 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         __constant float4 *rates, __global const float4 *body_contact, const float max_radius,
                         const float dt, const float sleep_speed, const float sleep_time, __global float *force,
                         __global float *moment, __global uint *wake_body, const uint stride_z, const uint stride_y,
-                        __global const float4 *body_frame, __global uint4 *keys, __global float *disp,
+                        __global const float4 *body_frame, __global rb_keys *keys, __global float *disp,
                         __global float *support, __global uint *overflow, const uint commit,
-                        __global const uint *particle_body, const uint by_particle) {
+                        __global const uint *particle_body, const uint by_particle, __global float *roll,
+                        __constant float *rolling) {
     const uint s = get_global_id(0);
     if (s >= n) return;
     const uint i = by_particle ? s : sorted_index[s];
@@ -329,7 +373,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, force);
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, moment);
         if (commit) {
-            keys[i] = (uint4)(RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE);
+            keys[i] = RB_KEYS_FREE;
             support[i] = 0.0f;
         }
         return;
@@ -349,7 +393,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                        (commit ? RB_COMMIT : 0u);
     rb_sums sums = {(float3)(0.0f, 0.0f, 0.0f),
                     (float3)(0.0f, 0.0f, 0.0f),
-                    (uint4)(RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE, RB_SLOT_FREE),
+                    RB_KEYS_FREE,
                     0u,
                     0u,
                     0.0f,
@@ -389,7 +433,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     if (near)
         rb_touch_planes(&sums, p, r, i, s, b, flags, near, (__constant const float *)planes, sorted_vel, body_pos,
                         body_frame, body_omega, body_inv_inertia, body_material, body_contact, moment, keys, disp,
-                        rates, max_radius, dt);
+                        roll, rates, rolling, max_radius, dt);
 
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,

@@ -5,3 +5,4 @@ rb_add_test(test_same_run SOURCES test_same_run.c LIBS rubble_scenes rubble_shap
 target_compile_definitions(test_same_run PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
                                                  RB_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(test_same_run cube cube2 mesh)
+set_tests_properties(test_same_run PROPERTIES COST 200) # among the longest: started early (tests/static.cmake)

@@ -383,6 +383,8 @@ static void test_bench_and_headless_agree(void **state) {
         {"pile 10 --friction -1", "--friction takes a coefficient from 0 to 100, not '-1'"},
         {"pile 10 --friction=0.3", "--friction takes its value after a space: --friction 0.3"},
         {"repose 300 --settle soon", "--settle takes simulated seconds >= 0, not 'soon'"},
+        {"repose 300 --seed 0", "--seed takes a whole number from 1 to 4294967296, not '0'"},
+        {"repose 300 --seed -3", "--seed takes a whole number from 1 to 4294967296, not '-3'"},
         {"repose 0", "unknown scene or option '0'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -589,6 +591,20 @@ static void test_repose(void **state) {
     const double angle = cJSON_GetObjectItem(j, "angle_deg")->valuedouble;
     assert_true(angle > 0.0 && angle < 60.0);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "settling")), 2); /* t = 0 and 0.5 s */
+    assert_int_equal(cJSON_GetObjectItem(j, "seed")->valueint, 0);
+    cJSON_Delete(j);
+
+    /* --seed: another heap from the same pour (a disc and patches placed otherwise) */
+    code = run_program(RB_TEST_BENCH,
+                       "repose 300 --settle 0.5 --friction 0.3 --no-sleep --backend reference --json --quiet --seed 5",
+                       out, sizeof out, err, sizeof err);
+    if (code != 0) fail_msg("rubble-bench repose --seed 5 exit %d: %s", code, err);
+    j = cJSON_Parse(out);
+    if (!j) fail_msg("rubble-bench repose --seed 5 printed no JSON: %s", out);
+    assert_int_equal(cJSON_GetObjectItem(j, "seed")->valueint, 5);
+    const double other = cJSON_GetObjectItem(j, "angle_deg")->valuedouble;
+    print_message("repose 300: %.3f deg, with --seed 5 %.3f deg\n", angle, other);
+    assert_true(other > 0.0 && other < 60.0 && other != angle);
     cJSON_Delete(j);
 }
 

@@ -82,6 +82,25 @@ static const char *message(rb_sandbox *sb, rb_panel_id id, bool *refused) {
     return rb_panels_message(rb_sandbox_panels(sb), id, refused);
 }
 
+/* Ctrl+click in the middle of the Material panel's slider `label`, type
+ * `typed` and Return; the panel's message after, *refused whether it is a
+ * refusal. */
+static const char *type_into_material(rb_sandbox *sb, const char *label, const char *typed, bool *refused) {
+    float r[4];
+    rect_of(sb, RB_PANEL_MATERIAL, label, r);
+    char at[64], text[512];
+    point(r, 0.5f, at, sizeof at);
+    snprintf(text, sizeof text,
+             "0 move %s\n+0.05 key down Left Ctrl\n+0.05 click left %s\n+0.05 key up Left Ctrl\n"
+             "+0.05 text %s\n+0.05 key Return\n",
+             at, at, typed);
+    script(sb, text);
+    run_frames(sb, 18);
+    const char *m = message(sb, RB_PANEL_MATERIAL, refused);
+    fprintf(stderr, "Material says: %s\n", m);
+    return m;
+}
+
 /* A cube at rest on the ground in front of the camera. */
 static rb_body_id add_cube(rb_sandbox *sb, float x, float z) {
     const int shape = rb_sandbox_world_shape(sb, "cube");
@@ -201,6 +220,36 @@ static void test_click_on_a_slider_sets_it_and_throws_nothing(void **st) {
     rb_sandbox_destroy(sb);
 }
 
+/* The rolling friction slider (0 to 1, under friction): a click 3/4 along
+ * it sets the material's rolling friction there; a typed 1.5 is refused
+ * with the reason in the panel, and the material keeps the clicked value. */
+static void test_rolling_friction_slider(void **st) {
+    rb_sandbox *sb = make_sandbox(true);
+    run_frames(sb, 3);
+    float r[4], fr[4];
+    rect_of(sb, RB_PANEL_MATERIAL, "rolling friction", r);
+    rect_of(sb, RB_PANEL_MATERIAL, "friction", fr);
+    assert_true(r[1] > fr[1]); /* below friction */
+    assert_true(material(sb).rolling_friction == 0.0f);
+    char at[64], text[512];
+    point(r, 0.75f, at, sizeof at);
+    snprintf(text, sizeof text, "0 move %s\n+0.05 click left %s\n", at, at);
+    script(sb, text);
+    run_frames(sb, 6);
+    const float mu_r = material(sb).rolling_friction;
+    fprintf(stderr, "rolling friction %.3f after a click 3/4 along its slider (%s)\n", mu_r,
+            message(sb, RB_PANEL_MATERIAL, NULL));
+    assert_true(mu_r > 0.65f && mu_r < 0.85f);
+    assert_true(material(sb).friction == 0.5f);
+    bool refused = false;
+    const char *m = type_into_material(sb, "rolling friction", "1.5", &refused);
+    assert_true(refused);
+    assert_non_null(strstr(m, "rolling friction 1.5: must be a number from 0 to 1"));
+    assert_true(material(sb).rolling_friction == mu_r);
+    assert_int_equal(stats(sb).bodies, 0);
+    rb_sandbox_destroy(sb);
+}
+
 /* Dragging the time scale's handle to the left end gives slow motion: the
  * sandbox takes a twentieth of the steps a second; nothing was thrown and
  * the camera did not turn. */
@@ -241,19 +290,8 @@ static void test_typed_bad_friction_is_refused(void **st) {
     rb_sandbox *sb = make_sandbox(true);
     run_frames(sb, 3);
     const float eye_y = rb_sandbox_camera(sb)->position[1];
-    float r[4];
-    rect_of(sb, RB_PANEL_MATERIAL, "friction", r);
-    char at[64], text[512];
-    point(r, 0.5f, at, sizeof at);
-    snprintf(text, sizeof text,
-             "0 move %s\n+0.05 key down Left Ctrl\n+0.05 click left %s\n+0.05 key up Left Ctrl\n"
-             "+0.05 text -1\n+0.05 key Return\n",
-             at, at);
-    script(sb, text);
-    run_frames(sb, 18);
     bool refused = false;
-    const char *m = message(sb, RB_PANEL_MATERIAL, &refused);
-    fprintf(stderr, "Material says: %s\n", m);
+    const char *m = type_into_material(sb, "friction", "-1", &refused);
     assert_true(refused);
     assert_non_null(strstr(m, "friction -1: must be a number >= 0"));
     assert_true(material(sb).friction == 0.5f);
@@ -503,6 +541,7 @@ int main(void) {
         cmocka_unit_test(test_click_on_a_slider_sets_it_and_throws_nothing),
         cmocka_unit_test(test_drag_time_scale_to_slow_motion),
         cmocka_unit_test(test_typed_bad_friction_is_refused),
+        cmocka_unit_test(test_rolling_friction_slider),
         cmocka_unit_test(test_typed_step),
         cmocka_unit_test(test_shapes_panel_picks_the_shape_to_throw),
         cmocka_unit_test(test_inspector_shows_the_body_under_the_cursor),

@@ -84,6 +84,14 @@ static void test_bad_input_is_named(void **state) {
             "t.json: materials.bouncy.restitution: 2 is out of range [0, 1]");
     refused("{\"rubble_scene\": 1, \"materials\": {\"mud\": {\"restitution\": 0.2}}}",
             "materials.mud: restitution 0.2");
+    refused("{\"rubble_scene\": 1, \"materials\": {\"sticky\": {\"rolling_friction\": 1.5}}}",
+            "t.json: materials.sticky.rolling_friction: 1.5 is out of range [0, 1]");
+    refused("{\"rubble_scene\": 1, \"materials\": {\"default\": {\"rolling_friction\": -0.1}}}",
+            "t.json: materials.default.rolling_friction: -0.1 is out of range [0, 1]");
+    refused("{\"rubble_scene\": 1, \"materials\": {\"sticky\": {\"rolling_friction\": \"0.1\"}}}",
+            "t.json: materials.sticky.rolling_friction: expected a number");
+    refused("{\"rubble_scene\": 1, \"materials\": {\"sticky\": {\"rolling_friction\": 1e400}}}",
+            "t.json: materials.sticky.rolling_friction: inf is not a finite number");
     refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"orientation\": [0, 0, "
             "0, 0]}]}",
             "t.json: bodies[0].orientation: a zero quaternion is no rotation");
@@ -135,6 +143,15 @@ static void test_saved_contacts_are_read_and_checked(void **state) {
     assert_true(s->contacts[0].displacement[0] == 1e-5f && s->contacts[0].displacement[2] == -2.5e-6f);
     assert_int_equal(s->contacts[1].partner, RB_CONTACT_PLANE + 0);
     assert_int_equal(s->contacts[2].particle, 29);
+    for (int k = 0; k < 3; k++) assert_true(s->contacts[k].rolling[0] == 0.0f && s->contacts[k].rolling[2] == 0.0f);
+    rb_scene_destroy(s);
+    /* a rolling angle, where given; zero where not */
+    s = parse(TWO_CUBES("[[2, 29, 1e-5, 0, 0, {\"rolling\": [1e-3, -0, -2.5e-4]}], [2, {\"plane\": 0}, 0, 0, 0]]"));
+    assert_int_equal(s->contact_count, 2);
+    assert_true(s->contacts[0].rolling[0] == 1e-3f && s->contacts[0].rolling[2] == -2.5e-4f);
+    assert_true(s->contacts[0].rolling[1] == 0.0f && signbit(s->contacts[0].rolling[1])); /* -0 kept */
+    assert_true(s->contacts[1].rolling[0] == 0.0f && s->contacts[1].rolling[1] == 0.0f &&
+                s->contacts[1].rolling[2] == 0.0f);
     rb_scene_destroy(s);
     s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"support\": "
               "2.5}]}");
@@ -158,14 +175,14 @@ static void test_saved_contacts_are_read_and_checked(void **state) {
         "t.json: bodies[0].orientation: a saved state (with angular_momentum, sleep_timer or support) needs a unit");
     /* the list and its entries */
     refused(TWO_CUBES("{}"), "t.json: contacts: expected an array of [particle, partner, dx, dy, dz]");
-    refused(TWO_CUBES("[[2, 29, 0, 0]]"),
-            "t.json: contacts[0]: expected [particle, partner, dx, dy, dz], got 4 values");
-    refused(TWO_CUBES("[[2, 29, 0, 0, 0, 0]]"),
-            "t.json: contacts[0]: expected [particle, partner, dx, dy, dz], got 6 values");
-    refused(TWO_CUBES("[{\"particle\": 2}]"),
-            "t.json: contacts[0]: expected [particle, partner, dx, dy, dz], got an object");
-    refused(TWO_CUBES("[2, 29, 0, 0, 0]"),
-            "t.json: contacts[0]: expected [particle, partner, dx, dy, dz], got a single value");
+#define ENTRY                                                                                                          \
+    "t.json: contacts[0]: expected [particle, partner, dx, dy, dz] or [particle, partner, dx, dy, dz, {\"rolling\": "  \
+    "[rx, ry, rz]}]"
+    refused(TWO_CUBES("[[2, 29, 0, 0]]"), ENTRY ", got 4 values");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0, {\"rolling\": [0, 0, 0]}, 0]]"), ENTRY ", got 7 values");
+    refused(TWO_CUBES("[{\"particle\": 2}]"), ENTRY ", got an object");
+    refused(TWO_CUBES("[2, 29, 0, 0, 0]"), ENTRY ", got a single value");
+#undef ENTRY
     /* the particle */
     refused(TWO_CUBES("[[2.5, 29, 0, 0, 0]]"),
             "t.json: contacts[0][0]: expected a particle index, a whole number >= 0, got 2.5");
@@ -207,6 +224,22 @@ static void test_saved_contacts_are_read_and_checked(void **state) {
             "t.json: contacts[0][4]: expected a finite number (the displacement's z, m)");
     refused(TWO_CUBES("[[2, 29, \"0\", 0, 0]]"),
             "t.json: contacts[0][2]: expected a finite number (the displacement's x, m)");
+    /* the rolling angle (an optional sixth element) */
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0, 0]]"), "t.json: contacts[0][5]: expected {\"rolling\": [rx, ry, rz]}");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0, {}]]"),
+            "t.json: contacts[0][5]: expected {\"rolling\": [rx, ry, rz]}: 'rolling' is missing");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0, {\"rolling\": [0, 0]}]]"),
+            "t.json: contacts[0][5].rolling: expected 3 numbers (the rolling angle, rad), got 2");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0, {\"rolling\": 0.5}]]"),
+            "t.json: contacts[0][5].rolling: expected 3 numbers (the rolling angle, rad), got a single value");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0, {\"rolling\": [0, 1e400, 0]}]]"),
+            "t.json: contacts[0][5].rolling[1]: expected a finite number (the rolling angle's y, rad)");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0, {\"rolling\": [0, 0, 1e39]}]]"), /* finite as a double, not as a float */
+            "t.json: contacts[0][5].rolling[2]: expected a finite number (the rolling angle's z, rad)");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0, {\"rolling\": [\"0\", 0, 0]}]]"),
+            "t.json: contacts[0][5].rolling[0]: expected a finite number (the rolling angle's x, rad)");
+    refused(TWO_CUBES("[[2, 29, 0, 0, 0, {\"rolling\": [0, 0, 0], \"rolling\": [0, 0, 0]}]]"),
+            "t.json: contacts[0][5].rolling: the key is given twice");
     refused("{\"rubble_scene\": 1, \"contacts\": [], \"contacts\": []}", "t.json: contacts: the key is given twice");
 }
 
@@ -314,6 +347,15 @@ static void test_materials_do_not_depend_on_key_order(void **state) {
     assert_true(a->materials[1].material.restitution == 0.8f);
     assert_true(a->world.material.friction == 0.9f);
     rb_scene_destroy(a), rb_scene_destroy(b);
+    /* rolling friction: read, 0 unless given, and the others start from the default's */
+    a = parse("{\"rubble_scene\": 1, \"materials\": {\"rubber\": {\"restitution\": 0.8}}}");
+    assert_true(a->world.material.rolling_friction == 0.0f && a->materials[1].material.rolling_friction == 0.0f);
+    rb_scene_destroy(a);
+    a = parse("{\"rubble_scene\": 1, \"materials\": {\"rubber\": {\"restitution\": 0.8}, \"smooth\": "
+              "{\"rolling_friction\": 0}, \"default\": {\"rolling_friction\": 0.2}}}");
+    assert_true(a->world.material.rolling_friction == 0.2f);
+    assert_true(a->materials[1].material.rolling_friction == 0.2f && a->materials[2].material.rolling_friction == 0.0f);
+    rb_scene_destroy(a);
 }
 
 static const rb_shape *shape(const char *name) {
@@ -486,6 +528,127 @@ static void test_save_and_reload_continue_bit_for_bit(void **state) {
     rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
 }
 
+/* A world with rolling friction (rb_material.rolling_friction) reloads and
+ * continues bit for bit too: its materials' rolling friction and its
+ * contacts' rolling angles (rb_contact_memory.rolling) are saved. Balls of
+ * rolling friction 0.2 (the default material) roll on the ground, one rolls
+ * off another, a rubber ball (0.05) rolls across, and a block of a material
+ * without rolling friction slides (a material of 0 beside a default that
+ * is not 0 must be written to read back as 0). Saved mid-run, the file has
+ * the key and the angles, and the reloaded world has the same materials,
+ * contact history and digest, and after 300 more steps the same digest;
+ * without the saved angles the same 300 steps go another way. */
+static void test_rolling_friction_saved_and_continued(void **state) {
+    rb_scene *s = parse(
+        "{\"rubble_scene\": 1, \"materials\": {\"default\": {\"rolling_friction\": 0.2}, \"rubber\": "
+        "{\"restitution\": 0.8, \"rolling_friction\": 0.05}, \"smooth\": {\"rolling_friction\": 0}},"
+        " \"bodies\": [{\"shape\": \"ball\", \"scale\": 0.5, \"position\": [0, 0.65, 0], \"velocity\": [2, 0, 0], "
+        "\"angular_velocity\": [0, 0, -3.3]},"
+        "  {\"shape\": \"ball\", \"scale\": 0.5, \"position\": [-6, 0.65, 0]},"
+        "  {\"shape\": \"ball\", \"scale\": 0.5, \"position\": [-5.9, 1.9, 0.05]},"
+        "  {\"shape\": \"ball\", \"scale\": 0.5, \"position\": [6, 0.65, 3], \"material\": \"rubber\", "
+        "\"velocity\": [0, 0, -1.5], \"angular_velocity\": [-2.5, 0, 0]},"
+        "  {\"shape\": \"cube2\", \"position\": [0, 0.4, 6], \"material\": \"smooth\", \"velocity\": [3, 0, 0]}]}");
+    rb_world_desc base = rb_default_world_desc();
+    base.backend = rb_test_backend();
+    rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+    rb_entities *t = rb_entities_create(g_reg, w);
+    char err[1024];
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), s->body_count);
+    assert_true(rb_world_step(w, 500)); /* 0.8 s: rolling, the top ball coming off */
+
+    char path[256];
+    snprintf(path, sizeof path, "%s/tests/saved-rolling.json", RB_TEST_BUILD_DIR);
+    remove(path);
+    assert_true(rb_scene_save(path, w, t, err, sizeof err));
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char text[1 << 20];
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "\"rolling_friction\": 0.2"));
+    assert_non_null(strstr(text, "\"rolling_friction\": 0.05"));
+    assert_non_null(strstr(text, "\"rolling_friction\": 0}")); /* "smooth", against the default's 0.2 */
+    assert_non_null(strstr(text, ", {\"rolling\": ["));
+
+    rb_scene *again = rb_scene_load(path, g_reg, err, sizeof err);
+    if (!again) fail_msg("%s", err);
+    const uint32_t contacts = rb_world_read_contacts(w, NULL, 0);
+    assert_int_equal(again->contact_count, contacts);
+    /* angles on contacts with the ground and between two balls */
+    uint32_t on_plane = 0, between = 0;
+    for (uint32_t i = 0; i < again->contact_count; i++) {
+        const rb_contact_memory *c = &again->contacts[i];
+        if (c->rolling[0] == 0.0f && c->rolling[1] == 0.0f && c->rolling[2] == 0.0f) continue;
+        if (c->partner >= RB_CONTACT_PLANE)
+            on_plane++;
+        else
+            between++;
+    }
+    print_message("%u contacts saved, %u with a rolling angle on the ground, %u between balls\n", contacts, on_plane,
+                  between);
+    assert_true(on_plane > 0 && between > 0);
+    rb_world *w2 = rb_test_world(rb_scene_world_desc(again, &base));
+    rb_entities *t2 = rb_entities_create(g_reg, w2);
+    assert_int_equal(rb_scene_build(again, t2, err, sizeof err), again->body_count);
+    assert_int_equal(rb_world_material_count(w2), rb_world_material_count(w));
+    for (uint32_t k = 0; k < rb_world_material_count(w); k++) {
+        rb_material a, b;
+        assert_true(rb_world_get_material(w, k, &a) && rb_world_get_material(w2, k, &b));
+        assert_memory_equal(&a, &b, sizeof a);
+    }
+    assert_true(rb_world_digest(w2) == rb_world_digest(w));
+    rb_contact_memory *h = calloc(contacts, sizeof *h), *h2 = calloc(contacts, sizeof *h2);
+    assert_int_equal(rb_world_read_contacts(w, h, contacts), contacts);
+    assert_int_equal(rb_world_read_contacts(w2, h2, contacts), contacts);
+    assert_memory_equal(h, h2, contacts * sizeof *h);
+    free(h), free(h2);
+    assert_true(rb_world_step(w, 300));
+    assert_true(rb_world_step(w2, 300));
+    assert_true(rb_world_digest(w2) == rb_world_digest(w));
+
+    /* the angles are needed: without them the same 300 steps go another way */
+    rb_scene *less = rb_scene_load(path, g_reg, err, sizeof err);
+    if (!less) fail_msg("%s", err);
+    for (uint32_t i = 0; i < less->contact_count; i++)
+        memset(less->contacts[i].rolling, 0, sizeof less->contacts[i].rolling);
+    rb_world *w3 = rb_test_world(rb_scene_world_desc(less, &base));
+    rb_entities *t3 = rb_entities_create(g_reg, w3);
+    assert_int_equal(rb_scene_build(less, t3, err, sizeof err), less->body_count);
+    assert_true(rb_world_step(w3, 300));
+    if (rb_world_digest(w3) == rb_world_digest(w))
+        fail_msg("the run went the same way without the saved rolling angles");
+    rb_entities_destroy(t3), rb_world_destroy(w3), rb_scene_destroy(less);
+    remove(path);
+    rb_entities_destroy(t2), rb_world_destroy(w2), rb_scene_destroy(again);
+    rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+}
+
+/* A world without rolling friction is saved as before it existed: no
+ * rolling_friction key and no rolling angle in the file. */
+static void test_no_rolling_friction_no_keys(void **state) {
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"materials\": {\"rubber\": {\"restitution\": 0.8}}, \"bodies\": "
+                        "[{\"shape\": \"ball\", \"scale\": 0.5, \"position\": [0, 0.65, 0], \"velocity\": [2, 0, 0]},"
+                        " {\"shape\": \"cube2\", \"position\": [3, 0.4, 0], \"material\": \"rubber\"}]}");
+    rb_world_desc base = rb_default_world_desc();
+    rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+    rb_entities *t = rb_entities_create(g_reg, w);
+    char err[1024];
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), s->body_count);
+    assert_true(rb_world_step(w, 200));
+    assert_true(rb_world_read_contacts(w, NULL, 0) > 0);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    assert_true(rb_scene_write(f, w, t, err, sizeof err));
+    fclose(f);
+    assert_non_null(strstr(text, "\"contact_time\""));
+    assert_null(strstr(text, "rolling"));
+    free(text);
+    rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+}
+
 /* A save goes to a temporary file that is renamed: when the rename cannot
  * happen, what stood at the path is untouched and no temporary is left. */
 static void test_failed_save_keeps_the_old_file(void **state) {
@@ -616,6 +779,8 @@ int main(void) {
         cmocka_unit_test(test_generators),
         cmocka_unit_test(test_formation_and_pile_scenes),
         cmocka_unit_test(test_save_and_reload_continue_bit_for_bit),
+        cmocka_unit_test(test_rolling_friction_saved_and_continued),
+        cmocka_unit_test(test_no_rolling_friction_no_keys),
         cmocka_unit_test(test_failed_save_keeps_the_old_file),
         cmocka_unit_test(test_camera_bookmarks_saved_and_read),
         cmocka_unit_test(test_shipped_scenes_build),

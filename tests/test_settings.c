@@ -55,6 +55,50 @@ static void test_friction_changes_a_slide(void **st) {
     rb_world_destroy(a), rb_world_destroy(b);
 }
 
+/* A ball (one particle of the default 0.2 m, 64 kg, I = 2/5 m r^2) rolling
+ * on the ground along x at 2 m/s; its speed sampled every 0.05 s for 1 s
+ * and fitted: the slope, m/s^2 (as tests/test_rolling.c fits it). */
+static double rolling_slope(rb_world *w, rb_body_id id) {
+    double st = 0, sv = 0, stt = 0, stv = 0;
+    const int samples = 21;
+    for (int k = 0; k < samples; k++) {
+        if (k > 0) assert_true(rb_world_step(w, 31)); /* 0.0496 s */
+        const double t = k * 31 * (double)rb_world_get_desc(w)->dt, v = state(w, id).velocity[0];
+        st += t, sv += v, stt += t * t, stv += t * v;
+    }
+    return (samples * stv - st * sv) / (samples * stt - st * st);
+}
+
+/* The rolling friction setter, by its effect: the ball keeps its speed
+ * (within 0.02 m/s^2) without rolling friction; after the setter takes
+ * 0.1, on the same running world, it slows at 5/7 mu_r g = 0.70 m/s^2
+ * (derived in tests/test_rolling.c), within 5%. */
+static void test_rolling_friction_setter_slows_a_rolling_ball(void **st) {
+    rb_world *w = rb_test_world(rb_default_world_desc());
+    const float r = 0.2f, m = 64.0f, I = 0.4f * m * r * r, origin[3] = {0.0f, 0.0f, 0.0f};
+    const int ball = rb_world_add_shape(w, &(rb_shape_data){1, origin, m, {I, I, I}, 0.0f});
+    assert_true(ball >= 0);
+    const rb_body_id id = rb_world_add_body(w, &(rb_body_desc){.shape = (uint32_t)ball,
+                                                               .position = {0.0f, r, 0.0f},
+                                                               .velocity = {2.0f, 0.0f, 0.0f},
+                                                               .angular_velocity = {0.0f, 0.0f, -2.0f / r}});
+    assert_true(rb_world_step(w, 125)); /* 0.2 s: settled on the ground */
+    const double free_slope = rolling_slope(w, id);
+    char why[512];
+    rb_settings s = settings_of(w);
+    assert_true(rb_settings_set_rolling_friction(&s, 0.1f, why, sizeof why));
+    rb_material mat;
+    assert_true(rb_world_get_material(w, 0, &mat));
+    assert_true(mat.rolling_friction == 0.1f && mat.friction == 0.5f);
+    assert_true(rb_world_step(w, 6)); /* the rolling spring yields within 3 steps */
+    const double slowed = -rolling_slope(w, id), expect = 5.0 / 7.0 * 0.1 * 9.81;
+    fprintf(stderr, "a ball at 2 m/s: slope %.4f m/s^2 free, slows at %.4f m/s^2 at mu_r 0.1 (5/7 mu_r g = %.4f)\n",
+            free_slope, slowed, expect);
+    assert_near(free_slope, 0.0, 0.02);
+    assert_near(slowed, expect, 0.05 * expect);
+    rb_world_destroy(w);
+}
+
 static void test_gravity_changes_a_fall(void **st) {
     uint32_t cube;
     rb_world *w = cube_world(&cube);
@@ -236,6 +280,12 @@ static void test_bad_material_is_refused(void **st) {
     REFUSED(rb_settings_set_friction(&s, -1.0f, why, sizeof why), "friction -1: must be a number >= 0");
     REFUSED(rb_settings_set_friction(&s, NAN, why, sizeof why), "friction nan: must be a number >= 0");
     REFUSED(rb_settings_set_friction(&s, INFINITY, why, sizeof why), "must be a number >= 0");
+    REFUSED(rb_settings_set_rolling_friction(&s, -0.1f, why, sizeof why),
+            "rolling friction -0.1: must be a number from 0 to 1");
+    REFUSED(rb_settings_set_rolling_friction(&s, 1.5f, why, sizeof why),
+            "rolling friction 1.5: must be a number from 0 to 1");
+    REFUSED(rb_settings_set_rolling_friction(&s, NAN, why, sizeof why), "rolling friction nan: must be a number");
+    REFUSED(rb_settings_set_rolling_friction(&s, INFINITY, why, sizeof why), "rolling friction inf: must be a number");
     REFUSED(rb_settings_set_restitution(&s, 0.1f, why, sizeof why), "restitution 0.1: must be from 0.14 to 1");
     REFUSED(rb_settings_set_restitution(&s, 1.5f, why, sizeof why), "must be from 0.14 to 1");
     /* e = 0.2 at t_c 8 ms: its dashpot needs dt < 1.24 ms (README, Limits) */
@@ -405,6 +455,7 @@ static void test_emitter_and_field_values(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_friction_changes_a_slide),
+        cmocka_unit_test(test_rolling_friction_setter_slows_a_rolling_ball),
         cmocka_unit_test(test_gravity_changes_a_fall),
         cmocka_unit_test(test_restitution_changes_a_bounce),
         cmocka_unit_test(test_contact_time_needs_its_step),

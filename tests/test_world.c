@@ -325,18 +325,24 @@ static void test_restore_continues(void **state) {
     assert_true(rb_world_digest(b) == digest);
 
     /* contacts refused whole: a particle out of range, a partner of its own
-     * body or past the planes, a NaN, five for one particle, out of order */
+     * body or past the planes, a NaN displacement or rolling angle, five for
+     * one particle, out of order */
     const uint32_t particles = rb_world_particle_count(b), first1 = rb_world_body_first_particle(b)[1];
     const uint32_t remembered = rb_world_read_contacts(b, NULL, 0);
     const rb_contact_memory refused[][5] = {
-        {{particles, 0, {0, 0, 0}}},
-        {{0, 1, {0, 0, 0}}},
-        {{0, RB_CONTACT_PLANE + 7, {0, 0, 0}}},
-        {{0, first1, {NAN, 0, 0}}},
-        {{0, first1, {0}}, {0, first1 + 1, {0}}, {0, first1 + 2, {0}}, {0, first1 + 3, {0}}, {0, first1 + 4, {0}}},
-        {{1, first1, {0}}, {0, first1, {0}}},
+        {{particles, 0, {0, 0, 0}, {0, 0, 0}}},
+        {{0, 1, {0, 0, 0}, {0, 0, 0}}},
+        {{0, RB_CONTACT_PLANE + 7, {0, 0, 0}, {0, 0, 0}}},
+        {{0, first1, {NAN, 0, 0}, {0, 0, 0}}},
+        {{0, first1, {0, 0, 0}, {0, INFINITY, 0}}},
+        {{0, first1, {0}, {0}},
+         {0, first1 + 1, {0}, {0}},
+         {0, first1 + 2, {0}, {0}},
+         {0, first1 + 3, {0}, {0}},
+         {0, first1 + 4, {0}, {0}}},
+        {{1, first1, {0}, {0}}, {0, first1, {0}, {0}}},
     };
-    const uint32_t refused_count[] = {1, 1, 1, 1, 5, 2};
+    const uint32_t refused_count[] = {1, 1, 1, 1, 1, 5, 2};
     for (size_t k = 0; k < sizeof refused_count / sizeof *refused_count; k++)
         assert_false(rb_world_restore_contacts(b, refused[k], refused_count[k]));
     assert_int_equal(rb_world_read_contacts(b, NULL, 0), remembered);
@@ -509,8 +515,9 @@ static void test_fits_estimates_bytes(void **state) {
     rb_world_desc d = rb_default_world_desc();
     assert_true(rb_world_fits(&d, 1000, 27000, err, sizeof err));
     assert_false(rb_world_fits(&d, 2000000000ull, 54000000000000ull, err, sizeof err));
-    /* host 180 B a body, 84 a particle (64 of them its contact history); device 196 and 164 */
-    assert_non_null(strstr(err, "2000000000 bodies of 54000000000000 particles need about 13.4 PB (host 4.54 PB, "
+    /* host 180 B a body, 132 a particle (112 of them its contact history:
+     * keys, displacements and rolling angles); device 196 and 164 */
+    assert_non_null(strstr(err, "2000000000 bodies of 54000000000000 particles need about 16 PB (host 7.13 PB, "
                                 "device 8.86 PB), more than this machine's"));
     d.backend = RB_BACKEND_REFERENCE; /* no device buffers */
     assert_false(rb_world_fits(&d, 2000000000ull, 54000000000000ull, err, sizeof err));

@@ -112,7 +112,7 @@ static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_ru
     rb_world_desc desc = rb_app_world_desc(o);
     desc.backend = backend;
     rb_scene *sc = rb_run_make_scene(reg, o->shape, scene, err, sizeof err);
-    if (sc) rb_app_override_world(o, &sc->world); /* --dt, --no-sleep, --friction over the scene's own */
+    if (sc) rb_app_override_world(o, &sc->world); /* --dt, --no-sleep, --friction, --rolling over the scene's own */
     rb_run *run = sc ? rb_run_create(reg, sc, &desc, err, sizeof err) : NULL;
     if (!run) {
         fprintf(stderr, "rubble-bench: %s: %s\n", name, err);
@@ -162,8 +162,11 @@ static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_ru
  * --settle seconds. The heap (the spheres on the disc slower than 1 m/s) is
  * measured (src/app/repose.h) at the end of the pour and each second after;
  * the angle at the end is the result. The world's material sets the
- * friction (--friction); sleeping is the world's (on; --no-sleep turns it
- * off). Everything is deterministic: the same command gives the same heap. */
+ * friction (--friction) and the rolling friction (--rolling); sleeping is
+ * the world's (on; --no-sleep turns it off). Everything is deterministic:
+ * the same command gives the same heap; --seed N places the disc's
+ * particles and the patches by another random sequence, for the spread of
+ * the angle from heap to heap. */
 
 #define REPOSE_BASE_RADIUS 30.0 /* the disc, in r */
 #define REPOSE_BASE_HEIGHT 10.0 /* its particles' centres above the ground, in r */
@@ -315,7 +318,8 @@ static bool bench_repose(const rb_options *o, const rb_run_scene *scene, rb_back
     const float r = desc.particle_radius, dt = desc.dt, g = fabsf(desc.gravity[1]);
     const float base_radius = (float)REPOSE_BASE_RADIUS * r, base_y = (float)REPOSE_BASE_HEIGHT * r;
     const float m = 1000.0f * 8.0f * r * r * r, inertia = 0.4f * m * r * r, origin[3] = {0, 0, 0};
-    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    uint64_t rng = 0x9e3779b97f4a7c15ull ^ (o->seed * 0xd1b54a32d192ed03ull); /* --seed 0: the default heap */
+    if (rng == 0) rng = 1;                                                      /* xorshift never leaves 0 */
     uint32_t base_particles = 0;
     const int sphere = rb_world_add_shape(w, &(rb_shape_data){1, origin, m, {inertia, inertia, inertia}, r});
     const long second = lround(1.0 / dt), settle_steps = lround(o->settle / dt);
@@ -407,6 +411,8 @@ static bool bench_repose(const rb_options *o, const rb_run_scene *scene, rb_back
         cJSON_AddStringToObject(j, "device", rb_world_device_name(w));
         cJSON_AddNumberToObject(j, "angle_deg", look.measured ? look.fit.angle_deg : -1.0);
         cJSON_AddNumberToObject(j, "friction", rb_decimal(mat.friction));
+        cJSON_AddNumberToObject(j, "rolling_friction", rb_decimal(mat.rolling_friction));
+        cJSON_AddNumberToObject(j, "seed", (double)o->seed);
         cJSON_AddNumberToObject(j, "restitution", rb_decimal(mat.restitution));
         cJSON_AddNumberToObject(j, "contact_time", rb_decimal(mat.contact_time));
         cJSON_AddBoolToObject(j, "sleep", desc.sleep_time > 0.0f);
@@ -419,6 +425,7 @@ static bool bench_repose(const rb_options *o, const rb_run_scene *scene, rb_back
         cJSON_AddNumberToObject(j, "on_base", look.on_base);
         cJSON_AddNumberToObject(j, "asleep", look.asleep);
         cJSON_AddNumberToObject(j, "fastest", look.fastest);
+        cJSON_AddNumberToObject(j, "contact_overflow", (double)rb_world_contact_overflow(w));
         cJSON_AddNumberToObject(j, "dt", rb_decimal(dt));
         cJSON_AddNumberToObject(j, "steps", (double)steps);
         cJSON_AddNumberToObject(j, "simulated_s", steps * (double)dt);
@@ -440,12 +447,17 @@ static bool bench_repose(const rb_options *o, const rb_run_scene *scene, rb_back
         free(text);
         cJSON_Delete(j);
     } else {
-        printf("%s (spheres of r %g m) on %s [%s]\n", name, r, rb_world_backend_name(w), rb_world_device_name(w));
-        printf("  friction %g, restitution %g, contact time %g s, sleeping %s; dt %g s\n", mat.friction,
-               mat.restitution, mat.contact_time, desc.sleep_time > 0.0f ? "on" : "off", dt);
+        printf("%s (spheres of r %g m) on %s [%s]", name, r, rb_world_backend_name(w), rb_world_device_name(w));
+        if (o->seed) printf(", seed %llu", (unsigned long long)o->seed);
+        printf("\n");
+        printf("  friction %g, rolling friction %g, restitution %g, contact time %g s, sleeping %s; dt %g s\n",
+               mat.friction, mat.rolling_friction, mat.restitution, mat.contact_time,
+               desc.sleep_time > 0.0f ? "on" : "off", dt);
         printf("  %d poured, %.0f a second, onto a disc of radius %g m (%u particles); %u fell off; at the end %u on "
                "the disc, %u asleep, the fastest at %.3f m/s\n",
                poured, rate, base_radius, base_particles, fell, look.on_base, look.asleep, look.fastest);
+        printf("  %llu contacts without a history slot (of up to %u a particle)\n",
+               (unsigned long long)rb_world_contact_overflow(w), 4u);
         repose_fit_text("end of the pour", &end_of_pour, 2.0f * r);
         char when[64];
         snprintf(when, sizeof when, "%g s later", settle_s);

@@ -27,6 +27,7 @@ void rb_options_defaults(rb_options *o, rb_program program) {
         .warmup = 2.0,
         .time = 1.0,
         .friction = -1.0f,
+        .rolling_friction = -1.0f,
         .settle = 5.0,
         .record_rate = 60.0,
         .msaa = -1,
@@ -55,8 +56,12 @@ void rb_options_usage(rb_program program, FILE *out) {
                      "  --time S           simulated seconds timed [1]\n"
                      "  --dt S             fixed step in seconds [0.0016: t_c / 5]\n"
                      "  --friction MU      friction of the world's material, in every scene [the scene's; 0.5]\n"
+                     "  --rolling MU_R     rolling friction of the world's material, in every scene, 0 to 1\n"
+                     "                     [the scene's; 0]\n"
                      "  --no-sleep         no body ever sleeps, whatever the scene says\n"
                      "  --settle S         repose: simulated seconds after the last sphere [5]\n"
+                     "  --seed N           repose: another heap from the same pour (its disc and patches\n"
+                     "                     placed by random number seed N, 1 to 2^32) [0: the default heap]\n"
                      "  --json             one JSON object per run on stdout\n"
                      "  --quiet            no progress on stderr\n"
                      "  --help             this screen\n"
@@ -183,7 +188,9 @@ static const option_spec specs[] = {
     {"--warmup", true, BENCH},
     {"--time", true, BENCH},
     {"--friction", true, BENCH},
+    {"--rolling", true, BENCH},
     {"--settle", true, BENCH},
+    {"--seed", true, BENCH},
 };
 
 #define FAIL(...) (snprintf(err, err_size, __VA_ARGS__), false)
@@ -285,9 +292,15 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
     } else if (!strcmp(a, "--settle")) {
         if (!parse_double(v, 0.0, 1e6, &x)) return FAIL("--settle takes simulated seconds >= 0, not '%s'", v);
         o->settle = x;
+    } else if (!strcmp(a, "--seed")) {
+        if (!parse_long(v, 1, 4294967296L, &n)) return FAIL("--seed takes a whole number from 1 to 4294967296, not '%s'", v);
+        o->seed = (uint64_t)n;
     } else if (!strcmp(a, "--friction")) {
         if (!parse_double(v, 0.0, 100.0, &x)) return FAIL("--friction takes a coefficient from 0 to 100, not '%s'", v);
         o->friction = (float)x;
+    } else if (!strcmp(a, "--rolling")) {
+        if (!parse_double(v, 0.0, 1.0, &x)) return FAIL("--rolling takes a coefficient from 0 to 1, not '%s'", v);
+        o->rolling_friction = (float)x;
     } else if (!strcmp(a, "--backend")) {
         o->both_backends = false;
         if (!strcmp(v, "reference"))

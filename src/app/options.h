@@ -61,11 +61,13 @@ typedef struct rb_options {
     /* rubble-bench */
     rb_run_scene scenes[RB_MAX_SCENES]; /* SCENE...: pile N, formationK [N], repose [N], FILE.json */
     int scene_count;
-    bool both_backends;  /* --backend both */
-    double warmup, time; /* --warmup S, --time S: simulated seconds untimed, then timed */
-    bool quiet;          /* --quiet: no progress on stderr */
-    float friction;      /* --friction MU: the world material's friction, every scene; < 0 = the scene's */
-    double settle;       /* --settle S: the repose scene's simulated seconds after the last sphere */
+    bool both_backends;     /* --backend both */
+    double warmup, time;    /* --warmup S, --time S: simulated seconds untimed, then timed */
+    bool quiet;             /* --quiet: no progress on stderr */
+    float friction;         /* --friction MU: the world material's friction, every scene; < 0 = the scene's */
+    float rolling_friction; /* --rolling MU_R: the world material's rolling friction, every scene; < 0 = the scene's */
+    double settle;          /* --settle S: the repose scene's simulated seconds after the last sphere */
+    uint64_t seed;          /* --seed N: the repose scene's random choices (disc and pour), 0 the default's */
 } rb_options;
 
 void rb_options_defaults(rb_options *o, rb_program program);

@@ -205,12 +205,14 @@ void world_panel(rb_panels *p) {
 void material_panel(rb_panels *p) {
     const rb_panel_view *v = p->view;
     char why[512];
-    float e = v->restitution, mu = v->friction, tc_ms = v->contact_time * 1000.0f;
+    float e = v->restitution, mu = v->friction, mu_r = v->rolling_friction, tc_ms = v->contact_time * 1000.0f;
     ImGui::BeginDisabled(replay_note(v));
     if (slider(p, "restitution", &e, 0.14f, 1.0f, "%.3f"))
         answer(p, rb_settings_set_restitution(v->settings, e, why, sizeof why), why);
     if (slider(p, "friction", &mu, 0.0f, 2.0f, "%.3f"))
         answer(p, rb_settings_set_friction(v->settings, mu, why, sizeof why), why);
+    if (slider(p, "rolling friction", &mu_r, 0.0f, 1.0f, "%.3f"))
+        answer(p, rb_settings_set_rolling_friction(v->settings, mu_r, why, sizeof why), why);
     if (slider(p, "contact time, ms", &tc_ms, 1.0f, 50.0f, "%.2f", true))
         answer(p, rb_settings_set_contact_time(v->settings, tc_ms / 1000.0f, why, sizeof why), why);
     text_dim("takes a step of at most %.3g ms (the step is %.3g ms)", v->step_needed * 1000.0, v->dt * 1000.0);

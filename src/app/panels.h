@@ -72,7 +72,7 @@ typedef struct rb_panel_view {
     bool step_reloads; /* a new step loads the scene again (a debris layer keeps time in steps) */
     bool recording;    /* --record: the step cannot change */
     /* Material (material 0) */
-    float restitution, friction, contact_time;
+    float restitution, friction, contact_time, rolling_friction;
     float step_needed; /* s: the largest step the material takes */
     /* Tools */
     float throw_speed, throw_speed_max, throw_spin;

@@ -208,6 +208,7 @@ static void fill_view(rb_sandbox *sb, rb_panel_view *v, double dt) {
                          .restitution = m.restitution,
                          .friction = m.friction,
                          .contact_time = m.contact_time,
+                         .rolling_friction = m.rolling_friction,
                          .step_needed = ui->step_for,
                          .throw_speed = sb->throw_params.speed,
                          .throw_speed_max = sb->throw_params.speed_max,

@@ -22,7 +22,8 @@ static bool same_world(const rb_world_desc *a, const rb_world_desc *b) {
     if (a->particle_radius != b->particle_radius || a->dt != b->dt || a->sleep_speed != b->sleep_speed ||
         a->sleep_time != b->sleep_time || a->plane_count != b->plane_count ||
         a->material.restitution != b->material.restitution || a->material.friction != b->material.friction ||
-        a->material.contact_time != b->material.contact_time)
+        a->material.contact_time != b->material.contact_time ||
+        a->material.rolling_friction != b->material.rolling_friction)
         return false;
     for (int k = 0; k < 3; k++)
         if (a->gravity[k] != b->gravity[k]) return false;

@@ -162,6 +162,17 @@ bool rb_settings_set_friction(const rb_settings *s, float mu, char *why, size_t 
     return apply_material(s, m, what, why, why_size);
 }
 
+bool rb_settings_set_rolling_friction(const rb_settings *s, float mu_r, char *why, size_t why_size) {
+    if (!have_world(s, why, why_size)) return false;
+    if (!(isfinite(mu_r) && mu_r >= 0.0f && mu_r <= 1.0f))
+        return REFUSE("rolling friction %g: must be a number from 0 to 1", mu_r);
+    rb_material m = material0(s);
+    m.rolling_friction = mu_r;
+    char what[48];
+    snprintf(what, sizeof what, "rolling friction %g", mu_r);
+    return apply_material(s, m, what, why, why_size);
+}
+
 bool rb_settings_set_contact_time(const rb_settings *s, float tc, char *why, size_t why_size) {
     char a[32];
     if (!have_world(s, why, why_size)) return false;

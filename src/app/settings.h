@@ -73,6 +73,9 @@ bool rb_settings_sleeping(const rb_settings *s);
 /* ---- the material (material 0, every body's unless it names another) ---- */
 bool rb_settings_set_restitution(const rb_settings *s, float restitution, char *why, size_t why_size);
 bool rb_settings_set_friction(const rb_settings *s, float friction, char *why, size_t why_size);
+/* Rolling friction mu_r, 0 to 1 (rb_material.rolling_friction; 0: rolling
+ * is free). */
+bool rb_settings_set_rolling_friction(const rb_settings *s, float rolling_friction, char *why, size_t why_size);
 /* Contact time t_c, s: refused when the step is too large for it, with the
  * step it needs. */
 bool rb_settings_set_contact_time(const rb_settings *s, float contact_time, char *why, size_t why_size);

@@ -223,19 +223,31 @@ static void put_vector(FILE *f, const char *key, const float *v, int n) {
     fputs("]", f);
 }
 
-static void put_material(FILE *f, const char *name, const rb_material *m, bool last) {
+/* Whether x has a bit set (-0 too, so it reads back as it was). */
+static bool nonzero(float x) { return x != 0.0f || signbit(x); }
+
+/* rolling_friction is written where it is not zero, and where a material
+ * left without it would read the default material's (scene_read.c gives
+ * unset keys the default's): a world without rolling friction saves as it
+ * did before rb_material had it. */
+static void put_material(FILE *f, const char *name, const rb_material *m, const rb_material *def, bool last) {
     fprintf(f, "    \"%s\": {\"restitution\": ", name);
     put_float(f, m->restitution);
     fputs(", \"friction\": ", f);
     put_float(f, m->friction);
     fputs(", \"contact_time\": ", f);
     put_float(f, m->contact_time);
+    if (nonzero(m->rolling_friction) || nonzero(def->rolling_friction)) {
+        fputs(", \"rolling_friction\": ", f);
+        put_float(f, m->rolling_friction);
+    }
     fprintf(f, "}%s\n", last ? "" : ",");
 }
 
 /* The world's contact history (rb_world_read_contacts), the last key: one
- * [particle, partner, dx, dy, dz] a line, a plane partner as {"plane": k}
- * (docs/scene-format.md, "contacts"). */
+ * [particle, partner, dx, dy, dz] a line, a plane partner as {"plane": k},
+ * and a rolling angle that is not zero as a sixth element
+ * {"rolling": [rx, ry, rz]} (docs/scene-format.md, "contacts"). */
 static bool write_contacts(FILE *f, rb_world *w, char *err, size_t err_size) {
     const uint32_t n = rb_world_read_contacts(w, NULL, 0);
     rb_contact_memory *c = n ? malloc((size_t)n * sizeof *c) : NULL;
@@ -250,7 +262,9 @@ static bool write_contacts(FILE *f, rb_world *w, char *err, size_t err_size) {
     }
     fputs("  \"contacts\": [", f);
     for (uint32_t i = 0; i < n; i++) {
-        if (!isfinite(c[i].displacement[0]) || !isfinite(c[i].displacement[1]) || !isfinite(c[i].displacement[2])) {
+        bool finite = true;
+        for (int k = 0; k < 3; k++) finite &= isfinite(c[i].displacement[k]) && isfinite(c[i].rolling[k]);
+        if (!finite) {
             snprintf(err, err_size, "particle %u has a contact that is not finite (the simulation blew up)",
                      c[i].particle);
             free(c);
@@ -264,6 +278,11 @@ static bool write_contacts(FILE *f, rb_world *w, char *err, size_t err_size) {
         for (int k = 0; k < 3; k++) {
             fputs(", ", f);
             put_float(f, c[i].displacement[k]);
+        }
+        if (nonzero(c[i].rolling[0]) || nonzero(c[i].rolling[1]) || nonzero(c[i].rolling[2])) {
+            fputs(", {", f);
+            put_vector(f, "rolling", c[i].rolling, 3);
+            fputs("}", f);
         }
         fputs("]", f);
     }
@@ -317,12 +336,14 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_sce
     put_float(f, d->sleep_time);
     fputs("}},\n  \"materials\": {\n", f);
     const uint32_t materials = rb_world_material_count(w);
+    rb_material def;
+    rb_world_get_material(w, 0, &def);
     for (uint32_t i = 0; i < materials; i++) {
         char name[32];
         snprintf(name, sizeof name, i ? "m%u" : "default", i);
         rb_material m;
         rb_world_get_material(w, i, &m);
-        put_material(f, name, &m, i + 1 == materials);
+        put_material(f, name, &m, i ? &def : &m, i + 1 == materials);
     }
     fputs("  },\n  \"planes\": [", f);
     for (uint32_t i = 0; i < d->plane_count; i++) {

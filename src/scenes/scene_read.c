@@ -451,12 +451,14 @@ static bool read_generator(rb_reader *r, rb_scene *s, const cJSON *o) {
 /* ---- reading: world, materials, planes ---- */
 
 static bool read_material(rb_reader *r, const cJSON *o, rb_material *m) {
-    static const char *const keys[] = {"restitution", "friction", "contact_time", NULL};
-    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object with restitution, friction, contact_time");
+    static const char *const keys[] = {"restitution", "friction", "contact_time", "rolling_friction", NULL};
+    if (!cJSON_IsObject(o))
+        return rb_read_fail(r, "expected an object with restitution, friction, contact_time, rolling_friction");
     if (!rb_read_check_keys(r, o, keys)) return false;
     return rb_read_float(r, o, "restitution", 0.0, 1.0, &m->restitution) &&
            rb_read_float(r, o, "friction", 0.0, 1e6, &m->friction) &&
-           rb_read_float(r, o, "contact_time", 1e-9, 1e6, &m->contact_time);
+           rb_read_float(r, o, "contact_time", 1e-9, 1e6, &m->contact_time) &&
+           rb_read_float(r, o, "rolling_friction", 0.0, 1.0, &m->rolling_friction);
 }
 
 /* The world's checks (rb_world_desc_check) for the world with material m, at key path. */
@@ -560,6 +562,9 @@ static bool read_list(rb_reader *r, rb_scene *s, const cJSON *o, bool (*one)(rb_
 
 /* ---- reading: a saved world's contact history ---- */
 
+/* An entry, as messages name it: the rolling angle is optional. */
+#define CONTACT_ENTRY "[particle, partner, dx, dy, dz] or [particle, partner, dx, dy, dz, {\"rolling\": [rx, ry, rz]}]"
+
 /* The value at the current path: a whole number below limit (the scene's
  * `what`s: particles or planes), named `name` in messages. */
 static bool read_index(rb_reader *r, const cJSON *e, const char *name, uint64_t limit, const char *what,
@@ -577,9 +582,36 @@ static bool read_index(rb_reader *r, const cJSON *e, const char *name, uint64_t 
     return true;
 }
 
-/* One entry at the current path, [particle, partner, dx, dy, dz]: partner a
- * particle index or {"plane": k}, the displacement in m
- * (docs/scene-format.md, "contacts"). prev: the n_prev entries before it,
+/* The entry's optional sixth element at the current path,
+ * {"rolling": [rx, ry, rz]}: the rolling spring's angle, rad. */
+static bool read_rolling(rb_reader *r, const cJSON *o, float rolling[3]) {
+    static const char *const keys[] = {"rolling", NULL};
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected {\"rolling\": [rx, ry, rz]}");
+    if (!rb_read_check_keys(r, o, keys)) return false;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "rolling");
+    if (!v) return rb_read_fail(r, "expected {\"rolling\": [rx, ry, rz]}: 'rolling' is missing");
+    rb_read_enter(r, "rolling", 0);
+    const int got = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+    if (got != 3) {
+        return got < 0 ? rb_read_fail(r, "expected 3 numbers (the rolling angle, rad), got %s",
+                                      cJSON_IsObject(v) ? "an object" : "a single value")
+                       : rb_read_fail(r, "expected 3 numbers (the rolling angle, rad), got %d", got);
+    }
+    for (int k = 0; k < 3; k++) {
+        const cJSON *e = cJSON_GetArrayItem(v, k);
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !isfinite((float)e->valuedouble)) {
+            rb_read_enter(r, NULL, k);
+            return rb_read_fail(r, "expected a finite number (the rolling angle's %c, rad)", "xyz"[k]);
+        }
+        rolling[k] = (float)e->valuedouble;
+    }
+    return true;
+}
+
+/* One entry at the current path, [particle, partner, dx, dy, dz] and
+ * optionally a sixth element {"rolling": [rx, ry, rz]}: partner a particle
+ * index or {"plane": k}, the displacement in m, the rolling angle in rad,
+ * zero when absent (docs/scene-format.md, "contacts"). prev: the n_prev entries before it,
  * for their order and repeats. The checks the world makes again
  * (rb_world_restore_contacts) are made here too, to name the element; a
  * partner of the particle's own body and more entries for a particle than
@@ -587,11 +619,12 @@ static bool read_index(rb_reader *r, const cJSON *e, const char *name, uint64_t 
 static bool read_contact(rb_reader *r, const rb_scene *s, const cJSON *o, const rb_contact_memory *prev,
                          uint32_t n_prev, rb_contact_memory *m) {
     const int got = cJSON_IsArray(o) ? cJSON_GetArraySize(o) : -1;
-    if (got != 5) {
-        return got < 0 ? rb_read_fail(r, "expected [particle, partner, dx, dy, dz], got %s",
+    if (got != 5 && got != 6) {
+        return got < 0 ? rb_read_fail(r, "expected " CONTACT_ENTRY ", got %s",
                                       cJSON_IsObject(o) ? "an object" : "a single value")
-                       : rb_read_fail(r, "expected [particle, partner, dx, dy, dz], got %d values", got);
+                       : rb_read_fail(r, "expected " CONTACT_ENTRY ", got %d values", got);
     }
+    *m = (rb_contact_memory){0};
     size_t len = rb_read_enter(r, NULL, 0);
     if (!read_index(r, cJSON_GetArrayItem(o, 0), "particle", s->particle_count, "particle", &m->particle)) return false;
     if (n_prev > 0 && prev[n_prev - 1].particle > m->particle) {
@@ -631,6 +664,11 @@ static bool read_contact(rb_reader *r, const rb_scene *s, const cJSON *o, const 
         }
         m->displacement[k] = (float)e->valuedouble;
     }
+    if (got == 6) {
+        len = rb_read_enter(r, NULL, 5);
+        if (!read_rolling(r, cJSON_GetArrayItem(o, 5), m->rolling)) return false;
+        rb_read_leave(r, len);
+    }
     return true;
 }
 
@@ -638,7 +676,7 @@ static bool read_contacts(rb_reader *r, rb_scene *s, const cJSON *o) {
     if (!cJSON_IsArray(o)) return rb_read_fail(r, "expected an array of [particle, partner, dx, dy, dz]");
     const int n = cJSON_GetArraySize(o);
     if (n == 0) return true;
-    s->contacts = malloc((size_t)n * sizeof *s->contacts);
+    s->contacts = calloc((size_t)n, sizeof *s->contacts);
     if (!s->contacts) return rb_read_fail(r, "out of memory for %d contacts", n);
     int i = 0;
     for (const cJSON *e = o->child; e; e = e->next, i++) {

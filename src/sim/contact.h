@@ -136,6 +136,38 @@ static inline void rb_contact_tangential(const float xi_old[3], const float n[3]
     }
 }
 
+/* ---- rolling resistance (README.md, "Rolling resistance") ----
+ *
+ * A contact between materials that resist rolling (rb_material.
+ * rolling_friction mu_r > 0) keeps, beside its tangential displacement, the
+ * angle its two bodies have rolled on each other since it began: an
+ * elastic-plastic rolling spring (Iwashita and Oda; Ai et al. 2011's type C,
+ * the rolling models of DEM codes such as LIGGGHTS's epsd). The relative
+ * rolling is w_j - w_i without its part along n (turning about n, the
+ * twist, is not resisted). Each step the kept angle is turned into the
+ * current tangent plane and the step's rolling added; the moment on i is a
+ * spring on it plus damping, k_r theta + eta_r w_roll, capped at
+ * mu_r R |f_n| (R = r_i r_j / (r_i + r_j), the effective radius; r_i against
+ * a plane), the angle scaled to what the spring alone holds there: the same
+ * law as the tangential force's (rb_contact_tangential), on angles and
+ * moments. k_r = RB_ROLLING_SPRING mu_r^2 R^2 k_n, with k_n the contact's
+ * normal spring (m_eff stiffness); eta_r / k_r is the tangential damping's
+ * time constant. The pair's moments are negatives of each other to the bit
+ * (a pure couple: angular momentum is kept). A ball rolling on the ground
+ * slows at 5/7 mu_r g; one on a slope stays put while tan(slope) <= mu_r. */
+
+/* The rolling moment on particle i (added to t) and the angle to keep (roll),
+ * for relative angular velocity w = w_j - w_i at normal n, from the kept
+ * angle roll_old. */
+static inline void rb_contact_rolling(const float roll_old[3], const float n[3], const float w[3], float kr, float eta,
+                                      float cap, float dt, float t[3], float roll[3]) {
+    const float d = w[0] * n[0] + w[1] * n[1] + w[2] * n[2];
+    const float wr[3] = {w[0] - d * n[0], w[1] - d * n[1], w[2] - d * n[2]};
+    float m[3];
+    rb_contact_tangential(roll_old, n, wr, eta, kr, cap, dt, m, roll);
+    for (int k = 0; k < 3; k++) t[k] += m[k];
+}
+
 /* ---- the effective mass at the contact point ---- */
 
 /* A body's frame for its contacts' masses: its inverse inertia in the
@@ -269,10 +301,15 @@ static inline bool rb_contact_imminent(float gap, float vn, const rb_step_params
  * the Coulomb cap: a ball of 8 kg in a pocket of a cube's face spun back and
  * forth at 0.28 rad/s for good (tests/test_sizes.c). So both are scaled by
  * the pair's slip scale, the smaller of the two bodies' 1 / mobility
- * (rb_shape_mobility, world_internal.h; 1 for bodies of many particles). */
+ * (rb_shape_mobility, world_internal.h; 1 for bodies of many particles).
+ *
+ * With rolling (the pair's rolling friction) > 0 the contact also resists
+ * the bodies' rolling on each other (rb_contact_rolling; roll_old in, roll
+ * out); else roll is left as it is. */
 static inline bool rb_contact_particles(const rb_contact_side *i, const rb_contact_side *j, float slip,
-                                        const rb_contact_rates *c, const rb_step_params *p, const float xi_old[3],
-                                        float xi[3], float f[3], float t[3], float *share) {
+                                        const rb_contact_rates *c, float rolling, const rb_step_params *p,
+                                        const float xi_old[3], float xi[3], const float roll_old[3], float roll[3],
+                                        float f[3], float t[3], float *share) {
     const rb_float4 pi = i->p, pj = j->p, vi = i->v, vj = j->v, wi = i->w, wj = j->w;
     float x[3] = {pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
     float dist2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
@@ -301,6 +338,12 @@ static inline bool rb_contact_particles(const rb_contact_side *i, const rb_conta
     t[0] += a * (x[1] * ft[2] - x[2] * ft[1]);
     t[1] += a * (x[2] * ft[0] - x[0] * ft[2]);
     t[2] += a * (x[0] * ft[1] - x[1] * ft[0]);
+    if (rolling > 0.0f) {
+        const float w[3] = {wj.x - wi.x, wj.y - wi.y, wj.z - wi.z}, reff = i->r * j->r / (i->r + j->r);
+        const float kr = RB_ROLLING_SPRING * rolling * rolling * (reff * reff) * (meff * c->stiffness);
+        const float tau = c->tangential / (RB_TANGENTIAL_SPRING * c->stiffness);
+        rb_contact_rolling(roll_old, n, w, kr, kr * tau, rolling * reff * -fn, p->dt, t, roll);
+    }
     return true;
 }
 
@@ -312,10 +355,12 @@ static inline bool rb_contact_particles(const rb_contact_side *i, const rb_conta
  * effective mass at that point, as rb_contact_mass sizes them (*share gets
  * the contact's share of i's body, for a contact or an imminent one, else
  * 0); the tangential force is the history's (xi_old in, xi out), scaled by
- * i's body's slip scale si. */
+ * i's body's slip scale si; with rolling > 0 (i's material's rolling
+ * friction) it resists i's rolling on the plane (rb_contact_rolling, R = r_i;
+ * roll_old in, roll out). */
 static inline bool rb_contact_plane(const rb_contact_side *i, float si, rb_float4 plane, const rb_contact_rates *c,
-                                    const rb_step_params *p, const float xi_old[3], float xi[3], float f[3], float t[3],
-                                    float *share) {
+                                    float rolling, const rb_step_params *p, const float xi_old[3], float xi[3],
+                                    const float roll_old[3], float roll[3], float f[3], float t[3], float *share) {
     const rb_float4 pi = i->p, vi = i->v, wi = i->w;
     float n[3] = {plane.x, plane.y, plane.z};
     float height = n[0] * pi.x + n[1] * pi.y + n[2] * pi.z - plane.w;
@@ -346,6 +391,12 @@ static inline bool rb_contact_plane(const rb_contact_side *i, float si, rb_float
     t[0] -= height * (n[1] * ft[2] - n[2] * ft[1]);
     t[1] -= height * (n[2] * ft[0] - n[0] * ft[2]);
     t[2] -= height * (n[0] * ft[1] - n[1] * ft[0]);
+    if (rolling > 0.0f) {
+        const float w[3] = {-wi.x, -wi.y, -wi.z}, reff = i->r;
+        const float kr = RB_ROLLING_SPRING * rolling * rolling * (reff * reff) * (meff * c->stiffness);
+        const float tau = c->tangential / (RB_TANGENTIAL_SPRING * c->stiffness);
+        rb_contact_rolling(roll_old, n, w, kr, kr * tau, rolling * reff * fn, p->dt, t, roll);
+    }
     return true;
 }
 

@@ -126,13 +126,17 @@ typedef struct ocl_buffers {
     ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
     ocl_buffer keys;          /* 4 B x RB_CONTACT_SLOTS, index order: contact history's partners, state (contact.h) */
     ocl_buffer disp;          /* 12 B x RB_CONTACT_SLOTS, index order: its displacements, state */
-    ocl_buffer support;       /* 4 B, index order: the shares of its body a particle's contacts bear */
-    ocl_buffer overflow;      /* 4 B: contacts that found no free slot, counted since the start */
-    ocl_buffer counts;        /* 4 B x table_size: bucket counts, zero between steps */
-    ocl_buffer table;         /* 4 B x (table_size + 1): bucket starts */
-    ocl_buffer scan_sums;     /* 4 B x the scan's chunk or block count */
-    ocl_buffer planes;        /* RB_MAX_PLANES x 16 B, as columns (set_args) */
-    ocl_buffer rates;         /* the pair table: RB_MAX_MATERIALS^2 x 16 B (rb_contact_rates) */
+    /* 12 B x RB_CONTACT_SLOTS, index order: its rolling angles, state; made
+     * only once a pair of materials resists rolling (ensure_roll), 16 B before */
+    ocl_buffer roll;
+    ocl_buffer support;   /* 4 B, index order: the shares of its body a particle's contacts bear */
+    ocl_buffer overflow;  /* 4 B: contacts that found no free slot, counted since the start */
+    ocl_buffer counts;    /* 4 B x table_size: bucket counts, zero between steps */
+    ocl_buffer table;     /* 4 B x (table_size + 1): bucket starts */
+    ocl_buffer scan_sums; /* 4 B x the scan's chunk or block count */
+    ocl_buffer planes;    /* RB_MAX_PLANES x 16 B, as columns (set_args) */
+    ocl_buffer rates;     /* the pair table: RB_MAX_MATERIALS^2 x 16 B (rb_contact_rates) */
+    ocl_buffer rolling;   /* and its rolling friction: RB_MAX_MATERIALS^2 x 4 B */
     /* breakable bodies (world_internal.h): body_first_piece 4 B a body + 1,
      * particle_member 4 B a particle, the rest by piece: info 16 B, holds
      * 4 B, span 8 B, load 4 B (state); breaks 4 B: pieces past their hold */
@@ -164,9 +168,10 @@ typedef struct ocl {
     uint32_t body_count, particle_count;  /* as uploaded */
     uint32_t piece_count, piece_capacity; /* breakable bodies' pieces, as uploaded */
     uint32_t table_size, chunk_size, chunk_count, block_count;
-    uint32_t stride_z, stride_y; /* the hash's layout of rows (kernels/common.cl, rb_cell_hash) */
+    uint32_t stride_z, stride_y;            /* the hash's layout of rows (kernels/common.cl, rb_cell_hash) */
     float plane_columns[4 * RB_MAX_PLANES]; /* the planes as last written (set_args) */
     bool planes_written;
+    bool rolling; /* the roll buffer holds the rolling angles (ensure_roll) */
 
     cl_event *events; /* pending profiling events and their kernels */
     int *event_kernel;
@@ -281,7 +286,8 @@ static bool reserve_particles(ocl *o, uint32_t n) {
                   make_buffer(o, &b->support, cap * 4u, "support") &&
                   make_buffer(o, &b->particle_member, cap * 4u, "particle_member") &&
                   grow_kept(o, &b->keys, cap * RB_CONTACT_SLOTS * 4u, "keys") &&
-                  grow_kept(o, &b->disp, cap * RB_CONTACT_SLOTS * 12u, "disp");
+                  grow_kept(o, &b->disp, cap * RB_CONTACT_SLOTS * 12u, "disp") &&
+                  (!o->rolling || grow_kept(o, &b->roll, cap * RB_CONTACT_SLOTS * 12u, "roll"));
         o->particle_capacity = ok ? (uint32_t)cap : 0;
         if (!ok) return false;
     }
@@ -459,7 +465,8 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_FORCES, 24, wake) && ARG_VAL(K_FORCES, 25, o->stride_z) && ARG_VAL(K_FORCES, 26, o->stride_y) &&
          ARG_MEM(K_FORCES, 27, body_frame) && ARG_MEM(K_FORCES, 28, keys) && ARG_MEM(K_FORCES, 29, disp) &&
          ARG_MEM(K_FORCES, 30, support) && ARG_MEM(K_FORCES, 31, overflow) && ARG_VAL(K_FORCES, 32, commit) &&
-         ARG_MEM(K_FORCES, 33, particle_body) && ARG_VAL(K_FORCES, 34, by_particle);
+         ARG_MEM(K_FORCES, 33, particle_body) && ARG_VAL(K_FORCES, 34, by_particle) && ARG_MEM(K_FORCES, 35, roll) &&
+         ARG_MEM(K_FORCES, 36, rolling);
 
     const int ki = integrate_kernel(o);
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
@@ -508,6 +515,10 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
                      clEnqueueWriteBuffer(o->queue, o->buf.rates.mem, CL_FALSE, 0,
                                           (size_t)p->material_count * RB_MAX_MATERIALS * sizeof *p->rates, p->rates, 0,
                                           NULL, NULL));
+    ok = ok && CHECK("clEnqueueWriteBuffer(rolling)",
+                     clEnqueueWriteBuffer(o->queue, o->buf.rolling.mem, CL_FALSE, 0,
+                                          (size_t)p->material_count * RB_MAX_MATERIALS * sizeof *p->rolling, p->rolling,
+                                          0, NULL, NULL));
     return ok;
 }
 
@@ -692,12 +703,30 @@ static bool same_counts(const ocl *o, const rb_world_data *d) {
     return false;
 }
 
+/* The rolling angles' buffer, made (and filled from the host's copy) the
+ * first time a pair of the world's materials resists rolling: until then
+ * contacts keep no rolling angle, and worlds that never roll spend 48 bytes
+ * a particle less. Kept from then on. */
+static bool ensure_roll(ocl *o, const rb_world_data *d, const rb_step_params *p) {
+    if (o->rolling || !p->rolling_any) return true;
+    ocl_buffer *roll = &o->buf.roll;
+    release_buffer(roll);
+    if (!make_buffer(o, roll, (size_t)o->particle_capacity * RB_CONTACT_SLOTS * 12u, "roll")) {
+        make_buffer(o, roll, 16u, "roll"); /* the kernels take a buffer either way */
+        return false;
+    }
+    o->rolling = true;
+    return o->particle_count == 0 ||
+           (write_buffer(o, roll, d->particle_roll, (size_t)o->particle_count * RB_CONTACT_SLOTS * 12u, "roll") &&
+            CHECK("clFinish", clFinish(o->queue)));
+}
+
 static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p, uint32_t steps) {
     ocl *o = (ocl *)base;
     memset(o->kernel_ms, 0, sizeof o->kernel_ms);
     if (!same_counts(o, d)) return false;
     if (o->body_count == 0) return true;
-    if (!set_args(o, p, 1)) return false;
+    if (!ensure_roll(o, d, p) || !set_args(o, p, 1)) return false;
     bool ok = true;
     uint32_t timed_steps = 0;
     for (uint32_t s = 0; s < steps && ok; s++) {
@@ -735,7 +764,8 @@ static bool ocl_download_slots(rb_backend *base, rb_world_data *d) {
     if (!same_counts(o, d)) return false;
     const size_t n = (size_t)o->particle_count * RB_CONTACT_SLOTS;
     bool ok = read_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
-              read_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp");
+              read_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp") &&
+              (!o->rolling || read_buffer(o, &o->buf.roll, d->particle_roll, n * 12u, "roll"));
     return CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
@@ -744,7 +774,8 @@ static bool ocl_upload_slots(rb_backend *base, const rb_world_data *d) {
     if (!same_counts(o, d)) return false;
     const size_t n = (size_t)o->particle_count * RB_CONTACT_SLOTS;
     bool ok = write_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
-              write_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp");
+              write_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp") &&
+              (!o->rolling || write_buffer(o, &o->buf.roll, d->particle_roll, n * 12u, "roll"));
     return CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
@@ -781,7 +812,8 @@ static bool ocl_particle_forces(rb_backend *base, const rb_world_data *d, const 
     ocl *o = (ocl *)base;
     if (!same_counts(o, d)) return false;
     if (o->particle_count == 0) return true;
-    return set_args(o, p, 0) && enqueue_forces(o, false) && read_triples(o, &o->buf.force, o->particle_count, out);
+    return ensure_roll(o, d, p) && set_args(o, p, 0) && enqueue_forces(o, false) &&
+           read_triples(o, &o->buf.force, o->particle_count, out);
 }
 
 static const char *ocl_device_name(const rb_backend *base) { return ((const ocl *)base)->device_name; }
@@ -898,9 +930,9 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
              "-DRB_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
-             "-DRB_TANGENTIAL_SPRING=%.9gf%s",
+             "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf%s",
              RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_CONTACT_SLOTS, RB_SLOT_FREE,
-             RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING,
+             RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING, (double)RB_ROLLING_SPRING,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {
@@ -1045,8 +1077,9 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
     o->event_kernel = malloc(RB_EVENT_BATCH * sizeof *o->event_kernel);
     if (!o->events || !o->event_kernel || !make_buffer(o, &o->buf.planes, RB_MAX_PLANES * 16u, "planes") ||
         !make_buffer(o, &o->buf.rates, sizeof(rb_contact_rates) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rates") ||
-        !make_buffer(o, &o->buf.overflow, sizeof(cl_uint), "overflow") || !reserve_bodies(o, 0) ||
-        !reserve_particles(o, 0) ||
+        !make_buffer(o, &o->buf.rolling, sizeof(float) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rolling") ||
+        !make_buffer(o, &o->buf.roll, 16u, "roll") || !make_buffer(o, &o->buf.overflow, sizeof(cl_uint), "overflow") ||
+        !reserve_bodies(o, 0) || !reserve_particles(o, 0) ||
         !CHECK("clEnqueueFillBuffer(overflow)",
                clEnqueueFillBuffer(o->queue, o->buf.overflow.mem, &o->overflow_seen, sizeof o->overflow_seen, 0,
                                    sizeof(cl_uint), 0, NULL, NULL))) {

@@ -158,34 +158,44 @@ typedef struct force_visit {
     const rb_world_data *d;
     const rb_step_params *p;
     const rb_contact_rates *rates; /* the pair table's row of particle i's material */
+    const float *rolling;          /* and the rolling friction's */
     uint32_t i;
     rb_contact_side side;
     bool sleeping;
     rb_slots slots;
     float *disp; /* the particle's RB_CONTACT_SLOTS displacements, xyz */
+    float *roll; /* and rolling angles, xyz */
     bool commit; /* a step: the history is written (else forces are only read) */
     uint32_t overflow;
     float support, *f, *t;
 } force_visit;
 
-/* The displacement a contact with key kept from the last step (zero if
- * new); *match gets its slot (rb_slot_match). */
-static void recall(const force_visit *v, uint32_t key, uint32_t *match, float xi_old[3]) {
+/* The displacement and, where the contact resists rolling (rolling), the
+ * rolling angle a contact with key kept from the last step (zero if new);
+ * *match gets its slot (rb_slot_match). */
+static void recall(const force_visit *v, uint32_t key, bool rolling, uint32_t *match, float xi_old[3],
+                   float roll_old[3]) {
     *match = rb_slot_match(&v->slots, key);
-    for (int c = 0; c < 3; c++) xi_old[c] = *match < RB_CONTACT_SLOTS ? v->disp[3 * *match + c] : 0.0f;
+    for (int c = 0; c < 3; c++) {
+        xi_old[c] = *match < RB_CONTACT_SLOTS ? v->disp[3 * *match + c] : 0.0f;
+        roll_old[c] = rolling && *match < RB_CONTACT_SLOTS ? v->roll[3 * *match + c] : 0.0f;
+    }
 }
 
 /* A contact found: its share of the body added to the particle's support,
- * its displacement kept in its slot (rb_slot_take), or counted as an
- * overflow. */
-static void keep(force_visit *v, uint32_t key, uint32_t match, const float xi[3], float share) {
+ * its displacement (and rolling angle, if it resists rolling) kept in its
+ * slot (rb_slot_take), or counted as an overflow. */
+static void keep(force_visit *v, uint32_t key, uint32_t match, const float xi[3], bool rolling, const float roll[3],
+                 float share) {
     v->support += share;
     const uint32_t slot = rb_slot_take(&v->slots, key, match);
     if (slot == RB_CONTACT_SLOTS) {
         v->overflow++;
         return;
     }
-    if (v->commit) memcpy(&v->disp[3 * slot], xi, 3 * sizeof *xi);
+    if (!v->commit) return;
+    memcpy(&v->disp[3 * slot], xi, 3 * sizeof *xi);
+    if (rolling) memcpy(&v->roll[3 * slot], roll, 3 * sizeof *roll);
 }
 
 /* A sleeping body touched by a particle of an awake body moving faster than
@@ -204,12 +214,13 @@ static void visit_force(void *ctx, uint32_t j) {
     const uint32_t bj = v->d->particle_body[j];
     const rb_contact_side side_j = side_of(r, v->d, j);
     const float slip = fminf(v->d->body_contact[v->side.body].y, v->d->body_contact[bj].y);
-    float xi_old[3], xi[3], share;
+    const float rolling = v->rolling[v->d->body_material[bj]];
+    float xi_old[3], xi[3], roll_old[3], roll[3], share;
     uint32_t match;
-    recall(v, j, &match, xi_old);
-    if (rb_contact_particles(&v->side, &side_j, slip, &v->rates[v->d->body_material[bj]], v->p, xi_old, xi, v->f, v->t,
-                             &share))
-        keep(v, j, match, xi, share);
+    recall(v, j, rolling > 0.0f, &match, xi_old, roll_old);
+    if (rb_contact_particles(&v->side, &side_j, slip, &v->rates[v->d->body_material[bj]], rolling, v->p, xi_old, xi,
+                             roll_old, roll, v->f, v->t, &share))
+        keep(v, j, match, xi, rolling > 0.0f, roll, share);
 }
 
 /* Stage 3 for one particle: its neighbours, then the planes in order, each
@@ -228,6 +239,7 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
                      .d = d,
                      .p = p,
                      .rates = &p->rates[rb_pair_index(material, 0)],
+                     .rolling = &p->rolling[rb_pair_index(material, 0)],
                      .i = i,
                      .side = side_of(r, d, i),
                      .sleeping = asleep(d, p, b),
@@ -235,17 +247,19 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
                      .t = t};
     uint32_t *keys = &d->particle_keys[(size_t)i * RB_CONTACT_SLOTS];
     v.disp = &d->particle_disp[(size_t)i * RB_CONTACT_SLOTS * 3];
+    v.roll = &d->particle_roll[(size_t)i * RB_CONTACT_SLOTS * 3];
     v.commit = commit;
     rb_slots_begin(&v.slots, keys);
     if (!isinf(r->pos[i].w)) {
         for_each_neighbour(r, d, i, visit_force, &v);
+        const float rolling = v.rolling[material];
         for (uint32_t k = 0; k < p->plane_count; k++) {
-            float xi_old[3], xi[3], share;
+            float xi_old[3], xi[3], roll_old[3], roll[3], share;
             uint32_t match;
-            recall(&v, RB_SLOT_PLANE + k, &match, xi_old);
-            if (rb_contact_plane(&v.side, d->body_contact[b].y, p->planes[k], &v.rates[material], p, xi_old, xi, f, t,
-                                 &share))
-                keep(&v, RB_SLOT_PLANE + k, match, xi, share);
+            recall(&v, RB_SLOT_PLANE + k, rolling > 0.0f, &match, xi_old, roll_old);
+            if (rb_contact_plane(&v.side, d->body_contact[b].y, p->planes[k], &v.rates[material], rolling, p, xi_old,
+                                 xi, roll_old, roll, f, t, &share))
+                keep(&v, RB_SLOT_PLANE + k, match, xi, rolling > 0.0f, roll, share);
             else
                 v.support += share; /* an imminent contact's, or 0 */
         }

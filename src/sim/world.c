@@ -94,11 +94,12 @@ static bool reserve_particles(rb_world *w, uint32_t need) {
     rb_world_data *d = &w->d;
     uint32_t cap = d->particle_capacity;
     if (need <= cap) return true;
-    uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap;
+    uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
     if (!grow((void **)&d->particle_offset, sizeof(rb_float4), &c1, need)) return false;
     if (!grow((void **)&d->particle_body, sizeof(uint32_t), &c2, need)) return false;
     if (!grow((void **)&d->particle_keys, RB_CONTACT_SLOTS * sizeof(uint32_t), &c3, need)) return false;
     if (!grow((void **)&d->particle_disp, RB_CONTACT_SLOTS * 3 * sizeof(float), &c4, need)) return false;
+    if (!grow((void **)&d->particle_roll, RB_CONTACT_SLOTS * 3 * sizeof(float), &c6, need)) return false;
     if (!grow((void **)&d->particle_member, sizeof(uint32_t), &c5, need)) return false;
     d->particle_capacity = c1;
     return true;
@@ -227,6 +228,7 @@ void rb_world_destroy(rb_world *w) {
     free(d->body_first_particle), free(d->body_shape), free(d->body_kind), free(d->body_material), free(d->body_slot);
     free(d->body_contact);
     free(d->particle_offset), free(d->particle_body), free(d->particle_keys), free(d->particle_disp);
+    free(d->particle_roll);
     free(d->body_support);
     free(d->body_first_piece), free(d->piece_info), free(d->piece_holds), free(d->piece_span), free(d->piece_load);
     free(d->piece_taken), free(d->particle_member);
@@ -425,6 +427,7 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
         for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++)
             d->particle_keys[(size_t)(first + i) * RB_CONTACT_SLOTS + k] = RB_SLOT_FREE;
         memset(&d->particle_disp[(size_t)(first + i) * RB_CONTACT_SLOTS * 3], 0, RB_CONTACT_SLOTS * 3 * sizeof(float));
+        memset(&d->particle_roll[(size_t)(first + i) * RB_CONTACT_SLOTS * 3], 0, RB_CONTACT_SLOTS * 3 * sizeof(float));
     }
     d->body_count++;
     d->particle_count += s->particle_count;
@@ -464,6 +467,8 @@ static void renumber_slots(rb_world_data *d, uint32_t first, uint32_t count) {
             later * sizeof *keys);
     memmove(&d->particle_disp[(size_t)first * RB_CONTACT_SLOTS * 3],
             &d->particle_disp[(size_t)(first + count) * RB_CONTACT_SLOTS * 3], later * 3 * sizeof(float));
+    memmove(&d->particle_roll[(size_t)first * RB_CONTACT_SLOTS * 3],
+            &d->particle_roll[(size_t)(first + count) * RB_CONTACT_SLOTS * 3], later * 3 * sizeof(float));
     const size_t total = (size_t)(d->particle_count - count) * RB_CONTACT_SLOTS;
     for (size_t k = 0; k < total; k++) {
         if (keys[k] >= RB_SLOT_PLANE) continue; /* a plane's, or free */
@@ -637,8 +642,9 @@ uint32_t rb_world_read_contacts(rb_world *w, rb_contact_memory *out, uint32_t ma
         for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++) {
             const size_t slot = (size_t)i * RB_CONTACT_SLOTS + k;
             if (d->particle_keys[slot] == RB_SLOT_FREE) continue;
-            const float *x = &d->particle_disp[3 * slot];
-            if (n < max) out[n] = (rb_contact_memory){i, d->particle_keys[slot], {x[0], x[1], x[2]}};
+            const float *x = &d->particle_disp[3 * slot], *a = &d->particle_roll[3 * slot];
+            if (n < max)
+                out[n] = (rb_contact_memory){i, d->particle_keys[slot], {x[0], x[1], x[2]}, {a[0], a[1], a[2]}};
             n++;
         }
     return n;
@@ -654,6 +660,7 @@ bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_
                                        d->particle_body[m->partner] == d->particle_body[m->particle])
                               ? "a partner that is neither another body's particle nor a plane"
                           : !all_finite(m->displacement, 3) ? "a non-finite displacement"
+                          : !all_finite(m->rolling, 3)      ? "a non-finite rolling angle"
                           : n >= RB_CONTACT_SLOTS && in[n - RB_CONTACT_SLOTS].particle == m->particle
                               ? "more contacts for one particle than it keeps"
                               : NULL;
@@ -673,6 +680,7 @@ bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_
         const size_t slot = (size_t)m->particle * RB_CONTACT_SLOTS + used;
         d->particle_keys[slot] = m->partner;
         memcpy(&d->particle_disp[3 * slot], m->displacement, sizeof m->displacement);
+        memcpy(&d->particle_roll[3 * slot], m->rolling, sizeof m->rolling);
     }
     w->slots_dirty = true;
     return true;
@@ -795,6 +803,28 @@ const rb_world_desc *rb_world_get_desc(const rb_world *w) { return &w->desc; }
 
 /* New settings: the step's parameters derived again, every pair of
  * materials calibrated at the new step (material 0 is the description's). */
+/* A contact of a pair of materials without rolling friction keeps no
+ * rolling angle: its slot holds what an earlier contact, or the same one
+ * when the pair last resisted rolling, left there. So the contacts of every
+ * pair that starts to resist rolling (after: > 0, before: 0) start their
+ * angle at zero, as a new contact does. A plane's contact is its
+ * particle's material with itself (reference.c, kernels/forces.cl). */
+static void forget_rolling_angles(rb_world *w, const rb_step_params *before, const rb_step_params *after) {
+    rb_world_data *d = &w->d;
+    for (uint32_t i = 0; i < d->particle_count; i++) {
+        const uint32_t mi = d->body_material[d->particle_body[i]];
+        for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++) {
+            const size_t slot = (size_t)i * RB_CONTACT_SLOTS + k;
+            const uint32_t key = d->particle_keys[slot];
+            if (key == RB_SLOT_FREE) continue;
+            const uint32_t mj = key < d->particle_count ? d->body_material[d->particle_body[key]] : mi;
+            const uint32_t pair = rb_pair_index(mi, mj);
+            if (before->rolling[pair] == 0.0f && after->rolling[pair] > 0.0f)
+                memset(&d->particle_roll[3 * slot], 0, 3 * sizeof(float));
+        }
+    }
+}
+
 static bool set_desc(rb_world *w, rb_world_desc nd) {
     char err[512];
     rb_material materials[RB_MAX_MATERIALS];
@@ -811,6 +841,11 @@ static bool set_desc(rb_world *w, rb_world_desc nd) {
         return false;
     }
     if (!host_current(w)) return false;
+    if (params.rolling_any) {
+        if (!host_slots_current(w)) return false;
+        forget_rolling_angles(w, &w->params, &params);
+        w->slots_dirty = true;
+    }
     w->desc = nd;
     w->params = params;
     w->materials[0] = nd.material;
@@ -1012,7 +1047,7 @@ uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, dou
  * slots) and the OpenCL buffers (reserve_bodies and reserve_particles in
  * src/sim/opencl.c, the grid table at its least, one bucket a particle). */
 #define HOST_BODY_BYTES (8 * 16 + 6 * 4 + 16 + 3 * 4)
-#define HOST_PARTICLE_BYTES (16 + 4 + RB_CONTACT_SLOTS * 16)
+#define HOST_PARTICLE_BYTES (16 + 4 + RB_CONTACT_SLOTS * 28)
 #define DEVICE_BODY_BYTES (8 * 16 + 5 * 4 + 16 + 32)
 #define DEVICE_PARTICLE_BYTES                                                                                          \
     (16 + 4 * 4 + 4 * 4 + 16 + 12 + 12 + RB_CONTACT_SLOTS * 16 + 4 + 4 + 4) /* ... support, table and counts */

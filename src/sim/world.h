@@ -34,13 +34,18 @@ typedef struct rb_material {
     float restitution;  /* e in [0.14, 1]: normal speed after / before one contact */
     float friction;     /* Coulomb mu: |f_t| <= mu |f_n| */
     float contact_time; /* t_c, s: how long one particle-particle contact lasts */
+    /* Rolling resistance mu_r in [0, 1]: a contact resists the two bodies
+     * rolling on each other with a torque up to mu_r R |f_n|, R the
+     * particles' effective radius (README.md, "Rolling resistance"). 0, the
+     * default, leaves rolling free, and costs nothing. */
+    float rolling_friction;
 } rb_material;
 
 /* The material of a contact between materials a and b (README.md, "The
- * contact"): friction sqrt(mu_a mu_b), restitution max(e_a, e_b), contact
- * time sqrt((t_a^2 + t_b^2) / 2) (their springs in series). A material with
- * itself is itself, bit for bit; a pair of materials the step can resolve is
- * one too. */
+ * contact"): friction sqrt(mu_a mu_b), rolling friction likewise,
+ * restitution max(e_a, e_b), contact time sqrt((t_a^2 + t_b^2) / 2) (their
+ * springs in series). A material with itself is itself, bit for bit; a pair
+ * of materials the step can resolve is one too. */
 rb_material rb_material_mix(rb_material a, rb_material b);
 
 /* A solid half-space: points x with dot(normal, x) < offset are inside. */
@@ -321,7 +326,8 @@ uint64_t rb_world_contact_overflow(const rb_world *world);
 #define RB_CONTACT_PLANE 0xFFFFFFF0u
 typedef struct rb_contact_memory {
     uint32_t particle, partner;
-    float displacement[3];
+    float displacement[3]; /* the tangential spring's, m */
+    float rolling[3]; /* the rolling spring's angle, rad; zero where the contact's materials do not resist rolling */
 } rb_contact_memory;
 
 /* The world's contact history, in particle order: writes up to max entries

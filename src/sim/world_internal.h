@@ -67,6 +67,11 @@ typedef struct rb_step_params {
      * step; a plane contact takes its particle's (a, a). */
     uint32_t material_count;
     rb_contact_rates rates[RB_MAX_MATERIALS * RB_MAX_MATERIALS];
+    /* The pair table's rolling friction (rb_material.rolling_friction of
+     * rb_material_mix(a, b)), and whether any pair of the materials in use
+     * has some: only then do contacts keep a rolling angle (contact.h). */
+    float rolling[RB_MAX_MATERIALS * RB_MAX_MATERIALS];
+    bool rolling_any;
 } rb_step_params;
 
 /* Everything but the materials past the description's: material_count 1,
@@ -115,8 +120,14 @@ double rb_shape_onset_support(const rb_shape_data *shape, float radius);
 double rb_clamped_restitution(double stiffness, double damping, double *theta);
 
 /* Contact history (src/sim/contact.h, "contact history"): RB_CONTACT_SLOTS
- * slots a particle. */
-#define RB_CONTACT_SLOTS 4u /* the kernels keep a particle's keys as one uint4 (kernels/forces.cl) */
+ * slots a particle, 4, or 8 in a build configured with
+ * -DRB_CONTACT_SLOTS=8 (CMakeLists.txt; README, "Rolling resistance": heaps
+ * of spheres touch more than 4 at once). The kernels keep a particle's keys
+ * as one vector (kernels/forces.cl). */
+#ifndef RB_CONTACT_SLOTS
+#define RB_CONTACT_SLOTS 4u
+#endif
+_Static_assert(RB_CONTACT_SLOTS == 4u || RB_CONTACT_SLOTS == 8u, "RB_CONTACT_SLOTS must be 4 or 8");
 #define RB_SLOT_FREE 0xFFFFFFFFu
 #define RB_SLOT_PLANE RB_CONTACT_PLANE /* + the plane's index (< RB_MAX_PLANES): world.h */
 _Static_assert(RB_MAX_PLANES <= 15, "plane keys must stay below RB_SLOT_FREE");
@@ -124,6 +135,12 @@ _Static_assert(RB_MAX_PLANES <= 15, "plane keys must stay below RB_SLOT_FREE");
 /* The tangential spring's rate against the normal one's (k_t = 2/7 k_n: a
  * sphere's tangential and normal oscillations then share a period). */
 #define RB_TANGENTIAL_SPRING 0.2857142857f
+
+/* The rolling spring's rate: k_r = 2.25 mu_r^2 R^2 k_n, the choice of the
+ * elastic-plastic rolling models of DEM codes (LIGGGHTS's epsd2): its
+ * rocking period stays near the contact's own however large R, and it yields
+ * after turning |f_n| / (2.25 mu_r R k_n), a small angle (contact.h). */
+#define RB_ROLLING_SPRING 2.25f
 
 typedef struct rb_world_data {
     uint32_t body_count, body_capacity;
@@ -156,11 +173,14 @@ typedef struct rb_world_data {
     /* Each particle's contact history (contact.h), RB_CONTACT_SLOTS slots:
      * particle_keys their partners (another particle's index, RB_SLOT_PLANE
      * + a plane's, or RB_SLOT_FREE), 4 B each; particle_disp their
-     * tangential displacements, xyz, 12 B each. The backend keeps them
-     * current in its own copy; the world reads them back only to renumber
-     * them when bodies go (download_slots) and hands them back after. */
+     * tangential displacements, xyz, 12 B each; particle_roll their rolling
+     * angles, xyz, 12 B each (zero unless the contact's materials resist
+     * rolling). The backend keeps them current in its own copy; the world
+     * reads them back only to renumber them when bodies go (download_slots)
+     * and hands them back after. */
     uint32_t *particle_keys;
     float *particle_disp;
+    float *particle_roll;
 
     /* Breakable bodies' pieces (world.h, rb_world_set_pieces). Body b owns
      * pieces [body_first_piece[b], body_first_piece[b + 1]): none unless it
@@ -225,7 +245,7 @@ typedef struct rb_backend_vtbl {
      * the overlapping pairs of the backend's grid, see rb_world_contact_pairs. */
     uint32_t (*contact_pairs)(rb_backend *b, const rb_world_data *d, const rb_step_params *p, uint32_t *pairs,
                               uint32_t max_pairs);
-    /* Optional (NULL: the host's particle_keys and particle_disp are the backend's own, as
+    /* Optional (NULL: the host's particle_keys, _disp and _roll are the backend's own, as
      * the reference's): the contact history read back into the host copy,
      * and written from it (after upload(), which may have made new buffers). */
     bool (*download_slots)(rb_backend *b, rb_world_data *d);
