@@ -239,12 +239,17 @@ static inline float3 rb_contact_tangential(const float3 xo, const float3 n, cons
 
 /* The rolling moment on particle i (added to *t) and the angle to keep
  * (*roll), for relative angular velocity w = w_j - w_i at normal n, from the
- * kept angle ro, as rb_contact_rolling (src/sim/contact.h). */
-static inline void rb_contact_rolling(const float3 ro, const float3 n, const float3 w, const float kr,
-                                      const float eta, const float cap, const float dt, float3 *t, float3 *roll) {
+ * kept angle ro: rolling friction mu_r, effective radius reff, effective mass
+ * meff, the pair's rates c, the normal force's magnitude load; as
+ * rb_contact_rolling (src/sim/contact.h). */
+static inline void rb_contact_rolling(const float3 ro, const float3 n, const float3 w, const float mu_r,
+                                      const float reff, const float meff, const float4 c, const float load,
+                                      const float dt, float3 *t, float3 *roll) {
+    const float kr = RB_ROLLING_SPRING * mu_r * mu_r * (reff * reff) * (meff * c.x);
+    const float tau = c.z / (RB_TANGENTIAL_SPRING * c.x);
     const float d = w.x * n.x + w.y * n.y + w.z * n.z;
     const float3 wr = (float3)(w.x - d * n.x, w.y - d * n.y, w.z - d * n.z);
-    const float3 m = rb_contact_tangential(ro, n, wr, eta, kr, cap, dt, roll);
+    const float3 m = rb_contact_tangential(ro, n, wr, kr * tau, kr, mu_r * reff * load, dt, roll);
     *t = (float3)((*t).x + m.x, (*t).y + m.y, (*t).z + m.z);
 }
 
@@ -286,9 +291,7 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
     if (rolling > 0.0f) {
         const float3 w = (float3)(wj.x - wi.x, wj.y - wi.y, wj.z - wi.z);
         const float reff = i->r * j->r / (i->r + j->r);
-        const float kr = RB_ROLLING_SPRING * rolling * rolling * (reff * reff) * (meff * c.x);
-        const float tau = c.z / (RB_TANGENTIAL_SPRING * c.x);
-        rb_contact_rolling(ro, n, w, kr, kr * tau, rolling * reff * -fn, dt, t, roll);
+        rb_contact_rolling(ro, n, w, rolling, reff, meff, c, -fn, dt, t, roll);
     }
 }
 
@@ -332,10 +335,7 @@ static inline bool rb_contact_plane(const rb_side *i, const float si, const floa
                   (*t).z - height * (n.x * ft.y - n.y * ft.x));
     if (rolling > 0.0f) {
         const float3 w = (float3)(-wi.x, -wi.y, -wi.z);
-        const float reff = i->r;
-        const float kr = RB_ROLLING_SPRING * rolling * rolling * (reff * reff) * (meff * c.x);
-        const float tau = c.z / (RB_TANGENTIAL_SPRING * c.x);
-        rb_contact_rolling(ro, n, w, kr, kr * tau, rolling * reff * fn, dt, t, roll);
+        rb_contact_rolling(ro, n, w, rolling, i->r, meff, c, fn, dt, t, roll);
     }
     return true;
 }

@@ -158,6 +158,20 @@ static inline rb_body_id rb_test_add_body(rb_world *w, uint32_t shape, float x, 
 
 static inline float rb_test_len(const float v[3]) { return sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 
+/* The least-squares slope of body id's speed along dir, m/s^2: sampled now
+ * and after each of samples - 1 more runs of `every` steps. */
+static inline double rb_test_acceleration(rb_world *w, rb_body_id id, const float dir[3], uint32_t every, int samples) {
+    double st = 0, sv = 0, stt = 0, stv = 0;
+    for (int k = 0; k < samples; k++) {
+        if (k > 0) assert_true(rb_world_step(w, every));
+        rb_body_state s;
+        assert_true(rb_world_get_body_by_id(w, id, &s));
+        const double t = (double)k * every * rb_world_get_desc(w)->dt, v = rb_v3_dot(s.velocity, dir);
+        st += t, sv += v, stt += t * t, stv += t * v;
+    }
+    return (samples * stv - st * sv) / (samples * stt - st * st);
+}
+
 /* Every particle's radius (its body's shape's), in particle order; freed by the caller. */
 static inline float *rb_test_particle_radii(const rb_world *w) {
     const uint32_t nb = rb_world_body_count(w), *first = rb_world_body_first_particle(w);

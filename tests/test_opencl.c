@@ -17,7 +17,6 @@
 #include <cmocka.h>
 
 #include "scenes/formations.h"
-#include "sim/world_internal.h" /* RB_CONTACT_SLOTS */
 #include "scenes/pile.h"
 #include "shapes/shapes.h"
 #include "sim/opencl.h"

@@ -82,6 +82,16 @@ static const char *message(rb_sandbox *sb, rb_panel_id id, bool *refused) {
     return rb_panels_message(rb_sandbox_panels(sb), id, refused);
 }
 
+/* A click a fraction fx across a control (the pointer moved there first),
+ * and 6 frames; at (64 chars) gets the point, as script text. */
+static void click_across(rb_sandbox *sb, const float r[4], float fx, char at[64]) {
+    char text[256];
+    point(r, fx, at, 64);
+    snprintf(text, sizeof text, "0 move %s\n+0.05 click left %s\n", at, at);
+    script(sb, text);
+    run_frames(sb, 6);
+}
+
 /* Ctrl+click in the middle of the Material panel's slider `label`, type
  * `typed` and Return; the panel's message after, *refused whether it is a
  * refusal. */
@@ -203,11 +213,8 @@ static void test_click_on_a_slider_sets_it_and_throws_nothing(void **st) {
     run_frames(sb, 3);
     float r[4];
     rect_of(sb, RB_PANEL_MATERIAL, "friction", r);
-    char at[64], text[256];
-    point(r, 0.75f, at, sizeof at);
-    snprintf(text, sizeof text, "0 move %s\n+0.05 click left %s\n", at, at);
-    script(sb, text);
-    run_frames(sb, 6);
+    char at[64];
+    click_across(sb, r, 0.75f, at);
     const float mu = material(sb).friction;
     fprintf(stderr, "friction %.3f after a click 3/4 along its slider (%s); clicked at %s in %.0f %.0f %.0f %.0f\n", mu,
             message(sb, RB_PANEL_MATERIAL, NULL), at, r[0], r[1], r[2], r[3]);
@@ -231,11 +238,8 @@ static void test_rolling_friction_slider(void **st) {
     rect_of(sb, RB_PANEL_MATERIAL, "friction", fr);
     assert_true(r[1] > fr[1]); /* below friction */
     assert_true(material(sb).rolling_friction == 0.0f);
-    char at[64], text[512];
-    point(r, 0.75f, at, sizeof at);
-    snprintf(text, sizeof text, "0 move %s\n+0.05 click left %s\n", at, at);
-    script(sb, text);
-    run_frames(sb, 6);
+    char at[64];
+    click_across(sb, r, 0.75f, at);
     const float mu_r = material(sb).rolling_friction;
     fprintf(stderr, "rolling friction %.3f after a click 3/4 along its slider (%s)\n", mu_r,
             message(sb, RB_PANEL_MATERIAL, NULL));

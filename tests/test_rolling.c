@@ -48,16 +48,7 @@ static uint32_t steps_of(const rb_world *w, float seconds) {
 /* The least-squares slope of a body's speed along dir, sampled every 0.05 s
  * from now for `seconds`. */
 static double fitted_acceleration(rb_world *w, rb_body_id id, const float dir[3], float seconds) {
-    double st = 0, sv = 0, stt = 0, stv = 0;
-    const uint32_t every = steps_of(w, 0.05f);
-    const int samples = (int)lroundf(seconds / 0.05f) + 1;
-    for (int k = 0; k < samples; k++) {
-        if (k > 0) assert_true(rb_world_step(w, every));
-        const rb_body_state s = state_of(w, id);
-        const double t = (double)k * every * rb_world_get_desc(w)->dt, v = rb_v3_dot(s.velocity, dir);
-        st += t, sv += v, stt += t * t, stv += t * v;
-    }
-    return (samples * stv - st * sv) / (samples * stt - st * st);
+    return rb_test_acceleration(w, id, dir, steps_of(w, 0.05f), (int)lroundf(seconds / 0.05f) + 1);
 }
 
 /* A ball rolling at 2 m/s on the ground (mu 0.5, mu_r 0.1) slows at
@@ -267,7 +258,7 @@ static void test_rolling_angle_restarts_when_switched_on(void **state) {
                   "is back\n",
                   rb_test_len(held.rolling), rb_test_len(rolled.rolling), rb_test_len(again.rolling));
     assert_true(rb_test_len(held.rolling) > 5e-4f);
-    assert_true(rolled.partner == held.partner);                 /* the same contact */
+    assert_true(rolled.partner == held.partner);                            /* the same contact */
     assert_memory_equal(rolled.rolling, held.rolling, sizeof held.rolling); /* its old angle, kept in its slot */
     assert_true(again.partner == held.partner);
     assert_true(again.rolling[0] == 0.0f && again.rolling[1] == 0.0f && again.rolling[2] == 0.0f);

@@ -330,17 +330,9 @@ static void test_slope_slides(void **state) {
     const float theta = 30.0f * (float)M_PI / 180.0f, mu = 0.3f;
     rb_world *w = slope_world(theta, mu, &id, &reg);
     assert_true(rb_world_step(w, steps_of(w, 0.5f)));
-    double st = 0, sv = 0, stt = 0, stv = 0;
-    int n = 0;
-    for (int k = 0; k <= 25; k++, n++) {
-        if (k > 0) assert_true(rb_world_step(w, steps_of(w, 0.1f)));
-        rb_body_state s;
-        assert_true(rb_world_get_body_by_id(w, id, &s));
-        const double t = (double)k * steps_of(w, 0.1f) * rb_world_get_desc(w)->dt,
-                     v = -(s.velocity[0] * cosf(theta) + s.velocity[1] * sinf(theta));
-        st += t, sv += v, stt += t * t, stv += t * v;
-    }
-    const double a = (n * stv - st * sv) / (n * stt - st * st), expect = g * (sinf(theta) - mu * cosf(theta));
+    const float down[3] = {-cosf(theta), -sinf(theta), 0.0f};
+    const double a = rb_test_acceleration(w, id, down, steps_of(w, 0.1f), 26),
+                 expect = g * (sinf(theta) - mu * cosf(theta));
     rb_world_destroy(w);
     rb_registry_destroy(reg);
     print_message("a cube on a 30 degree slope, mu 0.3: slides at %.4f m/s^2, g (sin - mu cos) = %.4f\n", a, expect);

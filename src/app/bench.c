@@ -319,7 +319,7 @@ static bool bench_repose(const rb_options *o, const rb_run_scene *scene, rb_back
     const float base_radius = (float)REPOSE_BASE_RADIUS * r, base_y = (float)REPOSE_BASE_HEIGHT * r;
     const float m = 1000.0f * 8.0f * r * r * r, inertia = 0.4f * m * r * r, origin[3] = {0, 0, 0};
     uint64_t rng = 0x9e3779b97f4a7c15ull ^ (o->seed * 0xd1b54a32d192ed03ull); /* --seed 0: the default heap */
-    if (rng == 0) rng = 1;                                                      /* xorshift never leaves 0 */
+    if (rng == 0) rng = 1;                                                    /* xorshift never leaves 0 */
     uint32_t base_particles = 0;
     const int sphere = rb_world_add_shape(w, &(rb_shape_data){1, origin, m, {inertia, inertia, inertia}, r});
     const long second = lround(1.0 / dt), settle_steps = lround(o->settle / dt);
@@ -457,7 +457,7 @@ static bool bench_repose(const rb_options *o, const rb_run_scene *scene, rb_back
                "the disc, %u asleep, the fastest at %.3f m/s\n",
                poured, rate, base_radius, base_particles, fell, look.on_base, look.asleep, look.fastest);
         printf("  %llu contacts without a history slot (of up to %u a particle)\n",
-               (unsigned long long)rb_world_contact_overflow(w), 4u);
+               (unsigned long long)rb_world_contact_overflow(w), RB_CONTACT_SLOTS);
         repose_fit_text("end of the pour", &end_of_pour, 2.0f * r);
         char when[64];
         snprintf(when, sizeof when, "%g s later", settle_s);

@@ -1,5 +1,5 @@
 /* scene_read_internal.h - what the parts of the scene reader share
- * (scene_read.c, debris_read.c): the key path every message names, and
+ * (scene_read.c, debris_read.c, scene_read_contacts.c): the key path every message names, and
  * values read and checked at it. Private to src/scenes.
  *
  * Every function that reads a key enters it for its messages and leaves it
@@ -60,5 +60,9 @@ const rb_shape *rb_read_find_shape(rb_reader *r, const char *name);
 bool rb_read_debris(rb_reader *r, rb_scene *s, const cJSON *root);
 /* A body's or generator's `breakable` key, if there is one, into t (debris_read.c). */
 bool rb_read_breakable(rb_reader *r, const cJSON *o, rb_scene_body *t);
+
+/* The top level's `contacts` value o, a saved world's contact history, into
+ * s->contacts (scene_read_contacts.c). False, failed, on a bad entry. */
+bool rb_read_contacts(rb_reader *r, rb_scene *s, const cJSON *o);
 
 #endif

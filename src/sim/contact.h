@@ -142,7 +142,7 @@ static inline void rb_contact_tangential(const float xi_old[3], const float n[3]
  * rolling_friction mu_r > 0) keeps, beside its tangential displacement, the
  * angle its two bodies have rolled on each other since it began: an
  * elastic-plastic rolling spring (Iwashita and Oda; Ai et al. 2011's type C,
- * the rolling models of DEM codes such as LIGGGHTS's epsd). The relative
+ * the rolling models of DEM codes such as LIGGGHTS's epsd2). The relative
  * rolling is w_j - w_i without its part along n (turning about n, the
  * twist, is not resisted). Each step the kept angle is turned into the
  * current tangent plane and the step's rolling added; the moment on i is a
@@ -158,13 +158,18 @@ static inline void rb_contact_tangential(const float xi_old[3], const float n[3]
 
 /* The rolling moment on particle i (added to t) and the angle to keep (roll),
  * for relative angular velocity w = w_j - w_i at normal n, from the kept
- * angle roll_old. */
-static inline void rb_contact_rolling(const float roll_old[3], const float n[3], const float w[3], float kr, float eta,
-                                      float cap, float dt, float t[3], float roll[3]) {
+ * angle roll_old: rolling friction mu_r, effective radius reff, the normal
+ * spring's effective mass meff and the pair's rates c, the normal force's
+ * magnitude load. */
+static inline void rb_contact_rolling(const float roll_old[3], const float n[3], const float w[3], float mu_r,
+                                      float reff, float meff, const rb_contact_rates *c, float load, float dt,
+                                      float t[3], float roll[3]) {
+    const float kr = RB_ROLLING_SPRING * mu_r * mu_r * (reff * reff) * (meff * c->stiffness);
+    const float tau = c->tangential / (RB_TANGENTIAL_SPRING * c->stiffness);
     const float d = w[0] * n[0] + w[1] * n[1] + w[2] * n[2];
     const float wr[3] = {w[0] - d * n[0], w[1] - d * n[1], w[2] - d * n[2]};
     float m[3];
-    rb_contact_tangential(roll_old, n, wr, eta, kr, cap, dt, m, roll);
+    rb_contact_tangential(roll_old, n, wr, kr * tau, kr, mu_r * reff * load, dt, m, roll);
     for (int k = 0; k < 3; k++) t[k] += m[k];
 }
 
@@ -340,9 +345,7 @@ static inline bool rb_contact_particles(const rb_contact_side *i, const rb_conta
     t[2] += a * (x[0] * ft[1] - x[1] * ft[0]);
     if (rolling > 0.0f) {
         const float w[3] = {wj.x - wi.x, wj.y - wi.y, wj.z - wi.z}, reff = i->r * j->r / (i->r + j->r);
-        const float kr = RB_ROLLING_SPRING * rolling * rolling * (reff * reff) * (meff * c->stiffness);
-        const float tau = c->tangential / (RB_TANGENTIAL_SPRING * c->stiffness);
-        rb_contact_rolling(roll_old, n, w, kr, kr * tau, rolling * reff * -fn, p->dt, t, roll);
+        rb_contact_rolling(roll_old, n, w, rolling, reff, meff, c, -fn, p->dt, t, roll);
     }
     return true;
 }
@@ -392,10 +395,8 @@ static inline bool rb_contact_plane(const rb_contact_side *i, float si, rb_float
     t[1] -= height * (n[2] * ft[0] - n[0] * ft[2]);
     t[2] -= height * (n[0] * ft[1] - n[1] * ft[0]);
     if (rolling > 0.0f) {
-        const float w[3] = {-wi.x, -wi.y, -wi.z}, reff = i->r;
-        const float kr = RB_ROLLING_SPRING * rolling * rolling * (reff * reff) * (meff * c->stiffness);
-        const float tau = c->tangential / (RB_TANGENTIAL_SPRING * c->stiffness);
-        rb_contact_rolling(roll_old, n, w, kr, kr * tau, rolling * reff * fn, p->dt, t, roll);
+        const float w[3] = {-wi.x, -wi.y, -wi.z};
+        rb_contact_rolling(roll_old, n, w, rolling, i->r, meff, c, fn, p->dt, t, roll);
     }
     return true;
 }

@@ -319,8 +319,9 @@ bool rb_step_params_set_materials(rb_step_params *p, const rb_material *material
             p->rolling[rb_pair_index(a, b)] = p->rolling[rb_pair_index(b, a)] = m.rolling_friction;
         }
     p->material_count = count;
+    /* a pair resists rolling where both materials do (sqrt(a b)), so some
+     * pair does where some material does: with itself, at least */
     p->rolling_any = false;
-    for (uint32_t a = 0; a < count; a++)
-        for (uint32_t b = 0; b < count; b++) p->rolling_any |= p->rolling[rb_pair_index(a, b)] > 0.0f;
+    for (uint32_t a = 0; a < count; a++) p->rolling_any |= materials[a].rolling_friction > 0.0f;
     return true;
 }

@@ -801,8 +801,6 @@ uint64_t rb_world_digest(rb_world *w) {
 
 const rb_world_desc *rb_world_get_desc(const rb_world *w) { return &w->desc; }
 
-/* New settings: the step's parameters derived again, every pair of
- * materials calibrated at the new step (material 0 is the description's). */
 /* A contact of a pair of materials without rolling friction keeps no
  * rolling angle: its slot holds what an earlier contact, or the same one
  * when the pair last resisted rolling, left there. So the contacts of every
@@ -825,6 +823,8 @@ static void forget_rolling_angles(rb_world *w, const rb_step_params *before, con
     }
 }
 
+/* New settings: the step's parameters derived again, every pair of
+ * materials calibrated at the new step (material 0 is the description's). */
 static bool set_desc(rb_world *w, rb_world_desc nd) {
     char err[512];
     rb_material materials[RB_MAX_MATERIALS];

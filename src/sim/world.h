@@ -314,6 +314,14 @@ uint32_t rb_world_particle_pieces(const rb_world *world, rb_body_id id, uint32_t
  * break it costs one 4-byte read of the backend. */
 uint32_t rb_world_take_breaks(rb_world *world, rb_body_id *out, uint32_t max);
 
+/* How many contacts a particle remembers (its contact history's slots): 4,
+ * or 8 in a build configured with -DRB_CONTACT_SLOTS=8 (CMakeLists.txt;
+ * README.md, "Rolling resistance": heaps of spheres touch more than 4 at
+ * once). */
+#ifndef RB_CONTACT_SLOTS
+#define RB_CONTACT_SLOTS 4u
+#endif
+
 /* Contacts that found no free slot of their particle's contact history in
  * the steps so far (README.md, "Static friction"): each acted that step as
  * a new contact, without the static part of its friction. 0 in any world
@@ -327,7 +335,7 @@ uint64_t rb_world_contact_overflow(const rb_world *world);
 typedef struct rb_contact_memory {
     uint32_t particle, partner;
     float displacement[3]; /* the tangential spring's, m */
-    float rolling[3]; /* the rolling spring's angle, rad; zero where the contact's materials do not resist rolling */
+    float rolling[3];      /* the rolling spring's angle, rad; kept only while the contact's materials resist rolling */
 } rb_contact_memory;
 
 /* The world's contact history, in particle order: writes up to max entries

@@ -120,13 +120,8 @@ double rb_shape_onset_support(const rb_shape_data *shape, float radius);
 double rb_clamped_restitution(double stiffness, double damping, double *theta);
 
 /* Contact history (src/sim/contact.h, "contact history"): RB_CONTACT_SLOTS
- * slots a particle, 4, or 8 in a build configured with
- * -DRB_CONTACT_SLOTS=8 (CMakeLists.txt; README, "Rolling resistance": heaps
- * of spheres touch more than 4 at once). The kernels keep a particle's keys
- * as one vector (kernels/forces.cl). */
-#ifndef RB_CONTACT_SLOTS
-#define RB_CONTACT_SLOTS 4u
-#endif
+ * slots a particle (world.h). The kernels keep a particle's keys as one
+ * vector (kernels/forces.cl). */
 _Static_assert(RB_CONTACT_SLOTS == 4u || RB_CONTACT_SLOTS == 8u, "RB_CONTACT_SLOTS must be 4 or 8");
 #define RB_SLOT_FREE 0xFFFFFFFFu
 #define RB_SLOT_PLANE RB_CONTACT_PLANE /* + the plane's index (< RB_MAX_PLANES): world.h */
@@ -174,8 +169,8 @@ typedef struct rb_world_data {
      * particle_keys their partners (another particle's index, RB_SLOT_PLANE
      * + a plane's, or RB_SLOT_FREE), 4 B each; particle_disp their
      * tangential displacements, xyz, 12 B each; particle_roll their rolling
-     * angles, xyz, 12 B each (zero unless the contact's materials resist
-     * rolling). The backend keeps them current in its own copy; the world
+     * angles, xyz, 12 B each (written only while the contact's materials
+     * resist rolling; forget_rolling_angles in world.c). The backend keeps them current in its own copy; the world
      * reads them back only to renumber them when bodies go (download_slots)
      * and hands them back after. */
     uint32_t *particle_keys;
