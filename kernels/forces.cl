@@ -43,12 +43,12 @@
  *   (rb_touch_slots, rb_touch_planes), which add to the particle's sums
  *   (rb_sums) through a pointer. Inlined, PoCL hoisted their loads and
  *   set-up into every particle's path and spilled around them in every loop.
- * callgrind counts 850 instructions a particle for pile 3000 at t = 2 s
+ * callgrind counts 870 instructions a particle for pile 3000 at t = 2 s
  * (1,330 inlined, 950 before contacts had memory; README, "The cost of the
  * contacts' memory").
  *
  * Each contact keeps its tangential displacement in the particle's history
- * slots (RB_CONTACT_SLOTS, keyed by the partner's particle index or the
+ * slots (4 or 8, keyed by the partner's particle index or the
  * plane's key; src/sim/contact.h): the keys are read once, as a vector, when
  * the particle first touches something; a contact reads its slot's
  * displacement and writes it back in place; the keys kept are written at
@@ -80,25 +80,27 @@ static inline uint rb_lane_bits(const int8 lanes) {
     return (uint)quarter | (uint)(quarter >> 32);
 }
 
-/* A particle's history keys, read and written as one vector: 4 slots (the
- * default) or 8 (a build with -DRB_CONTACT_SLOTS=8, CMakeLists.txt). */
-#if RB_CONTACT_SLOTS == 4
-typedef uint4 rb_keys;
-#elif RB_CONTACT_SLOTS == 8
+/* A particle's history keys, held as one vector of RB_MAX_CONTACT_SLOTS
+ * (8) whatever the world's slots (4 or 8: the kernel's argument `slots`,
+ * rb_world_data.contact_slots): a world of 4 reads and writes a particle's
+ * 4 as half of one, and its other lanes hold RB_SLOT_FREE and are never
+ * taken (rb_keep). */
 typedef uint8 rb_keys;
-#else
-#error "RB_CONTACT_SLOTS must be 4 or 8"
-#endif
 #define RB_KEYS_FREE ((rb_keys)(RB_SLOT_FREE))
 
-/* Bit k set where slot k of k holds key. */
-static inline uint rb_key_bits(const rb_keys k, const uint key) {
-#if RB_CONTACT_SLOTS == 4
-    return (k.x == key ? 1u : 0u) | (k.y == key ? 2u : 0u) | (k.z == key ? 4u : 0u) | (k.w == key ? 8u : 0u);
-#else
-    return rb_lane_bits(k == (rb_keys)(key));
-#endif
+static inline rb_keys rb_keys_load(__global const uint *keys, const uint i, const uint slots) {
+    return slots == 8u ? vload8(i, keys) : (rb_keys)(vload4(i, keys), (uint4)(RB_SLOT_FREE));
 }
+
+static inline void rb_keys_store(const rb_keys k, __global uint *keys, const uint i, const uint slots) {
+    if (slots == 8u)
+        vstore8(k, i, keys);
+    else
+        vstore4(k.lo, i, keys);
+}
+
+/* Bit k set where slot k of k holds key. */
+static inline uint rb_key_bits(const rb_keys k, const uint key) { return rb_lane_bits(k == (rb_keys)(key)); }
 
 /* The lowest set bit's index, and the mask without it. */
 static inline uint rb_take_lowest(uint *bits) {
@@ -143,8 +145,9 @@ typedef struct rb_summing {
     float r;              /* its radius */
     uint i, s, body;      /* its particle, its work-item's slot, its body */
     uint flags;           /* RB_BY_PARTICLE, RB_SLEEPING, RB_COMMIT */
+    uint slots;           /* the world's slots a particle, 4 or 8 */
     rb_keys keys;         /* its slots' keys at the step's start */
-    __global float *disp; /* its RB_CONTACT_SLOTS displacements, xyz */
+    __global float *disp; /* its slots' displacements, xyz */
     __global float *roll; /* and rolling angles (only where its contacts resist rolling) */
     __private rb_sums *sums;
 } rb_summing;
@@ -176,20 +179,15 @@ static inline uint rb_pair_of(const rb_summing *q, const rb_sorted *in, const ui
     return in->body_material[q->body] * RB_MAX_MATERIALS + m;
 }
 
-/* The slot key's contact had at the last step, or RB_CONTACT_SLOTS, as
+/* The slot key's contact had at the last step, or RB_MAX_CONTACT_SLOTS, as
  * rb_slot_match (src/sim/contact.h); *xo its displacement, zero if new, and
  * where the contact resists rolling, *ro its rolling angle (as recall,
  * reference.c). A key is in one slot at most. */
 static inline uint rb_slot_match(const rb_summing *q, const uint key, const bool rolling, float3 *xo, float3 *ro) {
-#if RB_CONTACT_SLOTS == 4
-    const uint4 k = q->keys;
-    const uint slot = k.x == key ? 0u : k.y == key ? 1u : k.z == key ? 2u : k.w == key ? 3u : 4u;
-#else
     const uint bits = rb_key_bits(q->keys, key);
-    const uint slot = bits ? 31u - clz(bits) : RB_CONTACT_SLOTS;
-#endif
-    *xo = slot < RB_CONTACT_SLOTS ? vload3(slot, q->disp) : (float3)(0.0f, 0.0f, 0.0f);
-    *ro = rolling && slot < RB_CONTACT_SLOTS ? vload3(slot, q->roll) : (float3)(0.0f, 0.0f, 0.0f);
+    const uint slot = bits ? 31u - clz(bits) : RB_MAX_CONTACT_SLOTS;
+    *xo = slot < RB_MAX_CONTACT_SLOTS ? vload3(slot, q->disp) : (float3)(0.0f, 0.0f, 0.0f);
+    *ro = rolling && slot < RB_MAX_CONTACT_SLOTS ? vload3(slot, q->roll) : (float3)(0.0f, 0.0f, 0.0f);
     return slot;
 }
 
@@ -201,21 +199,16 @@ static inline void rb_keep(const rb_summing *q, const uint key, const uint match
                            const float3 roll, const float share) {
     __private rb_sums *m = q->sums;
     m->support += share;
-    const uint open = rb_key_bits(q->keys, RB_SLOT_FREE) & ~m->taken;
-    const uint slot = match < RB_CONTACT_SLOTS ? match : open ? 31u - clz(open & (0u - open)) : RB_CONTACT_SLOTS;
-    if (slot == RB_CONTACT_SLOTS) {
+    const uint open = rb_key_bits(q->keys, RB_SLOT_FREE) & ~m->taken & ((1u << q->slots) - 1u);
+    const uint slot = match < RB_MAX_CONTACT_SLOTS ? match
+                      : open                       ? 31u - clz(open & (0u - open))
+                                                   : RB_MAX_CONTACT_SLOTS;
+    if (slot == RB_MAX_CONTACT_SLOTS) {
         m->overflow++;
         return;
     }
     m->taken |= 1u << slot;
-#if RB_CONTACT_SLOTS == 4
-    if (slot == 0u) m->kept.x = key;
-    if (slot == 1u) m->kept.y = key;
-    if (slot == 2u) m->kept.z = key;
-    if (slot == 3u) m->kept.w = key;
-#else
     m->kept = select(m->kept, (rb_keys)(key), (rb_keys)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u) == (rb_keys)(slot));
-#endif
     if (!(q->flags & RB_COMMIT)) return;
     vstore3(xi, slot, q->disp);
     if (rolling) vstore3(roll, slot, q->roll);
@@ -256,10 +249,11 @@ static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __con
 /* The summed particle (its values passed by value: see rb_touch_slots), its
  * history's keys and displacements, and its sums. */
 static inline rb_summing rb_summing_of(__private rb_sums *sums, const float3 p, const float r, const uint i,
-                                       const uint s, const uint body, const uint flags, __global const rb_keys *keys,
-                                       __global float *disp, __global float *roll) {
-    const size_t first = (size_t)i * (RB_CONTACT_SLOTS * 3u);
-    const rb_summing q = {p, r, i, s, body, flags, keys[i], disp + first, roll + first, sums};
+                                       const uint s, const uint body, const uint flags, const uint slots,
+                                       __global const uint *keys, __global float *disp, __global float *roll) {
+    const size_t first = (size_t)i * (slots * 3u);
+    const rb_summing q = {p,   r, i, s, body, flags, slots, rb_keys_load(keys, i, slots), disp + first, roll + first,
+                          sums};
     return q;
 }
 
@@ -274,12 +268,13 @@ rb_touch_slots(__private rb_sums *sums, const float3 p, const float r, const uin
                __global const float4 *vel, __global const uint *index, __global const float4 *body_pos,
                __global const float4 *body_frame, __global const float4 *body_omega,
                __global const float4 *body_inv_inertia, __global const uint *body_material,
-               __global const float4 *body_contact, __global const float *own_vel, __global const rb_keys *keys,
-               __global float *disp, __global float *roll, __constant float4 *rates, __constant float *rolling,
-               const float sleep_speed, const float sleep_time, const float dt) {
-    const rb_sorted in = {x,          y,          z,                sorted_body,   vel,          index, body_pos,
-                          body_frame, body_omega, body_inv_inertia, body_material, body_contact, own_vel};
-    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, keys, disp, roll);
+               __global const float4 *body_contact, __global const float *own_vel, __global const uint *keys,
+               const uint slots, __global float *disp, __global float *roll, __constant float4 *rates,
+               __constant float *rolling, const float sleep_speed, const float sleep_time, const float dt) {
+    const rb_sorted in = {x,        y,          z,          sorted_body,      vel,           index,
+                          body_pos, body_frame, body_omega, body_inv_inertia, body_material, body_contact,
+                          own_vel};
+    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, slots, keys, disp, roll);
     while (bits != 0u)
         rb_visit_slot(&q, &in, rates, rolling, first + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
 }
@@ -291,12 +286,12 @@ rb_touch_planes(__private rb_sums *sums, const float3 p, const float r, const ui
                 const uint flags, uint near, __constant const float *column, __global const float4 *vel,
                 __global const float4 *body_pos, __global const float4 *body_frame, __global const float4 *body_omega,
                 __global const float4 *body_inv_inertia, __global const uint *body_material,
-                __global const float4 *body_contact, __global const float *own_vel, __global const rb_keys *keys,
-                __global float *disp, __global float *roll, __constant float4 *rates, __constant float *rolling,
-                const float max_radius, const float dt) {
-    const rb_sorted in = {0, 0, 0, 0, vel, 0, body_pos, body_frame, body_omega, body_inv_inertia, body_material,
-                          body_contact, own_vel};
-    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, keys, disp, roll);
+                __global const float4 *body_contact, __global const float *own_vel, __global const uint *keys,
+                const uint slots, __global float *disp, __global float *roll, __constant float4 *rates,
+                __constant float *rolling, const float max_radius, const float dt) {
+    const rb_sorted in = {
+        0, 0, 0, 0, vel, 0, body_pos, body_frame, body_omega, body_inv_inertia, body_material, body_contact, own_vel};
+    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, slots, keys, disp, roll);
     const rb_side si = rb_own_side(&q, &in);
     const float slip = body_contact[body].y;
     const uint pair = rb_pair_of(&q, &in, body_material[body]);
@@ -330,9 +325,9 @@ rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float
              __global const float4 *sorted_vel, __global const uint *sorted_index, __global const float4 *body_pos,
              __global const float4 *body_frame, __global const float4 *body_omega,
              __global const float4 *body_inv_inertia, __global const uint *body_material,
-             __global const float4 *body_contact, __global const float *own_vel, __global const rb_keys *keys,
-             __global float *disp, __global float *roll, __constant float4 *rates, __constant float *rolling,
-             const float sleep_speed, const float sleep_time, const float dt) {
+             __global const float4 *body_contact, __global const float *own_vel, __global const uint *keys,
+             const uint slots, __global float *disp, __global float *roll, __constant float4 *rates,
+             __constant float *rolling, const float sleep_speed, const float sleep_time, const float dt) {
     for (; slot < end; slot += 8u) {
         const float8 x = vload8(0, sorted_x + slot) - p.x, y = vload8(0, sorted_y + slot) - p.y,
                      z = vload8(0, sorted_z + slot) - p.z;
@@ -342,14 +337,14 @@ rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float
         if (bits)
             rb_touch_slots(sums, p, r, i, s, b, flags, slot, bits, key, sorted_x, sorted_y, sorted_z, sorted_body,
                            sorted_vel, sorted_index, body_pos, body_frame, body_omega, body_inv_inertia, body_material,
-                           body_contact, own_vel, keys, disp, roll, rates, rolling, sleep_speed, sleep_time, dt);
+                           body_contact, own_vel, keys, slots, disp, roll, rates, rolling, sleep_speed, sleep_time, dt);
     }
 }
 
 /* rb_visit_run's arguments after its run's start and end (the kernel's). */
 #define RB_RUN_ARGS                                                                                                    \
     key, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index, body_pos, body_frame, body_omega,        \
-        body_inv_inertia, body_material, body_contact, moment, keys, disp, roll, rates, rolling, sleep_speed,          \
+        body_inv_inertia, body_material, body_contact, moment, keys, slots, disp, roll, rates, rolling, sleep_speed,   \
         sleep_time, dt
 
 __kernel void rb_forces(const uint n, __global const uint *sorted_index, __global const float4 *body_pos,
@@ -361,10 +356,10 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         __constant float4 *rates, __global const float4 *body_contact, const float max_radius,
                         const float dt, const float sleep_speed, const float sleep_time, __global float *force,
                         __global float *moment, __global uint *wake_body, const uint stride_z, const uint stride_y,
-                        __global const float4 *body_frame, __global rb_keys *keys, __global float *disp,
+                        __global const float4 *body_frame, __global uint *keys, __global float *disp,
                         __global float *support, __global uint *overflow, const uint commit,
                         __global const uint *particle_body, const uint by_particle, __global float *roll,
-                        __constant float *rolling) {
+                        __constant float *rolling, const uint slots) {
     const uint s = get_global_id(0);
     if (s >= n) return;
     const uint i = by_particle ? s : sorted_index[s];
@@ -373,7 +368,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, force);
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, moment);
         if (commit) {
-            keys[i] = RB_KEYS_FREE;
+            rb_keys_store(RB_KEYS_FREE, keys, i, slots);
             support[i] = 0.0f;
         }
         return;
@@ -391,21 +386,15 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     const float reach2 = reach * reach;
     const uint flags = (by_particle ? RB_BY_PARTICLE : 0u) | (rb_asleep(x.w, sleep_time) ? RB_SLEEPING : 0u) |
                        (commit ? RB_COMMIT : 0u);
-    rb_sums sums = {(float3)(0.0f, 0.0f, 0.0f),
-                    (float3)(0.0f, 0.0f, 0.0f),
-                    RB_KEYS_FREE,
-                    0u,
-                    0u,
-                    0.0f,
-                    0u};
+    rb_sums sums = {(float3)(0.0f, 0.0f, 0.0f), (float3)(0.0f, 0.0f, 0.0f), RB_KEYS_FREE, 0u, 0u, 0.0f, 0u};
 
     /* The 9 rows, z then y, each from its cell x - 1: rb_cell_hash and
      * rb_cell_key of each row's first cell, the hash stepped by the strides
      * (the same sums, modulo 2^32, as rb_cell_hash forms). */
     const int3 c = rb_cell_of(p, inv_cell);
     const uint buckets = mask + 1u, kx = (uint)rb_cell_step(c.x, -1) & 1023u;
-    uint hz = (uint)rb_cell_step(c.x, -1) + (uint)rb_cell_step(c.z, -1) * stride_z +
-              (uint)rb_cell_step(c.y, -1) * stride_y;
+    uint hz =
+        (uint)rb_cell_step(c.x, -1) + (uint)rb_cell_step(c.z, -1) * stride_z + (uint)rb_cell_step(c.y, -1) * stride_y;
 #pragma unroll
     for (int dz = -1; dz <= 1; dz++, hz += stride_z) {
         const uint kz = kx | (((uint)rb_cell_step(c.z, dz) & 1023u) << 20);
@@ -432,8 +421,8 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     const uint near = rb_lane_bits(~far & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)plane_count));
     if (near)
         rb_touch_planes(&sums, p, r, i, s, b, flags, near, (__constant const float *)planes, sorted_vel, body_pos,
-                        body_frame, body_omega, body_inv_inertia, body_material, body_contact, moment, keys, disp,
-                        roll, rates, rolling, max_radius, dt);
+                        body_frame, body_omega, body_inv_inertia, body_material, body_contact, moment, keys, slots,
+                        disp, roll, rates, rolling, max_radius, dt);
 
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,
@@ -444,7 +433,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     vstore3((float3)(lf.x + t.x, lf.y + t.y, lf.z + t.z), i, moment);
     if (sums.wake) wake_body[b] = 1u;
     if (!commit) return;
-    keys[i] = sums.kept;
+    rb_keys_store(sums.kept, keys, i, slots);
     support[i] = sums.support;
     if (sums.overflow) atomic_add(overflow, sums.overflow);
 }

@@ -44,6 +44,17 @@ static void refused(const char *text, const char *says) {
     if (!strstr(err, says)) fail_msg("says '%s', should say '%s'", err, says);
 }
 
+/* The scene file rb_scene_write gives for w and t (free it). */
+static char *written(rb_world *w, const rb_entities *t) {
+    char *text = NULL, err[1024];
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    if (!rb_scene_write(f, w, t, err, sizeof err)) fail_msg("not written: %s", err);
+    fclose(f);
+    return text;
+}
+
 static void test_minimal_scene(void **state) {
     rb_scene *s = parse("{\"rubble_scene\": 1,\n"
                         " \"world\": {\"gravity\": [0, -9.81, 0], \"dt\": 0.0016},\n"
@@ -281,6 +292,44 @@ static void test_saved_contacts_the_world_refuses(void **state) {
     assert_non_null(strstr(err, "t.json: contacts: a saved contact history is restored into an empty world only"));
     assert_int_equal(rb_world_body_count(w), 2);
     rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+}
+
+/* world.contact_slots: a world of cubes told to keep 8 contacts a particle
+ * takes a saved particle's 5 (the default, chosen from its bodies, keeps 4
+ * and refuses them: test_saved_contacts_the_world_refuses), saves the key
+ * and reads it back; a world that chose its own count saves none; any
+ * count but 4 or 8 is refused at its key. */
+static void test_contact_slots_key(void **state) {
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"world\": {\"contact_slots\": 8}, \"bodies\": [{\"shape\": "
+                        "\"cube\", \"position\": [0, 0.6, 0]}, {\"shape\": \"cube\", \"position\": [0, 1.8, 0]}], "
+                        "\"contacts\": [[2, 27, 0, 0, 0], [2, 28, 0, 0, 0], [2, 29, 0, 0, 0], [2, 30, 0, 0, 0], "
+                        "[2, 31, 0, 0, 0]]}");
+    rb_world_desc base = rb_default_world_desc();
+    rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+    rb_entities *t = rb_entities_create(g_reg, w);
+    char err[1024];
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), 2);
+    assert_int_equal(rb_world_contact_slots(w), 8);
+    assert_int_equal(rb_world_read_contacts(w, NULL, 0), 5);
+    char *text = written(w, t);
+    assert_non_null(strstr(text, "\"contact_slots\": 8"));
+    rb_scene *again = parse(text);
+    assert_int_equal(again->world.contact_slots, 8);
+    free(text);
+    rb_scene_destroy(again), rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+
+    s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0]}]}");
+    w = rb_test_world(rb_scene_world_desc(s, &base));
+    t = rb_entities_create(g_reg, w);
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), 1);
+    text = written(w, t);
+    assert_null(strstr(text, "contact_slots"));
+    free(text);
+    rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+
+    refused("{\"rubble_scene\": 1, \"world\": {\"contact_slots\": 6}}", "t.json: world.contact_slots: expected 4 or 8");
+    refused("{\"rubble_scene\": 1, \"world\": {\"contact_slots\": \"8\"}}",
+            "t.json: world.contact_slots: expected 4 or 8");
 }
 
 /* A body set into the ground is built (the author may mean it) but said:
@@ -637,12 +686,7 @@ static void test_no_rolling_friction_no_keys(void **state) {
     assert_int_equal(rb_scene_build(s, t, err, sizeof err), s->body_count);
     assert_true(rb_world_step(w, 200));
     assert_true(rb_world_read_contacts(w, NULL, 0) > 0);
-    char *text = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&text, &size);
-    assert_non_null(f);
-    assert_true(rb_scene_write(f, w, t, err, sizeof err));
-    fclose(f);
+    char *text = written(w, t);
     assert_non_null(strstr(text, "\"contact_time\""));
     assert_null(strstr(text, "rolling"));
     free(text);
@@ -773,6 +817,7 @@ int main(void) {
         cmocka_unit_test(test_bad_input_is_named),
         cmocka_unit_test(test_saved_contacts_are_read_and_checked),
         cmocka_unit_test(test_saved_contacts_the_world_refuses),
+        cmocka_unit_test(test_contact_slots_key),
         cmocka_unit_test(test_huge_generators_are_refused_with_the_limit),
         cmocka_unit_test(test_unknown_keys_are_warned_about),
         cmocka_unit_test(test_materials_do_not_depend_on_key_order),

@@ -528,6 +528,72 @@ static void test_fits_estimates_bytes(void **state) {
     assert_true(strstr(err, "limit of 536870912") || strstr(err, "more than this machine's"));
 }
 
+/* The contacts a particle remembers follow the bodies
+ * (rb_world_contact_slots): 4 for cubes, 8 once lone spheres (bodies of one
+ * particle) are at least half the dynamic particles, 4 again when they are
+ * fewer; the history goes with the slots, all of it when they grow, each
+ * particle's first 4 when they shrink. A count the description gives
+ * stays, whatever the bodies. */
+static void test_contact_slots_follow_bodies(void **state) {
+    uint32_t shapes[3];
+    rb_registry *reg;
+    rb_world *w = world_with_shapes(shapes, &reg);
+    const uint32_t one = rb_test_add_lattice(w, 1, 0.2f, 1.0f);
+    assert_int_equal(rb_world_contact_slots(w), 4); /* nothing dynamic */
+    rb_test_add_body(w, shapes[0], 0.0f, 5.0f, 0.0f);
+    rb_body_id spheres[28];
+    for (int i = 0; i < 26; i++) spheres[i] = rb_test_add_body(w, one, 3.0f * (float)(i + 1), 5.0f, 0.0f);
+    assert_int_equal(rb_world_contact_slots(w), 4); /* 26 of 53 */
+    /* a sphere's memory of 4 contacts (with spheres, and the ground) */
+    const rb_contact_memory four[4] = {{27, 28, {1e-4f, 0, 0}, {0}},
+                                       {27, 29, {0, 2e-4f, 0}, {0}},
+                                       {27, RB_CONTACT_PLANE, {0, 0, 3e-4f}, {0.1f, 0, 0}},
+                                       {27, 30, {4e-4f, 0, 0}, {0}}};
+    assert_true(rb_world_restore_contacts(w, four, 4));
+    spheres[26] = rb_test_add_body(w, one, 90.0f, 5.0f, 0.0f);
+    assert_int_equal(rb_world_contact_slots(w), 8); /* 27 of 54 */
+    rb_contact_memory got[8];
+    assert_int_equal(rb_world_read_contacts(w, got, 8), 4);
+    assert_memory_equal(got, four, sizeof four);
+    /* 8 kept now: 6 for one sphere, then 2 for another */
+    const rb_contact_memory eight[8] = {{27, 28, {1, 0, 0}, {0}},  {27, 29, {2, 0, 0}, {0}}, {27, 30, {3, 0, 0}, {0}},
+                                        {27, 31, {4, 0, 0}, {0}},  {27, 32, {5, 0, 0}, {0}}, {27, 33, {6, 0, 0}, {0}},
+                                        {28, 27, {-1, 0, 0}, {0}}, {28, 34, {7, 0, 0}, {0}}};
+    assert_true(rb_world_restore_contacts(w, eight, 8));
+    assert_int_equal(rb_world_read_contacts(w, NULL, 0), 8);
+    /* spheres come and go (the last ones, so no partner is renumbered) */
+    spheres[27] = rb_test_add_body(w, one, 93.0f, 5.0f, 0.0f);
+    assert_true(rb_world_remove_body(w, spheres[27]));
+    assert_int_equal(rb_world_contact_slots(w), 8); /* 27 of 54 */
+    assert_int_equal(rb_world_read_contacts(w, NULL, 0), 8);
+    assert_true(rb_world_remove_body(w, spheres[26]));
+    assert_int_equal(rb_world_contact_slots(w), 4); /* 26 of 53 */
+    assert_int_equal(rb_world_read_contacts(w, got, 8), 6);
+    assert_memory_equal(got, eight, 4 * sizeof *got);         /* the first sphere's first 4 */
+    assert_memory_equal(got + 4, eight + 6, 2 * sizeof *got); /* the other's 2 */
+    assert_true(rb_world_step(w, 10));                        /* and the world steps on */
+    rb_world_destroy(w);
+
+    /* as the description says */
+    rb_world_desc d = rb_default_world_desc();
+    d.contact_slots = 8;
+    w = rb_test_world(d);
+    rb_test_add_body(w, rb_test_add_lattice(w, 3, 0.2f, 1.0f), 0.0f, 5.0f, 0.0f);
+    assert_int_equal(rb_world_contact_slots(w), 8);
+    rb_world_destroy(w);
+    d.contact_slots = 4;
+    w = rb_test_world(d);
+    rb_test_add_body(w, rb_test_add_lattice(w, 1, 0.2f, 1.0f), 0.0f, 5.0f, 0.0f);
+    assert_int_equal(rb_world_contact_slots(w), 4);
+    rb_world_destroy(w);
+    /* and no other count */
+    char err[256];
+    d.contact_slots = 6;
+    assert_false(rb_world_desc_check(&d, err, sizeof err));
+    assert_non_null(strstr(err, "contact_slots must be 4, 8 or 0"));
+    rb_registry_destroy(reg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fits_estimates_bytes),
@@ -537,6 +603,7 @@ int main(void) {
         cmocka_unit_test(test_growth_and_clear),
         cmocka_unit_test(test_transforms_match_states),
         cmocka_unit_test(test_restore_continues),
+        cmocka_unit_test(test_contact_slots_follow_bodies),
         cmocka_unit_test(test_materials),
         cmocka_unit_test(test_shape_radius),
         cmocka_unit_test(test_sincos),

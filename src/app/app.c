@@ -33,4 +33,5 @@ void rb_app_override_world(const rb_options *o, rb_world_desc *d) {
     if (o->no_sleep) d->sleep_time = 0.0f;
     if (o->friction >= 0.0f) d->material.friction = o->friction;
     if (o->rolling_friction >= 0.0f) d->material.rolling_friction = o->rolling_friction;
+    if (o->contact_slots) d->contact_slots = o->contact_slots;
 }

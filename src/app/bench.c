@@ -57,9 +57,10 @@ static void print_text(const char *name, const char *shape, rb_run *run, const r
         printf("\n");
     }
     size_t bytes = rb_world_device_bytes(w);
-    printf("  device memory %.2f MiB, %.1f bytes/particle; %llu contacts without a history slot; digest %016llx\n",
+    printf("  device memory %.2f MiB, %.1f bytes/particle; %llu contacts without a history slot (of %u a "
+           "particle); digest %016llx\n",
            bytes / 1048576.0, np ? (double)bytes / np : 0.0, (unsigned long long)rb_world_contact_overflow(w),
-           (unsigned long long)rb_world_digest(w));
+           rb_world_contact_slots(w), (unsigned long long)rb_world_digest(w));
     fflush(stdout);
 }
 
@@ -97,6 +98,7 @@ static void print_json(const char *name, const char *shape, rb_run *run, const r
     cJSON_AddNumberToObject(j, "device_bytes", (double)bytes);
     cJSON_AddNumberToObject(j, "device_bytes_per_particle", np ? (double)bytes / np : 0.0);
     cJSON_AddNumberToObject(j, "contact_overflow", (double)rb_world_contact_overflow(w));
+    cJSON_AddNumberToObject(j, "contact_slots", rb_world_contact_slots(w));
     cJSON_AddStringToObject(j, "digest", digest);
     char *text = cJSON_PrintUnformatted(j);
     printf("%s\n", text);
@@ -426,6 +428,8 @@ static bool bench_repose(const rb_options *o, const rb_run_scene *scene, rb_back
         cJSON_AddNumberToObject(j, "asleep", look.asleep);
         cJSON_AddNumberToObject(j, "fastest", look.fastest);
         cJSON_AddNumberToObject(j, "contact_overflow", (double)rb_world_contact_overflow(w));
+        cJSON_AddNumberToObject(j, "contact_slots", rb_world_contact_slots(w));
+        cJSON_AddNumberToObject(j, "device_bytes", (double)rb_world_device_bytes(w));
         cJSON_AddNumberToObject(j, "dt", rb_decimal(dt));
         cJSON_AddNumberToObject(j, "steps", (double)steps);
         cJSON_AddNumberToObject(j, "simulated_s", steps * (double)dt);
@@ -456,8 +460,11 @@ static bool bench_repose(const rb_options *o, const rb_run_scene *scene, rb_back
         printf("  %d poured, %.0f a second, onto a disc of radius %g m (%u particles); %u fell off; at the end %u on "
                "the disc, %u asleep, the fastest at %.3f m/s\n",
                poured, rate, base_radius, base_particles, fell, look.on_base, look.asleep, look.fastest);
-        printf("  %llu contacts without a history slot (of up to %u a particle)\n",
-               (unsigned long long)rb_world_contact_overflow(w), RB_CONTACT_SLOTS);
+        const uint32_t particles = rb_world_particle_count(w);
+        printf("  %llu contacts without a history slot (of up to %u a particle); device memory %.1f bytes a "
+               "particle\n",
+               (unsigned long long)rb_world_contact_overflow(w), rb_world_contact_slots(w),
+               particles ? (double)rb_world_device_bytes(w) / particles : 0.0);
         repose_fit_text("end of the pour", &end_of_pour, 2.0f * r);
         char when[64];
         snprintf(when, sizeof when, "%g s later", settle_s);

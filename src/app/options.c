@@ -59,6 +59,8 @@ void rb_options_usage(rb_program program, FILE *out) {
                      "  --rolling MU_R     rolling friction of the world's material, in every scene, 0 to 1\n"
                      "                     [the scene's; 0]\n"
                      "  --no-sleep         no body ever sleeps, whatever the scene says\n"
+                     "  --contact-slots N  contacts a particle remembers: 4 or 8, in every scene [the scene's;\n"
+                     "                     chosen from the bodies: 8 for lone spheres, else 4]\n"
                      "  --settle S         repose: simulated seconds after the last sphere [5]\n"
                      "  --seed N           repose: another heap from the same pour (its disc and patches\n"
                      "                     placed by random number seed N, 1 to 2^32) [0: the default heap]\n"
@@ -189,6 +191,7 @@ static const option_spec specs[] = {
     {"--time", true, BENCH},
     {"--friction", true, BENCH},
     {"--rolling", true, BENCH},
+    {"--contact-slots", true, BENCH},
     {"--settle", true, BENCH},
     {"--seed", true, BENCH},
 };
@@ -293,11 +296,15 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         if (!parse_double(v, 0.0, 1e6, &x)) return FAIL("--settle takes simulated seconds >= 0, not '%s'", v);
         o->settle = x;
     } else if (!strcmp(a, "--seed")) {
-        if (!parse_long(v, 1, 4294967296L, &n)) return FAIL("--seed takes a whole number from 1 to 4294967296, not '%s'", v);
+        if (!parse_long(v, 1, 4294967296L, &n))
+            return FAIL("--seed takes a whole number from 1 to 4294967296, not '%s'", v);
         o->seed = (uint64_t)n;
     } else if (!strcmp(a, "--friction")) {
         if (!parse_double(v, 0.0, 100.0, &x)) return FAIL("--friction takes a coefficient from 0 to 100, not '%s'", v);
         o->friction = (float)x;
+    } else if (!strcmp(a, "--contact-slots")) {
+        if (!v || (strcmp(v, "4") && strcmp(v, "8"))) return FAIL("--contact-slots takes 4 or 8, not '%s'", v);
+        o->contact_slots = (uint32_t)atoi(v);
     } else if (!strcmp(a, "--rolling")) {
         if (!parse_double(v, 0.0, 1.0, &x)) return FAIL("--rolling takes a coefficient from 0 to 1, not '%s'", v);
         o->rolling_friction = (float)x;

@@ -66,6 +66,7 @@ typedef struct rb_options {
     bool quiet;             /* --quiet: no progress on stderr */
     float friction;         /* --friction MU: the world material's friction, every scene; < 0 = the scene's */
     float rolling_friction; /* --rolling MU_R: the world material's rolling friction, every scene; < 0 = the scene's */
+    uint32_t contact_slots; /* --contact-slots N: 4 or 8, every scene; 0 = the scene's */
     double settle;          /* --settle S: the repose scene's simulated seconds after the last sphere */
     uint64_t seed;          /* --seed N: the repose scene's random choices (disc and pour), 0 the default's */
 } rb_options;

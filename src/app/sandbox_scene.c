@@ -23,7 +23,7 @@ static bool same_world(const rb_world_desc *a, const rb_world_desc *b) {
         a->sleep_time != b->sleep_time || a->plane_count != b->plane_count ||
         a->material.restitution != b->material.restitution || a->material.friction != b->material.friction ||
         a->material.contact_time != b->material.contact_time ||
-        a->material.rolling_friction != b->material.rolling_friction)
+        a->material.rolling_friction != b->material.rolling_friction || a->contact_slots != b->contact_slots)
         return false;
     for (int k = 0; k < 3; k++)
         if (a->gravity[k] != b->gravity[k]) return false;

@@ -334,7 +334,9 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_sce
     put_float(f, d->sleep_speed);
     fputs(", \"time\": ", f);
     put_float(f, d->sleep_time);
-    fputs("}},\n  \"materials\": {\n", f);
+    fputc('}', f);
+    if (d->contact_slots) fprintf(f, ", \"contact_slots\": %u", d->contact_slots);
+    fputs("},\n  \"materials\": {\n", f);
     const uint32_t materials = rb_world_material_count(w);
     rb_material def;
     rb_world_get_material(w, 0, &def);

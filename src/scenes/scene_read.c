@@ -471,11 +471,20 @@ static bool check_world(rb_reader *r, const rb_world_desc *w, const rb_material 
 }
 
 static bool read_world(rb_reader *r, rb_scene *s, const cJSON *o) {
-    static const char *const keys[] = {"gravity", "dt", "sleep", NULL};
+    static const char *const keys[] = {"gravity", "dt", "sleep", "contact_slots", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
     if (!rb_read_vector(r, o, "gravity", 3, s->world.gravity) || !rb_read_float(r, o, "dt", 1e-7, 1.0, &s->world.dt))
         return false;
+    if (cJSON_GetObjectItemCaseSensitive(o, "contact_slots")) {
+        size_t at = rb_read_enter(r, "contact_slots", 0);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "contact_slots");
+        if (!cJSON_IsNumber(v) || (v->valuedouble != 4.0 && v->valuedouble != 8.0))
+            return rb_read_fail(r, "expected 4 or 8 (contacts a particle remembers; leave it out to have them "
+                                   "chosen from the bodies)");
+        s->world.contact_slots = (uint32_t)v->valuedouble;
+        rb_read_leave(r, at);
+    }
     const cJSON *sleep = cJSON_GetObjectItemCaseSensitive(o, "sleep");
     if (!sleep) return true;
     size_t len = rb_read_enter(r, "sleep", 0);

@@ -70,7 +70,7 @@ static inline float rb_contact_fraction(float dist, float ri, float rj) {
 
 /* ---- contact history (README.md, "Static friction") ----
  *
- * Each particle keeps RB_CONTACT_SLOTS slots (world_internal.h): one per
+ * Each particle keeps 4 or 8 slots (rb_world_data.contact_slots): one per
  * contact it had at the last step, keyed by the partner's stable particle
  * index (or RB_SLOT_PLANE + the plane's index), holding the tangential
  * displacement accumulated since the contact began: the Cundall-Strack
@@ -84,32 +84,36 @@ static inline float rb_contact_fraction(float dist, float ri, float rj) {
  * keys it keeps, and which slots this step's contacts have taken. A contact
  * keeps its slot from step to step; a new one takes the lowest slot that
  * was free at the step's start and is not taken yet; a slot whose contact
- * ended is free again at the next step. */
+ * ended is free again at the next step. Slots past count are never free
+ * (the kernels hold 8 keys whatever the count: kernels/forces.cl). */
 typedef struct rb_slots {
-    uint32_t old[RB_CONTACT_SLOTS], kept[RB_CONTACT_SLOTS];
+    uint32_t old[RB_MAX_CONTACT_SLOTS], kept[RB_MAX_CONTACT_SLOTS];
+    uint32_t count; /* the world's slots a particle, 4 or 8 */
     uint32_t taken; /* bit k: slot k holds a contact of this step */
 } rb_slots;
 
-static inline void rb_slots_begin(rb_slots *s, const uint32_t *keys) {
-    for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++) s->old[k] = keys[k], s->kept[k] = RB_SLOT_FREE;
+static inline void rb_slots_begin(rb_slots *s, const uint32_t *keys, uint32_t count) {
+    for (uint32_t k = 0; k < RB_MAX_CONTACT_SLOTS; k++) s->old[k] = k < count ? keys[k] : RB_SLOT_FREE;
+    for (uint32_t k = 0; k < RB_MAX_CONTACT_SLOTS; k++) s->kept[k] = RB_SLOT_FREE;
+    s->count = count;
     s->taken = 0;
 }
 
-/* The slot key's contact had at the last step, or RB_CONTACT_SLOTS. */
+/* The slot key's contact had at the last step, or RB_MAX_CONTACT_SLOTS. */
 static inline uint32_t rb_slot_match(const rb_slots *s, uint32_t key) {
-    for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++)
+    for (uint32_t k = 0; k < s->count; k++)
         if (s->old[k] == key) return k;
-    return RB_CONTACT_SLOTS;
+    return RB_MAX_CONTACT_SLOTS;
 }
 
 /* The slot a touching contact takes: its match (rb_slot_match), else the
- * lowest slot free at the start and not taken; RB_CONTACT_SLOTS if none is
- * left (an overflow). */
+ * lowest slot free at the start and not taken; RB_MAX_CONTACT_SLOTS if none
+ * is left (an overflow). */
 static inline uint32_t rb_slot_take(rb_slots *s, uint32_t key, uint32_t match) {
     uint32_t slot = match;
-    for (uint32_t k = 0; k < RB_CONTACT_SLOTS && slot == RB_CONTACT_SLOTS; k++)
+    for (uint32_t k = 0; k < s->count && slot == RB_MAX_CONTACT_SLOTS; k++)
         if (s->old[k] == RB_SLOT_FREE && !(s->taken >> k & 1u)) slot = k;
-    if (slot < RB_CONTACT_SLOTS) s->taken |= 1u << slot, s->kept[slot] = key;
+    if (slot < RB_MAX_CONTACT_SLOTS) s->taken |= 1u << slot, s->kept[slot] = key;
     return slot;
 }
 

@@ -124,9 +124,9 @@ typedef struct ocl_buffers {
     ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body; /* 4 B each, bucket order, padded */
     ocl_buffer sorted_vel;                                /* 16 B, bucket order */
     ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
-    ocl_buffer keys;          /* 4 B x RB_CONTACT_SLOTS, index order: contact history's partners, state (contact.h) */
-    ocl_buffer disp;          /* 12 B x RB_CONTACT_SLOTS, index order: its displacements, state */
-    /* 12 B x RB_CONTACT_SLOTS, index order: its rolling angles, state; made
+    ocl_buffer keys; /* 4 B x the world's slots (4 or 8), index order: contact history's partners, state (contact.h) */
+    ocl_buffer disp; /* 12 B x its slots, index order: its displacements, state */
+    /* 12 B x its slots, index order: its rolling angles, state; made
      * only once a pair of materials resists rolling (ensure_roll), 16 B before */
     ocl_buffer roll;
     ocl_buffer support;   /* 4 B, index order: the shares of its body a particle's contacts bear */
@@ -171,7 +171,8 @@ typedef struct ocl {
     uint32_t stride_z, stride_y;            /* the hash's layout of rows (kernels/common.cl, rb_cell_hash) */
     float plane_columns[4 * RB_MAX_PLANES]; /* the planes as last written (set_args) */
     bool planes_written;
-    bool rolling; /* the roll buffer holds the rolling angles (ensure_roll) */
+    bool rolling;  /* the roll buffer holds the rolling angles (ensure_roll) */
+    cl_uint slots; /* the history's slots a particle, as uploaded (rb_world_data.contact_slots) */
 
     cl_event *events; /* pending profiling events and their kernels */
     int *event_kernel;
@@ -264,7 +265,22 @@ static bool grow_kept(ocl *o, ocl_buffer *buf, size_t bytes, const char *what) {
     return ok;
 }
 
-static bool reserve_particles(ocl *o, uint32_t n) {
+/* The history buffers at `slots` a particle, their contents to come from
+ * the world (which uploads the whole history when its slots change). */
+static bool lay_out_slots(ocl *o, uint32_t slots) {
+    ocl_buffers *b = &o->buf;
+    const size_t cap = o->particle_capacity;
+    release_buffer(&b->keys), release_buffer(&b->disp);
+    bool ok = make_buffer(o, &b->keys, cap * slots * 4u, "keys") && make_buffer(o, &b->disp, cap * slots * 12u, "disp");
+    if (ok && o->rolling) {
+        release_buffer(&b->roll);
+        ok = make_buffer(o, &b->roll, cap * slots * 12u, "roll");
+    }
+    o->slots = slots;
+    return ok;
+}
+
+static bool reserve_particles(ocl *o, uint32_t n, uint32_t slots) {
     ocl_buffers *b = &o->buf;
     if (n > RB_MAX_PARTICLES) {
         rb_log(RB_LOG_ERROR, "OpenCL backend: %u particles; at most %u fit one grid table", n, RB_MAX_PARTICLES);
@@ -285,12 +301,13 @@ static bool reserve_particles(ocl *o, uint32_t n) {
                   make_buffer(o, &b->force, cap * 12u, "force") && make_buffer(o, &b->moment, cap * 12u, "moment") &&
                   make_buffer(o, &b->support, cap * 4u, "support") &&
                   make_buffer(o, &b->particle_member, cap * 4u, "particle_member") &&
-                  grow_kept(o, &b->keys, cap * RB_CONTACT_SLOTS * 4u, "keys") &&
-                  grow_kept(o, &b->disp, cap * RB_CONTACT_SLOTS * 12u, "disp") &&
-                  (!o->rolling || grow_kept(o, &b->roll, cap * RB_CONTACT_SLOTS * 12u, "roll"));
+                  grow_kept(o, &b->keys, cap * o->slots * 4u, "keys") &&
+                  grow_kept(o, &b->disp, cap * o->slots * 12u, "disp") &&
+                  (!o->rolling || grow_kept(o, &b->roll, cap * o->slots * 12u, "roll"));
         o->particle_capacity = ok ? (uint32_t)cap : 0;
         if (!ok) return false;
     }
+    if (slots != o->slots && !lay_out_slots(o, slots)) return false;
     /* A power-of-two table of at least RB_TABLE_FACTOR buckets a particle,
      * and at least one block of the block scan; the chunk scan takes it in
      * chunks of a few hundred buckets (about 1024 chunks). */
@@ -466,7 +483,7 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_FORCES, 27, body_frame) && ARG_MEM(K_FORCES, 28, keys) && ARG_MEM(K_FORCES, 29, disp) &&
          ARG_MEM(K_FORCES, 30, support) && ARG_MEM(K_FORCES, 31, overflow) && ARG_VAL(K_FORCES, 32, commit) &&
          ARG_MEM(K_FORCES, 33, particle_body) && ARG_VAL(K_FORCES, 34, by_particle) && ARG_MEM(K_FORCES, 35, roll) &&
-         ARG_MEM(K_FORCES, 36, rolling);
+         ARG_MEM(K_FORCES, 36, rolling) && ARG_VAL(K_FORCES, 37, o->slots);
 
     const int ki = integrate_kernel(o);
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
@@ -645,7 +662,8 @@ static uint32_t ocl_take_break_count(rb_backend *base) {
 static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_params *p) {
     ocl *o = (ocl *)base;
     const uint32_t nb = d->body_count, np = d->particle_count;
-    if (!reserve_bodies(o, nb) || !reserve_particles(o, np) || !reserve_staging(o, (size_t)nb * 64u)) return false;
+    if (!reserve_bodies(o, nb) || !reserve_particles(o, np, d->contact_slots) || !reserve_staging(o, (size_t)nb * 64u))
+        return false;
     choose_strides(o, d, p);
     /* The transforms as they are now, so a read before the first step sees them. */
     for (uint32_t b = 0; b < nb; b++) {
@@ -683,7 +701,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
      * bodies went, the world hands over the whole history: upload_slots.) */
     if (ok && np > o->particle_count) {
         const cl_uint free_key = RB_SLOT_FREE;
-        const size_t slot_bytes = RB_CONTACT_SLOTS * sizeof(cl_uint);
+        const size_t slot_bytes = o->slots * sizeof(cl_uint);
         ok = CHECK("clEnqueueFillBuffer(keys)",
                    clEnqueueFillBuffer(o->queue, B->keys.mem, &free_key, sizeof free_key,
                                        (size_t)o->particle_count * slot_bytes,
@@ -711,13 +729,13 @@ static bool ensure_roll(ocl *o, const rb_world_data *d, const rb_step_params *p)
     if (o->rolling || !p->rolling_any) return true;
     ocl_buffer *roll = &o->buf.roll;
     release_buffer(roll);
-    if (!make_buffer(o, roll, (size_t)o->particle_capacity * RB_CONTACT_SLOTS * 12u, "roll")) {
+    if (!make_buffer(o, roll, (size_t)o->particle_capacity * o->slots * 12u, "roll")) {
         make_buffer(o, roll, 16u, "roll"); /* the kernels take a buffer either way */
         return false;
     }
     o->rolling = true;
     return o->particle_count == 0 ||
-           (write_buffer(o, roll, d->particle_roll, (size_t)o->particle_count * RB_CONTACT_SLOTS * 12u, "roll") &&
+           (write_buffer(o, roll, d->particle_roll, (size_t)o->particle_count * o->slots * 12u, "roll") &&
             CHECK("clFinish", clFinish(o->queue)));
 }
 
@@ -762,7 +780,7 @@ static bool ocl_download(rb_backend *base, rb_world_data *d) {
 static bool ocl_download_slots(rb_backend *base, rb_world_data *d) {
     ocl *o = (ocl *)base;
     if (!same_counts(o, d)) return false;
-    const size_t n = (size_t)o->particle_count * RB_CONTACT_SLOTS;
+    const size_t n = (size_t)o->particle_count * o->slots;
     bool ok = read_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
               read_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp") &&
               (!o->rolling || read_buffer(o, &o->buf.roll, d->particle_roll, n * 12u, "roll"));
@@ -772,7 +790,7 @@ static bool ocl_download_slots(rb_backend *base, rb_world_data *d) {
 static bool ocl_upload_slots(rb_backend *base, const rb_world_data *d) {
     ocl *o = (ocl *)base;
     if (!same_counts(o, d)) return false;
-    const size_t n = (size_t)o->particle_count * RB_CONTACT_SLOTS;
+    const size_t n = (size_t)o->particle_count * o->slots;
     bool ok = write_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
               write_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp") &&
               (!o->rolling || write_buffer(o, &o->buf.roll, d->particle_roll, n * 12u, "roll"));
@@ -929,9 +947,9 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
-             "-DRB_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
+             "-DRB_MAX_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
              "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf%s",
-             RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_CONTACT_SLOTS, RB_SLOT_FREE,
+             RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_MAX_CONTACT_SLOTS, RB_SLOT_FREE,
              RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING, (double)RB_ROLLING_SPRING,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
@@ -1079,7 +1097,7 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
         !make_buffer(o, &o->buf.rates, sizeof(rb_contact_rates) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rates") ||
         !make_buffer(o, &o->buf.rolling, sizeof(float) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rolling") ||
         !make_buffer(o, &o->buf.roll, 16u, "roll") || !make_buffer(o, &o->buf.overflow, sizeof(cl_uint), "overflow") ||
-        !reserve_bodies(o, 0) || !reserve_particles(o, 0) ||
+        !reserve_bodies(o, 0) || !reserve_particles(o, 0, 4u) ||
         !CHECK("clEnqueueFillBuffer(overflow)",
                clEnqueueFillBuffer(o->queue, o->buf.overflow.mem, &o->overflow_seen, sizeof o->overflow_seen, 0,
                                    sizeof(cl_uint), 0, NULL, NULL))) {

@@ -32,6 +32,7 @@ rb_world_desc rb_default_world_desc(void) {
         .planes = {{.normal = {0.0f, 1.0f, 0.0f}, .offset = 0.0f}},
         .backend = RB_BACKEND_AUTO,
         .device_index = -1,
+        .contact_slots = RB_CONTACT_SLOTS_AUTO,
     };
     return d;
 }
@@ -120,6 +121,8 @@ bool rb_world_desc_check(const rb_world_desc *d, char *err, size_t err_size) {
     if (!rb_material_check(&d->material, d->dt, err, err_size)) return false;
     if (!(isfinite(d->sleep_speed) && d->sleep_speed >= 0.0f && isfinite(d->sleep_time) && d->sleep_time >= 0.0f))
         return FAIL("sleep_speed and sleep_time must be numbers >= 0 (got %g, %g)", d->sleep_speed, d->sleep_time);
+    if (d->contact_slots != RB_CONTACT_SLOTS_AUTO && d->contact_slots != 4u && d->contact_slots != 8u)
+        return FAIL("contact_slots must be 4, 8 or 0 (chosen from the bodies) (got %u)", d->contact_slots);
     if (d->plane_count > RB_MAX_PLANES) return FAIL("at most %d planes (got %u)", RB_MAX_PLANES, d->plane_count);
     for (uint32_t i = 0; i < d->plane_count; i++) {
         const rb_plane *p = &d->planes[i];

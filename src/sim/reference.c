@@ -163,7 +163,7 @@ typedef struct force_visit {
     rb_contact_side side;
     bool sleeping;
     rb_slots slots;
-    float *disp; /* the particle's RB_CONTACT_SLOTS displacements, xyz */
+    float *disp; /* the particle's displacements, a slot's xyz after another's */
     float *roll; /* and rolling angles, xyz */
     bool commit; /* a step: the history is written (else forces are only read) */
     uint32_t overflow;
@@ -177,8 +177,8 @@ static void recall(const force_visit *v, uint32_t key, bool rolling, uint32_t *m
                    float roll_old[3]) {
     *match = rb_slot_match(&v->slots, key);
     for (int c = 0; c < 3; c++) {
-        xi_old[c] = *match < RB_CONTACT_SLOTS ? v->disp[3 * *match + c] : 0.0f;
-        roll_old[c] = rolling && *match < RB_CONTACT_SLOTS ? v->roll[3 * *match + c] : 0.0f;
+        xi_old[c] = *match < RB_MAX_CONTACT_SLOTS ? v->disp[3 * *match + c] : 0.0f;
+        roll_old[c] = rolling && *match < RB_MAX_CONTACT_SLOTS ? v->roll[3 * *match + c] : 0.0f;
     }
 }
 
@@ -189,7 +189,7 @@ static void keep(force_visit *v, uint32_t key, uint32_t match, const float xi[3]
                  float share) {
     v->support += share;
     const uint32_t slot = rb_slot_take(&v->slots, key, match);
-    if (slot == RB_CONTACT_SLOTS) {
+    if (slot == RB_MAX_CONTACT_SLOTS) {
         v->overflow++;
         return;
     }
@@ -245,11 +245,12 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
                      .sleeping = asleep(d, p, b),
                      .f = f,
                      .t = t};
-    uint32_t *keys = &d->particle_keys[(size_t)i * RB_CONTACT_SLOTS];
-    v.disp = &d->particle_disp[(size_t)i * RB_CONTACT_SLOTS * 3];
-    v.roll = &d->particle_roll[(size_t)i * RB_CONTACT_SLOTS * 3];
+    const uint32_t slots = d->contact_slots;
+    uint32_t *keys = &d->particle_keys[(size_t)i * slots];
+    v.disp = &d->particle_disp[(size_t)i * slots * 3];
+    v.roll = &d->particle_roll[(size_t)i * slots * 3];
     v.commit = commit;
-    rb_slots_begin(&v.slots, keys);
+    rb_slots_begin(&v.slots, keys, slots);
     if (!isinf(r->pos[i].w)) {
         for_each_neighbour(r, d, i, visit_force, &v);
         const float rolling = v.rolling[material];
@@ -265,7 +266,7 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
         }
     }
     if (!commit) return;
-    memcpy(keys, v.slots.kept, sizeof v.slots.kept);
+    memcpy(keys, v.slots.kept, slots * sizeof *keys);
     r->support[i] = v.support;
     r->overflow += v.overflow;
 }

@@ -97,9 +97,10 @@ static bool reserve_particles(rb_world *w, uint32_t need) {
     uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
     if (!grow((void **)&d->particle_offset, sizeof(rb_float4), &c1, need)) return false;
     if (!grow((void **)&d->particle_body, sizeof(uint32_t), &c2, need)) return false;
-    if (!grow((void **)&d->particle_keys, RB_CONTACT_SLOTS * sizeof(uint32_t), &c3, need)) return false;
-    if (!grow((void **)&d->particle_disp, RB_CONTACT_SLOTS * 3 * sizeof(float), &c4, need)) return false;
-    if (!grow((void **)&d->particle_roll, RB_CONTACT_SLOTS * 3 * sizeof(float), &c6, need)) return false;
+    const size_t slots = d->contact_slots;
+    if (!grow((void **)&d->particle_keys, slots * sizeof(uint32_t), &c3, need)) return false;
+    if (!grow((void **)&d->particle_disp, slots * 3 * sizeof(float), &c4, need)) return false;
+    if (!grow((void **)&d->particle_roll, slots * 3 * sizeof(float), &c6, need)) return false;
     if (!grow((void **)&d->particle_member, sizeof(uint32_t), &c5, need)) return false;
     d->particle_capacity = c1;
     return true;
@@ -144,7 +145,63 @@ static bool host_slots_current(rb_world *w) {
     return true;
 }
 
+/* The slots the world's particles should keep (world.h,
+ * rb_world_contact_slots): the description's, else 8 while lone spheres are
+ * at least half the particles of the dynamic bodies. */
+static uint32_t wanted_slots(const rb_world *w) {
+    if (w->desc.contact_slots != RB_CONTACT_SLOTS_AUTO) return w->desc.contact_slots;
+    const rb_world_data *d = &w->d;
+    uint64_t lone = 0, dynamic = 0;
+    for (uint32_t b = 0; b < d->body_count; b++) {
+        if (d->body_kind[b] != RB_BODY_DYNAMIC) continue;
+        const uint32_t n = d->body_first_particle[b + 1] - d->body_first_particle[b];
+        dynamic += n;
+        lone += n == 1;
+    }
+    return dynamic > 0 && 2 * lone >= dynamic ? 8u : 4u;
+}
+
+/* The history laid out again at `slots` a particle: each particle keeps its
+ * first min(old, new) slots (a contact in a slot dropped acts as new at the
+ * next step), the rest are free. */
+static bool lay_out_slots(rb_world_data *d, uint32_t slots) {
+    const size_t cap = d->particle_capacity, old = d->contact_slots, keep = old < slots ? old : slots;
+    uint32_t *keys = malloc(cap * slots * sizeof *keys);
+    float *disp = calloc(cap * slots * 3, sizeof *disp), *roll = calloc(cap * slots * 3, sizeof *roll);
+    if (cap && (!keys || !disp || !roll)) {
+        free(keys), free(disp), free(roll);
+        rb_log(RB_LOG_ERROR, "world: out of memory for %u contact slots a particle", slots);
+        return false;
+    }
+    for (size_t i = 0; i < d->particle_count; i++) {
+        for (size_t k = 0; k < slots; k++)
+            keys[i * slots + k] = k < keep ? d->particle_keys[i * old + k] : RB_SLOT_FREE;
+        memcpy(&disp[3 * i * slots], &d->particle_disp[3 * i * old], keep * 3 * sizeof *disp);
+        memcpy(&roll[3 * i * slots], &d->particle_roll[3 * i * old], keep * 3 * sizeof *roll);
+    }
+    free(d->particle_keys), free(d->particle_disp), free(d->particle_roll);
+    d->particle_keys = keys, d->particle_disp = disp, d->particle_roll = roll;
+    d->contact_slots = slots;
+    return true;
+}
+
+/* The slots as wanted_slots says, the history laid out again (from the
+ * backend's copy) when they change. */
+static bool contact_slots_current(rb_world *w) {
+    const uint32_t slots = wanted_slots(w);
+    if (slots == w->d.contact_slots) return true;
+    if (!host_slots_current(w) || !lay_out_slots(&w->d, slots)) return false;
+    w->host_dirty = w->slots_dirty = true;
+    return true;
+}
+
+uint32_t rb_world_contact_slots(rb_world *w) {
+    contact_slots_current(w);
+    return w->d.contact_slots;
+}
+
 static bool backend_current(rb_world *w) {
+    if (w->host_dirty && !contact_slots_current(w)) return false;
     if (w->host_dirty) {
         if (!w->backend->vtbl->upload(w->backend, &w->d, &w->params)) {
             rb_log(RB_LOG_ERROR, "%s backend: uploading the state failed", w->backend->vtbl->name);
@@ -215,6 +272,7 @@ rb_world *rb_world_create(const rb_world_desc *desc, char *err, size_t err_size)
     }
     w->d.body_first_particle[0] = 0;
     w->d.body_first_piece[0] = 0;
+    w->d.contact_slots = dd.contact_slots ? dd.contact_slots : 4u;
     w->host_dirty = true;
     return w;
 }
@@ -424,10 +482,10 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     for (uint32_t i = 0; i < s->particle_count; i++) {
         d->particle_offset[first + i] = s->offsets[i];
         d->particle_body[first + i] = b;
-        for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++)
-            d->particle_keys[(size_t)(first + i) * RB_CONTACT_SLOTS + k] = RB_SLOT_FREE;
-        memset(&d->particle_disp[(size_t)(first + i) * RB_CONTACT_SLOTS * 3], 0, RB_CONTACT_SLOTS * 3 * sizeof(float));
-        memset(&d->particle_roll[(size_t)(first + i) * RB_CONTACT_SLOTS * 3], 0, RB_CONTACT_SLOTS * 3 * sizeof(float));
+        const size_t slots = d->contact_slots, at = (size_t)(first + i) * slots;
+        for (size_t k = 0; k < slots; k++) d->particle_keys[at + k] = RB_SLOT_FREE;
+        memset(&d->particle_disp[3 * at], 0, slots * 3 * sizeof(float));
+        memset(&d->particle_roll[3 * at], 0, slots * 3 * sizeof(float));
     }
     d->body_count++;
     d->particle_count += s->particle_count;
@@ -461,15 +519,13 @@ static void remove_pieces(rb_world_data *d, uint32_t b, uint32_t particles) {
  * slots gone with them, every key of theirs freed, every later particle's
  * key renumbered. */
 static void renumber_slots(rb_world_data *d, uint32_t first, uint32_t count) {
-    const size_t later = (size_t)(d->particle_count - first - count) * RB_CONTACT_SLOTS;
+    const size_t slots = d->contact_slots, later = (size_t)(d->particle_count - first - count) * slots;
+    const size_t to = (size_t)first * slots, from = (size_t)(first + count) * slots;
     uint32_t *keys = d->particle_keys;
-    memmove(&keys[(size_t)first * RB_CONTACT_SLOTS], &keys[(size_t)(first + count) * RB_CONTACT_SLOTS],
-            later * sizeof *keys);
-    memmove(&d->particle_disp[(size_t)first * RB_CONTACT_SLOTS * 3],
-            &d->particle_disp[(size_t)(first + count) * RB_CONTACT_SLOTS * 3], later * 3 * sizeof(float));
-    memmove(&d->particle_roll[(size_t)first * RB_CONTACT_SLOTS * 3],
-            &d->particle_roll[(size_t)(first + count) * RB_CONTACT_SLOTS * 3], later * 3 * sizeof(float));
-    const size_t total = (size_t)(d->particle_count - count) * RB_CONTACT_SLOTS;
+    memmove(&keys[to], &keys[from], later * sizeof *keys);
+    memmove(&d->particle_disp[3 * to], &d->particle_disp[3 * from], later * 3 * sizeof(float));
+    memmove(&d->particle_roll[3 * to], &d->particle_roll[3 * from], later * 3 * sizeof(float));
+    const size_t total = (size_t)(d->particle_count - count) * slots;
     for (size_t k = 0; k < total; k++) {
         if (keys[k] >= RB_SLOT_PLANE) continue; /* a plane's, or free */
         if (keys[k] >= first + count)
@@ -639,8 +695,8 @@ uint32_t rb_world_read_contacts(rb_world *w, rb_contact_memory *out, uint32_t ma
     const rb_world_data *d = &w->d;
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->particle_count; i++)
-        for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++) {
-            const size_t slot = (size_t)i * RB_CONTACT_SLOTS + k;
+        for (uint32_t k = 0; k < d->contact_slots; k++) {
+            const size_t slot = (size_t)i * d->contact_slots + k;
             if (d->particle_keys[slot] == RB_SLOT_FREE) continue;
             const float *x = &d->particle_disp[3 * slot], *a = &d->particle_roll[3 * slot];
             if (n < max)
@@ -652,18 +708,20 @@ uint32_t rb_world_read_contacts(rb_world *w, rb_contact_memory *out, uint32_t ma
 
 bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_t count) {
     rb_world_data *d = &w->d;
+    if (!contact_slots_current(w)) return false;
+    const uint32_t slots = d->contact_slots;
     for (uint32_t n = 0; n < count; n++) { /* everything checked before anything changes */
         const rb_contact_memory *m = &in[n];
         const bool plane = m->partner >= RB_CONTACT_PLANE && m->partner - RB_CONTACT_PLANE < w->params.plane_count;
-        const char *bad = m->particle >= d->particle_count ? "a particle out of range"
-                          : !plane && (m->partner >= d->particle_count ||
-                                       d->particle_body[m->partner] == d->particle_body[m->particle])
-                              ? "a partner that is neither another body's particle nor a plane"
-                          : !all_finite(m->displacement, 3) ? "a non-finite displacement"
-                          : !all_finite(m->rolling, 3)      ? "a non-finite rolling angle"
-                          : n >= RB_CONTACT_SLOTS && in[n - RB_CONTACT_SLOTS].particle == m->particle
-                              ? "more contacts for one particle than it keeps"
-                              : NULL;
+        const char *bad =
+            m->particle >= d->particle_count ? "a particle out of range"
+            : !plane &&
+                    (m->partner >= d->particle_count || d->particle_body[m->partner] == d->particle_body[m->particle])
+                ? "a partner that is neither another body's particle nor a plane"
+            : !all_finite(m->displacement, 3)                     ? "a non-finite displacement"
+            : !all_finite(m->rolling, 3)                          ? "a non-finite rolling angle"
+            : n >= slots && in[n - slots].particle == m->particle ? "more contacts for one particle than it keeps"
+                                                                  : NULL;
         if (!bad && n > 0 && in[n - 1].particle > m->particle) bad = "entries out of particle order";
         if (bad) {
             rb_log(RB_LOG_ERROR, "world: restore_contacts: entry %u (particle %u, partner %u) has %s: nothing restored",
@@ -672,12 +730,12 @@ bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_
         }
     }
     if (!host_current(w) || !host_slots_current(w)) return false;
-    for (size_t k = 0; k < (size_t)d->particle_count * RB_CONTACT_SLOTS; k++) d->particle_keys[k] = RB_SLOT_FREE;
+    for (size_t k = 0; k < (size_t)d->particle_count * slots; k++) d->particle_keys[k] = RB_SLOT_FREE;
     uint32_t used = 0;
     for (uint32_t n = 0; n < count; n++) {
         const rb_contact_memory *m = &in[n];
         used = n > 0 && in[n - 1].particle == m->particle ? used + 1 : 0;
-        const size_t slot = (size_t)m->particle * RB_CONTACT_SLOTS + used;
+        const size_t slot = (size_t)m->particle * slots + used;
         d->particle_keys[slot] = m->partner;
         memcpy(&d->particle_disp[3 * slot], m->displacement, sizeof m->displacement);
         memcpy(&d->particle_roll[3 * slot], m->rolling, sizeof m->rolling);
@@ -811,8 +869,8 @@ static void forget_rolling_angles(rb_world *w, const rb_step_params *before, con
     rb_world_data *d = &w->d;
     for (uint32_t i = 0; i < d->particle_count; i++) {
         const uint32_t mi = d->body_material[d->particle_body[i]];
-        for (uint32_t k = 0; k < RB_CONTACT_SLOTS; k++) {
-            const size_t slot = (size_t)i * RB_CONTACT_SLOTS + k;
+        for (uint32_t k = 0; k < d->contact_slots; k++) {
+            const size_t slot = (size_t)i * d->contact_slots + k;
             const uint32_t key = d->particle_keys[slot];
             if (key == RB_SLOT_FREE) continue;
             const uint32_t mj = key < d->particle_count ? d->body_material[d->particle_body[key]] : mi;
@@ -1047,11 +1105,11 @@ uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, dou
  * slots) and the OpenCL buffers (reserve_bodies and reserve_particles in
  * src/sim/opencl.c, the grid table at its least, one bucket a particle). */
 #define HOST_BODY_BYTES (8 * 16 + 6 * 4 + 16 + 3 * 4)
-#define HOST_PARTICLE_BYTES (16 + 4 + RB_CONTACT_SLOTS * 28)
+#define HOST_PARTICLE_BYTES(slots) (16 + 4 + (slots)*28)
 #define DEVICE_BODY_BYTES (8 * 16 + 5 * 4 + 16 + 32)
-#define DEVICE_PARTICLE_BYTES                                                                                          \
-    (16 + 4 * 4 + 4 * 4 + 16 + 12 + 12 + RB_CONTACT_SLOTS * 16 + 4 + 4 + 4) /* ... support, table and counts */
-#define MAX_DEVICE_PARTICLES (1ull << 29)                                   /* the OpenCL backend's one grid table */
+#define DEVICE_PARTICLE_BYTES(slots)                                                                                   \
+    (16 + 4 * 4 + 4 * 4 + 16 + 12 + 12 + (slots)*16 + 4 + 4 + 4) /* ... support, table and counts */
+#define MAX_DEVICE_PARTICLES (1ull << 29)                        /* the OpenCL backend's one grid table */
 
 static void format_bytes(double bytes, char *out, size_t size) {
     static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
@@ -1062,9 +1120,11 @@ static void format_bytes(double bytes, char *out, size_t size) {
 
 bool rb_world_fits(const rb_world_desc *desc, uint64_t bodies, uint64_t particles, char *err, size_t err_size) {
     const bool device = !desc || desc->backend != RB_BACKEND_REFERENCE;
-    const double host_bytes = (double)bodies * HOST_BODY_BYTES + (double)particles * HOST_PARTICLE_BYTES;
+    /* chosen from the bodies: 8 only where at least half the particles can be lone spheres */
+    const uint32_t slots = desc && desc->contact_slots ? desc->contact_slots : 2 * bodies >= particles ? 8u : 4u;
+    const double host_bytes = (double)bodies * HOST_BODY_BYTES + (double)particles * HOST_PARTICLE_BYTES(slots);
     const double device_bytes =
-        device ? (double)bodies * DEVICE_BODY_BYTES + (double)particles * DEVICE_PARTICLE_BYTES : 0.0;
+        device ? (double)bodies * DEVICE_BODY_BYTES + (double)particles * DEVICE_PARTICLE_BYTES(slots) : 0.0;
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
     char need[32], host[32], dev[32], have[32];

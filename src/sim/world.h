@@ -71,11 +71,14 @@ typedef struct rb_world_desc {
     rb_plane planes[RB_MAX_PLANES];
     rb_backend_kind backend;
     int device_index; /* OpenCL device among all platforms' devices; -1 = first GPU, else first */
+    /* Contacts a particle remembers: 4, 8, or RB_CONTACT_SLOTS_AUTO (0, the
+     * default): chosen from the bodies (rb_world_contact_slots). */
+    uint32_t contact_slots;
 } rb_world_desc;
 
 /* The defaults every test passes with: radius 0.2, gravity -9.81 y, the
  * default material and step, sleeping after 0.5 s under 2 cm/s, a ground
- * plane y = 0, backend AUTO. */
+ * plane y = 0, backend AUTO, contact slots AUTO. */
 rb_world_desc rb_default_world_desc(void);
 rb_material rb_default_material(void);
 
@@ -314,18 +317,28 @@ uint32_t rb_world_particle_pieces(const rb_world *world, rb_body_id id, uint32_t
  * break it costs one 4-byte read of the backend. */
 uint32_t rb_world_take_breaks(rb_world *world, rb_body_id *out, uint32_t max);
 
-/* How many contacts a particle remembers (its contact history's slots): 4,
- * or 8 in a build configured with -DRB_CONTACT_SLOTS=8 (CMakeLists.txt;
- * README.md, "Rolling resistance": heaps of spheres touch more than 4 at
- * once). */
-#ifndef RB_CONTACT_SLOTS
-#define RB_CONTACT_SLOTS 4u
-#endif
+/* How many contacts a particle remembers (its contact history's slots), a
+ * world's choice (rb_world_desc.contact_slots): 4 or 8. A particle of a
+ * body of several is shielded on its own body's side and rarely touches
+ * more than 4 things at once; a lone sphere (a body of one particle) is open
+ * on every side, and in a heap touches 5 or 6 (README.md, "Static
+ * friction", "Memory"). */
+#define RB_MAX_CONTACT_SLOTS 8u
+#define RB_CONTACT_SLOTS_AUTO 0u /* rb_world_desc.contact_slots: chosen from the bodies */
+
+/* The slots each of the world's particles keeps now: the description's
+ * contact_slots, or with RB_CONTACT_SLOTS_AUTO, 8 while lone spheres are at
+ * least half the particles of its dynamic bodies, else 4 (decided again
+ * whenever bodies come, go or change kind; the history a particle keeps is
+ * carried over, all of it when the slots grow, its first 4 when they
+ * shrink). */
+uint32_t rb_world_contact_slots(rb_world *world);
 
 /* Contacts that found no free slot of their particle's contact history in
  * the steps so far (README.md, "Static friction"): each acted that step as
  * a new contact, without the static part of its friction. 0 in any world
- * whose particles never touch more than RB_CONTACT_SLOTS others at once. */
+ * whose particles never touch more than rb_world_contact_slots others at
+ * once. */
 uint64_t rb_world_contact_overflow(const rb_world *world);
 
 /* One contact's memory (README.md, "Static friction"): particle's contact

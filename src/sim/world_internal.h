@@ -119,10 +119,10 @@ double rb_shape_onset_support(const rb_shape_data *shape, float radius);
  * rate c (1/s) whose force never pulls; theta (may be NULL) gets w_d t_end. */
 double rb_clamped_restitution(double stiffness, double damping, double *theta);
 
-/* Contact history (src/sim/contact.h, "contact history"): RB_CONTACT_SLOTS
- * slots a particle (world.h). The kernels keep a particle's keys as one
- * vector (kernels/forces.cl). */
-_Static_assert(RB_CONTACT_SLOTS == 4u || RB_CONTACT_SLOTS == 8u, "RB_CONTACT_SLOTS must be 4 or 8");
+/* Contact history (src/sim/contact.h, "contact history"): 4 or 8 slots a
+ * particle (rb_world_data.contact_slots; world.h). The kernels keep a
+ * particle's keys as one vector of RB_MAX_CONTACT_SLOTS (kernels/forces.cl). */
+_Static_assert(RB_MAX_CONTACT_SLOTS == 8u, "the kernels hold a particle's keys as a uint8");
 #define RB_SLOT_FREE 0xFFFFFFFFu
 #define RB_SLOT_PLANE RB_CONTACT_PLANE /* + the plane's index (< RB_MAX_PLANES): world.h */
 _Static_assert(RB_MAX_PLANES <= 15, "plane keys must stay below RB_SLOT_FREE");
@@ -165,14 +165,17 @@ typedef struct rb_world_data {
     uint32_t particle_count, particle_capacity;
     rb_float4 *particle_offset; /* 16 B: rest offset in the body frame, m; w unused */
     uint32_t *particle_body;    /* 4 B */
-    /* Each particle's contact history (contact.h), RB_CONTACT_SLOTS slots:
+    /* Each particle's contact history (contact.h), contact_slots slots (4 or
+     * 8: rb_world_contact_slots), one after another:
      * particle_keys their partners (another particle's index, RB_SLOT_PLANE
      * + a plane's, or RB_SLOT_FREE), 4 B each; particle_disp their
      * tangential displacements, xyz, 12 B each; particle_roll their rolling
      * angles, xyz, 12 B each (written only while the contact's materials
-     * resist rolling; forget_rolling_angles in world.c). The backend keeps them current in its own copy; the world
-     * reads them back only to renumber them when bodies go (download_slots)
-     * and hands them back after. */
+     * resist rolling; forget_rolling_angles in world.c). The backend keeps
+     * them current in its own copy; the world reads them back only to
+     * renumber them when bodies go, or to lay them out again when the slots
+     * change (download_slots), and hands them back after. */
+    uint32_t contact_slots;
     uint32_t *particle_keys;
     float *particle_disp;
     float *particle_roll;
