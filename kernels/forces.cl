@@ -99,7 +99,7 @@ static inline void rb_keys_store(const rb_keys k, __global uint *keys, const uin
         vstore4(k.lo, i, keys);
 }
 
-/* Bit k set where slot k of k holds key. */
+/* Bit k set where lane k of k holds key. */
 static inline uint rb_key_bits(const rb_keys k, const uint key) { return rb_lane_bits(k == (rb_keys)(key)); }
 
 /* The lowest set bit's index, and the mask without it. */

@@ -303,7 +303,7 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         if (!parse_double(v, 0.0, 100.0, &x)) return FAIL("--friction takes a coefficient from 0 to 100, not '%s'", v);
         o->friction = (float)x;
     } else if (!strcmp(a, "--contact-slots")) {
-        if (!v || (strcmp(v, "4") && strcmp(v, "8"))) return FAIL("--contact-slots takes 4 or 8, not '%s'", v);
+        if (strcmp(v, "4") && strcmp(v, "8")) return FAIL("--contact-slots takes 4 or 8, not '%s'", v);
         o->contact_slots = (uint32_t)atoi(v);
     } else if (!strcmp(a, "--rolling")) {
         if (!parse_double(v, 0.0, 1.0, &x)) return FAIL("--rolling takes a coefficient from 0 to 1, not '%s'", v);

@@ -272,7 +272,7 @@ rb_world *rb_world_create(const rb_world_desc *desc, char *err, size_t err_size)
     }
     w->d.body_first_particle[0] = 0;
     w->d.body_first_piece[0] = 0;
-    w->d.contact_slots = dd.contact_slots ? dd.contact_slots : 4u;
+    w->d.contact_slots = wanted_slots(w); /* the description's, or 4 for no bodies */
     w->host_dirty = true;
     return w;
 }
