@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "script.h"
+#include "sandbox/script.h"
 
 static char g_path[64];
 

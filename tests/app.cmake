@@ -1,13 +1,11 @@
-# Tests of the app's house: the step clock alone, the entity table, and the
-# layering rule (tests/data/check_layers.cmake).
-rb_add_test(test_step_clock SOURCES test_step_clock.c LIBS rubble_app)
-target_include_directories(test_step_clock PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
+# Tests of the house: the entity table, the layering rule
+# (tests/data/check_layers.cmake), scene files, the headless runner.
 
 rb_add_test(test_entities SOURCES test_entities.c LIBS rubble_scenes rubble_shapes rubble_base)
 target_compile_definitions(test_entities PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
 add_dependencies(test_entities cube cube2)
 
-# Includes run downward only (base <- shapes <- sim, render <- scenes <- record <- app),
+# Includes run downward only (base <- shapes <- sim, render <- scenes <- record <- app <- sandbox),
 # plugins see only plugins/rubble_plugin.h, and no header includes itself
 # through others.
 add_test(NAME test_layers COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -P
@@ -22,8 +20,3 @@ target_compile_definitions(test_scene PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OU
 add_dependencies(test_scene cube cube2 mesh)
 add_test(NAME test_scene_opencl COMMAND test_scene WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(test_scene_opencl PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_TEST_BACKEND=opencl" TIMEOUT 600)
-
-# The sandbox's per-period figures (--stats-every, read by scripts/soak) and
-# the run's frame figures (--frame-stats).
-rb_add_test(test_stats SOURCES test_stats.c LIBS rubble_app)
-target_include_directories(test_stats PRIVATE ${PROJECT_SOURCE_DIR}/src/app)

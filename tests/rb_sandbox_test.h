@@ -4,7 +4,7 @@
 #ifndef RB_SANDBOX_TEST_H
 #define RB_SANDBOX_TEST_H
 
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 /* Feeds a script (src/app/script.c's format); a bad one fails the test. */
 static inline void script(rb_sandbox *sb, const char *text) {

@@ -11,10 +11,15 @@ rb_add_test(test_render SOURCES test_render.c LIBS rubble_render SDL2::SDL2 PkgC
 target_compile_definitions(test_render PRIVATE RB_TEST_SOURCE_SHADERS="${PROJECT_SOURCE_DIR}/shaders")
 set_tests_properties(test_render PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
 
-# The sandbox library (src/app/sandbox.cmake): the same code the program runs.
+# The sandbox library (src/sandbox/CMakeLists.txt): the same code the program runs.
 if(NOT TARGET rubble_sandbox)
   return()
 endif()
+# The sandbox's pieces without a window: the step clock, the per-period
+# figures (--stats-every, read by scripts/soak) and the run's frame figures
+# (--frame-stats).
+rb_add_test(test_step_clock SOURCES test_step_clock.c LIBS rubble_sandbox)
+rb_add_test(test_stats SOURCES test_stats.c LIBS rubble_sandbox)
 # The tools, camera and script parser alone (no window).
 rb_add_test(test_tools SOURCES test_tools.c LIBS rubble_sandbox TIMEOUT 300)
 set_tests_properties(test_tools PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
@@ -49,16 +54,14 @@ add_test(NAME test_stats_cli COMMAND ${CMAKE_COMMAND} -DRUBBLE=$<TARGET_FILE:rub
                                      -P ${CMAKE_CURRENT_SOURCE_DIR}/data/stats_cli.cmake)
 set_tests_properties(test_stats_cli PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}" TIMEOUT 300)
 
-# The settings the panels change (src/app/settings.h), on worlds of their own: no window.
+# The settings the panels change (src/sandbox/settings.h), on worlds of their own: no window.
 rb_add_test(test_settings SOURCES test_settings.c LIBS rubble_sandbox TIMEOUT 300)
-target_include_directories(test_settings PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
 target_compile_definitions(test_settings PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
 add_dependencies(test_settings cube cube2)
 set_tests_properties(test_settings PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
 
 # The settings panels in the sandbox: drawn, hidden with F2, driven by scripted input through Dear ImGui.
 rb_add_test(test_panels SOURCES test_panels.c LIBS rubble_sandbox TIMEOUT 600)
-target_include_directories(test_panels PRIVATE ${PROJECT_SOURCE_DIR}/src/app)
 target_compile_definitions(test_panels PRIVATE RB_TEST_SOURCE_SHADERS="${PROJECT_SOURCE_DIR}/shaders"
                                                RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
                                                RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")

@@ -14,7 +14,7 @@
 
 #include "app/options.h"
 #include "app/paths.h"
-#include "app/sandbox.h"
+#include "sandbox/sandbox.h"
 #include "scenes/entities.h"
 
 /* Copies a file, then gives it a modification time `later` seconds ahead

@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 #include "rb_sandbox_test.h"
-#include "settings.h"
-#include "step_clock.h"
+#include "sandbox/settings.h"
+#include "sandbox/step_clock.h"
 
 #define W 1280
 #define H 720

@@ -12,12 +12,12 @@
 #include <cglm/cglm.h>
 
 #include "app/run.h"
-#include "hud.h"
+#include "sandbox/hud.h"
 #include "record/cache.h"
-#include "replay.h"
-#include "sandbox.h"
+#include "sandbox/replay.h"
+#include "sandbox/sandbox.h"
 #include "rb_sandbox_test.h"
-#include "view.h"
+#include "sandbox/view.h"
 
 #define W 320
 #define H 240

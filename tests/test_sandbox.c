@@ -10,11 +10,11 @@
 
 #include "base/log.h"
 #include "record/cache.h"
-#include "debug_views.h"
+#include "sandbox/debug_views.h"
 #include "render/quality.h"
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 #include "rb_sandbox_test.h"
-#include "view.h"
+#include "sandbox/view.h"
 #include "base/rb_math.h"
 
 #include <cglm/cglm.h>

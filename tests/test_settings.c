@@ -8,9 +8,9 @@
 
 #include "scenes/debris.h"
 #include "scenes/entities.h"
-#include "settings.h"
-#include "step_clock.h"
-#include "tools.h"
+#include "sandbox/settings.h"
+#include "sandbox/step_clock.h"
+#include "sandbox/tools.h"
 
 /* A world of the defaults (reference backend) and its 3x3x3 cube of 1.2 m, 1,728 kg. */
 static rb_world *cube_world(uint32_t *shape) {

@@ -14,8 +14,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "frame_stats.h"
-#include "stats.h"
+#include "sandbox/frame_stats.h"
+#include "sandbox/stats.h"
 
 /* Frame times of binary fractions, so the made-up clock adds exactly: 64
  * frames of 1/64 s make the first 1 s period; 30 of 1/32 s and one of 1/16 s

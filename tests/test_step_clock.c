@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "step_clock.h"
+#include "sandbox/step_clock.h"
 
 #define DT 0.0016
 

@@ -8,12 +8,12 @@
 #include <cmocka.h>
 
 #include "base/rb_math.h"
-#include "camera.h"
-#include "pick.h"
+#include "sandbox/camera.h"
+#include "sandbox/pick.h"
 #include "scenes/entities.h"
-#include "script.h"
+#include "sandbox/script.h"
 #include "sim/world.h"
-#include "tools.h"
+#include "sandbox/tools.h"
 
 #include <cglm/cglm.h>
 #include <math.h>

@@ -14,7 +14,7 @@
 #include "run.h"
 #include "scenes/formations.h"
 #ifdef RB_HAVE_SANDBOX
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 #endif
 
 static int list_shapes(const rb_registry *reg, bool json) {

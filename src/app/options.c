@@ -11,7 +11,6 @@
 #include "render/quality.h"
 #include "scenes/formations.h"
 #include "scenes/scene.h"
-#include "video.h"
 
 void rb_options_defaults(rb_options *o, rb_program program) {
     *o = (rb_options){
@@ -420,7 +419,6 @@ static bool usable(const rb_options *o, char *err, int err_size) {
         return FAIL("--csv %s: %s", o->export_csv, why);
     if (o->export_gltf && !rb_path_writable(o->export_gltf, why, sizeof why))
         return FAIL("--gltf %s: %s", o->export_gltf, why);
-    if (o->video && !rb_video_usable(o->video, why, sizeof why)) return FAIL("--video %s: %s", o->video, why);
     if (o->device >= 0 && o->backend != RB_BACKEND_REFERENCE) {
         FILE *null = fopen("/dev/null", "w");
         const int devices = null ? rb_world_list_devices(null) : 0;

@@ -103,6 +103,11 @@ typedef struct rb_body_id {
     uint32_t generation;
 } rb_body_id;
 
+/* True if a and b name the same body; a null id names none, not even another null one. */
+static inline bool rb_body_same(rb_body_id a, rb_body_id b) {
+    return a.generation != 0 && a.slot == b.slot && a.generation == b.generation;
+}
+
 /* How a body moves (README.md, "Physics"). A dynamic body is moved by
  * contacts, gravity and loads. A static body never moves; a kinematic body
  * moves at its velocity and angular velocity (world frame) for ever, changed

@@ -1,7 +1,8 @@
 # Checks the include rules of docs/architecture.md over the source tree:
 #  - a file in src/<layer>/ includes only its own layer and lower ones:
-#    base <- shapes <- sim, render <- scenes <- record <- app (sim and render do not
-#    see each other);
+#    base <- shapes <- sim, render <- scenes <- record <- app <- sandbox (sim and
+#    render do not see each other); the programs' entry, src/app/main.c, stands
+#    above them all (rubble opens the sandbox or runs headless);
 #  - no include reaches out with a relative path (a ".." anywhere), with
 #    quotes or angle brackets;
 #  - plugins/ includes nothing of src/ (plugins talk through rubble_plugin.h);
@@ -15,7 +16,9 @@ set(rank_render 2)
 set(rank_scenes 3)
 set(rank_record 4)
 set(rank_app 5)
-set(layers base shapes sim render scenes record app)
+set(rank_sandbox 6)
+set(rank_main 7)
+set(layers base shapes sim render scenes record app sandbox)
 set(problems "")
 
 file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/src/*.c ${ROOT}/src/*.cpp ${ROOT}/src/*.h ${ROOT}/plugins/*.c
@@ -38,6 +41,9 @@ foreach(f ${files})
     endif()
     string(REGEX MATCH "^src/([a-z]+)" _ "${f}")
     set(own ${CMAKE_MATCH_1})
+    if(f STREQUAL "src/app/main.c")
+      set(own main)
+    endif()
     if(inc MATCHES "/" AND top IN_LIST layers)
       if(NOT top STREQUAL own AND (rank_${top} GREATER rank_${own} OR rank_${top} EQUAL rank_${own}))
         list(APPEND problems "${f}: layer '${own}' includes \"${inc}\" of layer '${top}', which is not below it")

@@ -16,9 +16,9 @@
 #include <stdint.h>
 
 #include "camera.h"
-#include "options.h"
+#include "app/options.h"
 #include "panels.h"
-#include "paths.h"
+#include "app/paths.h"
 #include "replay.h"
 #include "scenes/entities.h"
 #include "render/quality.h"

@@ -2,7 +2,7 @@
 #include "script.h"
 
 #include "base/log.h"
-#include "paths.h"
+#include "app/paths.h"
 
 #include <SDL.h>
 #include <ctype.h>

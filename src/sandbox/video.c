@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "paths.h"
+#include "app/paths.h"
 
 extern char **environ;
 

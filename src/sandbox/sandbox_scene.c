@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "app/app.h"
 #include "base/log.h"
 #include "sandbox_internal.h"
 #include "scenes/formations.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "app/app.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "capture.h"
@@ -484,6 +484,11 @@ int rb_sandbox_run(const rb_options *opts, const rb_paths *paths) {
         return 2;
     }
     rb_script_destroy(script);
+    /* So is a video that cannot be made: no ffmpeg, or nowhere to write it. */
+    if (opts->video && !rb_video_usable(opts->video, err, sizeof err)) {
+        fprintf(stderr, "rubble: --video %s: %s\n", opts->video, err);
+        return 2;
+    }
     /* So is a cache to replay that cannot be read. */
     rb_replay *replay = NULL;
     if (opts->replay && !(replay = rb_replay_open(opts->replay, err, sizeof err))) {
