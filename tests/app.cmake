@@ -20,3 +20,12 @@ target_compile_definitions(test_scene PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OU
 add_dependencies(test_scene cube cube2 mesh)
 add_test(NAME test_scene_opencl COMMAND test_scene WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(test_scene_opencl PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_TEST_BACKEND=opencl" TIMEOUT 600)
+
+# The stage: one live scene (world, entity table, scene, debris), installed
+# whole or not at all, stepped one way; on the reference and on OpenCL.
+rb_add_test(test_stage SOURCES test_stage.c LIBS rubble_scenes rubble_shapes rubble_base)
+target_compile_definitions(test_stage PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
+                                              RB_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_dependencies(test_stage cube cube2 mesh)
+add_test(NAME test_stage_opencl COMMAND test_stage)
+set_tests_properties(test_stage_opencl PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_TEST_BACKEND=opencl" TIMEOUT 300)

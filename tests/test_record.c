@@ -82,7 +82,7 @@ static int setup(void **state) {
     }
     rb_world_desc base = rb_default_world_desc();
     base.backend = rb_test_backend();
-    rb_run *run = rb_run_create(g_reg, scene, &base, err, sizeof err);
+    rb_run *run = rb_run_create(g_reg, scene, &base, NULL, err, sizeof err) /* it takes the scene */;
     if (!run) {
         fprintf(stderr, "%s\n", err);
         return -1;
@@ -105,7 +105,6 @@ static int setup(void **state) {
            (unsigned long long)rb_debris_breaks(d));
     const bool eventful = rb_debris_removed(d) > 0 && rb_debris_breaks(d) > 0;
     rb_run_destroy(run);
-    rb_scene_destroy(scene);
     return ok && eventful ? 0 : -1;
 }
 

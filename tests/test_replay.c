@@ -57,7 +57,7 @@ static int setup(void **state) {
     rb_scene *scene = rb_scene_parse(scene_text, "replay test", reg, err, sizeof err);
     rb_world_desc base = rb_default_world_desc();
     base.backend = RB_BACKEND_REFERENCE;
-    rb_run *run = scene ? rb_run_create(reg, scene, &base, err, sizeof err) : NULL;
+    rb_run *run = scene ? rb_run_create(reg, scene, &base, NULL, err, sizeof err) : NULL; /* it takes the scene */
     build_path(g_cache, sizeof g_cache, "run.rbc");
     rb_cache_writer *w =
         run ? rb_cache_begin(g_cache, rb_run_world(run), rb_run_entities(run), RATE, err, sizeof err) : NULL;
@@ -69,7 +69,6 @@ static int setup(void **state) {
     }
     if (w) ok = rb_cache_end(w, err, sizeof err) && ok;
     rb_run_destroy(run);
-    rb_scene_destroy(scene);
     rb_registry_destroy(reg);
     g_c = ok ? rb_cache_open(g_cache, err, sizeof err) : NULL;
     if (!g_c) {

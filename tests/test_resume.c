@@ -36,11 +36,12 @@ static char *build_path(char *out, size_t size, const char *name) {
     return out;
 }
 
-static rb_run *run_of(const rb_scene *scene, rb_backend_kind backend) {
+/* The run takes the scene. */
+static rb_run *run_of(rb_scene *scene, rb_backend_kind backend) {
     char err[1024];
     rb_world_desc base = rb_default_world_desc();
     base.backend = backend;
-    rb_run *run = rb_run_create(g_reg, scene, &base, err, sizeof err);
+    rb_run *run = rb_run_create(g_reg, scene, &base, NULL, err, sizeof err);
     if (!run) fail_msg("%s", err);
     return run;
 }
@@ -61,7 +62,6 @@ static rb_cache *record(const char *text, const char *name, double seconds) {
     assert_true(rb_run_steps(run, (long)(seconds / 0.0016 + 0.5), name, false, &stats));
     if (!rb_cache_end(w, err, sizeof err)) fail_msg("%s", err);
     rb_run_destroy(run);
-    rb_scene_destroy(scene);
     rb_cache *c = rb_cache_open(path, err, sizeof err);
     if (!c) fail_msg("%s", err);
     return c;
@@ -117,7 +117,6 @@ static void test_resume_bit_for_bit(void **state) {
         printf("%s: %u bodies (%u asleep, %u contacts remembered) resumed at %.4f s, equal at %.4f s after %ld steps\n",
                rb_world_backend_name(w), to->body_count, asleep, scene->contact_count, from->time, to->time, steps);
         rb_run_destroy(run);
-        rb_scene_destroy(scene);
     }
     rb_cache_close(c);
 }

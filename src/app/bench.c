@@ -21,6 +21,7 @@
 
 #include "app.h"
 #include "base/clock.h"
+#include "base/decimal.h"
 #include "repose.h"
 #include "run.h"
 
@@ -115,17 +116,14 @@ static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_ru
     desc.backend = backend;
     rb_scene *sc = rb_run_make_scene(reg, o->shape, scene, err, sizeof err);
     if (sc) rb_app_override_world(o, &sc->world); /* --dt, --no-sleep, --friction, --rolling over the scene's own */
-    rb_run *run = sc ? rb_run_create(reg, sc, &desc, err, sizeof err) : NULL;
+    const uint32_t bodies = sc ? sc->body_count : 0;
+    uint32_t added = 0;
+    rb_run *run = sc ? rb_run_create(reg, sc, &desc, &added, err, sizeof err) : NULL; /* it takes the scene */
     if (!run) {
-        fprintf(stderr, "rubble-bench: %s: %s\n", name, err);
-        rb_scene_destroy(sc);
-        return false;
-    }
-    if ((uint32_t)rb_run_added(run) != sc->body_count) {
-        fprintf(stderr, "rubble-bench: %s: only %d of %u bodies could be added: %s\n", name, rb_run_added(run),
-                sc->body_count, err);
-        rb_run_destroy(run);
-        rb_scene_destroy(sc);
+        if (added < bodies)
+            fprintf(stderr, "rubble-bench: %s: only %u of %u bodies could be added: %s\n", name, added, bodies, err);
+        else
+            fprintf(stderr, "rubble-bench: %s: %s\n", name, err);
         return false;
     }
     rb_world *w = rb_run_world(run);
@@ -138,11 +136,10 @@ static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_ru
     snprintf(label, sizeof label, "%s %s timed", name, rb_world_backend_name(w));
     ok = ok && rb_run_steps(run, timed_steps > 0 ? timed_steps : 1, label, !o->quiet, &r);
     if (ok)
-        (o->json ? print_json : print_text)(name, rb_scene_shape_name(sc), run, &r, warm_steps * dt);
+        (o->json ? print_json : print_text)(name, rb_scene_shape_name(rb_run_get_scene(run)), run, &r, warm_steps * dt);
     else
         fprintf(stderr, "rubble-bench: %s: stepping failed\n", name);
     rb_run_destroy(run);
-    rb_scene_destroy(sc);
     return ok;
 }
 

@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "base/clock.h"
+#include "base/decimal.h"
 #include "record/cache.h"
 #include "run.h"
 #include "scenes/formations.h"
@@ -168,20 +169,20 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         }
     }
     const double t_build = rb_seconds();
-    rb_run *run = scene ? rb_run_create(reg, scene, &desc, err, sizeof err) : NULL;
+    const bool read = scene != NULL;
+    const uint32_t scene_bodies = read ? scene->body_count : 0;
+    uint32_t added = 0;
+    rb_run *run = read ? rb_run_create(reg, scene, &desc, &added, err, sizeof err) : NULL; /* it takes the scene */
+    scene = NULL; /* the run's: rb_run_get_scene */
     if (!run) {
-        fprintf(stderr, "rubble: %s\n", err);
-        rb_scene_destroy(scene);
+        if (read && added < scene_bodies) /* a scene the world will not take whole is not run as something else */
+            fprintf(stderr, "rubble: only %u of %u bodies could be added: %s\n", added, scene_bodies, err);
+        else
+            fprintf(stderr, "rubble: %s\n", err);
         rb_registry_destroy(reg);
-        return scene ? 1 : 2; /* a scene that cannot be read or a shape that does not exist is a usage error */
-    }
-    if ((uint32_t)rb_run_added(run) != scene->body_count) {
-        /* a scene the world will not take whole is not run as something else */
-        fprintf(stderr, "rubble: only %d of %u bodies could be added: %s\n", rb_run_added(run), scene->body_count, err);
-        rb_run_destroy(run);
-        rb_scene_destroy(scene);
-        rb_registry_destroy(reg);
-        return 2;
+        /* a scene that cannot be read, a shape that does not exist or a
+         * body the world refuses is a usage error */
+        return !read || added < scene_bodies ? 2 : 1;
     }
     /* the world's making (the OpenCL program's build) and the kernels' first
      * launch are timed apart from the stepping */
@@ -198,7 +199,6 @@ static int headless(const rb_options *o, const rb_paths *paths) {
             if (made) fprintf(stderr, "rubble: %s %s\n", o->record ? "--record" : "--csv/--gltf", err);
             if (made && !o->record) remove(cache);
             rb_run_destroy(run);
-            rb_scene_destroy(scene);
             rb_registry_destroy(reg);
             return 1;
         }
@@ -216,11 +216,10 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     rb_run_summary s = rb_run_summarize(run);
     ok = ok && s.ok;
     if (o->json)
-        print_json(o, scene, run, &stats, &s, ok, build_s);
+        print_json(o, rb_run_get_scene(run), run, &stats, &s, ok, build_s);
     else
-        print_text(o, scene, run, &stats, &s, build_s);
+        print_text(o, rb_run_get_scene(run), run, &stats, &s, build_s);
     rb_run_destroy(run);
-    rb_scene_destroy(scene);
     rb_registry_destroy(reg);
     return ok && !s.nan ? 0 : 1;
 }

@@ -5,21 +5,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "base/clock.h"
 #include "base/decimal.h"
+#include "scenes/stage.h"
 
 /* Steps per rb_world_step call: progress and stage times are gathered between calls. */
 #define RB_RUN_CHUNK 50
 
 struct rb_run {
-    rb_world *world;
-    rb_entities *entities;
-    rb_debris *debris; /* the scene's debris effects, or NULL */
-    int added;
-    long step; /* steps run since the run began */
+    rb_stage *stage; /* the world, its entity table, the scene and its debris effects */
+    long step;       /* steps run since the run began */
     /* rb_run_on_frames: the function, its rate and the next frame it is due */
     rb_run_frame_fn frame_fn;
     void *frame_user;
@@ -40,24 +37,21 @@ rb_scene *rb_run_make_scene(const rb_registry *registry, const char *shape, cons
     return rb_scene_formation(registry, shape, spec->formation, spec->bodies, err, err_size);
 }
 
-rb_run *rb_run_create(const rb_registry *registry, const rb_scene *scene, const rb_world_desc *base, char *err,
-                      size_t err_size) {
-    rb_world_desc d = rb_scene_world_desc(scene, base);
-    if (!rb_world_fits(&d, scene->body_count, scene->particle_count, err, err_size)) return NULL;
-    char why_not[512];
-    rb_run *run = calloc(1, sizeof *run);
-    if (run) run->world = rb_world_create(&d, why_not, sizeof why_not);
-    if (run && run->world) run->entities = rb_entities_create(registry, run->world);
-    if (!run || !run->world || !run->entities) {
-        snprintf(err, err_size, "cannot create the world: %s", run && !run->world ? why_not : "out of memory");
-        rb_run_destroy(run);
+rb_run *rb_run_create(const rb_registry *registry, rb_scene *scene, const rb_world_desc *base, uint32_t *added,
+                      char *err, size_t err_size) {
+    const rb_stage_how how = {.world = rb_scene_world_desc(scene, base)};
+    if (added) *added = scene->body_count; /* until the world refuses a body */
+    rb_run *run = NULL;
+    if (!rb_world_fits(&how.world, scene->body_count, scene->particle_count, err, err_size) ||
+        !(run = calloc(1, sizeof *run)) || !(run->stage = rb_stage_create(registry, &how.world, err, err_size))) {
+        if (!run) snprintf(err, err_size, "cannot create the world: out of memory");
+        free(run);
+        rb_scene_destroy(scene);
         return NULL;
     }
-    err[0] = '\0';
-    run->added = (int)rb_scene_build(scene, run->entities, err, err_size);
-    if (err[0]) return run; /* the bodies the world took: the caller says what it refused */
-    run->debris = rb_scene_debris(scene, run->entities, err, err_size);
-    if (err[0]) { /* debris that cannot run here: not run without it */
+    /* into the empty world just made for it: a scene the world takes in
+     * part, or whose debris cannot run, is not run as something else */
+    if (!rb_stage_install(run->stage, scene, &how, added, err, err_size)) {
         rb_run_destroy(run);
         return NULL;
     }
@@ -66,26 +60,17 @@ rb_run *rb_run_create(const rb_registry *registry, const rb_scene *scene, const 
 
 void rb_run_destroy(rb_run *run) {
     if (!run) return;
-    rb_debris_destroy(run->debris);
-    rb_entities_destroy(run->entities);
-    rb_world_destroy(run->world);
+    rb_stage_destroy(run->stage);
     free(run);
 }
 
-rb_world *rb_run_world(rb_run *run) { return run->world; }
-const rb_entities *rb_run_entities(const rb_run *run) { return run->entities; }
-const rb_debris *rb_run_debris(const rb_run *run) { return run->debris; }
-int rb_run_added(const rb_run *run) { return run->added; }
-
-/* CPU seconds this process has used (all threads, user + system). */
-static double cpu_seconds(void) {
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
+rb_world *rb_run_world(rb_run *run) { return rb_stage_world(run->stage); }
+const rb_entities *rb_run_entities(const rb_run *run) { return rb_stage_entities(run->stage); }
+const rb_debris *rb_run_debris(const rb_run *run) { return rb_stage_debris(run->stage); }
+const rb_scene *rb_run_get_scene(const rb_run *run) { return rb_stage_scene(run->stage); }
 
 double rb_run_warm(rb_run *run) {
-    rb_world *w = run->world;
+    rb_world *w = rb_run_world(run);
     const double t0 = rb_seconds();
     if (strcmp(rb_world_backend_name(w), "opencl") != 0) return 0.0;
     const uint32_t n = rb_world_body_count(w);
@@ -103,7 +88,7 @@ double rb_run_warm(rb_run *run) {
 /* The step as the decimal it was given as (0.0016, not the float's
  * 0.00159999995): frame times and the steps frames fall on come out as a
  * person reckons them (3 s at 60 Hz is 180 frames at 0.0016 s). */
-static double decimal_dt(const rb_run *run) { return rb_decimal(rb_world_get_desc(run->world)->dt); }
+static double decimal_dt(const rb_run *run) { return rb_decimal(rb_world_get_desc(rb_stage_world(run->stage))->dt); }
 
 void rb_run_on_frames(rb_run *run, double rate_hz, rb_run_frame_fn fn, void *user) {
     run->frame_fn = fn, run->frame_user = user, run->frame_rate = rate_hz;
@@ -126,33 +111,23 @@ static bool frames_due(rb_run *run) {
 }
 
 bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_run_stats *r) {
-    rb_world *w = run->world;
     const bool tty = isatty(STDERR_FILENO);
-    double t0 = rb_seconds(), last_note = t0, c0 = cpu_seconds();
+    double t0 = rb_seconds(), last_note = t0, c0 = rb_cpu_seconds();
     *r = (rb_run_stats){0};
     for (long done = 0; done < steps;) {
         if (!frames_due(run)) return false;
-        long n = steps - done < RB_RUN_CHUNK ? steps - done : RB_RUN_CHUNK;
-        if (run->debris && n > (long)rb_debris_steps_to_tick(run->debris)) /* whole ticks (debris.h) */
-            n = (long)rb_debris_steps_to_tick(run->debris) + (n - (long)rb_debris_steps_to_tick(run->debris)) /
-                                                                 (long)rb_debris_tick_steps(run->debris) *
-                                                                 (long)rb_debris_tick_steps(run->debris);
-        /* a recording's frames: a debris step gives the same run however
-         * its steps are split (docs/debris.md) */
+        /* whole debris ticks (debris.h); a recording's frames: a debris step
+         * gives the same run however its steps are split (docs/debris.md) */
+        long n = rb_stage_whole_ticks(run->stage, (uint32_t)(steps - done < RB_RUN_CHUNK ? steps - done : RB_RUN_CHUNK));
         if (run->frame_fn && frame_step(run, run->next_frame) - run->step < n)
             n = frame_step(run, run->next_frame) - run->step;
-        if (!(run->debris ? rb_debris_step(run->debris, (uint32_t)n) : rb_world_step(w, (uint32_t)n))) return false;
+        if (!rb_stage_step(run->stage, (uint32_t)n)) return false;
         done += n;
         run->step += n;
         double ms[RB_STAGE_COUNT], kms[RB_RUN_MAX_KERNELS];
-        /* a debris step splits its steps into several world step calls: its own sums */
-        if (run->debris)
-            rb_debris_stage_times(run->debris, ms);
-        else
-            rb_world_stage_times(w, ms);
+        rb_stage_stage_times(run->stage, ms);
         for (int s = 0; s < RB_STAGE_COUNT; s++) r->stage_ms[s] += ms[s];
-        r->kernel_count = run->debris ? rb_debris_kernel_times(run->debris, &r->kernel_names, kms, RB_RUN_MAX_KERNELS)
-                                      : rb_world_kernel_times(w, &r->kernel_names, kms, RB_RUN_MAX_KERNELS);
+        r->kernel_count = rb_stage_kernel_times(run->stage, &r->kernel_names, kms, RB_RUN_MAX_KERNELS);
         if (r->kernel_count > RB_RUN_MAX_KERNELS) r->kernel_count = RB_RUN_MAX_KERNELS;
         for (uint32_t k = 0; k < r->kernel_count; k++) r->kernel_ms[k] += kms[k];
         /* On a terminal: a line redrawn in place once the run has taken a
@@ -169,13 +144,13 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
     if (!frames_due(run)) return false;
     r->steps = steps;
     r->wall_s = rb_seconds() - t0;
-    r->cpu_s = cpu_seconds() - c0;
+    r->cpu_s = rb_cpu_seconds() - c0;
     if (progress && tty && r->wall_s > 1.0) fprintf(stderr, "\r%70s\r", "");
     return true;
 }
 
 rb_run_summary rb_run_summarize(rb_run *run) {
-    rb_world *w = run->world;
+    rb_world *w = rb_run_world(run);
     rb_run_summary s = {
         .bodies = rb_world_body_count(w), .particles = rb_world_particle_count(w), .ok = true, .min_y = INFINITY};
     for (uint32_t b = 0; b < s.bodies && s.ok; b++) {
@@ -208,9 +183,4 @@ rb_run_summary rb_run_summarize(rb_run *run) {
     if (!(s.bodies && isfinite(s.min_y))) s.min_y = 0.0f;
     s.digest = rb_world_digest(w);
     return s;
-}
-
-double rb_decimal(float f) {
-    char text[32];
-    return strtod(rb_float_decimal(f, text), NULL);
 }

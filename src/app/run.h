@@ -1,7 +1,9 @@
-/* run.h - the headless runner: builds a scene in a new world, steps it in
- * chunks with progress, and collects what a run is judged by (speed, stage
- * and kernel times, the state at the end). `rubble --headless` and
- * `rubble-bench` both run scenes through it and only print differently. */
+/* run.h - the headless runner: puts a scene on a stage of its own
+ * (scenes/stage.h: a new world, its entity table, the scene's debris
+ * effects), steps it in chunks with progress, and collects what a run is
+ * judged by (speed, stage and kernel times, the state at the end).
+ * `rubble --headless` and `rubble-bench` both run scenes through it and only
+ * print differently. */
 #ifndef RB_RUN_H
 #define RB_RUN_H
 
@@ -58,11 +60,14 @@ typedef struct rb_run rb_run;
 
 /* A new world for the scene (its settings; backend and device from base),
  * with the scene's bodies, spawned through an entity table of the registry
- * (which must outlive the run). NULL with the reason in err when the world
- * cannot be made. A world that took fewer bodies than the scene holds is not
- * an error: rb_run_added says how many, and err why. */
-rb_run *rb_run_create(const rb_registry *registry, const rb_scene *scene, const rb_world_desc *base, char *err,
-                      size_t err_size);
+ * (which must outlive the run), and its debris effects. The run takes the
+ * scene, whatever happens. NULL with the reason in err when the world cannot
+ * be made (or would not fit this machine: rb_world_fits), refuses a body
+ * or cannot run the scene's debris effects. *added (if not NULL): the
+ * bodies the world took before it refused one; the scene's body_count
+ * where it refused none. */
+rb_run *rb_run_create(const rb_registry *registry, rb_scene *scene, const rb_world_desc *base, uint32_t *added,
+                      char *err, size_t err_size);
 void rb_run_destroy(rb_run *run);
 
 rb_world *rb_run_world(rb_run *run);
@@ -70,8 +75,8 @@ rb_world *rb_run_world(rb_run *run);
 const rb_entities *rb_run_entities(const rb_run *run);
 /* The scene's debris effects (scenes/debris.h), or NULL when it has none. */
 const rb_debris *rb_run_debris(const rb_run *run);
-/* How many bodies the scene put in the world. */
-int rb_run_added(const rb_run *run);
+/* The scene the run was made from. */
+const rb_scene *rb_run_get_scene(const rb_run *run);
 
 /* Runs one step on the OpenCL backend and puts every body back bit for bit:
  * the kernels PoCL compiles at their first launch are compiled before timing
@@ -93,9 +98,5 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
 
 /* Reads the state at the end of the run. */
 rb_run_summary rb_run_summarize(rb_run *run);
-
-/* A float as the shortest decimal that reads back as it (0.001, not
- * 0.0010000000474974513), for JSON. */
-double rb_decimal(float f);
 
 #endif

@@ -17,4 +17,10 @@ static inline const char *rb_float_decimal(float x, char text[32]) {
     return text;
 }
 
+/* The same as a double: JSON numbers come out as a person wrote them. */
+static inline double rb_decimal(float x) {
+    char text[32];
+    return strtod(rb_float_decimal(x, text), NULL);
+}
+
 #endif

@@ -251,3 +251,19 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
         }
     }
 }
+
+/* ---- notices ---- */
+
+void rb_notice_vsay(rb_notice *n, double now, const char *format, va_list args) {
+    vsnprintf(n->text, sizeof n->text, format, args);
+    n->until = now + RB_NOTICE_SECONDS;
+}
+
+void rb_notice_say(rb_notice *n, double now, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    rb_notice_vsay(n, now, format, args);
+    va_end(args);
+}
+
+const char *rb_notice_text(const rb_notice *n, double now) { return now < n->until ? n->text : ""; }

@@ -2,6 +2,7 @@
 #ifndef RB_HUD_H
 #define RB_HUD_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -55,6 +56,20 @@ typedef struct rb_hud_info {
 } rb_hud_info;
 
 void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *info, bool help);
+
+/* A short notice the HUD shows for RB_NOTICE_SECONDS ("saved x.png",
+ * "vortex for 5 s"): every piece of the sandbox says what it did through
+ * one, and the HUD reads it. */
+#define RB_NOTICE_SECONDS 3.0
+typedef struct rb_notice {
+    char text[640];
+    double until; /* s of the sandbox clock */
+} rb_notice;
+/* Says a notice (printf-style) at time now, replacing the one shown. */
+void rb_notice_say(rb_notice *n, double now, const char *format, ...) __attribute__((format(printf, 3, 4)));
+void rb_notice_vsay(rb_notice *n, double now, const char *format, va_list args);
+/* The notice shown at time now, "" if none. */
+const char *rb_notice_text(const rb_notice *n, double now);
 /* Pixels per unit of the HUD's text in a window `width` pixels wide: 2, or 1 in a small one. */
 float rb_hud_scale(int width);
 

@@ -1,9 +1,11 @@
 /* sandbox_panels.c - the sandbox's side of the settings panels (panels.h):
  * starting Dear ImGui when they are first shown, handing them the events,
- * filling what they show each frame, carrying out what they ask for (a new
- * step, a scene loaded or saved, the shape to throw, an emitter or a field
- * placed at the next click), and drawing them over the HUD. Part of the
- * loop, with sandbox.c; the panels themselves never see the sandbox. */
+ * filling what they show each frame, carrying out what they ask of the
+ * settings and the scene (a new step, a scene loaded or saved, the shape to
+ * throw, an emitter or a field placed at the next click), and drawing them
+ * over the HUD. What only the loop does (the wind, a replay's speed, Enter,
+ * what a placing click sets off) goes back to it as actions: this piece
+ * never calls the loop. The panels themselves never see the sandbox. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@ struct rb_sandbox_ui {
     rb_panel_shape *shapes;
     uint32_t shape_capacity;
     bool emitter_active[RB_DEBRIS_MAX_EMITTERS], field_active[RB_DEBRIS_MAX_FIELDS];
+    bool simulate_asked;  /* "simulate from here" was asked for: the next frame says if it was refused */
     rb_body_id inspected; /* the body the Inspector shows */
     char piece_name[64];
     rb_panel_body body; /* what the Inspector showed last */
@@ -33,12 +36,12 @@ struct rb_sandbox_ui {
 static bool live(const rb_sandbox *sb) { return rb_sandbox_panels_shown(sb) && !sb->help; }
 
 void rb_sandbox_settings(rb_sandbox *sb, rb_settings *out) {
-    *out = (rb_settings){.world = sb->world,
+    *out = (rb_settings){.world = rb_sandbox_live_world(sb),
                          .clock = &sb->steps_clock,
                          .throw_params = &sb->throw_params,
                          .blast = &sb->blast,
                          .grab_hz = &sb->grab_hz,
-                         .debris = sb->debris};
+                         .debris = rb_stage_debris(sb->stage)};
 }
 
 rb_panels *rb_sandbox_panels(rb_sandbox *sb) { return sb->ui ? sb->ui->panels : NULL; }
@@ -97,14 +100,15 @@ bool rb_sandbox_panels_event(rb_sandbox *sb, const SDL_Event *e) {
 
 static void fill_shapes(rb_sandbox *sb, rb_panel_view *v) {
     rb_sandbox_ui *ui = sb->ui;
-    const uint32_t n = rb_entities_count(sb->entities);
+    const rb_entities *table = rb_sandbox_table(sb);
+    const uint32_t n = rb_entities_count(table);
     if (n > ui->shape_capacity) {
         rb_panel_shape *s = realloc(ui->shapes, sizeof *s * n);
         if (!s) return;
         ui->shapes = s, ui->shape_capacity = n;
     }
     for (uint32_t i = 0; i < n; i++) {
-        const rb_shape *shape = rb_entities_get(sb->entities, i)->shape;
+        const rb_shape *shape = rb_entities_get(table, i)->shape;
         float half[3];
         rb_shape_half_extents(shape, half);
         ui->shapes[i] = (rb_panel_shape){.name = shape->name,
@@ -133,15 +137,16 @@ static void fill_body(rb_sandbox *sb, rb_panel_body *b) {
     static const char *const kinds[] = {"dynamic", "static", "kinematic"};
     rb_body_state s;
     const rb_body_id id = inspected(sb);
-    if (id.generation == 0 || !rb_world_get_body_by_id(sb->world, id, &s)) return;
-    const int row = rb_entities_of_world_shape(sb->entities, s.shape);
+    const rb_entities *table = rb_sandbox_table(sb);
+    if (id.generation == 0 || !rb_world_get_body_by_id(rb_sandbox_live_world(sb), id, &s)) return;
+    const int row = rb_entities_of_world_shape(table, s.shape);
     snprintf(sb->ui->piece_name, sizeof sb->ui->piece_name, "a piece of a broken body (shape %u)", s.shape);
     *b = (rb_panel_body){.valid = true,
                          .grabbed = sb->grab.active,
                          .slot = id.slot,
                          .generation = id.generation,
                          .shape =
-                             row >= 0 ? rb_entities_get(sb->entities, (uint32_t)row)->shape->name : sb->ui->piece_name,
+                             row >= 0 ? rb_entities_get(table, (uint32_t)row)->shape->name : sb->ui->piece_name,
                          .kind = s.kind <= RB_BODY_KINEMATIC ? kinds[s.kind] : "?",
                          .mass = s.mass,
                          .asleep = s.asleep};
@@ -155,13 +160,13 @@ static void fill_scene(rb_sandbox *sb, rb_panel_view *v) {
     const char *slash = strrchr(sb->scene_file, '/');
     v->scene_file = sb->scene_file;
     v->scene_name = sb->formation > 0 ? rb_formation_name(sb->formation) : slash ? slash + 1 : sb->scene_file;
-    v->debris = sb->debris != NULL;
-    if (sb->debris) {
-        const rb_debris_desc *dd = rb_debris_get_desc(sb->debris);
+    const rb_debris *debris = rb_stage_debris(sb->stage);
+    v->debris = debris != NULL;
+    if (debris) {
+        const rb_debris_desc *dd = rb_debris_get_desc(debris);
         v->emitter_count = dd->emitter_count, v->field_count = dd->field_count;
-        for (uint32_t k = 0; k < dd->emitter_count; k++)
-            ui->emitter_active[k] = rb_debris_emitter_active(sb->debris, k);
-        for (uint32_t k = 0; k < dd->field_count; k++) ui->field_active[k] = rb_debris_field_active(sb->debris, k);
+        for (uint32_t k = 0; k < dd->emitter_count; k++) ui->emitter_active[k] = rb_debris_emitter_active(debris, k);
+        for (uint32_t k = 0; k < dd->field_count; k++) ui->field_active[k] = rb_debris_field_active(debris, k);
     }
     v->emitter_active = ui->emitter_active, v->field_active = ui->field_active;
     v->placing = ui->placing;
@@ -187,9 +192,10 @@ static void fill_replay(rb_sandbox *sb, rb_panel_view *v) {
 
 static void fill_view(rb_sandbox *sb, rb_panel_view *v, double dt) {
     rb_sandbox_ui *ui = sb->ui;
-    const rb_world_desc *d = rb_world_get_desc(sb->world);
+    const rb_world *world = rb_sandbox_live_world(sb);
+    const rb_world_desc *d = rb_world_get_desc(world);
     rb_material m;
-    rb_world_get_material(sb->world, 0, &m);
+    rb_world_get_material(world, 0, &m);
     if (m.restitution != ui->step_for_e || m.contact_time != ui->step_for_tc) {
         ui->step_for = rb_settings_step_for(m.restitution, m.contact_time);
         ui->step_for_e = m.restitution, ui->step_for_tc = m.contact_time;
@@ -201,9 +207,9 @@ static void fill_view(rb_sandbox *sb, rb_panel_view *v, double dt) {
                          .dt = d->dt,
                          .time_scale = sb->steps_clock.scale,
                          .sleeping = d->sleep_time > 0.0f,
-                         .backend = rb_world_backend_name(sb->world),
-                         .device = rb_world_device_name(sb->world),
-                         .step_reloads = sb->debris != NULL,
+                         .backend = rb_world_backend_name(world),
+                         .device = rb_world_device_name(world),
+                         .step_reloads = rb_stage_debris(sb->stage) != NULL,
                          .recording = sb->record != NULL,
                          .restitution = m.restitution,
                          .friction = m.friction,
@@ -242,11 +248,12 @@ bool rb_sandbox_set_step(rb_sandbox *sb, float dt, char *why, size_t why_size) {
     }
     char a[32];
     ms_text(dt, a);
-    if (sb->debris && !sb->scene) {
+    const bool debris = rb_stage_debris(sb->stage) != NULL;
+    if (debris && !rb_stage_scene(sb->stage)) {
         snprintf(why, why_size, "no scene to load again at a step of %s (its debris keeps time in steps)", a);
         return false;
     }
-    if (!sb->debris) {
+    if (!debris) {
         if (!rb_settings_set_step(&s, dt, why, why_size)) return false;
         snprintf(why, why_size, "step %s", a);
         return true;
@@ -258,7 +265,7 @@ bool rb_sandbox_set_step(rb_sandbox *sb, float dt, char *why, size_t why_size) {
     sb->opts.dt = dt;
     rb_sandbox_reset(sb, 0);
     sb->opts.dt = keep;
-    if (rb_world_get_desc(sb->world)->dt != dt) {
+    if (rb_world_get_desc(rb_sandbox_live_world(sb))->dt != dt) {
         snprintf(why, why_size, "the scene could not be loaded again at a step of %s: %s", a, rb_log_last_error());
         return false;
     }
@@ -267,11 +274,9 @@ bool rb_sandbox_set_step(rb_sandbox *sb, float dt, char *why, size_t why_size) {
 }
 
 static void select_shape(rb_sandbox *sb, int row) {
-    if (row < 0 || (uint32_t)row >= rb_entities_count(sb->entities)) return;
+    if (row < 0 || (uint32_t)row >= rb_entities_count(rb_sandbox_table(sb))) return;
     sb->selected_shape = row;
-    char text[128];
-    snprintf(text, sizeof text, "throwing %s", rb_entities_get(sb->entities, (uint32_t)row)->shape->name);
-    rb_sandbox_notice(sb, text);
+    rb_sandbox_notice(sb, "throwing %s", rb_entities_get(rb_sandbox_table(sb), (uint32_t)row)->shape->name);
 }
 
 /* The Scene panel's load, save and reset: what became of it, in the panel. */
@@ -295,22 +300,30 @@ static void scene_request(rb_sandbox *sb, const rb_panel_request *r) {
     }
 }
 
-static void place_request(rb_sandbox *sb, int what) {
+/* The loop's actions the panels ask for this frame (at most max). */
+typedef struct asked {
+    rb_action *out;
+    int count, max;
+} asked;
+
+static void ask(asked *a, rb_action action) {
+    if (a->count < a->max) a->out[a->count++] = action;
+}
+
+static void place_request(rb_sandbox *sb, int what, asked *out) {
     static const char *const names[] = {"", "an emitter", "a blast", "", "a vortex"};
     sb->ui->placing = RB_PLACE_NONE;
     if (what == RB_PLACE_WIND) { /* wind blows everywhere, along the view: nothing to place */
-        rb_sandbox_do(sb, &(rb_action){.kind = RB_ACT_WIND});
+        ask(out, (rb_action){.kind = RB_ACT_WIND});
         return;
     }
     if (what <= RB_PLACE_NONE || what > RB_PLACE_VORTEX) return;
     sb->ui->placing = what;
-    char text[96];
-    snprintf(text, sizeof text, "click in the scene where %s goes", names[what]);
-    rb_sandbox_notice(sb, text);
+    rb_sandbox_notice(sb, "click in the scene where %s goes", names[what]);
 }
 
 /* The replay's timeline; false for a request a replay does not take. */
-static bool replay_request(rb_sandbox *sb, const rb_panel_request *r) {
+static bool replay_request(rb_sandbox *sb, const rb_panel_request *r, asked *out) {
     rb_replay *replay = sb->replay;
     switch (r->kind) {
     case RB_REQ_REPLAY_SEEK:
@@ -320,11 +333,11 @@ static bool replay_request(rb_sandbox *sb, const rb_panel_request *r) {
         rb_replay_play(replay, r->index != 0);
         return true;
     case RB_REQ_REPLAY_SPEED:
-        rb_sandbox_do(sb, &(rb_action){.kind = RB_ACT_REPLAY_SPEED, .arg = r->index});
+        ask(out, (rb_action){.kind = RB_ACT_REPLAY_SPEED, .arg = r->index});
         return true;
     case RB_REQ_SIMULATE_HERE:
-        rb_sandbox_do(sb, &(rb_action){.kind = RB_ACT_SIMULATE_HERE}); /* Enter's */
-        if (sb->replay) rb_panels_say(sb->ui->panels, RB_PANEL_SCENE, rb_log_last_error(), true);
+        ask(out, (rb_action){.kind = RB_ACT_SIMULATE_HERE}); /* Enter's */
+        sb->ui->simulate_asked = true;
         return true;
     case RB_REQ_SELECT_SHAPE:
         return false; /* the shape to throw once live */
@@ -335,10 +348,10 @@ static bool replay_request(rb_sandbox *sb, const rb_panel_request *r) {
     }
 }
 
-static void carry_out(rb_sandbox *sb, const rb_panel_request *r) {
+static void carry_out(rb_sandbox *sb, const rb_panel_request *r, asked *out) {
     rb_panels *p = sb->ui->panels;
     char why[1024];
-    if (sb->replay && replay_request(sb, r)) return;
+    if (sb->replay && replay_request(sb, r, out)) return;
     switch (r->kind) {
     case RB_REQ_STEP: {
         const bool ok = rb_sandbox_set_step(sb, r->value, why, sizeof why);
@@ -354,14 +367,16 @@ static void carry_out(rb_sandbox *sb, const rb_panel_request *r) {
         scene_request(sb, r);
         break;
     case RB_REQ_PLACE:
-        place_request(sb, r->index);
+        place_request(sb, r->index, out);
         break;
-    case RB_REQ_REMOVE_EMITTER:
-        if (sb->debris && rb_debris_remove_emitter(sb->debris, (uint32_t)r->index)) {
+    case RB_REQ_REMOVE_EMITTER: {
+        rb_debris *d = rb_stage_debris(sb->stage);
+        if (d && rb_debris_remove_emitter(d, (uint32_t)r->index)) {
             snprintf(why, sizeof why, "emitter %d removed; its bodies live on", r->index + 1);
             rb_panels_say(p, RB_PANEL_SCENE, why, false);
         }
         break;
+    }
     case RB_REQ_REPLAY_SEEK:
     case RB_REQ_REPLAY_PLAY:
     case RB_REQ_REPLAY_SPEED:
@@ -370,29 +385,35 @@ static void carry_out(rb_sandbox *sb, const rb_panel_request *r) {
     }
 }
 
-bool rb_sandbox_place_pending(rb_sandbox *sb, float x, float y) {
-    if (!sb->ui || sb->ui->placing == RB_PLACE_NONE) return false;
+bool rb_sandbox_panels_take_click(rb_sandbox *sb, rb_action *a) {
+    if (a->kind != RB_ACT_TOOL_PRESS || !sb->ui || sb->ui->placing == RB_PLACE_NONE) return false;
     const int what = sb->ui->placing;
+    const float x = a->x, y = a->y;
     sb->ui->placing = RB_PLACE_NONE; /* one click, one placement: the tool has the next */
     if (what == RB_PLACE_EMITTER)
-        rb_sandbox_do(sb, &(rb_action){.kind = RB_ACT_EMITTER, .arg = 1, .x = x, .y = y});
+        *a = (rb_action){.kind = RB_ACT_EMITTER, .arg = 1, .x = x, .y = y};
     else if (what == RB_PLACE_VORTEX)
-        rb_sandbox_do(sb, &(rb_action){.kind = RB_ACT_VORTEX, .x = x, .y = y});
+        *a = (rb_action){.kind = RB_ACT_VORTEX, .x = x, .y = y};
     else
-        rb_sandbox_do(sb, &(rb_action){.kind = RB_ACT_TOOL_PRESS, .arg = RB_TOOL_EXPLODE, .x = x, .y = y});
+        *a = (rb_action){.kind = RB_ACT_TOOL_PRESS, .arg = RB_TOOL_EXPLODE, .x = x, .y = y};
     return true;
 }
 
 /* ---- the frame ---- */
 
-void rb_sandbox_panels_frame(rb_sandbox *sb, double dt) {
+int rb_sandbox_panels_frame(rb_sandbox *sb, double dt, rb_action *out, int max) {
     sb->grab.hz = sb->grab_hz; /* the Tools panel's stiffness, for a grab already held too */
-    if (!live(sb)) return;
+    if (!live(sb)) return 0;
+    if (sb->ui->simulate_asked && sb->replay) /* the loop refused it (logged): the Scene panel says why */
+        rb_panels_say(sb->ui->panels, RB_PANEL_SCENE, rb_log_last_error(), true);
+    sb->ui->simulate_asked = false;
     rb_panel_view view;
     fill_view(sb, &view, dt);
     rb_panel_request requests[RB_PANEL_MAX_REQUESTS];
     const int n = rb_panels_frame(sb->ui->panels, &view, requests, RB_PANEL_MAX_REQUESTS);
-    for (int i = 0; i < n; i++) carry_out(sb, &requests[i]);
+    asked a = {.out = out, .max = max};
+    for (int i = 0; i < n; i++) carry_out(sb, &requests[i], &a);
+    return a.count;
 }
 
 void rb_sandbox_panels_draw(rb_sandbox *sb) {

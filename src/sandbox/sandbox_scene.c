@@ -1,7 +1,11 @@
-/* sandbox_scene.c - the sandbox's scene: installing one (a formation, a
- * scene file, a dropped file), resetting to it, saving the world (Ctrl+S)
- * and loading it back (Ctrl+O). Part of the loop, with sandbox.c. A scene
- * that cannot be read or built leaves the current world as it was. */
+/* sandbox_scene.c - the sandbox's part of the scene on the stage
+ * (scenes/stage.h: the world, its entity table, the scene and its debris
+ * layer): installing one (a formation, a scene file, a dropped file) with
+ * what only the sandbox holds (the grab ended, the camera bookmarks, the
+ * pick meshes, the file name), resetting to it, saving the world (Ctrl+S)
+ * and loading it back (Ctrl+O); dropped meshes and rescans (L) with the
+ * renderer's meshes of the shapes they add, and of broken bodies' pieces.
+ * A scene that cannot be read or built leaves the current world as it was. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -18,110 +22,46 @@
 #include "sandbox_internal.h"
 #include "scenes/formations.h"
 
-static bool same_world(const rb_world_desc *a, const rb_world_desc *b) {
-    if (a->particle_radius != b->particle_radius || a->dt != b->dt || a->sleep_speed != b->sleep_speed ||
-        a->sleep_time != b->sleep_time || a->plane_count != b->plane_count ||
-        a->material.restitution != b->material.restitution || a->material.friction != b->material.friction ||
-        a->material.contact_time != b->material.contact_time ||
-        a->material.rolling_friction != b->material.rolling_friction || a->contact_slots != b->contact_slots)
-        return false;
-    for (int k = 0; k < 3; k++)
-        if (a->gravity[k] != b->gravity[k]) return false;
-    for (uint32_t i = 0; i < a->plane_count; i++) {
-        for (int k = 0; k < 3; k++)
-            if (a->planes[i].normal[k] != b->planes[i].normal[k]) return false;
-        if (a->planes[i].offset != b->planes[i].offset) return false;
-    }
-    return true;
-}
-
-/* The debris effects of the scene the sandbox holds, for its world as just
- * built: a scene whose effects cannot run here runs without them, said. */
-static void restart_debris(rb_sandbox *sb) {
-    rb_debris_destroy(sb->debris);
-    char err[512];
-    sb->debris = rb_scene_debris(sb->scene, sb->entities, err, sizeof err);
-    if (!sb->debris && err[0]) rb_log(RB_LOG_ERROR, "%s (the scene runs without its debris effects)", err);
+/* A scene loaded, not a reset: its camera bookmarks, if it has them. */
+static void take_bookmarks(rb_sandbox *sb, const rb_scene *scene) {
+    if (scene->has_camera) memcpy(sb->bookmarks, scene->bookmarks, sizeof sb->bookmarks);
 }
 
 bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file, char *err, size_t err_size) {
-    const rb_world_desc *now = rb_world_get_desc(sb->world);
-    rb_world_desc desc = rb_scene_world_desc(scene, now);
-    rb_app_override_world(&sb->opts, &desc); /* --dt, --no-sleep over a scene's own */
-    rb_world *world = sb->world;
-    rb_entities *entities = sb->entities;
-    /* A reset (a formation, R), or any scene into an empty world, with the
-     * same settings and no materials added yet only empties the world (no
-     * new OpenCL program). A file otherwise gets a new world, swapped in once
-     * it is built: a scene that fails loses nothing. */
-    const bool reuse =
-        (!file || rb_world_body_count(world) == 0) && same_world(&desc, now) && rb_world_material_count(world) == 1;
-    if (reuse) {
-        rb_world_clear(world);
-    } else {
-        world = rb_world_create(&desc, err, err_size);
-        entities = world ? rb_entities_create(sb->registry, world) : NULL;
-        if (!entities) {
-            if (world && !entities) snprintf(err, err_size, "out of memory");
-            rb_world_destroy(world);
-            rb_log(RB_LOG_ERROR, "%s: %s", scene->name, err);
-            if (scene != sb->scene) rb_scene_destroy(scene);
-            return false;
-        }
-        for (uint32_t i = 0; i < rb_entities_count(entities); i++)
-            rb_entities_set_mesh(entities, i, rb_entities_get(sb->entities, i)->mesh);
-    }
-    err[0] = '\0';
-    uint32_t added = rb_scene_build(scene, entities, err, err_size);
-    if (added != scene->body_count) {
+    rb_stage_how how = {.world = rb_scene_world_desc(scene, rb_world_get_desc(rb_sandbox_live_world(sb))),
+                        /* a reset (a formation, R) keeps the world when it can: no new OpenCL program */
+                        .keep_world = !file,
+                        .debris_optional = true};
+    rb_app_override_world(&sb->opts, &how.world); /* --dt, --no-sleep over a scene's own */
+    const bool reset = scene == rb_stage_scene(sb->stage);
+    const uint64_t world = rb_stage_world_number(sb->stage);
+    if (!rb_stage_install(sb->stage, scene, &how, NULL, err, err_size)) {
         rb_log(RB_LOG_ERROR, "%s", err);
-        if (!reuse) {
-            rb_entities_destroy(entities);
-            rb_world_destroy(world);
-        } else if (sb->scene && scene != sb->scene) {
-            /* the emptied world: back to the scene it had (a reset was asked for anyway) */
-            char again[512];
-            rb_world_clear(world);
-            rb_scene_build(sb->scene, sb->entities, again, sizeof again);
-            restart_debris(sb);
-        }
-        if (scene != sb->scene) rb_scene_destroy(scene);
         return false;
     }
     rb_grab_end(&sb->grab);
-    /* a scene loaded, not a reset: its camera bookmarks, if it has them */
-    if (scene != sb->scene) rb_sandbox_take_bookmarks(sb, scene);
-    rb_debris_destroy(sb->debris); /* it knows the world it was made for */
-    sb->debris = NULL;
-    if (!reuse) {
-        rb_entities_destroy(sb->entities);
-        rb_world_destroy(sb->world);
-        sb->world = world, sb->entities = entities;
+    if (!reset) take_bookmarks(sb, scene); /* the stage's scene now */
+    if (rb_stage_world_number(sb->stage) != world) {
         sb->shapes_meshed = 0; /* the new world's shapes: its pieces' are yet to be meshed */
         rb_pick_meshes_forget(sb->pick_meshes);
-    }
-    if (scene != sb->scene) {
-        rb_scene_destroy(sb->scene);
-        sb->scene = scene;
     }
     snprintf(sb->scene_file, sizeof sb->scene_file, "%s", file ? file : "");
     if (file) sb->formation = 0;
     sb->steps_clock.accumulator = 0.0;
-    restart_debris(sb);
     return true;
 }
 
 void rb_sandbox_reset(rb_sandbox *sb, int formation) {
     char err[1024];
-    if (formation == 0 && sb->scene) { /* R: the scene as it was installed */
+    if (formation == 0 && rb_stage_scene(sb->stage)) { /* R: the scene as it was installed */
         char file[4096];
         snprintf(file, sizeof file, "%s", sb->scene_file);
-        rb_sandbox_install_scene(sb, sb->scene, file[0] ? file : NULL, err, sizeof err);
+        rb_sandbox_install_scene(sb, rb_stage_scene(sb->stage), file[0] ? file : NULL, err, sizeof err);
         return;
     }
     if (formation < 1 || formation > RB_FORMATION_COUNT) formation = 1;
     if (sb->formation_shape < 0 || sb->opts.bodies <= 0) return;
-    const char *shape = rb_entities_get(sb->entities, (uint32_t)sb->formation_shape)->shape->name;
+    const char *shape = rb_entities_get(rb_sandbox_table(sb), (uint32_t)sb->formation_shape)->shape->name;
     rb_scene *scene = rb_scene_formation(sb->registry, shape, formation, sb->opts.bodies, err, sizeof err);
     if (!scene) {
         rb_log(RB_LOG_ERROR, "%s", err);
@@ -134,13 +74,11 @@ bool rb_sandbox_load_file(rb_sandbox *sb, const char *path) {
     char err[1024];
     rb_scene *scene = rb_scene_load(path, sb->registry, err, sizeof err);
     if (!scene) {
-        rb_log(RB_LOG_ERROR, "%s%s", err, sb->scene ? " (the current scene is kept)" : "");
+        rb_log(RB_LOG_ERROR, "%s%s", err, rb_stage_scene(sb->stage) ? " (the current scene is kept)" : "");
         return false;
     }
     if (!rb_sandbox_install_scene(sb, scene, path, err, sizeof err)) return false;
-    char text[640];
-    snprintf(text, sizeof text, "loaded %.600s", path);
-    rb_sandbox_notice(sb, text);
+    rb_sandbox_notice(sb, "loaded %.600s", path);
     return true;
 }
 
@@ -154,14 +92,13 @@ bool rb_sandbox_save_as(rb_sandbox *sb, const char *path) {
         localtime_r(&now, &tm);
         strftime(name, sizeof name, "rubble-scene-%Y%m%d-%H%M%S.json", &tm);
     }
-    if (!rb_scene_save_with_bookmarks(name, sb->world, sb->entities, sb->bookmarks, err, sizeof err)) {
+    if (!rb_scene_save_with_bookmarks(name, rb_sandbox_live_world(sb), rb_sandbox_table(sb), sb->bookmarks, err,
+                                      sizeof err)) {
         rb_log(RB_LOG_ERROR, "%s", err);
         return false;
     }
     snprintf(sb->last_saved, sizeof sb->last_saved, "%s", name);
-    char text[sizeof name + 32];
-    snprintf(text, sizeof text, "saved %s (Ctrl+O loads it)", name);
-    rb_sandbox_notice(sb, text);
+    rb_sandbox_notice(sb, "saved %s (Ctrl+O loads it)", name);
     rb_log(RB_LOG_INFO, "scene saved to %s", name);
     return true;
 }
@@ -235,10 +172,10 @@ void rb_sandbox_forget_drops(rb_sandbox *sb) {
  * (with its side file's settings, if it has one), and the one to throw. */
 static void drop_mesh(rb_sandbox *sb, const char *path) {
     if (!link_into_drops(sb, path)) return;
-    const uint32_t before = rb_entities_count(sb->entities);
+    const uint32_t before = rb_entities_count(rb_sandbox_table(sb));
     rb_registry_reload(sb->registry);
     rb_sandbox_sync_shapes(sb);
-    if (rb_entities_count(sb->entities) == before) {
+    if (rb_entities_count(rb_sandbox_table(sb)) == before) {
         rb_log(RB_LOG_WARN,
                "%s: no new shape (a shape of that name is loaded already, or the mesh was refused: the "
                "log says why)",
@@ -246,10 +183,8 @@ static void drop_mesh(rb_sandbox *sb, const char *path) {
         return;
     }
     sb->selected_shape = (int)before;
-    char text[160];
-    snprintf(text, sizeof text, "added shape %s: throwing it (Tab cycles)",
-             rb_entities_get(sb->entities, before)->shape->name);
-    rb_sandbox_notice(sb, text);
+    rb_sandbox_notice(sb, "added shape %s: throwing it (Tab cycles)",
+                      rb_entities_get(rb_sandbox_table(sb), before)->shape->name);
 }
 
 void rb_sandbox_drop(rb_sandbox *sb, const char *path) {
@@ -268,3 +203,54 @@ void rb_sandbox_drop(rb_sandbox *sb, const char *path) {
            "nothing loaded",
            path);
 }
+
+/* ---- shapes and their meshes ---- */
+
+/* Gives row i its shape's mesh in the renderer, if it has one. */
+static void mesh_row(rb_sandbox *sb, uint32_t i) {
+    const rb_mesh *m = &rb_entities_get(rb_sandbox_table(sb), i)->shape->mesh;
+    if (m->vertex_count > 0)
+        rb_entities_set_mesh(
+            rb_sandbox_table(sb), i,
+            rb_renderer_add_mesh(sb->renderer, m->positions, m->normals, m->vertex_count, m->indices, m->index_count));
+}
+
+void rb_sandbox_sync_shapes(rb_sandbox *sb) {
+    const uint32_t replaced = rb_entities_replaced(rb_sandbox_table(sb));
+    rb_entities_sync(rb_sandbox_table(sb));
+    if (rb_entities_replaced(rb_sandbox_table(sb)) != replaced) /* a replaced row has no mesh until given the new one */
+        for (uint32_t i = 0; i < sb->meshed; i++)
+            if (rb_entities_get(rb_sandbox_table(sb), i)->mesh < 0) mesh_row(sb, i);
+    for (; sb->meshed < rb_entities_count(rb_sandbox_table(sb)); sb->meshed++) mesh_row(sb, sb->meshed);
+}
+
+void rb_sandbox_mesh_pieces(rb_sandbox *sb) {
+    const uint32_t n = rb_world_shape_count(rb_sandbox_live_world(sb));
+    for (; sb->shapes_meshed < n; sb->shapes_meshed++) {
+        const uint32_t ws = sb->shapes_meshed;
+        if (rb_entities_of_world_shape(rb_sandbox_table(sb), ws) >= 0) continue; /* a row's: its mesh is the row's */
+        const uint32_t count = rb_world_shape_particles(rb_sandbox_live_world(sb), ws, NULL, 0, NULL);
+        float *p = malloc(sizeof *p * 3 * (count ? count : 1));
+        rb_mesh m;
+        if (p && count == rb_world_shape_particles(rb_sandbox_live_world(sb), ws, p, count, NULL) &&
+            rb_cell_mesh(p, count, rb_world_shape_radius(rb_sandbox_live_world(sb), ws), &m)) {
+            const int mesh =
+                rb_renderer_add_mesh(sb->renderer, m.positions, m.normals, m.vertex_count, m.indices, m.index_count);
+            if (mesh >= 0 && rb_entities_set_shape_mesh(rb_sandbox_table(sb), ws, mesh))
+                rb_pick_meshes_take(sb->pick_meshes, rb_sandbox_live_world(sb), ws, &m); /* picked as it is drawn */
+            rb_mesh_free(&m);
+        } /* else drawn as its particles */
+        free(p);
+    }
+}
+
+void rb_sandbox_rescan(rb_sandbox *sb) {
+    const uint32_t replaced = rb_registry_replaced(sb->registry);
+    const int added = rb_registry_rescan(sb->registry);
+    const uint32_t renewed = rb_registry_replaced(sb->registry) - replaced;
+    rb_sandbox_sync_shapes(sb);
+    if (sb->selected_shape < 0 && rb_entities_count(rb_sandbox_table(sb)) > 0) sb->selected_shape = 0;
+    rb_sandbox_notice(sb, "plugins and meshes rescanned: %d new shape%s, %u replaced", added, added == 1 ? "" : "s",
+                      renewed);
+}
+

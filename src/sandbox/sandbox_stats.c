@@ -11,15 +11,16 @@
 void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
     double mean;
     double last = rb_view_host_ms(sb->view, &mean);
+    const rb_world *world = rb_sandbox_live_world(sb);
     *o = (rb_sandbox_stats){
         .frame = sb->frame,
         .time = sb->clock,
         .steps = sb->steps,
-        .bodies = rb_world_body_count(sb->world),
-        .particles = rb_world_particle_count(sb->world),
+        .bodies = rb_world_body_count(world),
+        .particles = rb_world_particle_count(world),
         .tool = sb->input.tool,
         .shape = sb->selected_shape,
-        .shape_count = (int)rb_entities_count(sb->entities),
+        .shape_count = (int)rb_entities_count(rb_sandbox_table(sb)),
         .formation = sb->formation,
         .paused = sb->paused,
         .particle_view = sb->particle_view,
@@ -42,8 +43,8 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
         .gl_renderer = rb_renderer_gl_name(sb->renderer),
     };
     rb_view_drawn(sb->view, &o->drawn_instances, &o->drawn_particle_bodies);
-    rb_sandbox_debris_active(sb, &o->emitters, &o->fields);
-    o->message = sb->clock < sb->message_until ? sb->message : "";
+    rb_stage_debris_active(sb->stage, &o->emitters, &o->fields);
+    o->message = rb_notice_text(&sb->notice, sb->clock);
     o->scene_file = sb->scene_file;
     o->last_saved = sb->last_saved;
     memcpy(o->grab_target, sb->grab.target, sizeof o->grab_target);
@@ -69,8 +70,8 @@ void rb_sandbox_print_frame_stats(const rb_sandbox *sb) {
         .gl_renderer = rb_renderer_gl_name(sb->renderer),
         .width = sb->width,
         .height = sb->height,
-        .bodies = rb_world_body_count(sb->world),
-        .particles = rb_world_particle_count(sb->world),
+        .bodies = rb_world_body_count(rb_sandbox_live_world(sb)),
+        .particles = rb_world_particle_count(rb_sandbox_live_world(sb)),
     };
     char *text = rb_frame_stats_json(&sb->frame_stats, &setting);
     printf("%s\n", text ? text : "{}");
@@ -89,15 +90,16 @@ static uint32_t count_nonfinite(const float *v, int n) {
 /* --stats-every: one line of the period's figures on stdout (scripts/soak reads them). */
 void rb_sandbox_report_stats(rb_sandbox *sb, double now) {
     rb_stats_line l = {0};
+    rb_world *world = rb_sandbox_live_world(sb);
     rb_stats_take(&sb->stats, now, &l);
     l.sim_s = sb->clock;
-    l.bodies = rb_world_body_count(sb->world);
-    l.particles = rb_world_particle_count(sb->world);
+    l.bodies = rb_world_body_count(world);
+    l.particles = rb_world_particle_count(world);
     l.rss_bytes = rb_stats_rss_bytes();
-    l.device_bytes = rb_world_device_bytes(sb->world);
+    l.device_bytes = rb_world_device_bytes(world);
     for (uint32_t i = 0; i < l.bodies; i++) {
         rb_body_state b;
-        if (rb_world_get_body(sb->world, i, &b))
+        if (rb_world_get_body(world, i, &b))
             l.nonfinite += count_nonfinite(b.position, 3) | count_nonfinite(b.orientation, 4) |
                            count_nonfinite(b.velocity, 3) | count_nonfinite(b.angular_velocity, 3);
     }

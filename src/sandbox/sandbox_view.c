@@ -1,21 +1,27 @@
-/* sandbox_view.c - seeing what happens, the loop's part: picking what is
- * drawn (pick.h) for every tool, the body under the cursor highlighted, the
- * selection, the debug views (debug_views.h) and the crosshair, and the
- * camera's orbit, focus and bookmarks (saved with the scene). Part of the
- * loop, with sandbox.c. */
+/* sandbox_view.c - seeing what happens, the loop's part: the frame's read
+ * (the world's bodies, or a replay's), the cursor's ray and the pick of
+ * what is drawn (pick.h) for every tool, the body under the cursor
+ * highlighted, the selection, the debug views (debug_views.h) and the
+ * crosshair, the camera's framing, orbit, focus and bookmarks (saved with
+ * the scene), and the drawing quality. */
 #include <cglm/cglm.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/log.h"
+#include "base/rb_math.h"
 #include "sandbox_internal.h"
 
-static rb_pick_scene pick_scene(rb_sandbox *sb) {
-    return (rb_pick_scene){
-        .world = sb->world, .entities = sb->entities, .view = sb->view, .particle_view = sb->particle_view};
+bool rb_sandbox_read_bodies(rb_sandbox *sb) {
+    return sb->replay ? rb_replay_read(sb->replay, sb->view) : rb_view_read(sb->view, rb_sandbox_live_world(sb));
 }
 
-static bool same_body(rb_body_id a, rb_body_id b) {
-    return a.generation != 0 && a.slot == b.slot && a.generation == b.generation;
+static rb_pick_scene pick_scene(rb_sandbox *sb) {
+    return (rb_pick_scene){.world = rb_sandbox_live_world(sb),
+                           .entities = rb_sandbox_table(sb),
+                           .view = sb->view,
+                           .particle_view = sb->particle_view};
 }
 
 /* The pick through (x, y) against the transforms the view holds now. */
@@ -28,7 +34,7 @@ static rb_pick pick_read(rb_sandbox *sb, float x, float y) {
 
 rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y) {
     /* Bodies may have moved or gone since the frame was drawn (a reset among this frame's actions). */
-    if (!rb_view_read(sb->view, sb->world)) return (rb_pick){0};
+    if (!rb_view_read(sb->view, rb_sandbox_live_world(sb))) return (rb_pick){0};
     return pick_read(sb, x, y);
 }
 
@@ -36,9 +42,10 @@ rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y) {
 static bool find_body(rb_sandbox *sb, rb_body_id id, uint32_t *index, const rb_transform **t) {
     uint32_t n = 0;
     const rb_transform *all = rb_view_transforms(sb->view, &n);
-    if (id.generation == 0 || !rb_world_body_valid(sb->world, id) || n != rb_world_body_count(sb->world)) return false;
+    const rb_world *world = rb_sandbox_live_world(sb);
+    if (id.generation == 0 || !rb_world_body_valid(world, id) || n != rb_world_body_count(world)) return false;
     for (uint32_t b = 0; b < n; b++)
-        if (same_body(rb_world_body_id(sb->world, b), id)) {
+        if (rb_body_same(rb_world_body_id(world, b), id)) {
             *index = b, *t = &all[b];
             return true;
         }
@@ -69,11 +76,12 @@ void rb_sandbox_view_style(rb_sandbox *sb, rb_view_style *style) {
     }
     style->hover = sb->hover;
     /* a replay draws the cache's bodies, not the world's: no world state to tint them by */
-    style->asleep = sb->replay ? NULL : rb_debug_asleep(sb->debug, sb->world);
+    style->asleep = sb->replay ? NULL : rb_debug_asleep(sb->debug, rb_sandbox_live_world(sb));
     /* Ctrl alone flies down: where the eye was before it went down, for Ctrl+1..3 */
     sb->ctrl_held = in->keys[SDL_SCANCODE_LCTRL] || in->keys[SDL_SCANCODE_RCTRL];
     if (!sb->ctrl_held) memcpy(sb->before_ctrl, sb->camera.position, sizeof sb->before_ctrl);
-    if (!rb_world_body_valid(sb->world, sb->selected)) sb->selected = (rb_body_id){0}; /* deleted, or a new scene */
+    if (!rb_world_body_valid(rb_sandbox_live_world(sb), sb->selected))
+        sb->selected = (rb_body_id){0}; /* deleted, or a new scene */
 }
 
 void rb_sandbox_draw_views(rb_sandbox *sb, const rb_render_view *view) {
@@ -82,7 +90,7 @@ void rb_sandbox_draw_views(rb_sandbox *sb, const rb_render_view *view) {
     const rb_pick_scene scene = pick_scene(sb);
     const rb_debug_frame f = {.pick = sb->pick_meshes,
                               .scene = &scene,
-                              .debris = sb->debris,
+                              .debris = rb_stage_debris(sb->stage),
                               .view_proj = vp,
                               .width = sb->width,
                               .height = sb->height};
@@ -104,6 +112,70 @@ void rb_sandbox_draw_views(rb_sandbox *sb, const rb_render_view *view) {
 }
 
 /* ---- the camera ---- */
+
+void rb_sandbox_frame_camera(rb_sandbox *sb) {
+    float lo[3] = {-4.0f, 0.0f, -4.0f}, hi[3] = {4.0f, 3.0f, 4.0f};
+    uint32_t n = 0;
+    const rb_transform *t = rb_sandbox_read_bodies(sb) ? rb_view_transforms(sb->view, &n) : NULL;
+    for (uint32_t b = 0; b < n; b++)
+        for (int k = 0; k < 3; k++) {
+            if (t[b].position[k] < lo[k]) lo[k] = t[b].position[k];
+            if (t[b].position[k] > hi[k]) hi[k] = t[b].position[k];
+        }
+    float target[3], radius = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        target[k] = 0.5f * (lo[k] + hi[k]);
+        radius += 0.25f * (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    }
+    radius = sqrtf(radius);
+    /* The stacks fall and spread: aim a little below their middle. */
+    target[1] *= 0.9f;
+    float dist = 1.1f * radius / sinf(0.5f * glm_rad(60.0f));
+    float dir[3] = {0.42f, 0.38f, 1.0f};
+    float len = sqrtf(rb_v3_dot(dir, dir));
+    float eye[3];
+    for (int k = 0; k < 3; k++) eye[k] = target[k] + dir[k] / len * dist;
+    float speed = sb->camera.speed;
+    rb_camera_init(&sb->camera, eye, target);
+    if (speed > 0.0f) sb->camera.speed = speed;
+}
+
+/* A cursor position in drawable pixels: mouse events are in window units,
+ * and on a high-DPI screen the drawable has more pixels. */
+void rb_sandbox_to_drawable(const rb_sandbox *sb, float *x, float *y) {
+    int ww = 0, wh = 0;
+    SDL_GetWindowSize(sb->window, &ww, &wh);
+    if (ww > 0) *x *= (float)sb->width / (float)ww;
+    if (wh > 0) *y *= (float)sb->height / (float)wh;
+}
+
+void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[3], float dir[3]) {
+    rb_sandbox_to_drawable(sb, &x, &y);
+    rb_camera_ray(&sb->camera, sb->width, sb->height, x, y, origin, dir);
+}
+
+void rb_sandbox_choose_quality(rb_sandbox *sb) {
+    const rb_options *o = &sb->opts;
+    const rb_render_quality q =
+        rb_quality_choose(rb_renderer_gl_name(sb->renderer), o->msaa, o->shadows, o->render_scale);
+    rb_renderer_set_quality(sb->renderer, &q); /* the options' values were checked: it is taken */
+    sb->quality_automatic = o->msaa < 0 && o->shadows < 0 && !(o->render_scale > 0.0f);
+    char text[128];
+    rb_quality_describe(&q, text, sizeof text);
+    rb_log(RB_LOG_INFO, "quality: %s, %s %s", text, sb->quality_automatic ? "chosen for" : "as asked, on",
+           rb_renderer_gl_name(sb->renderer));
+}
+
+void rb_sandbox_next_quality(rb_sandbox *sb) {
+    rb_render_quality q = rb_renderer_quality(sb->renderer);
+    q = rb_quality_preset_get(rb_quality_next_preset(&q));
+    rb_renderer_set_quality(sb->renderer, &q);
+    sb->quality_automatic = false;
+    char described[128];
+    q = rb_renderer_quality(sb->renderer); /* less what the driver lacks */
+    rb_quality_describe(&q, described, sizeof described);
+    rb_sandbox_notice(sb, "quality: %s", described);
+}
 
 /* Orbit: about the selection (followed as it moves), else the point under
  * the cursor as the orbit began, else a point 10 m ahead. */
@@ -169,10 +241,6 @@ static void bookmark(rb_sandbox *sb, int arg) {
         snprintf(text, sizeof text, "camera bookmark %d", slot + 1);
     }
     rb_sandbox_notice(sb, text);
-}
-
-void rb_sandbox_take_bookmarks(rb_sandbox *sb, const rb_scene *scene) {
-    if (scene->has_camera) memcpy(sb->bookmarks, scene->bookmarks, sizeof sb->bookmarks);
 }
 
 /* ---- actions ---- */
