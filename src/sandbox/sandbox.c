@@ -30,11 +30,11 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     sb->opts = *opts;
     sb->paths = *paths;
     sb->vsync = opts->vsync;
-    sb->blast = rb_blast_defaults();
-    sb->throw_params = rb_throw_defaults();
-    sb->grab_hz = RB_GRAB_HZ;
+    sb->hands.blast = rb_blast_defaults();
+    sb->hands.throw_params = rb_throw_defaults();
+    sb->hands.grab_hz = RB_GRAB_HZ;
     if (sb->opts.blast_radius > 0.0f) /* --blast */
-        sb->blast =
+        sb->hands.blast =
             (rb_blast){.radius = sb->opts.blast_radius, .strength = sb->opts.blast_impulse, .up = sb->opts.blast_up};
     sb->formation = opts->formation >= 1 && opts->formation <= RB_FORMATION_COUNT ? opts->formation : 1;
     if (opts->script || opts->screenshot || opts->frames > 0 || opts->video) sb->fixed_dt = 1.0 / 60.0;
@@ -70,9 +70,9 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     sb->stage = rb_stage_create(sb->registry, &desc, err, err_size);
     if (!sb->stage) goto fail;
     sb->view = rb_view_create();
-    sb->pick_meshes = rb_pick_meshes_create();
-    sb->debug = rb_debug_views_create();
-    if (!sb->view || !sb->pick_meshes || !sb->debug) {
+    sb->look.pick_meshes = rb_pick_meshes_create();
+    sb->look.debug = rb_debug_views_create();
+    if (!sb->view || !sb->look.pick_meshes || !sb->look.debug) {
         snprintf(err, err_size, "out of memory");
         goto fail;
     }
@@ -106,10 +106,10 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     sb->fps = 60.0;
     if (opts->stats_every > 0.0) rb_stats_init(&sb->stats, opts->stats_every, sb->last_wall);
     if (opts->record) {
-        sb->record = rb_cache_begin(opts->record, rb_sandbox_live_world(sb), rb_sandbox_table(sb), opts->record_rate,
+        sb->rec.writer = rb_cache_begin(opts->record, rb_sandbox_live_world(sb), rb_sandbox_table(sb), opts->record_rate,
                                     err, err_size);
-        if (!sb->record) goto fail;
-        sb->record_world = rb_stage_world_number(sb->stage), sb->record_start = sb->steps;
+        if (!sb->rec.writer) goto fail;
+        sb->rec.world = rb_stage_world_number(sb->stage), sb->rec.start = sb->steps;
         rb_sandbox_record(sb); /* frame 0: the world before its first step */
     }
     if (opts->panels) rb_sandbox_show_panels(sb, true);
@@ -146,8 +146,8 @@ void rb_sandbox_destroy(rb_sandbox *sb) {
     rb_input_release(&sb->input);
     rb_sandbox_forget_drops(sb);
     rb_view_destroy(sb->view);
-    rb_pick_meshes_destroy(sb->pick_meshes);
-    rb_debug_views_destroy(sb->debug);
+    rb_pick_meshes_destroy(sb->look.pick_meshes);
+    rb_debug_views_destroy(sb->look.debug);
     rb_frame_stats_free(&sb->frame_stats);
     rb_stage_destroy(sb->stage);
     rb_registry_destroy(sb->registry);

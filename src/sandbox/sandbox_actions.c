@@ -116,8 +116,8 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
         rb_sandbox_tool_release(sb, a->x, a->y);
         break;
     case RB_ACT_WHEEL:
-        if (sb->grab.active)
-            rb_grab_wheel(&sb->grab, a->amount);
+        if (sb->hands.grab.active)
+            rb_grab_wheel(&sb->hands.grab, a->amount);
         else
             rb_camera_wheel(&sb->camera, a->amount);
         break;

@@ -26,8 +26,8 @@
 
 void rb_sandbox_end_recording(rb_sandbox *sb) {
     char err[1024];
-    if (sb->record && !rb_cache_end(sb->record, err, sizeof err)) rb_log(RB_LOG_ERROR, "--record %s", err);
-    sb->record = NULL;
+    if (sb->rec.writer && !rb_cache_end(sb->rec.writer, err, sizeof err)) rb_log(RB_LOG_ERROR, "--record %s", err);
+    sb->rec.writer = NULL;
 }
 
 /* --record: a frame of the cache at the drawn frame nearest each 1 / rate s
@@ -36,21 +36,21 @@ void rb_sandbox_end_recording(rb_sandbox *sb) {
  * steps of 0.0016 s, and each frame is one of the default rate's). A scene loaded into a new world ends it: a cache
  * holds one world. */
 void rb_sandbox_record(rb_sandbox *sb) {
-    if (!sb->record) return;
-    if (rb_stage_world_number(sb->stage) != sb->record_world) {
+    if (!sb->rec.writer) return;
+    if (rb_stage_world_number(sb->stage) != sb->rec.world) {
         rb_sandbox_end_recording(sb);
         rb_sandbox_notice(sb, "recording ended: the scene has a new world");
         return;
     }
     const double dt = rb_decimal(rb_world_get_desc(rb_sandbox_live_world(sb))->dt);
-    const uint64_t done = sb->steps - sb->record_start;
+    const uint64_t done = sb->steps - sb->rec.start;
     const double step = 1.0 / (sb->opts.record_rate * dt); /* steps a frame */
-    if ((double)done + 0.5 * step < (double)sb->record_next * step) return;
-    if (!rb_cache_frame(sb->record, (double)done * dt)) {
+    if ((double)done + 0.5 * step < (double)sb->rec.next * step) return;
+    if (!rb_cache_frame(sb->rec.writer, (double)done * dt)) {
         rb_sandbox_end_recording(sb);
         return;
     }
-    while ((double)done + 0.5 * step >= (double)sb->record_next * step) sb->record_next++;
+    while ((double)done + 0.5 * step >= (double)sb->rec.next * step) sb->rec.next++;
 }
 
 /* frame_dt: s of sandbox clock to simulate; real_dt: s of wall time the frame took (for the rate shown). */
@@ -62,7 +62,7 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
     if (sb->paused) {
         bool single = false;
         if (sb->step_once) {
-            rb_grab_apply(&sb->grab, world, 1);
+            rb_grab_apply(&sb->hands.grab, world, 1);
             single = rb_stage_step(sb->stage, 1);
             sb->step_once = false;
         }
@@ -72,11 +72,11 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
         for (uint32_t n;;) {
             /* no chunk runs past a debris tick: the grab's force is held
              * through one world step call, and a debris step splits at ticks */
-            uint32_t most = sb->grab.active ? RB_GRAB_CHUNK : RB_STEP_CHUNK;
+            uint32_t most = sb->hands.grab.active ? RB_GRAB_CHUNK : RB_STEP_CHUNK;
             if (rb_stage_steps_to_tick(sb->stage) < most) most = rb_stage_steps_to_tick(sb->stage);
             if (!(n = rb_step_clock_next(c, most, rb_seconds()))) break;
             double c0 = rb_seconds();
-            rb_grab_apply(&sb->grab, world, n);
+            rb_grab_apply(&sb->hands.grab, world, n);
             if (!rb_stage_step(sb->stage, n)) {
                 sb->paused = true; /* a backend failure was logged; stop rather than repeat it each frame */
                 break;
@@ -144,8 +144,8 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         .particle_view = sb->particle_view,
         .vsync = sb->vsync,
         .camera_speed = sb->camera.speed,
-        .throw_charge = sb->throwing ? (float)fmin(1.0, (sb->clock - sb->throw_start) / 1.5) : -1.0f,
-        .grabbing = sb->grab.active,
+        .throw_charge = sb->hands.throwing ? (float)fmin(1.0, (sb->clock - sb->hands.throw_start) / 1.5) : -1.0f,
+        .grabbing = sb->hands.grab.active,
         .error = sb->clock - sb->error_since < 10.0 ? rb_log_last_error() : "",
         .shader_error = sb->shader_error,
         .message = rb_notice_text(&sb->notice, sb->clock),
@@ -158,14 +158,14 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         hud.replay = &replay;
     }
     char views[256];
-    rb_debug_views_describe(sb->debug, views, sizeof views);
+    rb_debug_views_describe(sb->look.debug, views, sizeof views);
     hud.views = views;
     rb_stage_debris_active(sb->stage, &hud.emitters, &hud.fields);
-    if (sb->grab.active) {
+    if (sb->hands.grab.active) {
         float vp[16];
         glm_mat4_mul((vec4 *)view->proj, (vec4 *)view->view, (vec4 *)vp);
-        project(vp, sb->grab.anchor, sb->width, sb->height, hud.grab_anchor);
-        project(vp, sb->grab.target, sb->width, sb->height, hud.grab_target);
+        project(vp, sb->hands.grab.anchor, sb->width, sb->height, hud.grab_anchor);
+        project(vp, sb->hands.grab.target, sb->width, sb->height, hud.grab_target);
     }
     if (!sb->hide_hud || sb->help) rb_hud_draw(sb->renderer, sb->width, sb->height, &hud, sb->help);
 }
@@ -194,7 +194,7 @@ static void draw(rb_sandbox *sb) {
     rb_sandbox_mesh_pieces(sb); /* the pieces of bodies broken since the last frame */
     rb_renderer_begin(sb->renderer, &view, &scene);
     rb_view_style style = {.particle_view = sb->particle_view,
-                           .highlight = sb->grab.active ? sb->grab.body : (rb_body_id){0},
+                           .highlight = sb->hands.grab.active ? sb->hands.grab.body : (rb_body_id){0},
                            .debris = rb_stage_debris(sb->stage)};
     rb_sandbox_view_style(sb, &style); /* the body under the cursor, the sleeping */
     rb_view_submit(sb->view, sb->renderer, rb_sandbox_live_world(sb), rb_sandbox_table(sb), &style);
@@ -240,10 +240,10 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
     bool fast;
     rb_input_fly(&sb->input, &right, &up, &forward, &fast);
     if (right != 0.0f || forward != 0.0f || up != 0.0f) rb_camera_fly(&sb->camera, right, up, forward, (float)dt, fast);
-    if (sb->grab.active) {
+    if (sb->hands.grab.active) {
         float o[3], d[3];
         rb_sandbox_cursor_ray(sb, sb->input.mouse_x, sb->input.mouse_y, o, d);
-        rb_grab_aim(&sb->grab, o, d);
+        rb_grab_aim(&sb->hands.grab, o, d);
     }
     rb_action asked[RB_PANEL_MAX_REQUESTS];
     const int n_asked = rb_sandbox_panels_frame(sb, dt, asked, RB_PANEL_MAX_REQUESTS);

@@ -47,6 +47,44 @@
 #include "video.h"
 #include "view.h"
 
+/* The tools' state (sandbox_tools.c): the throw being held, the grab, the
+ * blast and throw the Tools panel sets, and what each tool did last. */
+typedef struct rb_sandbox_hands {
+    bool throwing; /* the left button is held with the throw tool */
+    double throw_start;
+    uint32_t throw_count;
+    rb_grab grab;
+    rb_blast blast; /* what the explode tool sets off */
+    rb_body_id last_thrown, last_deleted;
+    int last_exploded;
+    uint64_t emitters_placed; /* M presses that placed one: each emitter's seed */
+    rb_throw throw_params;    /* the throw tool's speeds and spin (the Tools panel) */
+    float grab_hz;            /* the grab's spring (the Tools panel) */
+} rb_sandbox_hands;
+
+/* --record (sandbox_frame.c): the cache, the world it records
+ * (rb_stage_world_number: a scene loaded into a new world ends it), the
+ * step it began at and the next frame it is due. */
+typedef struct rb_sandbox_recording {
+    rb_cache_writer *writer;
+    uint64_t world;
+    uint64_t start;
+    uint64_t next;
+} rb_sandbox_recording;
+
+/* Seeing what happens (sandbox_view.c). */
+typedef struct rb_sandbox_look {
+    rb_pick_meshes *pick_meshes; /* what the tools pick against: the meshes as drawn */
+    rb_debug_views *debug;       /* F3 F4 F6 F7 F8 */
+    rb_body_id hover;            /* the body under the cursor, drawn lighter */
+    rb_body_id selected;         /* the middle button's (or the grab's) pick: F focuses on it, orbits go about it */
+    rb_body_id orbit_body;       /* the body an orbit follows, or none */
+    float orbit_centre[3];       /* m */
+    uint32_t orbit_serial;       /* the input's orbit (rb_input.orbits) the centre is for */
+    bool ctrl_held;              /* at the last frame drawn */
+    float before_ctrl[3];        /* m: the eye at the last frame drawn without Ctrl */
+} rb_sandbox_look;
+
 struct rb_sandbox {
     rb_options opts;
     rb_paths paths;
@@ -80,16 +118,7 @@ struct rb_sandbox {
     char drop_dir[4096];   /* where dropped meshes are linked for the mesh plugin; "" until one is */
     bool paused, step_once, particle_view, help, quit, hide_hud;
 
-    bool throwing; /* the left button is held with the throw tool */
-    double throw_start;
-    uint32_t throw_count;
-    rb_grab grab;
-    rb_blast blast; /* what the explode tool sets off */
-    rb_body_id last_thrown, last_deleted;
-    int last_exploded;
-    uint64_t emitters_placed; /* M presses that placed one: each emitter's seed */
-    rb_throw throw_params;    /* the throw tool's speeds and spin (the Tools panel) */
-    float grab_hz;            /* the grab's spring (the Tools panel) */
+    rb_sandbox_hands hands;   /* the tools' state (sandbox_tools.c) */
     struct rb_sandbox_ui *ui; /* the settings panels (sandbox_panels.c); NULL until first shown */
 
     double fixed_dt;  /* s per frame, 0 = wall clock */
@@ -102,28 +131,13 @@ struct rb_sandbox {
      * one chosen for the GL renderer (no quality flag given, no F9) */
     rb_frame_stats frame_stats;
     bool quality_automatic;
-    /* --record: the cache, the world it records (rb_stage_world_number: a
-     * scene loaded into a new world ends it), the step it began at and the
-     * next frame it is due */
-    rb_cache_writer *record;
-    uint64_t record_world;
-    uint64_t record_start;
-    uint64_t record_next;
+    rb_sandbox_recording rec; /* --record (sandbox_frame.c) */
     /* --replay: the cache shown instead of the world, until Enter makes it live (NULL then, and in a live run) */
     rb_replay *replay;
     rb_video *video; /* --video, or NULL */
 
-    /* seeing what happens (sandbox_view.c) */
-    rb_pick_meshes *pick_meshes; /* what the tools pick against: the meshes as drawn */
-    rb_debug_views *debug;       /* F3 F4 F6 F7 F8 */
-    rb_body_id hover;            /* the body under the cursor, drawn lighter */
-    rb_body_id selected;         /* the middle button's (or the grab's) pick: F focuses on it, orbits go about it */
-    rb_body_id orbit_body;       /* the body an orbit follows, or none */
-    float orbit_centre[3];       /* m */
-    uint32_t orbit_serial;       /* the input's orbit (rb_input.orbits) the centre is for */
     rb_scene_bookmark bookmarks[RB_SCENE_BOOKMARKS]; /* Ctrl+1..3; saved with the scene */
-    bool ctrl_held;                                  /* at the last frame drawn */
-    float before_ctrl[3];                            /* m: the eye at the last frame drawn without Ctrl */
+    rb_sandbox_look look;                            /* seeing what happens (sandbox_view.c) */
 
     char last_error[512]; /* the log's last error as last seen, and when it changed */
     double error_since;

@@ -38,9 +38,9 @@ static bool live(const rb_sandbox *sb) { return rb_sandbox_panels_shown(sb) && !
 void rb_sandbox_settings(rb_sandbox *sb, rb_settings *out) {
     *out = (rb_settings){.world = rb_sandbox_live_world(sb),
                          .clock = &sb->steps_clock,
-                         .throw_params = &sb->throw_params,
-                         .blast = &sb->blast,
-                         .grab_hz = &sb->grab_hz,
+                         .throw_params = &sb->hands.throw_params,
+                         .blast = &sb->hands.blast,
+                         .grab_hz = &sb->hands.grab_hz,
                          .debris = rb_stage_debris(sb->stage)};
 }
 
@@ -121,15 +121,15 @@ static void fill_shapes(rb_sandbox *sb, rb_panel_view *v) {
 }
 
 /* The grabbed body, else the one under the cursor: the body the last frame
- * drew lighter (sb->hover, picked as drawn: sandbox_view.c), so the
+ * drew lighter (sb->look.hover, picked as drawn: sandbox_view.c), so the
  * Inspector costs no pick of its own. Pointing at a panel keeps what it
  * shows, to be read. */
 static rb_body_id inspected(rb_sandbox *sb) {
     rb_sandbox_ui *ui = sb->ui;
-    if (sb->grab.active)
-        ui->inspected = sb->grab.body;
+    if (sb->hands.grab.active)
+        ui->inspected = sb->hands.grab.body;
     else if (!rb_panels_over(ui->panels, sb->input.mouse_x, sb->input.mouse_y))
-        ui->inspected = sb->hover;
+        ui->inspected = sb->look.hover;
     return ui->inspected;
 }
 
@@ -142,7 +142,7 @@ static void fill_body(rb_sandbox *sb, rb_panel_body *b) {
     const int row = rb_entities_of_world_shape(table, s.shape);
     snprintf(sb->ui->piece_name, sizeof sb->ui->piece_name, "a piece of a broken body (shape %u)", s.shape);
     *b = (rb_panel_body){.valid = true,
-                         .grabbed = sb->grab.active,
+                         .grabbed = sb->hands.grab.active,
                          .slot = id.slot,
                          .generation = id.generation,
                          .shape =
@@ -210,19 +210,19 @@ static void fill_view(rb_sandbox *sb, rb_panel_view *v, double dt) {
                          .backend = rb_world_backend_name(world),
                          .device = rb_world_device_name(world),
                          .step_reloads = rb_stage_debris(sb->stage) != NULL,
-                         .recording = sb->record != NULL,
+                         .recording = sb->rec.writer != NULL,
                          .restitution = m.restitution,
                          .friction = m.friction,
                          .contact_time = m.contact_time,
                          .rolling_friction = m.rolling_friction,
                          .step_needed = ui->step_for,
-                         .throw_speed = sb->throw_params.speed,
-                         .throw_speed_max = sb->throw_params.speed_max,
-                         .throw_spin = sb->throw_params.spin,
-                         .blast_radius = sb->blast.radius,
-                         .blast_strength = sb->blast.strength,
-                         .blast_up = sb->blast.up,
-                         .grab_hz = sb->grab_hz};
+                         .throw_speed = sb->hands.throw_params.speed,
+                         .throw_speed_max = sb->hands.throw_params.speed_max,
+                         .throw_spin = sb->hands.throw_params.spin,
+                         .blast_radius = sb->hands.blast.radius,
+                         .blast_strength = sb->hands.blast.strength,
+                         .blast_up = sb->hands.blast.up,
+                         .grab_hz = sb->hands.grab_hz};
     fill_shapes(sb, v);
     if (rb_panels_shown(ui->panels, RB_PANEL_INSPECTOR) && !sb->replay) fill_body(sb, &v->body);
     ui->body = v->body;
@@ -242,7 +242,7 @@ bool rb_sandbox_set_step(rb_sandbox *sb, float dt, char *why, size_t why_size) {
         return false;
     }
     if (!rb_settings_check_step(&s, dt, why, why_size)) return false;
-    if (sb->record) {
+    if (sb->rec.writer) {
         snprintf(why, why_size, "the step stays while --record records: a cache holds one step");
         return false;
     }
@@ -402,7 +402,7 @@ bool rb_sandbox_panels_take_click(rb_sandbox *sb, rb_action *a) {
 /* ---- the frame ---- */
 
 int rb_sandbox_panels_frame(rb_sandbox *sb, double dt, rb_action *out, int max) {
-    sb->grab.hz = sb->grab_hz; /* the Tools panel's stiffness, for a grab already held too */
+    sb->hands.grab.hz = sb->hands.grab_hz; /* the Tools panel's stiffness, for a grab already held too */
     if (!live(sb)) return 0;
     if (sb->ui->simulate_asked && sb->replay) /* the loop refused it (logged): the Scene panel says why */
         rb_panels_say(sb->ui->panels, RB_PANEL_SCENE, rb_log_last_error(), true);

@@ -39,11 +39,11 @@ bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file,
         rb_log(RB_LOG_ERROR, "%s", err);
         return false;
     }
-    rb_grab_end(&sb->grab);
+    rb_grab_end(&sb->hands.grab);
     if (!reset) take_bookmarks(sb, scene); /* the stage's scene now */
     if (rb_stage_world_number(sb->stage) != world) {
         sb->shapes_meshed = 0; /* the new world's shapes: its pieces' are yet to be meshed */
-        rb_pick_meshes_forget(sb->pick_meshes);
+        rb_pick_meshes_forget(sb->look.pick_meshes);
     }
     snprintf(sb->scene_file, sizeof sb->scene_file, "%s", file ? file : "");
     if (file) sb->formation = 0;
@@ -237,7 +237,7 @@ void rb_sandbox_mesh_pieces(rb_sandbox *sb) {
             const int mesh =
                 rb_renderer_add_mesh(sb->renderer, m.positions, m.normals, m.vertex_count, m.indices, m.index_count);
             if (mesh >= 0 && rb_entities_set_shape_mesh(rb_sandbox_table(sb), ws, mesh))
-                rb_pick_meshes_take(sb->pick_meshes, rb_sandbox_live_world(sb), ws, &m); /* picked as it is drawn */
+                rb_pick_meshes_take(sb->look.pick_meshes, rb_sandbox_live_world(sb), ws, &m); /* picked as it is drawn */
             rb_mesh_free(&m);
         } /* else drawn as its particles */
         free(p);

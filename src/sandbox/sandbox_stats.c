@@ -26,11 +26,11 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
         .particle_view = sb->particle_view,
         .help = sb->help,
         .quit = sb->quit,
-        .grabbing = sb->grab.active,
-        .grabbed = sb->grab.active ? sb->grab.body : (rb_body_id){0},
-        .last_thrown = sb->last_thrown,
-        .last_deleted = sb->last_deleted,
-        .last_exploded = sb->last_exploded,
+        .grabbing = sb->hands.grab.active,
+        .grabbed = sb->hands.grab.active ? sb->hands.grab.body : (rb_body_id){0},
+        .last_thrown = sb->hands.last_thrown,
+        .last_deleted = sb->hands.last_deleted,
+        .last_exploded = sb->hands.last_exploded,
         .gl_errors = rb_renderer_gl_errors(),
         .shader_error = sb->shader_error[0] != '\0',
         .screenshots = sb->screenshots,
@@ -47,11 +47,11 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
     o->message = rb_notice_text(&sb->notice, sb->clock);
     o->scene_file = sb->scene_file;
     o->last_saved = sb->last_saved;
-    memcpy(o->grab_target, sb->grab.target, sizeof o->grab_target);
-    o->hover = sb->hover, o->selected = sb->selected;
-    for (int k = 0; k < RB_DEBUG_VIEW_COUNT; k++) o->debug_views |= (uint32_t)rb_debug_views_on(sb->debug, k) << k;
+    memcpy(o->grab_target, sb->hands.grab.target, sizeof o->grab_target);
+    o->hover = sb->look.hover, o->selected = sb->look.selected;
+    for (int k = 0; k < RB_DEBUG_VIEW_COUNT; k++) o->debug_views |= (uint32_t)rb_debug_views_on(sb->look.debug, k) << k;
     bool cut;
-    rb_debug_views_counts(sb->debug, &o->contacts_drawn, &o->cells_drawn, &cut);
+    rb_debug_views_counts(sb->look.debug, &o->contacts_drawn, &o->cells_drawn, &cut);
 }
 
 const rb_replay *rb_sandbox_replay(const rb_sandbox *sb) { return sb->replay; }

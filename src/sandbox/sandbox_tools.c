@@ -30,10 +30,10 @@ static void do_throw(rb_sandbox *sb, double held, float x, float y) {
     rb_sandbox_cursor_ray(sb, x, y, o, d);
     /* Start just clear of the eye, so the body does not fill the view. */
     float ahead = e->shape->bounding_radius + 0.6f;
-    rb_body_desc desc = rb_tool_throw_spun(o, d, ahead, rb_throw_speed_of(&sb->throw_params, held),
-                                           sb->throw_params.spin, ++sb->throw_count);
+    rb_body_desc desc = rb_tool_throw_spun(o, d, ahead, rb_throw_speed_of(&sb->hands.throw_params, held),
+                                           sb->hands.throw_params.spin, ++sb->hands.throw_count);
     rb_body_id id = rb_entities_spawn(rb_sandbox_table(sb), (uint32_t)sb->selected_shape, &desc);
-    if (id.generation != 0) sb->last_thrown = id;
+    if (id.generation != 0) sb->hands.last_thrown = id;
 }
 
 /* The debris layer the tools add emitters and fields to: the scene's, or
@@ -52,12 +52,12 @@ static rb_debris *debris_layer(rb_sandbox *sb, const char *what) {
 static void blast(rb_sandbox *sb, const float point[3]) {
     rb_debris *d = debris_layer(sb, "set off a blast");
     if (!d) return;
-    const rb_field f = rb_blast_field(&sb->blast, point);
+    const rb_field f = rb_blast_field(&sb->hands.blast, point);
     if (!rb_debris_add_field(d, &f)) {
         rb_sandbox_notice(sb, "every field is still acting: no room for another blast yet");
         return;
     }
-    sb->last_exploded = rb_blast_reach(rb_sandbox_live_world(sb), point, sb->blast.radius);
+    sb->hands.last_exploded = rb_blast_reach(rb_sandbox_live_world(sb), point, sb->hands.blast.radius);
 }
 
 /* Removes the debris layer's last emitter (the newest placed, else the scene's last). */
@@ -91,7 +91,7 @@ void rb_sandbox_place_emitter(rb_sandbox *sb, float x, float y, bool remove) {
         rb_sandbox_notice(sb, "no emitter: nothing under the cursor");
         return;
     }
-    const rb_emitter e = rb_tool_emitter(shape->name, shape->bounding_radius, p.point, ++sb->emitters_placed);
+    const rb_emitter e = rb_tool_emitter(shape->name, shape->bounding_radius, p.point, ++sb->hands.emitters_placed);
     const rb_debris *had = rb_stage_debris(sb->stage);
     const uint32_t n = had ? rb_debris_get_desc(had)->emitter_count : 0;
     if (n > 0) {
@@ -147,20 +147,20 @@ void rb_sandbox_place_vortex(rb_sandbox *sb, float x, float y) {
 void rb_sandbox_tool_press(rb_sandbox *sb, rb_tool tool, float x, float y) {
     switch (tool) {
     case RB_TOOL_THROW:
-        sb->throwing = true;
-        sb->throw_start = sb->clock;
+        sb->hands.throwing = true;
+        sb->hands.throw_start = sb->clock;
         break;
     case RB_TOOL_GRAB: {
         rb_pick p = rb_sandbox_pick(sb, x, y);
-        if (p.body_hit && rb_grab_begin(&sb->grab, rb_sandbox_live_world(sb), &p)) sb->grab.hz = sb->grab_hz;
-        sb->selected = p.body_hit ? p.body : (rb_body_id){0}; /* F focuses on it, orbits go about it */
+        if (p.body_hit && rb_grab_begin(&sb->hands.grab, rb_sandbox_live_world(sb), &p)) sb->hands.grab.hz = sb->hands.grab_hz;
+        sb->look.selected = p.body_hit ? p.body : (rb_body_id){0}; /* F focuses on it, orbits go about it */
         break;
     }
     case RB_TOOL_DELETE: {
         rb_pick p = rb_sandbox_pick(sb, x, y);
         if (p.body_hit && rb_world_remove_body(rb_sandbox_live_world(sb), p.body)) {
-            sb->last_deleted = p.body;
-            if (sb->grab.active && sb->grab.body.slot == p.body.slot) rb_grab_end(&sb->grab);
+            sb->hands.last_deleted = p.body;
+            if (sb->hands.grab.active && sb->hands.grab.body.slot == p.body.slot) rb_grab_end(&sb->hands.grab);
         }
         break;
     }
@@ -175,9 +175,9 @@ void rb_sandbox_tool_press(rb_sandbox *sb, rb_tool tool, float x, float y) {
 }
 
 void rb_sandbox_tool_release(rb_sandbox *sb, float x, float y) {
-    if (sb->throwing) {
-        sb->throwing = false;
-        do_throw(sb, sb->clock - sb->throw_start, x, y);
+    if (sb->hands.throwing) {
+        sb->hands.throwing = false;
+        do_throw(sb, sb->clock - sb->hands.throw_start, x, y);
     }
-    rb_grab_end(&sb->grab);
+    rb_grab_end(&sb->hands.grab);
 }

@@ -29,7 +29,7 @@ static rb_pick pick_read(rb_sandbox *sb, float x, float y) {
     float o[3], d[3];
     rb_sandbox_cursor_ray(sb, x, y, o, d);
     const rb_pick_scene scene = pick_scene(sb);
-    return rb_pick_drawn(sb->pick_meshes, &scene, o, d);
+    return rb_pick_drawn(sb->look.pick_meshes, &scene, o, d);
 }
 
 rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y) {
@@ -58,7 +58,7 @@ static bool body_sphere(rb_sandbox *sb, rb_body_id id, float centre[3], float *r
     const rb_transform *t;
     float lo[3], hi[3];
     const rb_pick_scene scene = pick_scene(sb);
-    if (!find_body(sb, id, &b, &t) || !rb_pick_body_bounds(sb->pick_meshes, &scene, b, lo, hi, radius)) return false;
+    if (!find_body(sb, id, &b, &t) || !rb_pick_body_bounds(sb->look.pick_meshes, &scene, b, lo, hi, radius)) return false;
     memcpy(centre, t->position, 3 * sizeof(float));
     return true;
 }
@@ -69,36 +69,36 @@ void rb_sandbox_view_style(rb_sandbox *sb, rb_view_style *style) {
     /* the body a click would pick, before the click: not while the cursor
      * is away, turning the view, or holding a body (that one is lit) */
     const rb_input *in = &sb->input;
-    sb->hover = (rb_body_id){0};
-    if (in->pointed && !in->looking && !sb->grab.active && !sb->replay) {
+    sb->look.hover = (rb_body_id){0};
+    if (in->pointed && !in->looking && !sb->hands.grab.active && !sb->replay) {
         const rb_pick p = pick_read(sb, in->mouse_x, in->mouse_y);
-        if (p.body_hit) sb->hover = p.body;
+        if (p.body_hit) sb->look.hover = p.body;
     }
-    style->hover = sb->hover;
+    style->hover = sb->look.hover;
     /* a replay draws the cache's bodies, not the world's: no world state to tint them by */
-    style->asleep = sb->replay ? NULL : rb_debug_asleep(sb->debug, rb_sandbox_live_world(sb));
+    style->asleep = sb->replay ? NULL : rb_debug_asleep(sb->look.debug, rb_sandbox_live_world(sb));
     /* Ctrl alone flies down: where the eye was before it went down, for Ctrl+1..3 */
-    sb->ctrl_held = in->keys[SDL_SCANCODE_LCTRL] || in->keys[SDL_SCANCODE_RCTRL];
-    if (!sb->ctrl_held) memcpy(sb->before_ctrl, sb->camera.position, sizeof sb->before_ctrl);
-    if (!rb_world_body_valid(rb_sandbox_live_world(sb), sb->selected))
-        sb->selected = (rb_body_id){0}; /* deleted, or a new scene */
+    sb->look.ctrl_held = in->keys[SDL_SCANCODE_LCTRL] || in->keys[SDL_SCANCODE_RCTRL];
+    if (!sb->look.ctrl_held) memcpy(sb->look.before_ctrl, sb->camera.position, sizeof sb->look.before_ctrl);
+    if (!rb_world_body_valid(rb_sandbox_live_world(sb), sb->look.selected))
+        sb->look.selected = (rb_body_id){0}; /* deleted, or a new scene */
 }
 
 void rb_sandbox_draw_views(rb_sandbox *sb, const rb_render_view *view) {
     float vp[16];
     glm_mat4_mul((vec4 *)view->proj, (vec4 *)view->view, (vec4 *)vp);
     const rb_pick_scene scene = pick_scene(sb);
-    const rb_debug_frame f = {.pick = sb->pick_meshes,
+    const rb_debug_frame f = {.pick = sb->look.pick_meshes,
                               .scene = &scene,
                               .debris = rb_stage_debris(sb->stage),
                               .view_proj = vp,
                               .width = sb->width,
                               .height = sb->height};
-    rb_debug_views_draw(sb->debug, sb->renderer, &f);
+    rb_debug_views_draw(sb->look.debug, sb->renderer, &f);
     uint32_t b;
     const rb_transform *t;
     float lo[3], hi[3], radius;
-    if (find_body(sb, sb->selected, &b, &t) && rb_pick_body_bounds(sb->pick_meshes, &scene, b, lo, hi, &radius)) {
+    if (find_body(sb, sb->look.selected, &b, &t) && rb_pick_body_bounds(sb->look.pick_meshes, &scene, b, lo, hi, &radius)) {
         rb_debug_draw_selection(sb->renderer, t, lo, hi);
     }
     if (sb->input.pointed && !sb->hide_hud) {
@@ -181,32 +181,32 @@ void rb_sandbox_next_quality(rb_sandbox *sb) {
  * the cursor as the orbit began, else a point 10 m ahead. */
 static void begin_orbit(rb_sandbox *sb, float x, float y) {
     float radius;
-    sb->orbit_body = (rb_body_id){0};
-    if (body_sphere(sb, sb->selected, sb->orbit_centre, &radius)) {
-        sb->orbit_body = sb->selected;
+    sb->look.orbit_body = (rb_body_id){0};
+    if (body_sphere(sb, sb->look.selected, sb->look.orbit_centre, &radius)) {
+        sb->look.orbit_body = sb->look.selected;
         return;
     }
     const rb_pick p = rb_sandbox_pick(sb, x, y);
     float o[3], d[3];
     rb_sandbox_cursor_ray(sb, x, y, o, d);
-    for (int k = 0; k < 3; k++) sb->orbit_centre[k] = p.hit ? p.point[k] : o[k] + 10.0f * d[k];
+    for (int k = 0; k < 3; k++) sb->look.orbit_centre[k] = p.hit ? p.point[k] : o[k] + 10.0f * d[k];
 }
 
 void rb_sandbox_orbit(rb_sandbox *sb, float dx, float dy) {
     float radius;
-    if (sb->orbit_serial != sb->input.orbits) { /* the first motion of a new orbit */
-        sb->orbit_serial = sb->input.orbits;
+    if (sb->look.orbit_serial != sb->input.orbits) { /* the first motion of a new orbit */
+        sb->look.orbit_serial = sb->input.orbits;
         begin_orbit(sb, sb->input.mouse_x, sb->input.mouse_y);
     }
-    if (sb->orbit_body.generation != 0 && !body_sphere(sb, sb->orbit_body, sb->orbit_centre, &radius))
-        sb->orbit_body = (rb_body_id){0}; /* gone: on about where it was */
-    rb_camera_orbit(&sb->camera, sb->orbit_centre, dx, dy);
+    if (sb->look.orbit_body.generation != 0 && !body_sphere(sb, sb->look.orbit_body, sb->look.orbit_centre, &radius))
+        sb->look.orbit_body = (rb_body_id){0}; /* gone: on about where it was */
+    rb_camera_orbit(&sb->camera, sb->look.orbit_centre, dx, dy);
 }
 
 /* F: the selection, else the body under the cursor, else the point there. */
 static void focus(rb_sandbox *sb, float x, float y) {
     float centre[3], radius = 1.0f;
-    if (!body_sphere(sb, sb->selected, centre, &radius)) {
+    if (!body_sphere(sb, sb->look.selected, centre, &radius)) {
         const rb_pick p = rb_sandbox_pick(sb, x, y);
         if (!p.hit) {
             rb_sandbox_notice(sb, "nothing to focus on: select a body (middle button) or point at something");
@@ -228,7 +228,7 @@ static void bookmark(rb_sandbox *sb, int arg) {
     rb_camera *c = &sb->camera;
     char text[128];
     if (arg > 0) {
-        if (sb->ctrl_held) memcpy(c->position, sb->before_ctrl, sizeof sb->before_ctrl);
+        if (sb->look.ctrl_held) memcpy(c->position, sb->look.before_ctrl, sizeof sb->look.before_ctrl);
         *b = (rb_scene_bookmark){.set = true, .yaw = c->yaw, .pitch = c->pitch};
         memcpy(b->position, c->position, sizeof b->position);
         snprintf(text, sizeof text, "camera bookmark %d stored (Shift+%d recalls it; Ctrl+S saves it with the scene)",
@@ -250,7 +250,7 @@ void rb_sandbox_view_do(rb_sandbox *sb, const rb_action *a) {
     switch (a->kind) {
     case RB_ACT_DEBUG_VIEW: {
         const rb_debug_view_kind k = (rb_debug_view_kind)a->arg;
-        const bool on = rb_debug_views_toggle(sb->debug, k);
+        const bool on = rb_debug_views_toggle(sb->look.debug, k);
         snprintf(text, sizeof text, "%s view %s (%s)", rb_debug_view_name(k), on ? "on" : "off", rb_debug_view_key(k));
         rb_sandbox_notice(sb, text);
         break;
@@ -268,7 +268,7 @@ void rb_sandbox_view_do(rb_sandbox *sb, const rb_action *a) {
         break;
     case RB_ACT_SELECT: {
         const rb_pick p = rb_sandbox_pick(sb, a->x, a->y);
-        sb->selected = p.body_hit ? p.body : (rb_body_id){0};
+        sb->look.selected = p.body_hit ? p.body : (rb_body_id){0};
         break;
     }
     default:
