@@ -189,7 +189,7 @@ enum { WALL_ROWS = 5, WALL_COLUMNS = 10 };
  * rest on their particles, aligned over the particles below. Bricks are
  * 2 mm apart along a row and rows 2 mm apart, so nothing starts squeezed.
  *
- * Not the scene files' "wall" generator (src/scenes/scene_read.c): it lays
+ * Not the scene files' "wall" generator (src/scenes/scene_read_generators.c): it lays
  * odd rows one brick shorter without half bricks, so the end bricks of rows
  * 2 and 4 rest on half their length, their centre of mass over the edge of
  * the brick below, 0.2 m beyond its last particle: they tip off whatever

@@ -1,34 +1,14 @@
 /* debris_break.c - breakable bodies in the debris layer (debris.h,
  * rb_debris_make_breakable; docs/debris.md, "Breakable bodies"): their
  * pieces given to the world, which measures the pieces' loads in the step,
- * and the split at the tick after a piece passes its hold. */
+ * and the split at the tick after a piece passes its hold. The list of
+ * breakable bodies it keeps is the table's (debris_table.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
 #include "debris_internal.h"
-
-static void free_breakable(breakable *b) {
-    rb_pieces_free(&b->pieces);
-    free(b->offsets);
-}
-
-static bool same_id(rb_body_id a, rb_body_id b) { return a.slot == b.slot && a.generation == b.generation; }
-
-static breakable *find_breakable(rb_debris *d, rb_body_id id) {
-    for (uint32_t k = 0; k < d->breakable_count; k++)
-        if (same_id(d->breakables[k].id, id)) return &d->breakables[k];
-    return NULL;
-}
-
-/* A body that went: its pieces with it. */
-void rb_debris_forget_breakable(rb_debris *d, rb_body_id id) {
-    breakable *b = find_breakable(d, id);
-    if (!b) return;
-    free_breakable(b);
-    *b = d->breakables[--d->breakable_count];
-}
 
 /* Makes body id breakable with pieces p of its particles at offsets (both
  * taken over: freed here on failure). */
@@ -99,7 +79,7 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
 
 /* Splits a broken body into its groups of pieces (rb_debris_make_breakable). */
 static bool split(rb_debris *d, rb_body_id id) {
-    const breakable *found = find_breakable(d, id);
+    const breakable *found = rb_debris_find_breakable(d, id);
     rb_body_state s;
     if (!found || !rb_world_get_body_by_id(d->world, id, &s)) return true;
     /* a copy: add_breakable below may move the table (the arrays it points to stay) */
@@ -120,7 +100,7 @@ static bool split(rb_debris *d, rb_body_id id) {
     /* the parent's place in the debris table by index: add_tracked below may move the table */
     const tracked *parent = rb_debris_find(d, id);
     const uint32_t at = parent ? (uint32_t)(parent - d->bodies) : UINT32_MAX;
-    const double born = parent ? parent->born : rb_debris_time(d);
+    const double born = parent ? parent->born : rb_debris_now(d);
     const float lifetime = parent ? parent->lifetime : 0.0f;
     const int emitter = parent ? parent->emitter : -1;
     bool ok = true;
@@ -177,9 +157,4 @@ bool rb_debris_break_bodies(rb_debris *d) {
         if (n < 64) break;
     }
     return true;
-}
-
-void rb_debris_free_breakables(rb_debris *d) {
-    for (uint32_t k = 0; k < d->breakable_count; k++) free_breakable(&d->breakables[k]);
-    free(d->breakables);
 }

@@ -1,9 +1,20 @@
-/* debris_internal.h - what the files of the debris layer share: its state
- * (debris.c runs the clock, emitters, lifetimes and fields; debris_break.c
- * makes bodies breakable and splits them) and the debris table's few
- * operations. Not for code outside src/scenes/debris*.c. */
+/* debris_internal.h - what the rooms of the debris layer share: its state,
+ * its clock read, and each room's few entry points. Not for code outside
+ * src/scenes/debris*.c. The rooms: debris.c calls the others, which call
+ * only the table and the helpers, so none calls back up.
+ *   debris.c         create, destroy, the tick (lifetimes, kill regions,
+ *                    sleep removal), the step, the clock and the getters
+ *   debris_emit.c    emitters: added, changed, removed, and their spawns
+ *   debris_fields.c  fields: added, changed, and their pushes and held loads
+ *   debris_impact.c  impact debris: the chips a hard hit throws
+ *   debris_break.c   breakable bodies: their pieces, and the split
+ *   debris_table.c   the table of debris bodies and the list of breakable
+ *                    ones: used by all of the above, calls none of them
+ *   debris_math.h    random numbers and vector helpers (header only) */
 #ifndef RB_DEBRIS_INTERNAL_H
 #define RB_DEBRIS_INTERNAL_H
+
+#include <math.h>
 
 #include "debris.h"
 
@@ -98,17 +109,54 @@ struct rb_debris {
 /* The emitter index impact debris is tracked under (it throws none itself). */
 #define RB_IMPACT_EMITTER (-2)
 
-/* The debris table (debris.c): a body's entry, or NULL if it is not debris;
- * a new entry (born now); the entries marked gone (lifetime < 0) removed
- * from the world and the table. False if out of memory. */
+/* Simulated time since the debris began, s: rb_debris_time, here so the
+ * rooms below debris.c read the clock without calling up into it. */
+static inline double rb_debris_now(const rb_debris *d) { return (double)d->steps * d->dt; }
+
+/* True if what starts at `start` for `duration` s (0: for ever) acts at t. */
+static inline bool rb_debris_acts_at(double t, float start, float duration) {
+    return t >= start && (duration <= 0.0f || t < (double)start + duration);
+}
+
+/* Now as a start time, rounded down: a start rounded up past the clock
+ * would put off what is added to the next tick. */
+static inline float rb_debris_start_now(const rb_debris *d) {
+    const double t = rb_debris_now(d);
+    float start = (float)t;
+    if ((double)start > t) start = nextafterf(start, 0.0f);
+    return start;
+}
+
+/* The debris table (debris_table.c): a body's entry, or NULL if it is not
+ * debris; a new entry (born now); the entries marked gone (lifetime < 0)
+ * removed from the world and the table, and from the breakables. False if
+ * out of memory. */
 const tracked *rb_debris_find(const rb_debris *d, rb_body_id id);
 bool rb_debris_add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emitter);
 bool rb_debris_sweep(rb_debris *d);
 
-/* Breakable bodies (debris_break.c): a body that went loses its pieces; the
- * bodies the world found broken since the last tick are split; all freed. */
+/* The list of breakable bodies (debris_table.c): a body's entry, or NULL;
+ * a body that went loses its pieces; all freed. */
+breakable *rb_debris_find_breakable(rb_debris *d, rb_body_id id);
 void rb_debris_forget_breakable(rb_debris *d, rb_body_id id);
-bool rb_debris_break_bodies(rb_debris *d);
 void rb_debris_free_breakables(rb_debris *d);
+
+/* Emitters (debris_emit.c): what rb_debris_create and rb_debris_add_emitter
+ * both refuse in an emitter (called `name` in err), rows filled with each
+ * choice's entity row; the spawns the active emitters owe at tick time t,
+ * then the cap on all bodies. */
+bool rb_debris_resolve_emitter(rb_entities *entities, const rb_emitter *em, const char *name,
+                               int rows[RB_DEBRIS_MAX_CHOICES], char *err, size_t err_size);
+bool rb_debris_emit(rb_debris *d, double t, double tick_seconds);
+
+/* Fields (debris_fields.c): their pushes on the n bodies read at tick time t. */
+bool rb_debris_push(rb_debris *d, double t, const rb_body_state *states, uint32_t n);
+
+/* Impact debris (debris_impact.c): chips thrown by the bodies read at this tick hit hard. */
+bool rb_debris_throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n);
+
+/* Breakable bodies (debris_break.c): the bodies the world found broken
+ * since the last tick, split. */
+bool rb_debris_break_bodies(rb_debris *d);
 
 #endif

@@ -1,6 +1,6 @@
-/* scene.c - scenes in memory: made here (formations, the pile), built into a
- * world, and saved so they reload bit for bit (see scene.h). Reading scene
- * files is scene_read.c. */
+/* scene.c - scenes in memory: made, built into a world, and saved so they
+ * reload bit for bit (see scene.h). Reading scene files is scene_read*.c;
+ * the formation and pile scenes are scene_generated.c. */
 #include "scene.h"
 
 #include <errno.h>
@@ -58,37 +58,7 @@ rb_debris *rb_scene_debris(const rb_scene *s, rb_entities *t, char *err, size_t 
     return d;
 }
 
-/* ---- scenes made here ---- */
-
-/* Towers of 20 (formation 4) stand on contacts of half the default contact
- * time, with the step halved to keep t_c / 5: on the default 8 ms contacts
- * a column of 24 m is too soft to hold itself up and buckles under its own
- * weight, an Euler column (README.md, "Limits"). */
-#define TALL_CONTACT_TIME "0.004"
-#define TALL_STEP "0.0008"
-
-rb_scene *rb_scene_formation(const rb_registry *registry, const char *shape, int formation, int n, char *err,
-                             size_t err_size) {
-    char text[640];
-    snprintf(text, sizeof text,
-             "{\"rubble_scene\": 1, %s\"generators\": [{\"type\": \"formation\", \"formation\": %d, \"count\": %d, "
-             "\"shape\": \"%s\"}]}",
-             formation == 4 ? "\"world\": {\"dt\": " TALL_STEP
-                              "}, \"materials\": {\"default\": {\"contact_time\": " TALL_CONTACT_TIME "}}, "
-                            : "",
-             formation, n, shape);
-    char name[64];
-    snprintf(name, sizeof name, "formation %d", formation);
-    return rb_scene_parse(text, name, registry, err, err_size);
-}
-
-rb_scene *rb_scene_pile(const rb_registry *registry, const char *shape, int n, char *err, size_t err_size) {
-    char text[512];
-    snprintf(text, sizeof text,
-             "{\"rubble_scene\": 1, \"generators\": [{\"type\": \"pile\", \"count\": %d, \"shape\": \"%s\"}]}", n,
-             shape);
-    return rb_scene_parse(text, "pile", registry, err, err_size);
-}
+/* ---- what it holds ---- */
 
 const char *rb_scene_shape_name(const rb_scene *s) {
     if (s->body_count == 0) return "none";
@@ -195,7 +165,7 @@ uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err
         added++;
     }
     /* The contact history last: it names the particles of every body. The
-     * reader has checked each entry against the scene (scene_read.c); the
+     * reader has checked each entry against the scene (scene_read_contacts.c); the
      * world checks what only it knows (a partner of the particle's own body,
      * more entries for a particle than it keeps) and logs the entry. */
     if (s->contact_count > 0 && !rb_world_restore_contacts(w, s->contacts, s->contact_count)) {

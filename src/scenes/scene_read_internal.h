@@ -1,6 +1,13 @@
-/* scene_read_internal.h - what the parts of the scene reader share
- * (scene_read.c, debris_read.c, scene_read_contacts.c): the key path every message names, and
- * values read and checked at it. Private to src/scenes.
+/* scene_read_internal.h - what the parts of the scene reader share, private
+ * to src/scenes. The parts, none calling one above it:
+ *   scene_read.c             the file and its top level, world, materials,
+ *                            planes, camera
+ *   scene_read_generators.c  `generators`, expanded into bodies
+ *   scene_read_bodies.c      `bodies`, and what a body and a generator share
+ *   debris_read.c            `emitters`, `fields`, `debris`, `breakable`
+ *   scene_read_contacts.c    `contacts`
+ *   scene_read_base.c        the toolkit they all use: the key path every
+ *                            message names, and values read and checked at it
  *
  * Every function that reads a key enters it for its messages and leaves it
  * again; on a bad value it fails (the first failure's message is kept in
@@ -52,6 +59,19 @@ bool rb_read_string(rb_reader *r, const cJSON *obj, const char *key, char *out, 
 /* The registry's shape of that name; NULL, failed at the current path with
  * the shapes there are, if there is none. */
 const rb_shape *rb_read_find_shape(rb_reader *r, const char *name);
+
+/* Room for n more bodies of `particles` particles each, within the scene's
+ * limits (scene_read_bodies.c); r NULL: no message. */
+bool rb_read_reserve_bodies(rb_scene *s, uint64_t n, uint32_t particles, rb_reader *r);
+/* What a body and a generator share, into t: shape, material, static,
+ * kinematic, scale, lifetime, breakable (scene_read_bodies.c). Its shape;
+ * NULL, failed, on a bad value. */
+const rb_shape *rb_read_template(rb_reader *r, const rb_scene *s, const cJSON *o, rb_scene_body *t);
+/* One entry of `bodies` (scene_read_bodies.c), or of `generators`
+ * expanded into bodies (scene_read_generators.c), added to s. False,
+ * failed, on a bad value. */
+bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o);
+bool rb_read_generator(rb_reader *r, rb_scene *s, const cJSON *o);
 
 /* The debris keys of a scene (debris_read.c): the top level's `emitters`,
  * `fields` and `debris` into s->debris, allocated if any of them is there

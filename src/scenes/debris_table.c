@@ -1,0 +1,89 @@
+/* debris_table.c - which bodies the debris layer keeps: the table of debris
+ * bodies (in order of birth, indexed by body slot) and the list of breakable
+ * ones with their pieces. Every debris room uses it; it calls none of them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "debris_internal.h"
+
+/* ---- the table of debris bodies ---- */
+
+static bool index_slots(rb_debris *d) {
+    uint32_t top = 0;
+    for (uint32_t k = 0; k < d->count; k++)
+        if (d->bodies[k].id.slot + 1u > top) top = d->bodies[k].id.slot + 1u;
+    if (top > d->where_size) {
+        uint32_t *w = realloc(d->where, sizeof *w * top * 2u);
+        if (!w) return false;
+        d->where = w, d->where_size = top * 2u;
+    }
+    if (d->where_size) memset(d->where, 0, sizeof *d->where * d->where_size);
+    for (uint32_t k = 0; k < d->count; k++) d->where[d->bodies[k].id.slot] = k + 1u;
+    return true;
+}
+
+const tracked *rb_debris_find(const rb_debris *d, rb_body_id id) {
+    if (id.slot >= d->where_size || d->where[id.slot] == 0) return NULL;
+    const tracked *t = &d->bodies[d->where[id.slot] - 1u];
+    return t->id.generation == id.generation ? t : NULL;
+}
+
+bool rb_debris_add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emitter) {
+    if (d->count == d->capacity) {
+        const uint32_t cap = d->capacity ? 2u * d->capacity : 64u;
+        tracked *b = realloc(d->bodies, sizeof *b * cap);
+        if (!b) return false;
+        d->bodies = b, d->capacity = cap;
+    }
+    d->bodies[d->count++] = (tracked){id, rb_debris_now(d), lifetime, emitter, -1.0};
+    if (emitter >= 0) d->alive_of[emitter]++;
+    if (id.slot >= d->where_size) return index_slots(d);
+    d->where[id.slot] = d->count;
+    return true;
+}
+
+/* Removes the debris bodies marked (lifetime < 0) from the world and the
+ * table, keeping the others in order of birth. */
+bool rb_debris_sweep(rb_debris *d) {
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < d->count; k++) {
+        tracked *t = &d->bodies[k];
+        if (t->lifetime >= 0.0f) {
+            d->bodies[kept++] = *t;
+            continue;
+        }
+        if (rb_world_remove_body(d->world, t->id)) d->removed++;
+        rb_debris_forget_breakable(d, t->id);
+        if (t->emitter >= 0) d->alive_of[t->emitter]--;
+    }
+    d->count = kept;
+    return index_slots(d);
+}
+
+/* ---- the list of breakable bodies ---- */
+
+static void free_breakable(breakable *b) {
+    rb_pieces_free(&b->pieces);
+    free(b->offsets);
+}
+
+/* Every entry's id is a live body's (its generation not 0), so
+ * rb_body_same's test of the null id never decides. */
+breakable *rb_debris_find_breakable(rb_debris *d, rb_body_id id) {
+    for (uint32_t k = 0; k < d->breakable_count; k++)
+        if (rb_body_same(d->breakables[k].id, id)) return &d->breakables[k];
+    return NULL;
+}
+
+/* A body that went: its pieces with it. */
+void rb_debris_forget_breakable(rb_debris *d, rb_body_id id) {
+    breakable *b = rb_debris_find_breakable(d, id);
+    if (!b) return;
+    free_breakable(b);
+    *b = d->breakables[--d->breakable_count];
+}
+
+void rb_debris_free_breakables(rb_debris *d) {
+    for (uint32_t k = 0; k < d->breakable_count; k++) free_breakable(&d->breakables[k]);
+    free(d->breakables);
+}

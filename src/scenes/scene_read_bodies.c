@@ -1,0 +1,137 @@
+/* scene_read_bodies.c - reading a scene's `bodies`: each body's keys, and
+ * what a body and a generator share (shape, material, scale, lifetime,
+ * breakable), within the scene's limits on bodies and particles. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "scene_read_internal.h"
+
+bool rb_read_reserve_bodies(rb_scene *s, uint64_t n, uint32_t particles, rb_reader *r) {
+    uint64_t need = (uint64_t)s->body_count + n;
+    if (need > RB_SCENE_MAX_BODIES)
+        return r ? rb_read_fail(r, "the scene would hold %llu bodies; the limit is %u", (unsigned long long)need,
+                                RB_SCENE_MAX_BODIES)
+                 : false;
+    const uint64_t total = s->particle_count + n * particles;
+    if (total > RB_SCENE_MAX_PARTICLES)
+        return r ? rb_read_fail(r, "the scene would hold %llu particles; the limit is %u", (unsigned long long)total,
+                                RB_SCENE_MAX_PARTICLES)
+                 : false;
+    s->particle_count = total;
+    if (need <= s->body_capacity) return true;
+    uint32_t cap = s->body_capacity ? s->body_capacity : 64;
+    while (cap < need) cap *= 2;
+    rb_scene_body *b = realloc(s->bodies, (size_t)cap * sizeof *b);
+    if (!b) return r ? rb_read_fail(r, "out of memory for %llu bodies", (unsigned long long)need) : false;
+    s->bodies = b, s->body_capacity = cap;
+    return true;
+}
+
+const rb_shape *rb_read_template(rb_reader *r, const rb_scene *s, const cJSON *o, rb_scene_body *t) {
+    if (!rb_read_string(r, o, "shape", t->shape, sizeof t->shape, true)) return NULL;
+    size_t len = rb_read_enter(r, "shape", 0);
+    const rb_shape *shape = rb_read_find_shape(r, t->shape);
+    rb_read_leave(r, len);
+    if (!shape) return NULL;
+    char material[RB_SCENE_NAME_SIZE] = "default";
+    if (!rb_read_string(r, o, "material", material, sizeof material, false)) return NULL;
+    t->material = UINT32_MAX;
+    for (uint32_t i = 0; i < s->material_count; i++)
+        if (strcmp(s->materials[i].name, material) == 0) t->material = i;
+    if (t->material == UINT32_MAX) {
+        char names[512] = "";
+        size_t n = 0;
+        for (uint32_t i = 0; i < s->material_count && n < sizeof names; i++)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", s->materials[i].name);
+        return rb_read_fail_at(r, "material", "unknown material '%s' (the materials are: %s)", material, names), NULL;
+    }
+    if (!rb_read_bool(r, o, "static", &t->is_static) || !rb_read_bool(r, o, "kinematic", &t->is_kinematic)) return NULL;
+    if (t->is_static && t->is_kinematic) return rb_read_fail(r, "a body is static or kinematic, not both"), NULL;
+    if (!rb_read_float(r, o, "scale", -INFINITY, INFINITY, &t->scale)) return NULL;
+    if (!(t->scale > 0.0f)) return rb_read_fail_at(r, "scale", "scale must be greater than 0 (got %g)", t->scale), NULL;
+    if (!(t->scale >= 0.01f && t->scale <= 100.0f))
+        return rb_read_fail_at(r, "scale", "scale %g is out of range [0.01, 100]", t->scale), NULL;
+    /* s; a body with one is debris (debris.h), removed when its time is up */
+    if (!rb_read_float(r, o, "lifetime", 0.0, 1e9, &t->lifetime)) return NULL;
+    if (!rb_read_breakable(r, o, t)) return NULL;
+    if (t->breakable && t->fracture.kind == RB_FRACTURE_GIVEN && !shape->pieces)
+        return rb_read_fail_at(r, "breakable", "pattern 'plugin': shape '%s' gives no pieces (its plugin's are none)",
+                               t->shape),
+               NULL;
+    const bool counted = t->fracture.kind == RB_FRACTURE_VORONOI || t->fracture.kind == RB_FRACTURE_LAYERS;
+    if (t->breakable && counted && t->fracture.pieces > shape->particle_count) {
+        size_t in = rb_read_enter(r, "breakable", 0), at = rb_read_enter(r, "pieces", 0);
+        rb_log(RB_LOG_WARN, "%s: %s: %u pieces of a %u-particle shape: %u, a piece a particle", r->file, r->path,
+               t->fracture.pieces, shape->particle_count, shape->particle_count);
+        rb_read_leave(r, at), rb_read_leave(r, in);
+        t->fracture.pieces = shape->particle_count;
+    }
+    if (t->breakable && (t->is_static || t->is_kinematic))
+        return rb_read_fail_at(r, "breakable", "only a dynamic body breaks (this one is static or kinematic)"), NULL;
+    return shape;
+}
+
+static bool read_orientation(rb_reader *r, const cJSON *o, float q[4]) {
+    if (!rb_read_vector(r, o, "orientation", 4, q)) return false;
+    if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) {
+        return rb_read_fail_at(r, "orientation", "a zero quaternion is no rotation (the identity is [0, 0, 0, 1])");
+    }
+    return true;
+}
+
+bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
+    static const char *const keys[] = {
+        "shape",       "position",  "orientation", "velocity", "angular_velocity", "angular_momentum",
+        "sleep_timer", "support",   "material",    "static",   "kinematic",        "scale",
+        "lifetime",    "breakable", NULL};
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
+    if (!rb_read_check_keys(r, o, keys)) return false;
+    rb_scene_body b;
+    memset(&b, 0, sizeof b);
+    b.desc.orientation[3] = 1.0f;
+    b.scale = 1.0f;
+    const rb_shape *shape = rb_read_template(r, s, o, &b);
+    if (!shape) return false;
+    if (!cJSON_GetObjectItemCaseSensitive(o, "position")) return rb_read_fail(r, "'position' is missing");
+    if (!rb_read_vector(r, o, "position", 3, b.desc.position) || !read_orientation(r, o, b.desc.orientation) ||
+        !rb_read_vector(r, o, "velocity", 3, b.desc.velocity) ||
+        !rb_read_vector(r, o, "angular_velocity", 3, b.desc.angular_velocity))
+        return false;
+    const bool momentum = cJSON_GetObjectItemCaseSensitive(o, "angular_momentum") != NULL;
+    const bool timer = cJSON_GetObjectItemCaseSensitive(o, "sleep_timer") != NULL;
+    const bool support = cJSON_GetObjectItemCaseSensitive(o, "support") != NULL;
+    if (momentum && cJSON_GetObjectItemCaseSensitive(o, "angular_velocity"))
+        return rb_read_fail(r, "give angular_velocity or angular_momentum, not both");
+    if (!rb_read_vector(r, o, "angular_momentum", 3, b.angular_momentum) ||
+        !rb_read_float(r, o, "sleep_timer", 0.0, 1e30, &b.sleep_timer) ||
+        !rb_read_float(r, o, "support", 0.0, 1e30, &b.support))
+        return false;
+    b.exact = momentum || timer || support;
+    if (b.exact) {
+        const float *q = b.desc.orientation;
+        double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
+        if (fabs(n2 - 1.0) > 1e-5) {
+            return rb_read_fail_at(
+                r, "orientation",
+                "a saved state (with angular_momentum, sleep_timer or support) needs a unit quaternion "
+                "(length %g)",
+                sqrt(n2));
+        }
+    }
+    if (b.is_static) {
+        const float *v = b.desc.velocity, *w = b.desc.angular_velocity;
+        if (v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f || w[0] != 0.0f || w[1] != 0.0f || w[2] != 0.0f)
+            return rb_read_fail(
+                r, "a static body never moves: give it no velocity or angular_velocity (or make it kinematic)");
+    }
+    if ((b.is_static || b.is_kinematic) && momentum)
+        return rb_read_fail(r, "a static or kinematic body has no angular_momentum (its inertia is infinite); give "
+                               "angular_velocity");
+    if ((b.is_static || b.is_kinematic) && support)
+        return rb_read_fail_at(r, "support", "a static or kinematic body has no support (its mass is infinite)");
+    if (!rb_read_reserve_bodies(s, 1, shape->particle_count, r)) return false;
+    s->bodies[s->body_count++] = b;
+    return true;
+}
