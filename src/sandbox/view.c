@@ -260,7 +260,7 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
             rb_render_instance *out = v->mesh_out[m]++;
             out->transform = v->transforms[b];
             /* the mesh's size, shrunk by the fade */
-            out->transform.pad = scale_of(v, entities, shapes, b) * fade;
+            out->transform.scale = scale_of(v, entities, shapes, b) * fade;
             body_color(style, id_of(v, world, b), b, out->color);
             v->drawn_instances++;
         } else if (first) {
