@@ -1,5 +1,6 @@
 # Tests of the house: the entity table, the layering rule
-# (tests/data/check_layers.cmake), scene files, the headless runner.
+# (tests/data/check_layers.cmake) and call loops (tests/data/check_calls.cmake),
+# scene files, the headless runner.
 
 rb_add_test(test_entities SOURCES test_entities.c LIBS rubble_scenes rubble_shapes rubble_base)
 target_compile_definitions(test_entities PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
