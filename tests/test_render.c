@@ -331,7 +331,7 @@ static void test_bodies_shadow_each_other(void **state) {
 static bool is_red_lit_or_not(const uint8_t *p) { return p[0] > 60 && p[0] > 3 * p[1] && p[0] > 3 * p[2]; }
 
 /* An instance is drawn turned by its quaternion and grown by its scale (the
- * transform's pad): a point of the turned, doubled cube that neither the
+ * transform's scale): a point of the turned, doubled cube that neither the
  * plain cube, the turned one nor the doubled one covers shows red. */
 static void test_instances_turn_and_scale(void **state) {
     fixture *f = *state;
@@ -344,7 +344,7 @@ static void test_instances_turn_and_scale(void **state) {
     for (int pass = 0; pass < 4; pass++) {
         const bool turned = pass & 1, doubled = pass & 2;
         rb_transform t = {.position = {0.0f, doubled ? 1.0f : 0.5f, 0.0f},
-                          .pad = doubled ? 2.0f : 0.0f,
+                          .scale = doubled ? 2.0f : 0.0f,
                           .orientation = {0.0f, turned ? s45 : 0.0f, 0.0f, turned ? c45 : 1.0f}};
         rb_renderer_begin(f->renderer, &v, &s);
         rb_renderer_add_instances(f->renderer, f->cube, &t, g_red, 1);

@@ -1,5 +1,5 @@
-/* options.c - the command lines of rubble and rubble-bench: strict parsing,
- * a usage screen for each. */
+/* options.c - the command lines of rubble and rubble-bench: strict parsing
+ * (the usage screens are in usage.c). */
 #include "options.h"
 
 #include <errno.h>
@@ -32,92 +32,6 @@ void rb_options_defaults(rb_options *o, rb_program program) {
         .msaa = -1,
         .shadows = -1,
     };
-}
-
-void rb_options_usage(rb_program program, FILE *out) {
-    if (program == RB_PROGRAM_BENCH) {
-        fprintf(out, "usage: rubble-bench [options] SCENE...\n"
-                     "Runs each scene to t = --warmup untimed, then --time timed, and prints speed, stage and\n"
-                     "kernel times and device memory per particle.\n"
-                     "scenes:\n"
-                     "  pile N             N bodies in the benchmark pile: layers of 16 x 16 in walls at +-15 m\n"
-                     "  formationK [N]     the thesis's formation K (1..5) of N bodies (default 1000)\n"
-                     "  repose [N]         N spheres (default 5000) poured onto a rough disc; prints the heap's\n"
-                     "                     angle of repose (README, \"Benchmarks\")\n"
-                     "  FILE.json          a scene file (docs/scene-format.md)\n"
-                     "options:\n"
-                     "  --backend B        opencl (default), reference, or both\n"
-                     "  --device I         OpenCL device index (see rubble --list-devices)\n"
-                     "  --shape NAME       body shape [cube]; e.g. cube2\n"
-                     "  --plugins DIR      also load shape plugins from DIR (repeatable)\n"
-                     "  --meshes DIR       also offer the meshes in DIR as shapes (repeatable)\n"
-                     "  --warmup S         simulated seconds before timing [2]\n"
-                     "  --time S           simulated seconds timed [1]\n"
-                     "  --dt S             fixed step in seconds [0.0016: t_c / 5]\n"
-                     "  --friction MU      friction of the world's material, in every scene [the scene's; 0.5]\n"
-                     "  --rolling MU_R     rolling friction of the world's material, in every scene, 0 to 1\n"
-                     "                     [the scene's; 0]\n"
-                     "  --no-sleep         no body ever sleeps, whatever the scene says\n"
-                     "  --contact-slots N  contacts a particle remembers: 4 or 8, in every scene [the scene's;\n"
-                     "                     chosen from the bodies: 8 for lone spheres, else 4]\n"
-                     "  --settle S         repose: simulated seconds after the last sphere [5]\n"
-                     "  --seed N           repose: another heap from the same pour (its disc and patches\n"
-                     "                     placed by random number seed N, 1 to 2^32) [0: the default heap]\n"
-                     "  --json             one JSON object per run on stdout\n"
-                     "  --quiet            no progress on stderr\n"
-                     "  --help             this screen\n"
-                     "example: rubble-bench pile 3000 pile 1000 formation1 --backend both\n");
-        return;
-    }
-    fprintf(out, "usage: rubble [options]\n"
-                 "A particle-based rigid body sandbox. Without --headless it opens the sandbox window.\n"
-                 "\n"
-                 "Scene:\n"
-                 "  --scene FILE       start from a scene file (docs/scene-format.md); assets/scenes has some\n"
-                 "  --formation K      starting formation, 1-5 (1: staggered stacks; 2-5: towers 5/10/20/40 high) [1]\n"
-                 "  --bodies N         number of bodies [100]\n"
-                 "  --shape NAME       shape of the bodies (see --list-shapes) [cube]\n"
-                 "  --plugins DIR      also load shape plugins from DIR (repeatable)\n"
-                 "  --meshes DIR       also offer the meshes in DIR as shapes (repeatable)\n"
-                 "Simulation:\n"
-                 "  --backend B        reference | opencl (default: opencl where a device exists)\n"
-                 "  --device I         OpenCL device index (see --list-devices)\n"
-                 "  --dt S             fixed step in seconds [0.0016: t_c / 5]\n"
-                 "  --no-sleep         no body ever sleeps, whatever the scene says\n"
-                 "Headless runs:\n"
-                 "  --headless         no window: simulate --steps steps and print a summary\n"
-                 "  --steps N          steps to simulate [1000]\n"
-                 "  --json             print one JSON object (with --headless, --list-shapes)\n"
-                 "  --list-shapes      list the loaded shapes and exit\n"
-                 "  --list-devices     list the OpenCL devices and exit\n"
-                 "Record and export:\n"
-                 "  --record FILE      record the run (headless or the sandbox) to a cache FILE\n"
-                 "  --record-rate HZ   frames a second in the cache [60]\n"
-                 "  --replay FILE      play a cache in the sandbox window (README, \"Replay\")\n"
-                 "  --csv FILE         with --headless: write the run as CSV (a row a body a frame)\n"
-                 "  --gltf FILE        with --headless: write the run as animated binary glTF (.glb)\n"
-                 "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]   write a cache as CSV or glTF\n"
-                 "Sandbox:\n"
-                 "  --width W --height H   window size [1280x720]\n"
-                 "  --no-vsync         do not wait for the display\n"
-                 "  --panels           the settings panels (F2) on in --script, --frames, --screenshot and\n"
-                 "                     --video runs too (they start hidden there)\n"
-                 "  --frames N         run N frames, then exit\n"
-                 "  --screenshot FILE  save a PNG of the last frame (with --frames)\n"
-                 "  --script FILE      feed timed input events from FILE (see README)\n"
-                 "  --video FILE       encode the frames drawn as an MP4 FILE, 60 a second, with ffmpeg\n"
-                 "  --shaders DIR      load the GLSL shaders from DIR\n"
-                 "  --stats-every S    print frame times, memory and bodies on stdout every S seconds\n"
-                 "  --blast R,J,UP     the explode tool (B): radius m, impulse N s at the centre, upward bias\n"
-                 "                     [4,24000,0.5]\n"
-                 "  --msaa N           multisampling: 0 (off), 2 or 4 samples\n"
-                 "  --shadows N        shadow map side: 0 (no shadows), 512, 1024 or 2048\n"
-                 "  --render-scale S   draw the scene at S times the window's size (0.5 to 1) and scale it up\n"
-                 "                     [automatic: 4, 2048 and 1 on a GPU; 0, 0 and 0.5 on a software renderer\n"
-                 "                     such as llvmpipe]; F9 in the window cycles the presets low, medium, high\n"
-                 "  --frame-stats      at exit print one JSON object: mean and 95th percentile of the frame,\n"
-                 "                     drawing, simulation and CPU ms and steps a frame, the quality, the GL renderer\n"
-                 "  --help             this screen\n");
 }
 
 static bool parse_long(const char *s, long lo, long hi, long *out) {

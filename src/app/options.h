@@ -76,6 +76,7 @@ void rb_options_defaults(rb_options *o, rb_program program);
  * options (and options of the other program), bad values and, for
  * rubble-bench, a missing scene. */
 bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, char *err, int err_size);
+/* The program's usage screen, written to out (usage.c). */
 void rb_options_usage(rb_program program, FILE *out);
 /* Defaults, then argv: a bad command line prints what is wrong and the usage
  * (returns 2), --help prints the usage (returns 0). Returns -1 to go on. */

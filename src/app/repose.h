@@ -1,6 +1,6 @@
 /* repose.h - the angle of repose of a heap of spheres on a flat base,
  * measured from the spheres' centres alone (rubble-bench repose,
- * src/app/bench.c; checked on cones of known angle by tests/test_cli.c).
+ * src/app/repose.c; checked on cones of known angle by tests/test_cli.c).
  *
  * The heap's surface is sampled in rings about the axis, one particle
  * diameter wide: in each ring the highest centre. The heap's radius is the

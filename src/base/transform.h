@@ -5,12 +5,17 @@
 #ifndef RB_TRANSFORM_H
 #define RB_TRANSFORM_H
 
+#include <stddef.h>
+
 typedef struct rb_transform {
-    float position[3];    /* m, centre of mass */
-    float pad;            /* 0; keeps the quaternion 16-byte aligned, as cl_float4 */
+    float position[3]; /* m, centre of mass */
+    /* Drawn size over the shape's own, for the renderer: 0 (as the simulation
+     * writes it) is 1. Completes the position's float4, as cl_float4 and the
+     * mesh shader's i_position read it. */
+    float scale;
     float orientation[4]; /* quaternion x, y, z, w */
 } rb_transform;
 
-_Static_assert(sizeof(rb_transform) == 32, "rb_transform is two float4s");
+_Static_assert(sizeof(rb_transform) == 32 && offsetof(rb_transform, orientation) == 16, "rb_transform is two float4s");
 
 #endif

@@ -47,7 +47,7 @@ static const char *const g_program_files[PROG_COUNT][2] = {
     [PROG_LINES] = {"lines.vert.glsl", "lines.frag.glsl"},
 };
 
-/* Per-instance data of a mesh: position + pad, quaternion, colour: 48 bytes. */
+/* Per-instance data of a mesh: position + scale, quaternion, colour: 48 bytes. */
 #define MESH_INSTANCE_FLOATS 12
 _Static_assert(sizeof(rb_render_instance) == MESH_INSTANCE_FLOATS * sizeof(float), "instance layout");
 /* Per-instance data of a sphere: centre + radius, colour: 32 bytes. */

@@ -41,8 +41,8 @@ typedef struct rb_render_scene {
 } rb_render_scene;
 
 /* One drawn body: its transform and its colour (rgba, 0..1, sRGB), as the
- * instance buffer holds it. The transform's pad is the body's scale: the mesh
- * is drawn that many times its size (0, as the world leaves it, is 1). */
+ * instance buffer holds it. The mesh is drawn at the transform's scale times
+ * its size (0, as the world leaves it, is 1). */
 typedef struct rb_render_instance {
     rb_transform transform;
     float color[4];

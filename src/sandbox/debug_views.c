@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/log.h"
 #include "base/rb_math.h"
 
@@ -80,20 +81,10 @@ void rb_debug_views_counts(const rb_debug_views *dv, uint32_t *contacts, uint32_
     *contacts = dv->drawn_contacts, *cells = dv->drawn_cells, *cells_cut = dv->cells_cut;
 }
 
-/* Grows a (count x elem) array to hold n, with room to spare. */
-static bool grow(void **p, uint32_t *cap, uint32_t n, size_t elem) {
-    if (n <= *cap) return true;
-    uint32_t c = n + n / 2 + 64;
-    void *q = realloc(*p, (size_t)c * elem);
-    if (!q) return false;
-    *p = q, *cap = c;
-    return true;
-}
-
 const bool *rb_debug_asleep(rb_debug_views *dv, rb_world *world) {
     if (!dv->on[RB_DEBUG_SLEEP]) return NULL;
     const uint32_t n = rb_world_body_count(world);
-    if (!grow((void **)&dv->asleep, &dv->asleep_cap, n, sizeof *dv->asleep)) return NULL;
+    if (!rb_grow((void **)&dv->asleep, &dv->asleep_cap, n, sizeof *dv->asleep)) return NULL;
     for (uint32_t b = 0; b < n; b++) {
         rb_body_state s; /* the first read brings the whole state back from the backend; the rest are the host's */
         if (!rb_world_get_body(world, b, &s)) return NULL;
@@ -105,7 +96,7 @@ const bool *rb_debug_asleep(rb_debug_views *dv, rb_world *world) {
 /* ---- lines ---- */
 
 static void segment(rb_debug_views *dv, const float a[3], const float b[3]) {
-    if (!grow((void **)&dv->lines, &dv->line_cap, 6 * (dv->line_count + 1), sizeof *dv->lines)) return;
+    if (!rb_grow((void **)&dv->lines, &dv->line_cap, 6 * (dv->line_count + 1), sizeof *dv->lines)) return;
     memcpy(&dv->lines[6 * dv->line_count], a, 3 * sizeof(float));
     memcpy(&dv->lines[6 * dv->line_count + 3], b, 3 * sizeof(float));
     dv->line_count++;
@@ -147,12 +138,12 @@ static void draw_contacts(rb_debug_views *dv, rb_renderer *r, rb_world *w, rb_vi
     dv->drawn_contacts = 0;
     const uint32_t np = rb_world_particle_count(w), bodies = rb_world_body_count(w);
     const uint32_t n = np ? rb_world_read_contacts(w, NULL, 0) : 0;
-    if (n == 0 || !grow((void **)&dv->contacts, &dv->contact_cap, n, sizeof *dv->contacts) ||
+    if (n == 0 || !rb_grow((void **)&dv->contacts, &dv->contact_cap, n, sizeof *dv->contacts) ||
         rb_world_read_contacts(w, dv->contacts, n) != n)
         return;
     const float *p = rb_view_particles(view, w);
-    if (!p || !grow((void **)&dv->forces, &dv->force_cap, 3 * np, sizeof *dv->forces) ||
-        !grow((void **)&dv->touching, &dv->touching_cap, np, 1) || !rb_world_particle_forces(w, dv->forces))
+    if (!p || !rb_grow((void **)&dv->forces, &dv->force_cap, 3 * np, sizeof *dv->forces) ||
+        !rb_grow((void **)&dv->touching, &dv->touching_cap, np, 1) || !rb_world_particle_forces(w, dv->forces))
         return;
     memset(dv->touching, 0, np);
     const uint32_t *first = rb_world_body_first_particle(w), *shapes = rb_world_body_shapes(w);
@@ -247,7 +238,7 @@ static void draw_grid(rb_debug_views *dv, rb_renderer *r, rb_world *w, rb_view *
     float radius = 0.0f;
     for (uint32_t b = 0; b < bodies; b++) radius = fmaxf(radius, rb_world_shape_radius(w, shapes[b]));
     const float *p = np ? rb_view_particles(view, w) : NULL;
-    if (!p || !(radius > 0.0f) || !grow((void **)&dv->cells, &dv->cell_cap, np, sizeof *dv->cells)) return;
+    if (!p || !(radius > 0.0f) || !rb_grow((void **)&dv->cells, &dv->cell_cap, np, sizeof *dv->cells)) return;
     const float size = 2.0f * radius;
     uint32_t n = 0;
     for (uint32_t i = 0; i < first[bodies]; i++) {

@@ -1,6 +1,6 @@
 /* panels.h - the sandbox's settings and inspection panels, drawn with Dear
  * ImGui (Debian's libimgui-dev 1.86, its SDL2 and OpenGL 3 backends) behind
- * this C interface: panels.cpp is the project's one C++ file.
+ * this C interface: panels*.cpp are the project's only C++ files.
  *
  * The panels never see the sandbox. Each frame the sandbox fills an
  * rb_panel_view with what they show; a panel changes a setting through

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/grow.h"
 #include "base/rb_math.h"
 
 struct rb_view {
@@ -57,10 +58,6 @@ static void piece_color(rb_body_id id, uint32_t piece, float rgba[4]) {
 
 void rb_view_body_color(rb_body_id id, float rgba[4]) { piece_color(id, 0, rgba); }
 
-static bool same_id(rb_body_id a, rb_body_id b) {
-    return a.generation != 0 && a.slot == b.slot && a.generation == b.generation;
-}
-
 /* Body b's colour as the style shows it: asleep (the sleep view) washed
  * out to a cool grey, unlike every colour of the palette, so the sleeping
  * read at a glance; under the cursor lighter, grabbed lighter still. */
@@ -68,7 +65,7 @@ static void highlight(const rb_view_style *style, rb_body_id id, uint32_t b, flo
     static const float sleep_tint[3] = {0.42f, 0.45f, 0.52f};
     if (style->asleep && style->asleep[b])
         for (int k = 0; k < 3; k++) rgba[k] = 0.2f * rgba[k] + 0.8f * sleep_tint[k];
-    const float lift = same_id(id, style->highlight) ? 0.5f : same_id(id, style->hover) ? 0.3f : 0.0f;
+    const float lift = rb_body_same(id, style->highlight) ? 0.5f : rb_body_same(id, style->hover) ? 0.3f : 0.0f;
     for (int k = 0; k < 3; k++) rgba[k] = lift + (1.0f - lift) * rgba[k];
 }
 
@@ -77,22 +74,12 @@ static void body_color(const rb_view_style *style, rb_body_id id, uint32_t b, fl
     highlight(style, id, b, rgba);
 }
 
-/* Grows a (count x elem) array to hold n, with room to spare. */
-static bool grow(void **p, uint32_t *cap, uint32_t n, size_t elem) {
-    if (n <= *cap) return true;
-    uint32_t c = n + n / 2 + 64;
-    void *q = realloc(*p, (size_t)c * elem);
-    if (!q) return false;
-    *p = q, *cap = c;
-    return true;
-}
-
 bool rb_view_read(rb_view *v, rb_world *world) {
     double t0 = rb_seconds();
     uint32_t n = rb_world_body_count(world);
     v->body_count = 0;
     v->table = NULL;
-    if (!grow((void **)&v->transforms, &v->body_cap, n, sizeof *v->transforms)) return false;
+    if (!rb_grow((void **)&v->transforms, &v->body_cap, n, sizeof *v->transforms)) return false;
     if (n && !rb_world_read_transforms(world, v->transforms)) return false;
     v->body_count = n;
     v->read_s = rb_seconds() - t0;
@@ -104,9 +91,9 @@ bool rb_view_read_table(rb_view *v, uint32_t count, const rb_view_shape *shapes,
     v->body_count = 0, v->read_s = 0.0;
     v->table = shapes;
     uint32_t cap = v->table_cap, xf_cap = v->body_cap;
-    if (!grow((void **)&v->transforms, &xf_cap, count, sizeof *v->transforms) ||
-        !grow((void **)&v->ids, &cap, count, sizeof *v->ids) ||
-        !grow((void **)&v->shape_of, &v->table_cap, count, sizeof *v->shape_of))
+    if (!rb_grow((void **)&v->transforms, &xf_cap, count, sizeof *v->transforms) ||
+        !rb_grow((void **)&v->ids, &cap, count, sizeof *v->ids) ||
+        !rb_grow((void **)&v->shape_of, &v->table_cap, count, sizeof *v->shape_of))
         return false;
     v->body_cap = xf_cap;
     v->body_count = count;
@@ -147,14 +134,14 @@ void rb_view_focus(const rb_view *v, float focus[3], float *radius) {
 /* Room for np particles' positions and colours. */
 static bool particle_room(rb_view *v, uint32_t np) {
     uint32_t cap = v->particle_cap;
-    return grow((void **)&v->particles, &cap, np, 3 * sizeof(float)) &&
-           grow((void **)&v->particle_colors, &v->particle_cap, np, 4 * sizeof(float));
+    return rb_grow((void **)&v->particles, &cap, np, 3 * sizeof(float)) &&
+           rb_grow((void **)&v->particle_colors, &v->particle_cap, np, 4 * sizeof(float));
 }
 
 /* A table's frame: every body's particles placed by its transform, and
  * each body's first particle in v->first. NULL if out of memory. */
 static const uint32_t *table_particles(rb_view *v) {
-    if (!grow((void **)&v->first, &v->first_cap, v->body_count + 1, sizeof *v->first)) return NULL;
+    if (!rb_grow((void **)&v->first, &v->first_cap, v->body_count + 1, sizeof *v->first)) return NULL;
     uint64_t np = 0;
     for (uint32_t b = 0; b < v->body_count; b++) np += v->table[v->shape_of[b]].particle_count;
     if (np > UINT32_MAX / 4 || !particle_room(v, (uint32_t)np)) return NULL;
@@ -217,7 +204,7 @@ static void submit_particles(rb_view *v, rb_renderer *r, rb_world *world, const 
     float rgba[4];
     body_color(style, id, b, rgba);
     for (uint32_t i = first[b]; i < first[b + 1]; i++) memcpy(&v->particle_colors[i * 4], rgba, sizeof rgba);
-    if (style->particle_view && !v->table && grow((void **)&v->piece_of, &v->piece_cap, n, sizeof *v->piece_of) &&
+    if (style->particle_view && !v->table && rb_grow((void **)&v->piece_of, &v->piece_cap, n, sizeof *v->piece_of) &&
         rb_world_particle_pieces(world, id, v->piece_of, n) > 0)
         for (uint32_t i = 0; i < n; i++) {
             piece_color(id, v->piece_of[i], rgba);
@@ -246,8 +233,8 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
     const uint32_t *shapes = v->table ? NULL : rb_world_body_shapes(world);
     bool need_particles = style->particle_view;
     uint32_t cap = v->mesh_cap;
-    if (!grow((void **)&v->mesh_count, &cap, meshes, sizeof *v->mesh_count) ||
-        !grow((void **)&v->mesh_out, &v->mesh_cap, meshes, sizeof *v->mesh_out))
+    if (!rb_grow((void **)&v->mesh_count, &cap, meshes, sizeof *v->mesh_count) ||
+        !rb_grow((void **)&v->mesh_out, &v->mesh_cap, meshes, sizeof *v->mesh_out))
         return;
     /* Instances grouped by mesh, bodies in order within a mesh: count, take
      * room in each mesh's instance buffer, then write each body once. */
@@ -273,7 +260,7 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
             rb_render_instance *out = v->mesh_out[m]++;
             out->transform = v->transforms[b];
             /* the mesh's size, shrunk by the fade */
-            out->transform.pad = scale_of(v, entities, shapes, b) * fade;
+            out->transform.scale = scale_of(v, entities, shapes, b) * fade;
             body_color(style, id_of(v, world, b), b, out->color);
             v->drawn_instances++;
         } else if (first) {

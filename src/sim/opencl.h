@@ -19,7 +19,7 @@ const char *rb_opencl_error_name(int code);
 bool rb_opencl_has_gl_sharing(const rb_backend *backend);
 
 /* Body transforms straight from the device, 32 bytes a body (position xyz +
- * pad, quaternion xyzw): the cheap read-back path for a renderer without
+ * scale 0, quaternion xyzw): the cheap read-back path for a renderer without
  * cl_khr_gl_sharing. Valid after a step; count is the body count. */
 bool rb_opencl_read_transforms(rb_backend *backend, rb_transform *out, uint32_t count);
 
