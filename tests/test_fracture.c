@@ -426,6 +426,22 @@ static void test_impact(void **state) {
         assert_true(near_pieces > 0 && far_pieces > 0);
         if (!pattern) assert_true(near / near_pieces < 0.5 * (far / far_pieces));
     }
+    /* the focus: the piece holding the hit particle grows with it (7 particles
+     * at the default of a quarter of the 6.2 m to the far corner; a focus of
+     * 100 m draws the seeds all but evenly) */
+    const float focus[3] = {0.4f, 0.0f, 100.0f};
+    uint32_t at_hit[3] = {0, 0, 0};
+    for (int f = 0; f < 3; f++) {
+        rb_fracture_desc tight = d;
+        tight.focus = focus[f];
+        assert_true(rb_pieces_make_at(p, n, radius, particle_mass, &tight, hit, &again, err, sizeof err));
+        check_pieces(&again, p, n);
+        for (uint32_t i = 0; i < n; i++) at_hit[f] += again.piece_of[i] == again.piece_of[0];
+        rb_pieces_free(&again);
+    }
+    print_message("the hit's piece: %u particles at a focus of 0.4 m, %u at the default, %u at 100 m\n", at_hit[0],
+                  at_hit[1], at_hit[2]);
+    assert_true(at_hit[0] < at_hit[1] && at_hit[1] < at_hit[2]);
     /* another hit, other pieces; a hit that is not finite is refused */
     const float other[3] = {p[3 * (n - 1)], p[3 * (n - 1) + 1], p[3 * (n - 1) + 2]};
     assert_true(rb_pieces_make_at(p, n, radius, particle_mass, &d, other, &again, err, sizeof err));
