@@ -374,6 +374,93 @@ static void test_breakable(void **state) {
     refused(BREAKABLE("{\"strength\": 1e999}"), "t.json: bodies[0].breakable.strength:", "not a finite number");
     refused(BREAKABLE("{\"seed\": 1.5}"), "t.json: bodies[0].breakable.seed:", "whole number");
     refused(BREAKABLE("3"), "t.json: bodies[0].breakable:", "expected true, false or an object");
+}
+
+/* The patterns an artist controls: slices at a normal, radial wedges and
+ * rings about an axis, voronoi drawn about the hit; each key read, each bad
+ * value refused with its key named. */
+static void test_breakable_patterns(void **state) {
+    (void)state;
+    rb_scene *s = parse(BREAKABLE("{\"pattern\": \"slices\", \"normal\": [0, 2, 0], \"pieces\": 4}"));
+    const rb_fracture_desc *f = &s->bodies[0].fracture;
+    assert_int_equal(f->kind, RB_FRACTURE_SLICES);
+    assert_int_equal(f->pieces, 4);
+    assert_near(f->normal[1], 1.0, 1e-7); /* normalised */
+    assert_near(f->normal[0], 0.0, 0.0);
+    rb_scene_destroy(s);
+    s = parse(BREAKABLE("{\"pattern\": \"slices\", \"normal\": [1, 1, 0]}"));
+    assert_int_equal(s->bodies[0].fracture.pieces, 3);
+    rb_scene_destroy(s);
+    s = parse(BREAKABLE("{\"pattern\": \"radial\", \"axis\": [0, 0, 1], \"wedges\": 5, \"rings\": 3, \"centre\": [0.1, "
+                        "0.2, 0], \"seed\": 4}"));
+    f = &s->bodies[0].fracture;
+    assert_int_equal(f->kind, RB_FRACTURE_RADIAL);
+    assert_int_equal(f->wedges, 5);
+    assert_int_equal(f->rings, 3);
+    assert_true(f->centre_given);
+    assert_near(f->centre[1], 0.2, 1e-7);
+    assert_near(f->normal[2], 1.0, 0.0);
+    assert_int_equal(f->seed, 4);
+    rb_scene_destroy(s);
+    s = parse(BREAKABLE("{\"pattern\": \"radial\", \"axis\": [0, 1, 0]}"));
+    f = &s->bodies[0].fracture;
+    assert_int_equal(f->wedges, 6);
+    assert_int_equal(f->rings, 2);
+    assert_false(f->centre_given);
+    rb_scene_destroy(s);
+    s = parse(BREAKABLE("{\"impact\": true, \"focus\": 0.5, \"pieces\": 12}"));
+    f = &s->bodies[0].fracture;
+    assert_int_equal(f->kind, RB_FRACTURE_VORONOI);
+    assert_true(f->impact);
+    assert_near(f->focus, 0.5, 0.0);
+    assert_int_equal(f->pieces, 12);
+    rb_scene_destroy(s);
+    s = parse(BREAKABLE("{\"pattern\": \"voronoi\", \"impact\": true}"));
+    assert_true(s->bodies[0].fracture.impact);
+    assert_near(s->bodies[0].fracture.focus, 0.0, 0.0); /* a quarter of the body's reach from the hit */
+    rb_scene_destroy(s);
+    g_log[0] = '\0';
+    s = parse(BREAKABLE("{\"pattern\": \"slices\", \"normal\": [1, 0, 0], \"pieces\": 40}"));
+    assert_int_equal(s->bodies[0].fracture.pieces, 27);
+    assert_non_null(strstr(g_log, "t.json: bodies[0].breakable.pieces: 40 pieces of a 27-particle shape"));
+    rb_scene_destroy(s);
+
+    refused(BREAKABLE("{\"pattern\": \"slices\"}"), "t.json: bodies[0].breakable:", "needs a 'normal'");
+    refused(BREAKABLE("{\"pattern\": \"slices\", \"normal\": [0, 0, 0]}"),
+            "t.json: bodies[0].breakable.normal:", "a zero vector");
+    refused(BREAKABLE("{\"pattern\": \"slices\", \"normal\": [0, 1]}"),
+            "t.json: bodies[0].breakable.normal:", "expected 3 numbers");
+    refused(BREAKABLE("{\"pattern\": \"slices\", \"normal\": [0, 1e999, 0]}"),
+            "t.json: bodies[0].breakable.normal:", "not a finite number");
+    refused(BREAKABLE("{\"pattern\": \"slices\", \"normal\": [0, 1, 0], \"pieces\": 0}"),
+            "t.json: bodies[0].breakable.pieces:", "1 or more");
+    refused(BREAKABLE("{\"pattern\": \"slices\", \"normal\": [0, 1, 0], \"pieces\": -2}"),
+            "t.json: bodies[0].breakable.pieces:", "whole number");
+    refused(BREAKABLE("{\"pattern\": \"radial\"}"), "t.json: bodies[0].breakable:", "needs an 'axis'");
+    refused(BREAKABLE("{\"pattern\": \"radial\", \"axis\": [0, 0, 0]}"),
+            "t.json: bodies[0].breakable.axis:", "a zero vector");
+    refused(BREAKABLE("{\"pattern\": \"radial\", \"axis\": [0, 1, 0], \"wedges\": 0}"),
+            "t.json: bodies[0].breakable.wedges:", "1 or more");
+    refused(BREAKABLE("{\"pattern\": \"radial\", \"axis\": [0, 1, 0], \"rings\": 0}"),
+            "t.json: bodies[0].breakable.rings:", "1 or more");
+    refused(BREAKABLE("{\"pattern\": \"radial\", \"axis\": [0, 1, 0], \"rings\": 1.5}"),
+            "t.json: bodies[0].breakable.rings:", "whole number");
+    refused(BREAKABLE("{\"pattern\": \"radial\", \"axis\": [0, 1, 0], \"wedges\": 5000}"),
+            "t.json: bodies[0].breakable.wedges:", "limit");
+    refused(BREAKABLE("{\"pattern\": \"radial\", \"axis\": [0, 1, 0], \"centre\": \"middle\"}"),
+            "t.json: bodies[0].breakable.centre:", "expected 3 numbers");
+    refused(BREAKABLE("{\"pattern\": \"radial\", \"axis\": [0, 1, 0], \"pieces\": 4}"),
+            "t.json: bodies[0].breakable.pieces:", "wedges x rings");
+    refused(BREAKABLE("{\"impact\": true, \"focus\": 0}"), "t.json: bodies[0].breakable.focus:", "> 0");
+    refused(BREAKABLE("{\"impact\": true, \"focus\": -1}"), "t.json: bodies[0].breakable.focus:", "> 0");
+    refused(BREAKABLE("{\"impact\": 1}"), "t.json: bodies[0].breakable.impact:", "true or false");
+    refused(BREAKABLE("{\"focus\": 1}"), "t.json: bodies[0].breakable.focus:", "\"impact\": true");
+    refused(BREAKABLE("{\"pattern\": \"layers\", \"normal\": [0, 1, 0]}"),
+            "t.json: bodies[0].breakable.normal:", "pattern 'layers' takes no 'normal'");
+    refused(BREAKABLE("{\"pattern\": \"slices\", \"normal\": [0, 1, 0], \"axis\": [0, 1, 0]}"),
+            "t.json: bodies[0].breakable.axis:", "pattern 'slices' takes no 'axis'");
+    refused(BREAKABLE("{\"pattern\": \"radial\", \"axis\": [0, 1, 0], \"impact\": true}"),
+            "t.json: bodies[0].breakable.impact:", "pattern 'radial' takes no 'impact'");
     refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"static\": true, "
             "\"breakable\": true}]}",
             "t.json: bodies[0].breakable:", "only a dynamic body breaks");
@@ -392,6 +479,7 @@ int main(void) {
         cmocka_unit_test(test_bad_debris_settings),
         cmocka_unit_test(test_bad_lifetimes),
         cmocka_unit_test(test_breakable),
+        cmocka_unit_test(test_breakable_patterns),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -23,6 +23,11 @@ static float *lattice(int nx, int ny, int nz) {
     return p;
 }
 
+static double distance(const float *a, const float *b) {
+    const double x = (double)a[0] - b[0], y = (double)a[1] - b[1], z = (double)a[2] - b[2];
+    return sqrt(x * x + y * y + z * z);
+}
+
 static rb_pieces make(const float *p, uint32_t n, rb_fracture_kind kind, uint32_t pieces, uint64_t seed,
                       const uint32_t *given) {
     rb_fracture_desc d = {.kind = kind, .pieces = pieces, .seed = seed, .strength = 1000.0f};
@@ -190,6 +195,309 @@ static void test_bad_input(void **state) {
     free(p);
 }
 
+static rb_pieces make_desc(const float *p, uint32_t n, const rb_fracture_desc *d) {
+    rb_pieces out;
+    char err[256] = "";
+    if (!rb_pieces_make(p, n, radius, particle_mass, d, NULL, &out, err, sizeof err)) fail_msg("%s", err);
+    return out;
+}
+
+static bool bonded(const rb_pieces *pc, uint32_t a, uint32_t b) {
+    for (uint32_t k = 0; k < pc->bond_count; k++)
+        if (pc->bonds[2 * k] == a && pc->bonds[2 * k + 1] == b) return true;
+    return false;
+}
+
+/* Slices: on a 4 x 4 x 2 lattice at the normal (1, 1, 0) (any length) the
+ * 7 slabs are the diagonals i + j; at a normal of no symmetry each
+ * particle's slab is where its projection falls, slabs bonded to their
+ * neighbours and to no other (the slabs are thicker than a touching pair
+ * is apart along the normal). */
+static void test_slices(void **state) {
+    float *p = lattice(4, 4, 2);
+    rb_fracture_desc d = {.kind = RB_FRACTURE_SLICES, .pieces = 7, .strength = 1000.0f, .normal = {2.0f, 2.0f, 0.0f}};
+    rb_pieces pc = make_desc(p, 32, &d);
+    check_pieces(&pc, p, 32);
+    assert_int_equal(pc.piece_count, 7);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            for (int l = 0; l < 2; l++) assert_int_equal(pc.piece_of[(i * 4 + j) * 2 + l], (uint32_t)(i + j));
+    assert_int_equal(pc.bond_count, 6);
+    for (uint32_t k = 0; k + 1 < 7; k++) assert_true(bonded(&pc, k, k + 1));
+    rb_pieces_free(&pc);
+    free(p);
+
+    p = lattice(5, 4, 3);
+    const uint32_t n = 60, count = 5;
+    d = (rb_fracture_desc){.kind = RB_FRACTURE_SLICES, .pieces = count, .strength = 1000.0f, .normal = {1, 2, 3}};
+    pc = make_desc(p, n, &d);
+    check_pieces(&pc, p, n);
+    const double len = sqrt(14.0), a[3] = {1 / len, 2 / len, 3 / len};
+    double x[60], low = INFINITY, high = -INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        x[i] = p[3 * i] * a[0] + p[3 * i + 1] * a[1] + p[3 * i + 2] * a[2];
+        low = fmin(low, x[i]), high = fmax(high, x[i]);
+    }
+    const double thickness = (high - low) / count;
+    assert_true(thickness > 2 * radius * a[2] * 1.01); /* touching pairs never skip a slab */
+    bool used[5] = {false};
+    uint32_t slab[60];
+    for (uint32_t i = 0; i < n; i++) {
+        const double s = fmin(floor((x[i] - low) / thickness), count - 1);
+        slab[i] = (uint32_t)s;
+        used[slab[i]] = true;
+    }
+    uint32_t rank[5], ranks = 0;
+    for (uint32_t k = 0; k < count; k++) rank[k] = used[k] ? ranks++ : UINT32_MAX;
+    assert_int_equal(pc.piece_count, ranks);
+    for (uint32_t i = 0; i < n; i++) {
+        /* a centre within rounding of a boundary may fall either side of it */
+        const double at = (x[i] - low) / thickness, edge = fabs(at - floor(at + 0.5));
+        if (edge < 1e-6) continue;
+        assert_int_equal(pc.piece_of[i], rank[slab[i]]);
+    }
+    for (uint32_t b = 0; b < pc.bond_count; b++) assert_int_equal(pc.bonds[2 * b + 1], pc.bonds[2 * b] + 1);
+    for (uint32_t k = 0; k + 1 < pc.piece_count; k++) assert_true(bonded(&pc, k, k + 1));
+    rb_pieces_free(&pc);
+    free(p);
+
+    /* along an axis, slices are layers' slabs */
+    p = lattice(1, 1, 5);
+    d = (rb_fracture_desc){.kind = RB_FRACTURE_SLICES, .pieces = 3, .strength = 1000.0f, .normal = {0, 0, -0.5f}};
+    pc = make_desc(p, 5, &d);
+    const uint32_t expect[5] = {2, 2, 1, 0, 0}; /* from the far end of -z */
+    assert_memory_equal(pc.piece_of, expect, sizeof expect);
+    rb_pieces_free(&pc);
+    free(p);
+}
+
+/* A particle's angle about the z axis through c, radians in [0, 2 pi), and distance from it. */
+static double angle_about_z(const float *q, const double c[3], double *rho) {
+    const double x = q[0] - c[0], y = q[1] - c[1];
+    *rho = sqrt(x * x + y * y);
+    const double t = atan2(y, x);
+    return t < 0.0 ? t + 2.0 * M_PI : t;
+}
+
+/* Each piece of a radial pattern about z through c: all its particles in
+ * one ring (bands of far / rings), and within an arc of at most 1.5 wedges
+ * (a boundary moves by a quarter wedge at most); the pieces of a ring follow
+ * each other around it without interleaving. Returns the pieces' count
+ * over all rings. */
+static uint32_t check_radial(const rb_pieces *pc, const float *p, uint32_t n, const double c[3], uint32_t wedges,
+                             uint32_t rings) {
+    double *t = malloc(n * sizeof *t), *rho = malloc(n * sizeof *rho), far = 0.0;
+    for (uint32_t i = 0; i < n; i++) t[i] = angle_about_z(&p[3 * i], c, &rho[i]), far = fmax(far, rho[i]);
+    uint32_t *ring_of = malloc(pc->piece_count * sizeof *ring_of);
+    for (uint32_t k = 0; k < pc->piece_count; k++) ring_of[k] = UINT32_MAX;
+    const double band = far / rings;
+    for (uint32_t i = 0; i < n; i++) {
+        const double at = rho[i] / band;
+        if (fabs(at - floor(at + 0.5)) < 1e-6 && at > 0.5 && at < rings - 0.5) continue; /* on a boundary */
+        const uint32_t ring = at >= rings ? rings - 1 : (uint32_t)at, k = pc->piece_of[i];
+        if (ring_of[k] == UINT32_MAX) ring_of[k] = ring;
+        assert_int_equal(ring_of[k], ring);
+    }
+    uint32_t pieces = 0;
+    for (uint32_t ring = 0; ring < rings; ring++) {
+        /* the ring's particles by angle; the piece changes once per piece around it */
+        uint32_t m = 0, *at = malloc(n * sizeof *at);
+        for (uint32_t i = 0; i < n; i++)
+            if (ring_of[pc->piece_of[i]] == ring && rho[i] > 1e-6) at[m++] = i;
+        for (uint32_t a = 1; a < m; a++)
+            for (uint32_t b = a; b > 0 && t[at[b]] < t[at[b - 1]]; b--) {
+                const uint32_t x = at[b];
+                at[b] = at[b - 1], at[b - 1] = x;
+            }
+        uint32_t changes = 0, distinct = 0;
+        for (uint32_t a = 0; a < m; a++) changes += pc->piece_of[at[a]] != pc->piece_of[at[(a + 1) % m]];
+        for (uint32_t k = 0; k < pc->piece_count; k++) distinct += ring_of[k] == ring;
+        if (distinct > 1) assert_int_equal(changes, distinct);
+        /* each piece's arc: 2 pi less the widest gap between its angles */
+        for (uint32_t k = 0; k < pc->piece_count; k++) {
+            if (ring_of[k] != ring) continue;
+            double first = -1.0, prev = 0.0, gap = 0.0;
+            for (uint32_t a = 0; a < m; a++) {
+                if (pc->piece_of[at[a]] != k) continue;
+                if (first < 0.0)
+                    first = t[at[a]];
+                else
+                    gap = fmax(gap, t[at[a]] - prev);
+                prev = t[at[a]];
+            }
+            if (first < 0.0) continue;
+            gap = fmax(gap, first + 2.0 * M_PI - prev);
+            assert_true(2.0 * M_PI - gap <= 1.5 * 2.0 * M_PI / wedges + 1e-9);
+        }
+        pieces += distinct;
+        free(at);
+    }
+    free(t), free(rho), free(ring_of);
+    return pieces;
+}
+
+/* Radial: a 12 x 12 plate about z in 6 wedges and 3 rings is 18 pieces,
+ * each within its sector and band; the same seed the same pieces, another
+ * seed others; a centre given moves the rings there. */
+static void test_radial(void **state) {
+    float *p = lattice(12, 12, 1);
+    const uint32_t n = 144;
+    rb_fracture_desc d = {.kind = RB_FRACTURE_RADIAL, .seed = 5, .strength = 1000.0f, .normal = {0, 0, 3}};
+    d.wedges = 6, d.rings = 3;
+    rb_pieces pc = make_desc(p, n, &d), again = make_desc(p, n, &d);
+    check_pieces(&pc, p, n);
+    const double origin[3] = {0, 0, 0};
+    assert_int_equal(pc.piece_count, 18);
+    assert_int_equal(check_radial(&pc, p, n, origin, 6, 3), 18);
+    assert_memory_equal(pc.piece_of, again.piece_of, n * sizeof *pc.piece_of);
+    rb_pieces_free(&again);
+    for (uint64_t seed = 6; seed < 12; seed++) { /* other turns and jitters, the same rules */
+        d.seed = seed;
+        again = make_desc(p, n, &d);
+        check_pieces(&again, p, n);
+        assert_true(again.piece_count <= 18);
+        assert_int_equal(check_radial(&again, p, n, origin, 6, 3), again.piece_count);
+        if (seed == 6) assert_memory_not_equal(pc.piece_of, again.piece_of, n * sizeof *pc.piece_of);
+        rb_pieces_free(&again);
+    }
+    rb_pieces_free(&pc);
+
+    /* rings only, about the corner particle: bands of distance from it */
+    d = (rb_fracture_desc){.kind = RB_FRACTURE_RADIAL, .seed = 1, .strength = 1000.0f, .normal = {0, 0, 1}};
+    d.wedges = 1, d.rings = 4, d.centre_given = true;
+    memcpy(d.centre, p, sizeof d.centre);
+    pc = make_desc(p, n, &d);
+    const double corner[3] = {p[0], p[1], p[2]};
+    assert_int_equal(pc.piece_count, 4);
+    assert_int_equal(check_radial(&pc, p, n, corner, 1, 4), 4);
+    assert_int_equal(pc.piece_of[0], 0);     /* the corner: the inner ring */
+    assert_int_equal(pc.piece_of[n - 1], 3); /* the far corner: the outer */
+    assert_true(bonded(&pc, 0, 1) && !bonded(&pc, 0, 2));
+    rb_pieces_free(&pc);
+
+    /* wedges only about a tilted axis through the middle of a cube */
+    free(p);
+    p = lattice(5, 5, 5);
+    d = (rb_fracture_desc){.kind = RB_FRACTURE_RADIAL, .seed = 2, .strength = 1000.0f, .normal = {1, 1, 1}};
+    d.wedges = 5, d.rings = 1;
+    pc = make_desc(p, 125, &d);
+    check_pieces(&pc, p, 125);
+    assert_int_equal(pc.piece_count, 5);
+    rb_pieces_free(&pc);
+    free(p);
+}
+
+/* Impact voronoi: before the break it is plain voronoi; drawn about a hit
+ * at a corner of a 10^3 lattice, the pieces near the hit are smaller than
+ * those far from it; the same hit and seed, the same pieces. */
+static void test_impact(void **state) {
+    float *p = lattice(10, 10, 10);
+    const uint32_t n = 1000;
+    rb_fracture_desc d = {.kind = RB_FRACTURE_VORONOI, .pieces = 40, .seed = 3, .strength = 1000.0f, .impact = true};
+    rb_fracture_desc plain = d;
+    plain.impact = false;
+    rb_pieces before = make_desc(p, n, &d), voronoi = make_desc(p, n, &plain);
+    assert_memory_equal(before.piece_of, voronoi.piece_of, n * sizeof *before.piece_of);
+    rb_pieces_free(&before), rb_pieces_free(&voronoi);
+
+    const float hit[3] = {p[0], p[1], p[2]}; /* the corner particle */
+    rb_pieces pc, again, uniform_pc = make_desc(p, n, &plain);
+    char err[256] = "";
+    assert_true(rb_pieces_make_at(p, n, radius, particle_mass, &d, hit, &pc, err, sizeof err));
+    assert_true(rb_pieces_make_at(p, n, radius, particle_mass, &d, hit, &again, err, sizeof err));
+    check_pieces(&pc, p, n);
+    assert_memory_equal(pc.piece_of, again.piece_of, n * sizeof *pc.piece_of);
+    rb_pieces_free(&again);
+    /* pieces whose centres lie within half the diagonal of the hit, and the rest */
+    const double reach = 0.5 * sqrt(3.0) * 9 * 2 * radius;
+    for (int pattern = 0; pattern < 2; pattern++) {
+        const rb_pieces *q = pattern ? &uniform_pc : &pc;
+        double near = 0, far = 0, near_pieces = 0, far_pieces = 0;
+        for (uint32_t k = 0; k < q->piece_count; k++) {
+            const bool close = distance(&q->centre[3 * k], hit) < reach;
+            const double particles = q->mass[k] / particle_mass;
+            if (close)
+                near += particles, near_pieces++;
+            else
+                far += particles, far_pieces++;
+        }
+        print_message("%s: %.0f pieces near the hit, %.1f particles each; %.0f far, %.1f each\n",
+                      pattern ? "plain" : "impact", near_pieces, near / near_pieces, far_pieces, far / far_pieces);
+        assert_true(near_pieces > 0 && far_pieces > 0);
+        if (!pattern) assert_true(near / near_pieces < 0.5 * (far / far_pieces));
+    }
+    /* the focus: the piece holding the hit particle grows with it (7 particles
+     * at the default of a quarter of the 6.2 m to the far corner; a focus of
+     * 100 m draws the seeds all but evenly) */
+    const float focus[3] = {0.4f, 0.0f, 100.0f};
+    uint32_t at_hit[3] = {0, 0, 0};
+    for (int f = 0; f < 3; f++) {
+        rb_fracture_desc tight = d;
+        tight.focus = focus[f];
+        assert_true(rb_pieces_make_at(p, n, radius, particle_mass, &tight, hit, &again, err, sizeof err));
+        check_pieces(&again, p, n);
+        for (uint32_t i = 0; i < n; i++) at_hit[f] += again.piece_of[i] == again.piece_of[0];
+        rb_pieces_free(&again);
+    }
+    print_message("the hit's piece: %u particles at a focus of 0.4 m, %u at the default, %u at 100 m\n", at_hit[0],
+                  at_hit[1], at_hit[2]);
+    assert_true(at_hit[0] < at_hit[1] && at_hit[1] < at_hit[2]);
+    /* another hit, other pieces; a hit that is not finite is refused */
+    const float other[3] = {p[3 * (n - 1)], p[3 * (n - 1) + 1], p[3 * (n - 1) + 2]};
+    assert_true(rb_pieces_make_at(p, n, radius, particle_mass, &d, other, &again, err, sizeof err));
+    assert_memory_not_equal(pc.piece_of, again.piece_of, n * sizeof *pc.piece_of);
+    rb_pieces_free(&again);
+    const float nowhere[3] = {NAN, 0, 0};
+    assert_false(rb_pieces_make_at(p, n, radius, particle_mass, &d, nowhere, &again, err, sizeof err));
+    assert_non_null(strstr(err, "hit"));
+    d.focus = -1.0f;
+    assert_false(rb_pieces_make_at(p, n, radius, particle_mass, &d, hit, &again, err, sizeof err));
+    assert_non_null(strstr(err, "focus"));
+    rb_pieces_free(&pc), rb_pieces_free(&uniform_pc);
+    free(p);
+}
+
+/* The new patterns' settings refused: a zero or non-finite direction, no
+ * wedges or rings, too many cells, 0 slices; more slices than particles
+ * clamped and said. */
+static void test_bad_patterns(void **state) {
+    float *p = lattice(3, 3, 3);
+    rb_pieces pc;
+    char err[256];
+    const rb_fracture_desc bad[] = {
+        {.kind = RB_FRACTURE_SLICES, .pieces = 3, .strength = 10.0f},
+        {.kind = RB_FRACTURE_SLICES, .pieces = 3, .strength = 10.0f, .normal = {NAN, 1, 0}},
+        {.kind = RB_FRACTURE_SLICES, .pieces = 0, .strength = 10.0f, .normal = {0, 1, 0}},
+        {.kind = RB_FRACTURE_RADIAL, .wedges = 3, .rings = 2, .strength = 10.0f},
+        {.kind = RB_FRACTURE_RADIAL, .wedges = 0, .rings = 2, .strength = 10.0f, .normal = {0, 1, 0}},
+        {.kind = RB_FRACTURE_RADIAL, .wedges = 3, .rings = 0, .strength = 10.0f, .normal = {0, 1, 0}},
+        {.kind = RB_FRACTURE_RADIAL, .wedges = 2000, .rings = 1000, .strength = 10.0f, .normal = {0, 1, 0}},
+        {.kind = RB_FRACTURE_RADIAL,
+         .wedges = 3,
+         .rings = 1,
+         .strength = 10.0f,
+         .normal = {0, 1, 0},
+         .centre = {INFINITY, 0, 0},
+         .centre_given = true},
+        {.kind = RB_FRACTURE_VORONOI, .pieces = 4, .strength = 10.0f, .impact = true, .focus = NAN},
+    };
+    const char *says[] = {"normal", "normal", "0 pieces", "axis", "wedges", "rings", "cells", "centre", "focus"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        err[0] = '\0';
+        assert_false(rb_pieces_make(p, 27, radius, particle_mass, &bad[k], NULL, &pc, err, sizeof err));
+        if (!strstr(err, says[k])) fail_msg("case %zu: '%s' does not say '%s'", k, err, says[k]);
+    }
+    last_warning[0] = '\0';
+    rb_set_log_fn(keep_warning, NULL);
+    const rb_fracture_desc many = {.kind = RB_FRACTURE_SLICES, .pieces = 40, .strength = 10.0f, .normal = {1, 0, 0}};
+    assert_true(rb_pieces_make(p, 27, radius, particle_mass, &many, NULL, &pc, err, sizeof err));
+    rb_set_log_fn(NULL, NULL);
+    assert_non_null(strstr(last_warning, "40 pieces"));
+    assert_int_equal(pc.piece_count, 3); /* 27 thin slabs, 3 of them with particles */
+    rb_pieces_free(&pc);
+    free(p);
+}
+
 /* A reproducible random number in [-1, 1). */
 static float uniform(uint32_t *s) {
     *s = *s * 1664525u + 1013904223u;
@@ -348,6 +656,10 @@ int main(void) {
         cmocka_unit_test(test_layers),
         cmocka_unit_test(test_particles_and_given),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_slices),
+        cmocka_unit_test(test_radial),
+        cmocka_unit_test(test_impact),
+        cmocka_unit_test(test_bad_patterns),
         cmocka_unit_test(test_split_momentum),
         cmocka_unit_test(test_split_one_component),
         cmocka_unit_test(test_split_and_restrict),

@@ -92,6 +92,13 @@ static void test_breaking(void **state) {
     same_on_both(load("debris_brick_wall"), "debris_brick_wall (breaking, chips)", 2000);
 }
 
+/* The patterns an artist controls: radial wedges (a torus), slices (a
+ * plank) and voronoi drawn about the hit (a rock), each broken by 1500 steps. */
+static void test_patterns(void **state) {
+    (void)state;
+    same_on_both(load("breakable_patterns"), "breakable_patterns (radial, slices, impact)", 1500);
+}
+
 static void test_emitter(void **state) {
     (void)state;
     same_on_both(load("emitter_fountain"), "emitter_fountain (emitter, wind, blast)", 6000);
@@ -100,7 +107,7 @@ static void test_emitter(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pile),     cmocka_unit_test(test_mixed_shapes), cmocka_unit_test(test_mixed_sizes),
-        cmocka_unit_test(test_breaking), cmocka_unit_test(test_emitter),
+        cmocka_unit_test(test_breaking), cmocka_unit_test(test_patterns),     cmocka_unit_test(test_emitter),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -727,8 +727,9 @@ static void test_failed_save_keeps_the_old_file(void **state) {
 
 /* The shipped scenes load and build. */
 static void test_shipped_scenes_build(void **state) {
-    static const char *const names[] = {"brick_wall",      "tower_on_platform", "ramp_rocks",     "rubble_heap",
-                                        "debris_rockfall", "debris_brick_wall", "breakable_tower"};
+    static const char *const names[] = {"brick_wall",      "tower_on_platform", "ramp_rocks",
+                                        "rubble_heap",     "debris_rockfall",   "debris_brick_wall",
+                                        "breakable_tower", "breakable_patterns"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char path[512], err[1024];
         snprintf(path, sizeof path, "%s/assets/scenes/%s.json", RB_TEST_SOURCE_DIR, names[i]);

@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
         rb_world_add_body(w, &(rb_body_desc){.shape = (uint32_t)shape, .position = {0, ny * r + 0.001f, 0}});
     rb_debris_desc dd = {0};
     rb_debris *d = rb_debris_create(&dd, e, err, sizeof err);
-    const rb_fracture_desc fd = {RB_FRACTURE_VORONOI, pieces, 1, 1.0f};
+    const rb_fracture_desc fd = {.kind = RB_FRACTURE_VORONOI, .pieces = pieces, .seed = 1, .strength = 1.0f};
     if (!d || !rb_debris_make_breakable(d, id, &fd, err, sizeof err))
         return fprintf(stderr, "rb_break_bench: %s\n", err), 1;
     for (int tick = 0; tick < 500; tick++) {

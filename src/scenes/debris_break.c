@@ -11,8 +11,9 @@
 #include "debris_internal.h"
 
 /* Makes body id breakable with pieces p of its particles at offsets (both
- * taken over: freed here on failure). */
-static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offsets, float r, float m) {
+ * taken over: freed here on failure), made by pattern desc. */
+static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offsets, float r, float m,
+                          const rb_fracture_desc *desc) {
     rb_piece_desc *descs = malloc(sizeof *descs * p->piece_count);
     bool ok = descs != NULL;
     for (uint32_t k = 0; ok && k < p->piece_count; k++)
@@ -31,7 +32,7 @@ static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offs
         free(offsets);
         return false;
     }
-    d->breakables[d->breakable_count++] = (breakable){id, *p, offsets, r, m};
+    d->breakables[d->breakable_count++] = (breakable){id, *p, offsets, r, m, *desc};
     return true;
 }
 
@@ -70,14 +71,26 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
         free(offsets);
         return true;
     }
-    if (!add_breakable(d, id, &p, offsets, r, m)) {
+    if (!add_breakable(d, id, &p, offsets, r, m, desc)) {
         snprintf(err, err_size, "breakable: the world refused the pieces (logged)");
         return false;
     }
     return true;
 }
 
-/* Splits a broken body into its groups of pieces (rb_debris_make_breakable). */
+/* Where an impact pattern's body was hit, in its shape frame: the centre
+ * of its piece with the largest load over hold (the first of equals), the
+ * one that broke it. The loads are those the world latched in the step. */
+static void hit_point(const rb_pieces *p, const float *loads, float hit[3]) {
+    uint32_t most = 0;
+    for (uint32_t k = 1; k < p->piece_count; k++)
+        if (loads[k] > loads[most]) most = k;
+    memcpy(hit, &p->centre[3 * most], sizeof *hit * 3);
+}
+
+/* Splits a broken body into its groups of pieces (rb_debris_make_breakable).
+ * An impact pattern's body comes apart into every piece of its pattern
+ * drawn again about the hit. */
 static bool split(rb_debris *d, rb_body_id id) {
     const breakable *found = rb_debris_find_breakable(d, id);
     rb_body_state s;
@@ -86,17 +99,31 @@ static bool split(rb_debris *d, rb_body_id id) {
     const breakable b = *found;
     const uint32_t np = b.pieces.piece_count;
     float *loads = malloc(sizeof *loads * np);
-    bool *broken = malloc(sizeof *broken * np);
+    bool *broken = NULL;
     rb_split_child *children = NULL;
+    rb_pieces again = {0};
+    const rb_pieces *pieces = &b.pieces;
     uint32_t count = 0;
     char err[256];
-    if (loads && broken && rb_world_piece_loads(d->world, id, loads, np) == np) {
-        for (uint32_t k = 0; k < np; k++) broken[k] = loads[k] > 1.0f;
-        count = rb_split(&b.pieces, b.offsets, b.r, b.m, broken, &s, &children, err, sizeof err);
-        if (count == 0) rb_log(RB_LOG_ERROR, "debris: a break could not be split: %s", err);
+    if (loads && rb_world_piece_loads(d->world, id, loads, np) == np) {
+        if (b.desc.impact) {
+            float hit[3];
+            hit_point(&b.pieces, loads, hit);
+            if (rb_pieces_make_at(b.offsets, b.pieces.particle_count, b.r, b.m, &b.desc, hit, &again, err, sizeof err))
+                pieces = &again;
+            else
+                rb_log(RB_LOG_ERROR, "debris: an impact pattern could not be drawn: %s", err);
+        }
+        broken = malloc(sizeof *broken * pieces->piece_count);
+        for (uint32_t k = 0; broken && k < pieces->piece_count; k++) broken[k] = pieces == &again || loads[k] > 1.0f;
+        if (broken) count = rb_split(pieces, b.offsets, b.r, b.m, broken, &s, &children, err, sizeof err);
+        if (broken && count == 0) rb_log(RB_LOG_ERROR, "debris: a break could not be split: %s", err);
     }
     free(loads), free(broken);
-    if (count < 2) return true; /* one group left: it holds together */
+    if (count < 2) { /* one group left: it holds together */
+        rb_pieces_free(&again);
+        return true;
+    }
     /* the parent's place in the debris table by index: add_tracked below may move the table */
     const tracked *parent = rb_debris_find(d, id);
     const uint32_t at = parent ? (uint32_t)(parent - d->bodies) : UINT32_MAX;
@@ -122,11 +149,11 @@ static bool split(rb_debris *d, rb_body_id id) {
         ok = rb_debris_add_tracked(d, kid, lifetime, emitter);
         if (ok) d->bodies[d->count - 1].born = born;
         rb_pieces sub;
-        if (ok && rb_pieces_restrict(&b.pieces, ch, &sub, err, sizeof err)) {
+        if (ok && rb_pieces_restrict(pieces, ch, &sub, err, sizeof err)) {
             float *offsets = malloc(sizeof *offsets * 3 * ch->particle_count);
             if (sub.piece_count >= 2 && offsets) {
                 memcpy(offsets, ch->particles, sizeof *offsets * 3 * ch->particle_count);
-                add_breakable(d, kid, &sub, offsets, b.r, b.m);
+                add_breakable(d, kid, &sub, offsets, b.r, b.m, &b.desc);
             } else {
                 rb_pieces_free(&sub);
                 free(offsets);
@@ -134,6 +161,7 @@ static bool split(rb_debris *d, rb_body_id id) {
         }
     }
     rb_split_free(children, count);
+    rb_pieces_free(&again);
     if (!ok) return false;
     d->breaks++;
     /* the parent goes: out of the world, the debris table and the breakables */

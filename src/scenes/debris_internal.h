@@ -62,6 +62,8 @@ typedef struct breakable {
     rb_pieces pieces;
     float *offsets; /* xyz a particle, shape frame */
     float r, m;     /* its particles' radius and mass */
+    /* its pattern: with `impact`, the pieces drawn again about the hit at the break */
+    rb_fracture_desc desc;
 } breakable;
 
 struct rb_debris {

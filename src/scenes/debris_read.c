@@ -264,16 +264,55 @@ static bool read_settings(rb_reader *r, const cJSON *o, rb_debris_desc *d) {
 
 /* ---- breakable bodies ---- */
 
+/* The keys each pattern takes beyond pattern, seed and strength; a key of
+ * another pattern's is refused, not ignored, since it was meant to shape
+ * the pieces. */
+static bool read_pattern_keys(rb_reader *r, const cJSON *b, rb_fracture_desc *f, const char *pattern) {
+    static const char *const own[] = {"normal", "axis", "centre", "wedges", "rings", "impact", "focus", NULL};
+    static const char *const takes[] = {"slices", "radial", "radial", "radial", "radial", "voronoi", "voronoi"};
+    for (int k = 0; own[k]; k++)
+        if (cJSON_GetObjectItemCaseSensitive(b, own[k]) && strcmp(pattern, takes[k]) != 0)
+            return rb_read_fail_at(r, own[k], "pattern '%s' takes no '%s' (pattern '%s' does)", pattern, own[k],
+                                   takes[k]);
+    if (f->kind == RB_FRACTURE_RADIAL && cJSON_GetObjectItemCaseSensitive(b, "pieces"))
+        return rb_read_fail_at(r, "pieces", "pattern 'radial' takes no 'pieces': its pieces are wedges x rings");
+    bool ok = rb_read_count(r, b, "pieces", 1e6, &f->pieces, false);
+    if (ok && f->pieces == 0) ok = rb_read_fail_at(r, "pieces", "expected 1 or more pieces, got 0");
+    if (ok && f->kind == RB_FRACTURE_SLICES) {
+        if (!cJSON_GetObjectItemCaseSensitive(b, "normal"))
+            return rb_read_fail(r, "pattern 'slices' needs a 'normal': [x, y, z], the planes' normal");
+        ok = read_direction(r, b, "normal", f->normal);
+    }
+    if (ok && f->kind == RB_FRACTURE_RADIAL) {
+        if (!cJSON_GetObjectItemCaseSensitive(b, "axis"))
+            return rb_read_fail(r, "pattern 'radial' needs an 'axis': [x, y, z]");
+        ok = read_direction(r, b, "axis", f->normal) && rb_read_vector(r, b, "centre", 3, f->centre) &&
+             rb_read_count(r, b, "wedges", 1000, &f->wedges, false) &&
+             rb_read_count(r, b, "rings", 1000, &f->rings, false);
+        f->centre_given = cJSON_GetObjectItemCaseSensitive(b, "centre") != NULL;
+        if (ok && f->wedges == 0) ok = rb_read_fail_at(r, "wedges", "expected 1 or more wedges, got 0");
+        if (ok && f->rings == 0) ok = rb_read_fail_at(r, "rings", "expected 1 or more rings, got 0");
+    }
+    if (ok && f->kind == RB_FRACTURE_VORONOI) {
+        ok = rb_read_bool(r, b, "impact", &f->impact) && read_amount(r, b, "focus", true, BIG, false, &f->focus);
+        if (ok && cJSON_GetObjectItemCaseSensitive(b, "focus") && !f->impact)
+            ok = rb_read_fail_at(r, "focus", "'focus' shapes an impact pattern: give \"impact\": true with it");
+    }
+    return ok;
+}
+
 bool rb_read_breakable(rb_reader *r, const cJSON *o, rb_scene_body *t) {
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "breakable");
     t->breakable = false;
     if (!b || cJSON_IsFalse(b)) return true;
-    t->fracture = (rb_fracture_desc){RB_FRACTURE_VORONOI, 8, 1, RB_FRACTURE_STRENGTH};
+    t->fracture =
+        (rb_fracture_desc){.kind = RB_FRACTURE_VORONOI, .pieces = 8, .seed = 1, .strength = RB_FRACTURE_STRENGTH};
     t->breakable = true;
     if (cJSON_IsTrue(b)) return true;
     if (!cJSON_IsObject(b)) return rb_read_fail_at(r, "breakable", "expected true, false or an object");
     size_t len = rb_read_enter(r, "breakable", 0);
-    static const char *const keys[] = {"pattern", "pieces", "seed", "strength", NULL};
+    static const char *const keys[] = {"pattern", "pieces", "seed",  "strength", "normal", "axis",
+                                       "centre",  "wedges", "rings", "impact",   "focus",  NULL};
     rb_read_check_keys(r, b, keys);
     char pattern[32] = "voronoi";
     bool ok = rb_read_string(r, b, "pattern", pattern, sizeof pattern, false);
@@ -281,15 +320,19 @@ bool rb_read_breakable(rb_reader *r, const cJSON *o, rb_scene_body *t) {
         t->fracture.kind = RB_FRACTURE_VORONOI;
     else if (ok && strcmp(pattern, "layers") == 0)
         t->fracture.kind = RB_FRACTURE_LAYERS, t->fracture.pieces = 3;
+    else if (ok && strcmp(pattern, "slices") == 0)
+        t->fracture.kind = RB_FRACTURE_SLICES, t->fracture.pieces = 3;
+    else if (ok && strcmp(pattern, "radial") == 0)
+        t->fracture.kind = RB_FRACTURE_RADIAL, t->fracture.wedges = 6, t->fracture.rings = 2;
     else if (ok && strcmp(pattern, "particles") == 0)
         t->fracture.kind = RB_FRACTURE_PARTICLES;
     else if (ok && strcmp(pattern, "plugin") == 0)
         t->fracture.kind = RB_FRACTURE_GIVEN;
     else if (ok)
-        ok = rb_read_fail_at(r, "pattern", "unknown pattern '%s' (voronoi, layers, particles or plugin)", pattern);
+        ok = rb_read_fail_at(r, "pattern",
+                             "unknown pattern '%s' (voronoi, layers, slices, radial, particles or plugin)", pattern);
     double seed = 1.0;
-    ok = ok && rb_read_count(r, b, "pieces", 1e6, &t->fracture.pieces, false);
-    if (ok && t->fracture.pieces == 0) ok = rb_read_fail_at(r, "pieces", "expected 1 or more pieces, got 0");
+    ok = ok && read_pattern_keys(r, b, &t->fracture, pattern);
     ok = ok && rb_read_number(r, b, "seed", 0.0, 9007199254740992.0, &seed);
     if (ok && seed != floor(seed)) ok = rb_read_fail_at(r, "seed", "expected a whole number, got %g", seed);
     t->fracture.seed = (uint64_t)seed;

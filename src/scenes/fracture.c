@@ -51,16 +51,29 @@ static int longest_axis(const float *p, uint32_t n, float *low, float *extent) {
     return axis;
 }
 
+/* A uniform double in [0, 1) from the top 53 bits of a draw. */
+static double next_unit(uint64_t *state) { return (double)(next_random(state) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* Impact seeds are drawn with this density at most below the hit's, so a
+ * draw takes at most 64 tries on average however far the body reaches. */
+#define RB_IMPACT_FLOOR (1.0 / 64.0)
+
 /* Seeds: `count` distinct particles, the first of a partial Fisher-Yates
- * shuffle. Each particle joins the nearest; the strict < gives a tie to the
- * lower seed. */
-static bool voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, uint32_t *piece_of) {
+ * shuffle; with weights (per particle, in [RB_IMPACT_FLOOR, 1]) a draw is
+ * kept with its particle's weight and drawn again otherwise, so seeds fall
+ * with that density. Each particle joins the nearest seed; the strict <
+ * gives a tie to the lower seed. */
+static bool voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, const double *weight,
+                    uint32_t *piece_of) {
     uint32_t *order = malloc(n * sizeof *order);
     if (!order) return false;
     for (uint32_t i = 0; i < n; i++) order[i] = i;
     uint64_t state = seed;
     for (uint32_t i = 0; i < count; i++) {
-        const uint32_t j = i + (uint32_t)(next_random(&state) % (n - i)), t = order[i];
+        uint32_t j;
+        do j = i + (uint32_t)(next_random(&state) % (n - i));
+        while (weight && !(next_unit(&state) < weight[order[j]]));
+        const uint32_t t = order[i];
         order[i] = order[j], order[j] = t;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -76,6 +89,20 @@ static bool voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, u
     return true;
 }
 
+/* The impact pattern's seed density per particle about hit: 1 / (1 +
+ * (d / focus)^2), no less than RB_IMPACT_FLOOR; focus 0: a quarter of the
+ * farthest particle's distance from the hit. */
+static double *impact_weights(const float *p, uint32_t n, const float hit[3], float focus) {
+    double *w = malloc(n * sizeof *w);
+    if (!w) return NULL;
+    double far2 = 0.0;
+    for (uint32_t i = 0; i < n; i++) far2 = fmax(far2, w[i] = distance2(&p[3 * i], hit));
+    double f2 = focus > 0.0f ? (double)focus * focus : far2 / 16.0;
+    if (!(f2 > 0.0)) f2 = 1.0; /* every particle at the hit: any focus weighs them alike */
+    for (uint32_t i = 0; i < n; i++) w[i] = fmax(1.0 / (1.0 + w[i] / f2), RB_IMPACT_FLOOR);
+    return w;
+}
+
 static void layers(const float *p, uint32_t n, uint32_t count, uint32_t *piece_of) {
     float low, extent;
     const int axis = longest_axis(p, n, &low, &extent);
@@ -85,6 +112,109 @@ static void layers(const float *p, uint32_t n, uint32_t count, uint32_t *piece_o
         double s = thickness > 0.0 ? floor(((double)p[3 * i + axis] - low) / thickness) : 0.0;
         piece_of[i] = s >= count ? count - 1 : (uint32_t)s;
     }
+}
+
+/* A unit vector along v (non-zero, finite: checked by the caller), in doubles. */
+static void unit(const float v[3], double u[3]) {
+    const double len = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+    for (int k = 0; k < 3; k++) u[k] = v[k] / len;
+}
+
+static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* Slabs of equal thickness across the particles' spread along the normal,
+ * as layers' along an axis: a particle joins the slab of its centre. */
+static void slices(const float *p, uint32_t n, uint32_t count, const float normal[3], uint32_t *piece_of) {
+    double a[3], low = INFINITY, high = -INFINITY;
+    unit(normal, a);
+    for (uint32_t i = 0; i < n; i++) {
+        const double x = dot((const double[3]){p[3 * i], p[3 * i + 1], p[3 * i + 2]}, a);
+        low = fmin(low, x), high = fmax(high, x);
+    }
+    const double thickness = (high - low) / count;
+    for (uint32_t i = 0; i < n; i++) {
+        const double x = dot((const double[3]){p[3 * i], p[3 * i + 1], p[3 * i + 2]}, a);
+        const double s = thickness > 0.0 ? floor((x - low) / thickness) : 0.0;
+        piece_of[i] = s >= count ? count - 1 : (uint32_t)s; /* the far end: the last slab */
+    }
+}
+
+#define RB_TWO_PI 6.283185307179586
+
+/* How far a wedge's boundary may move from its even place, in wedges:
+ * under a half, so the boundaries keep their order. */
+#define RB_WEDGE_JITTER 0.25
+
+/* Wedges about the axis (through centre, or the particles' mean: their
+ * centre of mass) turned by a random angle, each boundary moved by up to
+ * RB_WEDGE_JITTER of a wedge, all from seed; each wedge cut into rings of
+ * equal width out to the farthest particle from the axis. A particle's
+ * piece is wedge x rings + ring. */
+static bool radial(const float *p, uint32_t n, const rb_fracture_desc *d, uint32_t *piece_of) {
+    double a[3], c[3] = {0.0, 0.0, 0.0};
+    unit(d->normal, a);
+    if (d->centre_given) {
+        for (int k = 0; k < 3; k++) c[k] = d->centre[k];
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) c[k] += p[3 * i + k];
+        for (int k = 0; k < 3; k++) c[k] /= n;
+    }
+    /* u, v: across the axis, u from the coordinate axis least along it */
+    int least = 0;
+    for (int k = 1; k < 3; k++)
+        if (fabs(a[k]) < fabs(a[least])) least = k;
+    double u[3] = {0.0, 0.0, 0.0}, v[3];
+    u[least] = 1.0;
+    const double along = dot(u, a);
+    for (int k = 0; k < 3; k++) u[k] -= along * a[k];
+    const double ul = sqrt(dot(u, u));
+    for (int k = 0; k < 3; k++) u[k] /= ul;
+    v[0] = a[1] * u[2] - a[2] * u[1], v[1] = a[2] * u[0] - a[0] * u[2], v[2] = a[0] * u[1] - a[1] * u[0];
+    /* the boundaries: turned by `turn`, each moved by its jitter; wedge k
+     * runs from bound[k] to bound[k + 1], angles from bound[0] */
+    const uint32_t wedges = d->wedges, rings = d->rings;
+    uint64_t state = d->seed;
+    const double width = RB_TWO_PI / wedges, turn = RB_TWO_PI * next_unit(&state);
+    double first = 0.0, far = 0.0;
+    for (uint32_t i = 0; i < n; i++) { /* the farthest particle from the axis sets the rings' width */
+        double x[3];
+        for (int k = 0; k < 3; k++) x[k] = p[3 * i + k] - c[k];
+        const double h = dot(x, a);
+        for (int k = 0; k < 3; k++) x[k] -= h * a[k];
+        far = fmax(far, sqrt(dot(x, x)));
+    }
+    const double band = far / rings;
+    double *bound = malloc(wedges * sizeof *bound);
+    if (!bound) return false;
+    for (uint32_t k = 0; k < wedges; k++) {
+        const double jitter = wedges > 1 ? RB_WEDGE_JITTER * (2.0 * next_unit(&state) - 1.0) : 0.0;
+        bound[k] = (k + jitter) * width;
+        if (k == 0) first = bound[0];
+        bound[k] -= first;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        double x[3];
+        for (int k = 0; k < 3; k++) x[k] = p[3 * i + k] - c[k];
+        const double h = dot(x, a);
+        for (int k = 0; k < 3; k++) x[k] -= h * a[k];
+        const double rho = sqrt(dot(x, x));
+        double t = atan2(dot(x, v), dot(x, u)) - turn - first;
+        t -= RB_TWO_PI * floor(t / RB_TWO_PI);
+        uint32_t w = 0, past = wedges; /* the last boundary at or before t: bound[0] = 0 is */
+        while (past - w > 1) {
+            const uint32_t mid = w + (past - w) / 2;
+            if (bound[mid] <= t)
+                w = mid;
+            else
+                past = mid;
+        }
+        const double b = band > 0.0 ? floor(rho / band) : 0.0;
+        const uint32_t ring = b >= rings ? rings - 1 : (uint32_t)b; /* the farthest: the outer ring */
+        piece_of[i] = w * rings + ring;
+    }
+    free(bound);
+    return true;
 }
 
 /* Drops pieces no particle joined, keeping the others' order; returns how many are left. */
@@ -197,8 +327,46 @@ static bool find_bonds(const float *p, uint32_t n, float r, const uint32_t *piec
     return true;
 }
 
-bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb_fracture_desc *desc,
-                    const uint32_t *given, rb_pieces *out, char *err, size_t err_size) {
+static bool finite_vector(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+/* A direction for slices or radial: finite and not zero. */
+static bool check_direction(const float v[3], const char *what, char *err, size_t err_size) {
+    if (finite_vector(v) && (v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f)) return true;
+    say(err, err_size, "fracture: %s (%g, %g, %g): expected a finite vector, not zero", what, v[0], v[1], v[2]);
+    return false;
+}
+
+/* The new patterns' own settings (the rest is checked with the old ones). */
+static bool check_pattern(const rb_fracture_desc *desc, char *err, size_t err_size) {
+    switch (desc->kind) {
+    case RB_FRACTURE_SLICES:
+        return check_direction(desc->normal, "slices' normal", err, err_size);
+    case RB_FRACTURE_RADIAL:
+        if (!check_direction(desc->normal, "radial's axis", err, err_size)) return false;
+        if (desc->centre_given && !finite_vector(desc->centre)) {
+            say(err, err_size, "fracture: radial's centre is not finite");
+            return false;
+        }
+        if (desc->wedges == 0 || desc->rings == 0 || (uint64_t)desc->wedges * desc->rings > RB_FRACTURE_MAX_CELLS) {
+            say(err, err_size, "fracture: radial of %u wedges and %u rings: at least 1 of each, at most %u cells",
+                desc->wedges, desc->rings, RB_FRACTURE_MAX_CELLS);
+            return false;
+        }
+        return true;
+    case RB_FRACTURE_VORONOI:
+        if (desc->impact && (!(desc->focus >= 0.0f) || !isfinite(desc->focus))) {
+            say(err, err_size, "fracture: impact focus %g m: expected a finite length >= 0", desc->focus);
+            return false;
+        }
+        return true;
+    default:
+        return true;
+    }
+}
+
+/* rb_pieces_make, and rb_pieces_make_at with hit: the impact pattern drawn about it. */
+static bool make_pieces(const float *offsets, uint32_t n, float r, float m, const rb_fracture_desc *desc,
+                        const uint32_t *given, const float *hit, rb_pieces *out, char *err, size_t err_size) {
     if (!out) {
         say(err, err_size, "fracture: no pieces to fill");
         return false;
@@ -225,13 +393,17 @@ bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb
             say(err, err_size, "fracture: particle %u's offset is not finite", i / 3);
             return false;
         }
+    if (!check_pattern(desc, err, err_size)) return false;
     uint32_t count = desc->pieces;
     switch (desc->kind) {
     case RB_FRACTURE_VORONOI:
     case RB_FRACTURE_LAYERS:
+    case RB_FRACTURE_SLICES:
         if (count == 0) {
             say(err, err_size, "fracture: %s of 0 pieces: at least 1",
-                desc->kind == RB_FRACTURE_VORONOI ? "voronoi" : "layers");
+                desc->kind == RB_FRACTURE_VORONOI  ? "voronoi"
+                : desc->kind == RB_FRACTURE_LAYERS ? "layers"
+                                                   : "slices");
             return false;
         }
         if (count > n) {
@@ -241,6 +413,9 @@ bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb
         break;
     case RB_FRACTURE_PARTICLES:
         count = n;
+        break;
+    case RB_FRACTURE_RADIAL:
+        count = desc->wedges * desc->rings; /* checked: at most RB_FRACTURE_MAX_CELLS */
         break;
     case RB_FRACTURE_GIVEN:
         if (!given) {
@@ -257,16 +432,26 @@ bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb
     out->strength = desc->strength;
     out->radius = r;
     out->piece_of = malloc(n * sizeof *out->piece_of);
-    uint32_t *scratch = malloc(n * sizeof *scratch);
-    bool ok = out->piece_of && scratch;
+    uint32_t *scratch = malloc((count > n ? count : n) * sizeof *scratch);
+    double *weight =
+        desc->kind == RB_FRACTURE_VORONOI && desc->impact && hit ? impact_weights(offsets, n, hit, desc->focus) : NULL;
+    bool ok = out->piece_of && scratch && (weight || !(desc->kind == RB_FRACTURE_VORONOI && desc->impact && hit));
     if (ok) switch (desc->kind) {
         case RB_FRACTURE_VORONOI:
-            ok = voronoi(offsets, n, count, desc->seed, out->piece_of);
+            ok = voronoi(offsets, n, count, desc->seed, weight, out->piece_of);
             if (ok) count = drop_empty(out->piece_of, n, count, scratch);
             break;
         case RB_FRACTURE_LAYERS:
             layers(offsets, n, count, out->piece_of);
             count = drop_empty(out->piece_of, n, count, scratch);
+            break;
+        case RB_FRACTURE_SLICES:
+            slices(offsets, n, count, desc->normal, out->piece_of);
+            count = drop_empty(out->piece_of, n, count, scratch);
+            break;
+        case RB_FRACTURE_RADIAL:
+            ok = radial(offsets, n, desc, out->piece_of);
+            if (ok) count = drop_empty(out->piece_of, n, count, scratch);
             break;
         case RB_FRACTURE_PARTICLES:
             for (uint32_t i = 0; i < n; i++) out->piece_of[i] = i;
@@ -275,7 +460,7 @@ bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb
             ok = renumber_given(given, n, out->piece_of, &count);
             break;
         }
-    free(scratch);
+    free(scratch), free(weight);
     if (ok) {
         out->piece_count = count;
         out->mass = calloc(count, sizeof *out->mass);
@@ -307,6 +492,21 @@ bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb
         out->holds[out->bonds[2 * b + 1]] += out->strength;
     }
     return true;
+}
+
+bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb_fracture_desc *desc,
+                    const uint32_t *given, rb_pieces *out, char *err, size_t err_size) {
+    return make_pieces(offsets, n, r, m, desc, given, NULL, out, err, err_size);
+}
+
+bool rb_pieces_make_at(const float *offsets, uint32_t n, float r, float m, const rb_fracture_desc *desc,
+                       const float hit[3], rb_pieces *out, char *err, size_t err_size) {
+    if (hit && !finite_vector(hit)) {
+        if (out) memset(out, 0, sizeof *out);
+        say(err, err_size, "fracture: the hit (%g, %g, %g) is not finite", hit[0], hit[1], hit[2]);
+        return false;
+    }
+    return make_pieces(offsets, n, r, m, desc, NULL, hit, out, err, err_size);
 }
 
 void rb_pieces_free(rb_pieces *p) {

@@ -25,6 +25,8 @@ typedef enum rb_fracture_kind {
     RB_FRACTURE_LAYERS,      /* `pieces` slabs of equal thickness across the body's longest axis */
     RB_FRACTURE_PARTICLES,   /* every particle a piece: it crumbles */
     RB_FRACTURE_GIVEN,       /* the piece of each particle given (a shape plugin's) */
+    RB_FRACTURE_SLICES,      /* `pieces` slabs of equal thickness across the body along `normal` */
+    RB_FRACTURE_RADIAL,      /* `wedges` sectors about the axis `normal`, each cut in `rings` bands: glass */
 } rb_fracture_kind;
 
 /* The strength of a bond when a scene names none, N: a 1.2 m cube of 27
@@ -32,11 +34,24 @@ typedef enum rb_fracture_kind {
  * not from 0.5 m (tests/test_breaking.c measures both). */
 #define RB_FRACTURE_STRENGTH 600000.0f
 
+/* The largest wedges times rings a radial pattern may ask for. */
+#define RB_FRACTURE_MAX_CELLS 1000000u
+
 typedef struct rb_fracture_desc {
     rb_fracture_kind kind;
-    uint32_t pieces; /* voronoi, layers: how many (clamped to the particle count, said in a warning) */
-    uint64_t seed;   /* voronoi */
+    uint32_t pieces; /* voronoi, layers, slices: how many (clamped to the particle count, said in a warning) */
+    uint64_t seed;   /* voronoi; radial: the wedges' turn and jitter */
     float strength;  /* N a bond holds, > 0 */
+    /* slices: the planes' normal; radial: the axis. Shape frame (principal,
+     * centre of mass at the origin), any length but 0: it is normalised. */
+    float normal[3];
+    float centre[3];        /* radial: a point of the axis, shape frame, m (if centre_given) */
+    bool centre_given;      /* radial: false: the axis runs through the particles' centre of mass */
+    uint32_t wedges, rings; /* radial: >= 1 each, wedges x rings <= RB_FRACTURE_MAX_CELLS */
+    /* voronoi: at the break the body's pieces are drawn again about the hit
+     * (rb_pieces_make_at), seeds densest there; before it, plain voronoi. */
+    bool impact;
+    float focus; /* impact: m, how far from the hit seeds are densest; 0: a quarter of the farthest particle */
 } rb_fracture_desc;
 
 /* A body's pieces, in its shape's frame (particle offsets from the centre of mass). */
@@ -59,6 +74,15 @@ typedef struct rb_pieces {
 bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb_fracture_desc *desc,
                     const uint32_t *given, rb_pieces *out, char *err, size_t err_size);
 void rb_pieces_free(rb_pieces *p);
+
+/* The pieces of an impact pattern (desc->impact, voronoi) formed about
+ * `hit` (shape frame, m): `pieces` seed particles drawn from `seed` with a
+ * density 1 / (1 + (d / focus)^2) at a distance d from the hit, never under
+ * 1/64 of that at the hit, so pieces are small there and large far away.
+ * Otherwise as rb_pieces_make (which, for an impact pattern, makes the
+ * plain voronoi pieces the body carries until it breaks). */
+bool rb_pieces_make_at(const float *offsets, uint32_t n, float r, float m, const rb_fracture_desc *desc,
+                       const float hit[3], rb_pieces *out, char *err, size_t err_size);
 
 /* A new body made of some of a breaking body's particles. */
 typedef struct rb_split_child {

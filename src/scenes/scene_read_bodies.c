@@ -60,7 +60,8 @@ const rb_shape *rb_read_template(rb_reader *r, const rb_scene *s, const cJSON *o
         return rb_read_fail_at(r, "breakable", "pattern 'plugin': shape '%s' gives no pieces (its plugin's are none)",
                                t->shape),
                NULL;
-    const bool counted = t->fracture.kind == RB_FRACTURE_VORONOI || t->fracture.kind == RB_FRACTURE_LAYERS;
+    const bool counted = t->fracture.kind == RB_FRACTURE_VORONOI || t->fracture.kind == RB_FRACTURE_LAYERS ||
+                         t->fracture.kind == RB_FRACTURE_SLICES;
     if (t->breakable && counted && t->fracture.pieces > shape->particle_count) {
         size_t in = rb_read_enter(r, "breakable", 0), at = rb_read_enter(r, "pieces", 0);
         rb_log(RB_LOG_WARN, "%s: %s: %u pieces of a %u-particle shape: %u, a piece a particle", r->file, r->path,
