@@ -52,9 +52,9 @@ static int longest_axis(const float *p, uint32_t n, float *low, float *extent) {
 }
 
 /* Seeds: `count` distinct particles, the first of a partial Fisher-Yates
- * shuffle. Each particle joins the nearest; the strict < gives a tie to the
- * lower seed. */
-static bool voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, uint32_t *piece_of) {
+ * shuffle (their centres in seeds, xyz). Each particle joins the nearest;
+ * the strict < gives a tie to the lower seed. */
+static bool voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, uint32_t *piece_of, float *seeds) {
     uint32_t *order = malloc(n * sizeof *order);
     if (!order) return false;
     for (uint32_t i = 0; i < n; i++) order[i] = i;
@@ -72,14 +72,23 @@ static bool voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, u
         }
         piece_of[i] = best;
     }
+    for (uint32_t s = 0; s < count; s++) memcpy(&seeds[3 * s], &p[3 * order[s]], 3 * sizeof *seeds);
     free(order);
     return true;
 }
 
-static void layers(const float *p, uint32_t n, uint32_t count, uint32_t *piece_of) {
+/* Slabs along the longest axis; each slab's seed the middle of it on the
+ * axis, so that the Voronoi cells of the seeds are the slabs (between two
+ * slabs kept with an empty one between them, the boundary moves into the
+ * empty one, where no particle is). */
+static void layers(const float *p, uint32_t n, uint32_t count, uint32_t *piece_of, float *seeds) {
     float low, extent;
     const int axis = longest_axis(p, n, &low, &extent);
     const double thickness = (double)extent / count;
+    for (uint32_t k = 0; k < count; k++) {
+        seeds[3 * k] = seeds[3 * k + 1] = seeds[3 * k + 2] = 0.0f;
+        seeds[3 * k + axis] = (float)(low + (k + 0.5) * thickness);
+    }
     for (uint32_t i = 0; i < n; i++) {
         /* the far end lands on count exactly: it belongs to the last slab */
         double s = thickness > 0.0 ? floor(((double)p[3 * i + axis] - low) / thickness) : 0.0;
@@ -87,12 +96,16 @@ static void layers(const float *p, uint32_t n, uint32_t count, uint32_t *piece_o
     }
 }
 
-/* Drops pieces no particle joined, keeping the others' order; returns how many are left. */
-static uint32_t drop_empty(uint32_t *piece_of, uint32_t n, uint32_t count, uint32_t *scratch) {
+/* Drops pieces no particle joined, and their seeds, keeping the others'
+ * order; returns how many are left. */
+static uint32_t drop_empty(uint32_t *piece_of, uint32_t n, uint32_t count, uint32_t *scratch, float *seeds) {
     memset(scratch, 0, count * sizeof *scratch);
     for (uint32_t i = 0; i < n; i++) scratch[piece_of[i]] = 1;
     uint32_t left = 0;
-    for (uint32_t k = 0; k < count; k++) scratch[k] = scratch[k] ? left++ : UINT32_MAX;
+    for (uint32_t k = 0; k < count; k++) {
+        if (scratch[k]) memmove(&seeds[3 * left], &seeds[3 * k], 3 * sizeof *seeds);
+        scratch[k] = scratch[k] ? left++ : UINT32_MAX;
+    }
     for (uint32_t i = 0; i < n; i++) piece_of[i] = scratch[piece_of[i]];
     return left;
 }
@@ -258,15 +271,17 @@ bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb
     out->radius = r;
     out->piece_of = malloc(n * sizeof *out->piece_of);
     uint32_t *scratch = malloc(n * sizeof *scratch);
-    bool ok = out->piece_of && scratch;
+    const bool cells = desc->kind == RB_FRACTURE_VORONOI || desc->kind == RB_FRACTURE_LAYERS;
+    if (cells) out->seeds = malloc(3 * sizeof *out->seeds * count);
+    bool ok = out->piece_of && scratch && (!cells || out->seeds);
     if (ok) switch (desc->kind) {
         case RB_FRACTURE_VORONOI:
-            ok = voronoi(offsets, n, count, desc->seed, out->piece_of);
-            if (ok) count = drop_empty(out->piece_of, n, count, scratch);
+            ok = voronoi(offsets, n, count, desc->seed, out->piece_of, out->seeds);
+            if (ok) count = drop_empty(out->piece_of, n, count, scratch, out->seeds);
             break;
         case RB_FRACTURE_LAYERS:
-            layers(offsets, n, count, out->piece_of);
-            count = drop_empty(out->piece_of, n, count, scratch);
+            layers(offsets, n, count, out->piece_of, out->seeds);
+            count = drop_empty(out->piece_of, n, count, scratch, out->seeds);
             break;
         case RB_FRACTURE_PARTICLES:
             for (uint32_t i = 0; i < n; i++) out->piece_of[i] = i;
@@ -311,7 +326,7 @@ bool rb_pieces_make(const float *offsets, uint32_t n, float r, float m, const rb
 
 void rb_pieces_free(rb_pieces *p) {
     if (!p) return;
-    free(p->piece_of), free(p->mass), free(p->centre), free(p->bonds), free(p->holds);
+    free(p->piece_of), free(p->mass), free(p->centre), free(p->bonds), free(p->holds), free(p->seeds);
     memset(p, 0, sizeof *p);
 }
 
@@ -353,6 +368,8 @@ static void make_child(rb_split_child *c, const float *offsets, float r, float m
     rb_mass_properties(scratch, c->particle_count, r, m, &c->mass, com, tensor);
     rb_sym3_eigen(tensor, moments, rot);
     for (int k = 0; k < 3; k++) c->inertia[k] = (float)moments[k];
+    memcpy(c->centre, com, sizeof c->centre);
+    for (int k = 0; k < 9; k++) c->axes[k] = (float)rot[k];
     /* offsets about its centre, in its principal frame: rot^T (p - com) */
     for (uint32_t i = 0; i < c->particle_count; i++) {
         const double v[3] = {(double)scratch[3 * i] - com[0], (double)scratch[3 * i + 1] - com[1],
