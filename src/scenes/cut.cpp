@@ -1,6 +1,6 @@
 // cut.cpp - a closed mesh cut into the Voronoi cells of seeds (cut.h): the
-// one C++ file of the scenes layer, so CGAL (about a minute to compile) is
-// built once. voro++ gives each seed's cell, a convex polyhedron; CGAL's
+// one C++ file of the scenes layer, so CGAL (a minute or more to compile, 8
+// with the sanitizers on two busy cores) is built once. voro++ gives each seed's cell, a convex polyhedron; CGAL's
 // corefinement clips a copy of the body's mesh to it (the body need not be
 // convex: a clip by each face's plane in turn would be the same, one
 // corefinement a plane instead of one a cell).
@@ -80,11 +80,11 @@ struct Plane {
     double n[3], d;
 };
 
-// Seed k's Voronoi cell as a closed triangle mesh (the convex hull of the
-// cell's corners: voro++ may split a corner of four or more cells into
-// corners a rounding apart, which the hull merges) and its faces' planes.
-// The corners are snapped to a grid of `grid` m first, so that those a
-// rounding apart are one.
+// Seed k's Voronoi cell as a closed triangle mesh, the convex hull of the
+// cell's corners, and its faces' planes. voro++ may split a corner where
+// four cells or more meet (on a lattice, often) into corners a rounding
+// apart: snapped to a grid of `grid` m first, they are one, and the hull
+// has no sliver faces.
 bool cell_mesh(voro::voronoicell &cell, const double seed[3], double grid, Mesh &out, std::vector<Plane> &planes) {
     std::vector<double> v;
     cell.vertices(seed[0], seed[1], seed[2], v);
