@@ -29,8 +29,9 @@ typedef struct fixture {
 
 static const float g_red[4] = {0.85f, 0.12f, 0.10f, 1.0f};
 
-/* A 1 m cube centred on the origin, with face normals. */
-static int add_cube(rb_renderer *r) {
+/* A 1 m cube centred on the origin, with face normals; `cut`: every face
+ * marked a cut face (rb_renderer_add_mesh_marked). */
+static int add_cube_marked(rb_renderer *r, bool cut) {
     float pos[24 * 3], nrm[24 * 3];
     uint32_t idx[36];
     for (int face = 0; face < 6; face++) {
@@ -45,8 +46,13 @@ static int add_cube(rb_renderer *r) {
         static const uint32_t q[6] = {0, 1, 2, 0, 2, 3};
         for (int k = 0; k < 6; k++) idx[face * 6 + k] = (uint32_t)face * 4 + q[k];
     }
-    return rb_renderer_add_mesh(r, pos, nrm, 24, idx, 36);
+    uint8_t inside[24];
+    memset(inside, cut ? 1 : 0, sizeof inside);
+    return cut ? rb_renderer_add_mesh_marked(r, pos, nrm, inside, 24, idx, 36)
+               : rb_renderer_add_mesh(r, pos, nrm, 24, idx, 36);
 }
+
+static int add_cube(rb_renderer *r) { return add_cube_marked(r, false); }
 
 static int setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
@@ -162,6 +168,30 @@ static void test_body_colour_where_it_projects(void **state) {
     /* Sky at the top: bluer than red. */
     const uint8_t *s = pixel(img, W / 2, 2);
     assert_true(s[2] > s[0]);
+    assert_int_equal(rb_renderer_gl_errors(), 0);
+}
+
+/* A broken body's cut faces (src/scenes/cut.h) are drawn paler and greyer
+ * than its outside: the same red cube, every face marked, is less red. */
+static void test_cut_faces_drawn_greyer(void **state) {
+    fixture *f = *state;
+    static uint8_t img[W * H * 4];
+    mat4 vp;
+    render(f, false, img, vp);
+    int x, y;
+    project(vp, (float[3]){0.0f, 0.5f, 0.0f}, &x, &y);
+    uint8_t outside[4];
+    memcpy(outside, pixel(img, x, y), 4);
+    const int plain = f->cube;
+    f->cube = add_cube_marked(f->renderer, true);
+    assert_true(f->cube >= 0);
+    render(f, false, img, vp);
+    f->cube = plain;
+    const uint8_t *cut = pixel(img, x, y);
+    print_message("outside %d %d %d, cut face %d %d %d\n", outside[0], outside[1], outside[2], cut[0], cut[1], cut[2]);
+    assert_true(is_body_red(outside));
+    assert_true(cut[0] - cut[2] < (outside[0] - outside[2]) / 2); /* far less saturated */
+    assert_true(cut[1] > outside[1] + 30);                        /* paler */
     assert_int_equal(rb_renderer_gl_errors(), 0);
 }
 
@@ -497,15 +527,11 @@ static void test_quality_in_the_renderer(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_body_colour_where_it_projects),
-        cmocka_unit_test(test_particle_view_differs),
-        cmocka_unit_test(test_broken_shader_keeps_the_old_one),
-        cmocka_unit_test(test_walls_are_drawn_see_through),
-        cmocka_unit_test(test_bodies_shadow_each_other),
-        cmocka_unit_test(test_instances_turn_and_scale),
-        cmocka_unit_test(test_lines_hidden_or_over),
-        cmocka_unit_test(test_quality_presets_and_choice),
-        cmocka_unit_test(test_quality_in_the_renderer),
+        cmocka_unit_test(test_body_colour_where_it_projects), cmocka_unit_test(test_cut_faces_drawn_greyer),
+        cmocka_unit_test(test_particle_view_differs),         cmocka_unit_test(test_broken_shader_keeps_the_old_one),
+        cmocka_unit_test(test_walls_are_drawn_see_through),   cmocka_unit_test(test_bodies_shadow_each_other),
+        cmocka_unit_test(test_instances_turn_and_scale),      cmocka_unit_test(test_lines_hidden_or_over),
+        cmocka_unit_test(test_quality_presets_and_choice),    cmocka_unit_test(test_quality_in_the_renderer),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -486,6 +486,14 @@ static void find_box(const float *p, uint32_t n, float center[3], float half[3])
 
 int rb_renderer_add_mesh(rb_renderer *r, const float *positions, const float *normals, uint32_t vertex_count,
                          const uint32_t *indices, uint32_t index_count) {
+    return rb_renderer_add_mesh_marked(r, positions, normals, NULL, vertex_count, indices, index_count);
+}
+
+/* A vertex: position, normal, and 1 on an inside (cut) face, else 0. */
+#define MESH_VERTEX_FLOATS 7
+
+int rb_renderer_add_mesh_marked(rb_renderer *r, const float *positions, const float *normals, const uint8_t *inside,
+                                uint32_t vertex_count, const uint32_t *indices, uint32_t index_count) {
     if (!positions || !indices || vertex_count == 0 || index_count == 0 || index_count % 3) {
         rb_log(RB_LOG_WARN, "render: a mesh needs vertices and a whole number of triangles");
         return -1;
@@ -503,7 +511,7 @@ int rb_renderer_add_mesh(rb_renderer *r, const float *positions, const float *no
     }
     /* Flat shading needs a vertex per triangle corner when no normals come with the mesh. */
     uint32_t out_vertices = normals ? vertex_count : index_count;
-    float *interleaved = malloc((size_t)out_vertices * 6 * sizeof(float));
+    float *interleaved = malloc((size_t)out_vertices * MESH_VERTEX_FLOATS * sizeof(float));
     uint32_t *out_indices = malloc((size_t)index_count * sizeof(uint32_t));
     if (!interleaved || !out_indices) {
         free(interleaved), free(out_indices);
@@ -511,8 +519,9 @@ int rb_renderer_add_mesh(rb_renderer *r, const float *positions, const float *no
     }
     if (normals) {
         for (uint32_t v = 0; v < vertex_count; v++) {
-            memcpy(&interleaved[v * 6], &positions[v * 3], 3 * sizeof(float));
-            memcpy(&interleaved[v * 6 + 3], &normals[v * 3], 3 * sizeof(float));
+            memcpy(&interleaved[v * MESH_VERTEX_FLOATS], &positions[v * 3], 3 * sizeof(float));
+            memcpy(&interleaved[v * MESH_VERTEX_FLOATS + 3], &normals[v * 3], 3 * sizeof(float));
+            interleaved[v * MESH_VERTEX_FLOATS + 6] = inside && inside[v] ? 1.0f : 0.0f;
         }
         memcpy(out_indices, indices, (size_t)index_count * sizeof(uint32_t));
     } else {
@@ -523,8 +532,9 @@ int rb_renderer_add_mesh(rb_renderer *r, const float *positions, const float *no
             glm_vec3_sub(p[2], p[0], e2);
             glm_vec3_crossn(e1, e2, n);
             for (int k = 0; k < 3; k++) {
-                memcpy(&interleaved[(t + k) * 6], p[k], 3 * sizeof(float));
-                memcpy(&interleaved[(t + k) * 6 + 3], n, 3 * sizeof(float));
+                memcpy(&interleaved[(t + k) * MESH_VERTEX_FLOATS], p[k], 3 * sizeof(float));
+                memcpy(&interleaved[(t + k) * MESH_VERTEX_FLOATS + 3], n, 3 * sizeof(float));
+                interleaved[(t + k) * MESH_VERTEX_FLOATS + 6] = inside && inside[indices[t + k]] ? 1.0f : 0.0f;
                 out_indices[t + k] = t + (uint32_t)k;
             }
         }
@@ -539,12 +549,15 @@ int rb_renderer_add_mesh(rb_renderer *r, const float *positions, const float *no
     RB_GL(glGenBuffers(1, &m->instances.buffer));
     RB_GL(glBindVertexArray(m->vao));
     RB_GL(glBindBuffer(GL_ARRAY_BUFFER, m->vertex_buffer));
-    RB_GL(glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)out_vertices * 6 * sizeof(float)), interleaved,
-                       GL_STATIC_DRAW));
+    RB_GL(glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)out_vertices * MESH_VERTEX_FLOATS * sizeof(float)),
+                       interleaved, GL_STATIC_DRAW));
+    const GLsizei vertex_stride = MESH_VERTEX_FLOATS * sizeof(float);
     RB_GL(glEnableVertexAttribArray(0));
-    RB_GL(glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)0));
+    RB_GL(glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, vertex_stride, (void *)0));
     RB_GL(glEnableVertexAttribArray(1));
-    RB_GL(glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)(3 * sizeof(float))));
+    RB_GL(glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, vertex_stride, (void *)(3 * sizeof(float))));
+    RB_GL(glEnableVertexAttribArray(5));
+    RB_GL(glVertexAttribPointer(5, 1, GL_FLOAT, GL_FALSE, vertex_stride, (void *)(6 * sizeof(float))));
     RB_GL(glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, m->index_buffer));
     RB_GL(glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)((size_t)index_count * sizeof(uint32_t)), out_indices,
                        GL_STATIC_DRAW));

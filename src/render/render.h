@@ -71,6 +71,11 @@ const char *rb_renderer_shader_dir(const rb_renderer *r);
  * be NULL (then flat normals per triangle are computed). Returns its index or -1. */
 int rb_renderer_add_mesh(rb_renderer *r, const float *positions, const float *normals, uint32_t vertex_count,
                          const uint32_t *indices, uint32_t index_count);
+/* The same, with `inside` (per vertex, NULL: none) 1 on the faces a cut
+ * made inside a broken body (src/scenes/cut.h): drawn in the fresh stone
+ * colour of a break, not the body's. */
+int rb_renderer_add_mesh_marked(rb_renderer *r, const float *positions, const float *normals, const uint8_t *inside,
+                                uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
 uint32_t rb_renderer_mesh_count(const rb_renderer *r);
 
 /* One frame: begin, add what to draw, add overlay, end (which draws it all). */

@@ -233,8 +233,9 @@ void rb_sandbox_rescan(rb_sandbox *sb);
  * new row its mesh in the renderer. */
 void rb_sandbox_sync_shapes(rb_sandbox *sb);
 /* Gives each world shape added since the last call that has no row (a
- * piece of a broken body) a mesh of its particles' cells (rb_cell_mesh):
- * the cost is in the new shapes only. */
+ * piece of a broken body) its mesh: the body's mesh cut along its pieces
+ * where the stage's debris layer has one (rb_debris_piece_mesh), else its
+ * particles' cells (rb_cell_mesh): the cost is in the new shapes only. */
 void rb_sandbox_mesh_pieces(rb_sandbox *sb);
 
 /* sandbox_view.c */

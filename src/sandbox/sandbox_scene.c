@@ -232,12 +232,15 @@ void rb_sandbox_mesh_pieces(rb_sandbox *sb) {
         const uint32_t count = rb_world_shape_particles(rb_sandbox_live_world(sb), ws, NULL, 0, NULL);
         float *p = malloc(sizeof *p * 3 * (count ? count : 1));
         rb_mesh m;
-        if (p && count == rb_world_shape_particles(rb_sandbox_live_world(sb), ws, p, count, NULL) &&
-            rb_cell_mesh(p, count, rb_world_shape_radius(rb_sandbox_live_world(sb), ws), &m)) {
-            const int mesh =
-                rb_renderer_add_mesh(sb->renderer, m.positions, m.normals, m.vertex_count, m.indices, m.index_count);
+        /* a broken body's piece: its part of the body's mesh if the debris layer cut one, else its cells */
+        if (rb_debris_piece_mesh(rb_stage_debris(sb->stage), ws, &m) ||
+            (p && count == rb_world_shape_particles(rb_sandbox_live_world(sb), ws, p, count, NULL) &&
+             rb_cell_mesh(p, count, rb_world_shape_radius(rb_sandbox_live_world(sb), ws), &m))) {
+            const int mesh = rb_renderer_add_mesh_marked(sb->renderer, m.positions, m.normals, m.inside, m.vertex_count,
+                                                         m.indices, m.index_count);
             if (mesh >= 0 && rb_entities_set_shape_mesh(rb_sandbox_table(sb), ws, mesh))
-                rb_pick_meshes_take(sb->look.pick_meshes, rb_sandbox_live_world(sb), ws, &m); /* picked as it is drawn */
+                rb_pick_meshes_take(sb->look.pick_meshes, rb_sandbox_live_world(sb), ws,
+                                    &m); /* picked as it is drawn */
             rb_mesh_free(&m);
         } /* else drawn as its particles */
         free(p);
@@ -253,4 +256,3 @@ void rb_sandbox_rescan(rb_sandbox *sb) {
     rb_sandbox_notice(sb, "plugins and meshes rescanned: %d new shape%s, %u replaced", added, added == 1 ? "" : "s",
                       renewed);
 }
-

@@ -23,6 +23,7 @@
 
 #include "entities.h"
 #include "fracture.h"
+#include "shapes/shapes.h"
 #include "sim/world.h"
 
 #define RB_DEBRIS_MAX_EMITTERS 32u
@@ -145,11 +146,18 @@ bool rb_debris_track(rb_debris *d, rb_body_id id, float lifetime);
  * pieces by desc, the pieces' holds given to the world, which measures
  * their loads in each step. At a tick after a piece's load passes its
  * hold, the body is split: each connected group of pieces left becomes a
- * body of its own (a new world shape, drawn as its particles), moving as
- * the parent moved there, and breakable in turn where it has two pieces or
- * more; a debris body's pieces are debris with its lifetime. False with
- * the reason in err. */
+ * body of its own (a new world shape, drawn with its pieces' meshes:
+ * rb_debris_piece_mesh), moving as the parent moved there, and breakable
+ * in turn where it has two pieces or more; a debris body's pieces are
+ * debris with its lifetime. False with the reason in err. */
 bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_desc *desc, char *err, size_t err_size);
+/* The mesh a world shape a split made (a child of a broken body) is drawn
+ * with: the body's render mesh cut along the child's pieces' cells, in the
+ * child's frame, made when the pattern was set (docs/debris.md, "The
+ * pieces' meshes"). A copy in out (free with rb_mesh_free); false, out
+ * empty, if that shape has none (its pieces' pattern has no cells, its body
+ * no mesh, or the cut failed: draw its particles' cells). */
+bool rb_debris_piece_mesh(const rb_debris *d, uint32_t world_shape, rb_mesh *out);
 /* Breaks so far (bodies split), and bodies they made. */
 uint64_t rb_debris_breaks(const rb_debris *d);
 uint64_t rb_debris_pieces_made(const rb_debris *d);

@@ -8,12 +8,20 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "cut.h"
 #include "debris_internal.h"
 
-/* Makes body id breakable with pieces p of its particles at offsets (both
- * taken over: freed here on failure), made by pattern desc. */
+/* Frees count meshes and the array. */
+static void free_meshes(rb_mesh *meshes, uint32_t count) {
+    for (uint32_t k = 0; meshes && k < count; k++) rb_mesh_free(&meshes[k]);
+    free(meshes);
+}
+
+/* Makes body id breakable with pieces p of its particles at offsets, made
+ * by pattern desc, and its pieces' meshes (NULL: none; all taken over: freed
+ * here on failure). */
 static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offsets, float r, float m,
-                          const rb_fracture_desc *desc) {
+                          const rb_fracture_desc *desc, rb_mesh *meshes) {
     rb_piece_desc *descs = malloc(sizeof *descs * p->piece_count);
     bool ok = descs != NULL;
     for (uint32_t k = 0; ok && k < p->piece_count; k++)
@@ -28,12 +36,29 @@ static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offs
         ok = b != NULL;
     }
     if (!ok) {
+        free_meshes(meshes, p->piece_count);
         rb_pieces_free(p);
         free(offsets);
         return false;
     }
-    d->breakables[d->breakable_count++] = (breakable){id, *p, offsets, r, m, *desc};
+    d->breakables[d->breakable_count++] = (breakable){id, *p, offsets, r, m, *desc, meshes};
     return true;
+}
+
+/* The pieces' meshes of a body whose shape has a render mesh (its registry
+ * shape's, row `row`): the mesh cut along the pieces' cells, once, here.
+ * NULL where the pattern has no cells (particles, given) or the shape no
+ * mesh: the pieces are drawn as their particles' cells. */
+static rb_mesh *cut_pieces(const rb_debris *d, int row, const rb_pieces *p) {
+    const rb_shape *shape = row >= 0 ? rb_entities_get(d->entities, (uint32_t)row)->shape : NULL;
+    if (!p->seeds || !shape || shape->mesh.vertex_count == 0) return NULL;
+    rb_mesh *meshes = calloc(p->piece_count, sizeof *meshes);
+    if (!meshes) return NULL;
+    if (rb_cut_cells(&shape->mesh, p->seeds, p->piece_count, shape->name, meshes) == 0) {
+        free(meshes);
+        return NULL;
+    }
+    return meshes;
 }
 
 bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_desc *desc, char *err, size_t err_size) {
@@ -52,8 +77,8 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
     rb_world_shape_particles(d->world, s.shape, offsets, n, NULL);
     const float r = rb_world_shape_radius(d->world, s.shape), m = mass / (float)n;
     const uint32_t *given = NULL; /* the plugin's pieces, by the shape's row */
+    const int row = rb_entities_of_world_shape(d->entities, s.shape);
     if (desc->kind == RB_FRACTURE_GIVEN) {
-        const int row = rb_entities_of_world_shape(d->entities, s.shape);
         given = row >= 0 ? rb_entities_get(d->entities, (uint32_t)row)->shape->pieces : NULL;
         if (!given) {
             snprintf(err, err_size, "breakable: pattern 'plugin', but the body's shape gives no pieces");
@@ -71,7 +96,7 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
         free(offsets);
         return true;
     }
-    if (!add_breakable(d, id, &p, offsets, r, m, desc)) {
+    if (!add_breakable(d, id, &p, offsets, r, m, desc, cut_pieces(d, row, &p))) {
         snprintf(err, err_size, "breakable: the world refused the pieces (logged)");
         return false;
     }
@@ -88,9 +113,112 @@ static void hit_point(const rb_pieces *p, const float *loads, float hit[3]) {
     memcpy(hit, &p->centre[3 * most], sizeof *hit * 3);
 }
 
+/* Mesh m moved from a parent's shape frame into child c's: R^T (p - centre). */
+static void to_child(rb_mesh *m, const rb_split_child *c) {
+    const float *a = c->axes;
+    for (uint32_t v = 0; v < m->vertex_count; v++) {
+        float *p = &m->positions[3 * v], *n = &m->normals[3 * v];
+        const float x[3] = {p[0] - c->centre[0], p[1] - c->centre[1], p[2] - c->centre[2]}, y[3] = {n[0], n[1], n[2]};
+        for (int k = 0; k < 3; k++) {
+            p[k] = a[k] * x[0] + a[3 + k] * x[1] + a[6 + k] * x[2];
+            n[k] = a[k] * y[0] + a[3 + k] * y[1] + a[6 + k] * y[2];
+        }
+    }
+}
+
+/* Appends mesh b to a (a's arrays grown). False if out of memory (a kept as it was). */
+static bool append_mesh(rb_mesh *a, const rb_mesh *b) {
+    const uint32_t nv = a->vertex_count + b->vertex_count, ni = a->index_count + b->index_count;
+    float *pos = realloc(a->positions, sizeof *pos * 3 * nv);
+    if (pos) a->positions = pos;
+    float *nor = pos ? realloc(a->normals, sizeof *nor * 3 * nv) : NULL;
+    if (nor) a->normals = nor;
+    uint32_t *idx = nor ? realloc(a->indices, sizeof *idx * ni) : NULL;
+    if (idx) a->indices = idx;
+    uint8_t *in = idx ? realloc(a->inside, nv) : NULL;
+    if (in) a->inside = in;
+    if (!in) return false;
+    memcpy(&pos[3 * a->vertex_count], b->positions, sizeof *pos * 3 * b->vertex_count);
+    memcpy(&nor[3 * a->vertex_count], b->normals, sizeof *nor * 3 * b->vertex_count);
+    for (uint32_t i = 0; i < b->index_count; i++) idx[a->index_count + i] = a->vertex_count + b->indices[i];
+    if (b->inside)
+        memcpy(&in[a->vertex_count], b->inside, b->vertex_count);
+    else
+        memset(&in[a->vertex_count], 0, b->vertex_count);
+    a->vertex_count = nv, a->index_count = ni;
+    return true;
+}
+
+/* A copy of mesh b in child c's frame (empty if out of memory). */
+static rb_mesh child_mesh(const rb_mesh *b, const rb_split_child *c) {
+    rb_mesh m = {0};
+    if (append_mesh(&m, b))
+        to_child(&m, c);
+    else
+        rb_mesh_free(&m);
+    return m;
+}
+
+/* Child c's meshes from its parent's pieces' (pieces, meshes: those the
+ * parent was split along): per piece of sub (the child's pieces, as
+ * rb_pieces_restrict numbers them; NULL: none), and all of them together,
+ * the child's world shape's (kept by shape index). Only if every piece of
+ * the child has one: a child is drawn all cut or all as cells. NULL per
+ * piece if there are none. */
+static rb_mesh *child_meshes(rb_debris *d, const rb_pieces *pieces, const rb_mesh *meshes, const rb_split_child *c,
+                             const rb_pieces *sub, uint32_t shape) {
+    if (!meshes) return NULL;
+    const uint32_t np = pieces->piece_count;
+    uint32_t *mine = malloc(sizeof *mine * np); /* parent piece -> the child's piece, + 1; 0: not the child's */
+    if (!mine) return NULL;
+    memset(mine, 0, sizeof *mine * np);
+    bool whole = true;
+    for (uint32_t i = 0; i < c->particle_count; i++) {
+        const uint32_t k = pieces->piece_of[c->parent[i]];
+        mine[k] = sub ? sub->piece_of[i] + 1 : 1;
+        whole = whole && meshes[k].vertex_count > 0;
+    }
+    rb_mesh all = {0}, *per = sub && whole ? calloc(sub->piece_count, sizeof *per) : NULL;
+    for (uint32_t k = 0; whole && k < np; k++) {
+        if (!mine[k]) continue;
+        rb_mesh m = child_mesh(&meshes[k], c);
+        whole = m.vertex_count > 0 && append_mesh(&all, &m);
+        if (per && whole)
+            per[mine[k] - 1] = m;
+        else
+            rb_mesh_free(&m);
+    }
+    free(mine);
+    if (whole && shape >= d->shape_mesh_size) {
+        const uint32_t size = shape + 16u;
+        rb_mesh *grown = realloc(d->shape_meshes, sizeof *grown * size);
+        if (grown) {
+            memset(&grown[d->shape_mesh_size], 0, sizeof *grown * (size - d->shape_mesh_size));
+            d->shape_meshes = grown, d->shape_mesh_size = size;
+        }
+        whole = grown != NULL;
+    }
+    if (whole) {
+        rb_mesh_free(&d->shape_meshes[shape]);
+        d->shape_meshes[shape] = all;
+    } else {
+        rb_mesh_free(&all);
+        if (per) free_meshes(per, sub->piece_count), per = NULL;
+    }
+    return per;
+}
+
+bool rb_debris_piece_mesh(const rb_debris *d, uint32_t world_shape, rb_mesh *out) {
+    memset(out, 0, sizeof *out);
+    if (!d || world_shape >= d->shape_mesh_size || d->shape_meshes[world_shape].vertex_count == 0) return false;
+    if (append_mesh(out, &d->shape_meshes[world_shape])) return true;
+    rb_mesh_free(out);
+    return false;
+}
+
 /* Splits a broken body into its groups of pieces (rb_debris_make_breakable).
  * An impact pattern's body comes apart into every piece of its pattern
- * drawn again about the hit. */
+ * drawn again about the hit, and those pieces are cut from its mesh then. */
 static bool split(rb_debris *d, rb_body_id id) {
     const breakable *found = rb_debris_find_breakable(d, id);
     rb_body_state s;
@@ -103,15 +231,21 @@ static bool split(rb_debris *d, rb_body_id id) {
     rb_split_child *children = NULL;
     rb_pieces again = {0};
     const rb_pieces *pieces = &b.pieces;
+    rb_mesh *fresh = NULL; /* the impact pieces' meshes */
+    const rb_mesh *meshes = b.meshes;
     uint32_t count = 0;
     char err[256];
     if (loads && rb_world_piece_loads(d->world, id, loads, np) == np) {
         if (b.desc.impact) {
             float hit[3];
             hit_point(&b.pieces, loads, hit);
-            if (rb_pieces_make_at(b.offsets, b.pieces.particle_count, b.r, b.m, &b.desc, hit, &again, err, sizeof err))
+            if (rb_pieces_make_at(b.offsets, b.pieces.particle_count, b.r, b.m, &b.desc, hit, &again, err,
+                                  sizeof err)) {
                 pieces = &again;
-            else
+                /* cut now, as a pattern is when it is set (a body whose shape has a mesh) */
+                meshes = fresh = b.meshes ? cut_pieces(d, rb_entities_of_world_shape(d->entities, s.shape), &again)
+                                          : NULL;
+            } else
                 rb_log(RB_LOG_ERROR, "debris: an impact pattern could not be drawn: %s", err);
         }
         broken = malloc(sizeof *broken * pieces->piece_count);
@@ -121,6 +255,7 @@ static bool split(rb_debris *d, rb_body_id id) {
     }
     free(loads), free(broken);
     if (count < 2) { /* one group left: it holds together */
+        free_meshes(fresh, again.piece_count);
         rb_pieces_free(&again);
         return true;
     }
@@ -151,16 +286,20 @@ static bool split(rb_debris *d, rb_body_id id) {
         rb_pieces sub;
         if (ok && rb_pieces_restrict(pieces, ch, &sub, err, sizeof err)) {
             float *offsets = malloc(sizeof *offsets * 3 * ch->particle_count);
+            rb_mesh *kid_meshes =
+                child_meshes(d, pieces, meshes, ch, sub.piece_count >= 2 ? &sub : NULL, (uint32_t)shape);
             if (sub.piece_count >= 2 && offsets) {
                 memcpy(offsets, ch->particles, sizeof *offsets * 3 * ch->particle_count);
-                add_breakable(d, kid, &sub, offsets, b.r, b.m, &b.desc);
+                add_breakable(d, kid, &sub, offsets, b.r, b.m, &b.desc, kid_meshes);
             } else {
+                free_meshes(kid_meshes, sub.piece_count);
                 rb_pieces_free(&sub);
                 free(offsets);
             }
         }
     }
     rb_split_free(children, count);
+    free_meshes(fresh, again.piece_count);
     rb_pieces_free(&again);
     if (!ok) return false;
     d->breaks++;

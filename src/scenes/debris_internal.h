@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "debris.h"
+#include "shapes/shapes.h"
 
 /* The debris clock: a tick about every 1/60 s of simulated time. */
 #define RB_DEBRIS_TICK_HZ 60.0
@@ -60,10 +61,12 @@ typedef struct held_force {
 typedef struct breakable {
     rb_body_id id;
     rb_pieces pieces;
-    float *offsets; /* xyz a particle, shape frame */
-    float r, m;     /* its particles' radius and mass */
+    float *offsets;  /* xyz a particle, shape frame */
+    float r, m;      /* its particles' radius and mass */
     /* its pattern: with `impact`, the pieces drawn again about the hit at the break */
     rb_fracture_desc desc;
+    rb_mesh *meshes; /* per piece: its part of the body's mesh, shape frame (cut.h); NULL, or one
+                        of vertex_count 0: drawn as its particles' cells */
 } breakable;
 
 struct rb_debris {
@@ -102,6 +105,10 @@ struct rb_debris {
     uint64_t rng_impact, impacts;
     face_set *faces; /* by world shape */
     uint32_t face_size;
+    /* by world shape: the mesh a split's child is drawn with, its pieces'
+     * meshes together (vertex_count 0: none, drawn as its cells) */
+    rb_mesh *shape_meshes;
+    uint32_t shape_mesh_size;
     /* the last rb_debris_step's stage and kernel times (rb_debris_stage_times) */
     double stage_ms[RB_STAGE_COUNT], kernel_ms[RB_DEBRIS_KERNELS];
     const char *const *kernel_names;
@@ -138,7 +145,8 @@ bool rb_debris_add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emit
 bool rb_debris_sweep(rb_debris *d);
 
 /* The list of breakable bodies (debris_table.c): a body's entry, or NULL;
- * a body that went loses its pieces; all freed. */
+ * a body that went loses its pieces; all freed, with the children's
+ * meshes (shape_meshes). */
 breakable *rb_debris_find_breakable(rb_debris *d, rb_body_id id);
 void rb_debris_forget_breakable(rb_debris *d, rb_body_id id);
 void rb_debris_free_breakables(rb_debris *d);

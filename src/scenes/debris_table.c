@@ -63,6 +63,8 @@ bool rb_debris_sweep(rb_debris *d) {
 /* ---- the list of breakable bodies ---- */
 
 static void free_breakable(breakable *b) {
+    for (uint32_t k = 0; b->meshes && k < b->pieces.piece_count; k++) rb_mesh_free(&b->meshes[k]);
+    free(b->meshes);
     rb_pieces_free(&b->pieces);
     free(b->offsets);
 }
@@ -86,4 +88,6 @@ void rb_debris_forget_breakable(rb_debris *d, rb_body_id id) {
 void rb_debris_free_breakables(rb_debris *d) {
     for (uint32_t k = 0; k < d->breakable_count; k++) free_breakable(&d->breakables[k]);
     free(d->breakables);
+    for (uint32_t k = 0; k < d->shape_mesh_size; k++) rb_mesh_free(&d->shape_meshes[k]);
+    free(d->shape_meshes);
 }

@@ -59,12 +59,12 @@ static double next_unit(uint64_t *state) { return (double)(next_random(state) >>
 #define RB_IMPACT_FLOOR (1.0 / 64.0)
 
 /* Seeds: `count` distinct particles, the first of a partial Fisher-Yates
- * shuffle; with weights (per particle, in [RB_IMPACT_FLOOR, 1]) a draw is
- * kept with its particle's weight and drawn again otherwise, so seeds fall
- * with that density. Each particle joins the nearest seed; the strict <
- * gives a tie to the lower seed. */
+ * shuffle (their centres in seeds, xyz); with weights (per particle, in
+ * [RB_IMPACT_FLOOR, 1]) a draw is kept with its particle's weight and drawn
+ * again otherwise, so seeds fall with that density. Each particle joins the
+ * nearest seed; the strict < gives a tie to the lower seed. */
 static bool voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, const double *weight,
-                    uint32_t *piece_of) {
+                    uint32_t *piece_of, float *seeds) {
     uint32_t *order = malloc(n * sizeof *order);
     if (!order) return false;
     for (uint32_t i = 0; i < n; i++) order[i] = i;
@@ -76,6 +76,7 @@ static bool voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, c
         const uint32_t t = order[i];
         order[i] = order[j], order[j] = t;
     }
+    for (uint32_t s = 0; s < count; s++) memcpy(&seeds[3 * s], &p[3 * order[s]], 3 * sizeof *seeds);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t best = 0;
         double best_d = INFINITY;
@@ -103,10 +104,18 @@ static double *impact_weights(const float *p, uint32_t n, const float hit[3], fl
     return w;
 }
 
-static void layers(const float *p, uint32_t n, uint32_t count, uint32_t *piece_of) {
+/* Slabs along the longest axis; each slab's seed the middle of it on the
+ * axis, so that the Voronoi cells of the seeds are the slabs (between two
+ * slabs kept with an empty one between them, the boundary moves into the
+ * empty one, where no particle is). */
+static void layers(const float *p, uint32_t n, uint32_t count, uint32_t *piece_of, float *seeds) {
     float low, extent;
     const int axis = longest_axis(p, n, &low, &extent);
     const double thickness = (double)extent / count;
+    for (uint32_t k = 0; k < count; k++) {
+        seeds[3 * k] = seeds[3 * k + 1] = seeds[3 * k + 2] = 0.0f;
+        seeds[3 * k + axis] = (float)(low + (k + 0.5) * thickness);
+    }
     for (uint32_t i = 0; i < n; i++) {
         /* the far end lands on count exactly: it belongs to the last slab */
         double s = thickness > 0.0 ? floor(((double)p[3 * i + axis] - low) / thickness) : 0.0;
@@ -217,12 +226,16 @@ static bool radial(const float *p, uint32_t n, const rb_fracture_desc *d, uint32
     return true;
 }
 
-/* Drops pieces no particle joined, keeping the others' order; returns how many are left. */
-static uint32_t drop_empty(uint32_t *piece_of, uint32_t n, uint32_t count, uint32_t *scratch) {
+/* Drops pieces no particle joined, and their seeds (if the pattern has
+ * them), keeping the others' order; returns how many are left. */
+static uint32_t drop_empty(uint32_t *piece_of, uint32_t n, uint32_t count, uint32_t *scratch, float *seeds) {
     memset(scratch, 0, count * sizeof *scratch);
     for (uint32_t i = 0; i < n; i++) scratch[piece_of[i]] = 1;
     uint32_t left = 0;
-    for (uint32_t k = 0; k < count; k++) scratch[k] = scratch[k] ? left++ : UINT32_MAX;
+    for (uint32_t k = 0; k < count; k++) {
+        if (scratch[k] && seeds) memmove(&seeds[3 * left], &seeds[3 * k], 3 * sizeof *seeds);
+        scratch[k] = scratch[k] ? left++ : UINT32_MAX;
+    }
     for (uint32_t i = 0; i < n; i++) piece_of[i] = scratch[piece_of[i]];
     return left;
 }
@@ -435,23 +448,27 @@ static bool make_pieces(const float *offsets, uint32_t n, float r, float m, cons
     uint32_t *scratch = malloc((count > n ? count : n) * sizeof *scratch);
     double *weight =
         desc->kind == RB_FRACTURE_VORONOI && desc->impact && hit ? impact_weights(offsets, n, hit, desc->focus) : NULL;
-    bool ok = out->piece_of && scratch && (weight || !(desc->kind == RB_FRACTURE_VORONOI && desc->impact && hit));
+    /* the patterns whose pieces are the Voronoi cells of seeds keep them (the pieces' meshes are cut along them) */
+    const bool cells = desc->kind == RB_FRACTURE_VORONOI || desc->kind == RB_FRACTURE_LAYERS;
+    if (cells) out->seeds = malloc(3 * sizeof *out->seeds * count);
+    bool ok = out->piece_of && scratch && (!cells || out->seeds) &&
+              (weight || !(desc->kind == RB_FRACTURE_VORONOI && desc->impact && hit));
     if (ok) switch (desc->kind) {
         case RB_FRACTURE_VORONOI:
-            ok = voronoi(offsets, n, count, desc->seed, weight, out->piece_of);
-            if (ok) count = drop_empty(out->piece_of, n, count, scratch);
+            ok = voronoi(offsets, n, count, desc->seed, weight, out->piece_of, out->seeds);
+            if (ok) count = drop_empty(out->piece_of, n, count, scratch, out->seeds);
             break;
         case RB_FRACTURE_LAYERS:
-            layers(offsets, n, count, out->piece_of);
-            count = drop_empty(out->piece_of, n, count, scratch);
+            layers(offsets, n, count, out->piece_of, out->seeds);
+            count = drop_empty(out->piece_of, n, count, scratch, out->seeds);
             break;
         case RB_FRACTURE_SLICES:
             slices(offsets, n, count, desc->normal, out->piece_of);
-            count = drop_empty(out->piece_of, n, count, scratch);
+            count = drop_empty(out->piece_of, n, count, scratch, NULL);
             break;
         case RB_FRACTURE_RADIAL:
             ok = radial(offsets, n, desc, out->piece_of);
-            if (ok) count = drop_empty(out->piece_of, n, count, scratch);
+            if (ok) count = drop_empty(out->piece_of, n, count, scratch, NULL);
             break;
         case RB_FRACTURE_PARTICLES:
             for (uint32_t i = 0; i < n; i++) out->piece_of[i] = i;
@@ -511,7 +528,7 @@ bool rb_pieces_make_at(const float *offsets, uint32_t n, float r, float m, const
 
 void rb_pieces_free(rb_pieces *p) {
     if (!p) return;
-    free(p->piece_of), free(p->mass), free(p->centre), free(p->bonds), free(p->holds);
+    free(p->piece_of), free(p->mass), free(p->centre), free(p->bonds), free(p->holds), free(p->seeds);
     memset(p, 0, sizeof *p);
 }
 
@@ -553,6 +570,8 @@ static void make_child(rb_split_child *c, const float *offsets, float r, float m
     rb_mass_properties(scratch, c->particle_count, r, m, &c->mass, com, tensor);
     rb_sym3_eigen(tensor, moments, rot);
     for (int k = 0; k < 3; k++) c->inertia[k] = (float)moments[k];
+    memcpy(c->centre, com, sizeof c->centre);
+    for (int k = 0; k < 9; k++) c->axes[k] = (float)rot[k];
     /* offsets about its centre, in its principal frame: rot^T (p - com) */
     for (uint32_t i = 0; i < c->particle_count; i++) {
         const double v[3] = {(double)scratch[3 * i] - com[0], (double)scratch[3 * i + 1] - com[1],

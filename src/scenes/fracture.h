@@ -65,6 +65,13 @@ typedef struct rb_pieces {
     float strength; /* N a bond holds */
     float radius;   /* m, the particles': rb_pieces_restrict finds a child's bonds with it */
     float *holds;   /* per piece: strength times its bonds, N (0 for a piece with none) */
+    /* voronoi, layers: per piece xyz, shape frame, m: its region is the
+     * Voronoi cell of this point (the points nearer it than any other
+     * piece's), and it holds the piece's particles' centres: voronoi's seed
+     * particle, or a point on the layers' axis at the middle of its slab.
+     * NULL for patterns with no region (particles, given). The pieces'
+     * meshes are cut along these cells (src/scenes/cut.h). */
+    float *seeds;
 } rb_pieces;
 
 /* Groups the n particles at offsets (xyz triples, m) of radius r and mass m
@@ -89,6 +96,9 @@ typedef struct rb_split_child {
     uint32_t particle_count;
     float *particles;          /* xyz offsets from its centre of mass, in its principal frame */
     uint32_t *parent;          /* per particle: its index in the parent's particles */
+    float centre[3];           /* its centre of mass in the parent's shape frame, m */
+    float axes[9];             /* R, row-major: its principal axes in the parent's shape frame, the columns;
+                                  a parent offset p is R^T (p - centre) in the child's frame */
     float mass, inertia[3];    /* kg; principal moments, kg m^2 */
     float position[3];         /* world, its centre of mass */
     float orientation[4];      /* world, x y z w: parent's orientation times its principal frame's */

@@ -75,7 +75,7 @@ static bool occupied(const cell *cells, uint32_t count, const cell *c, int m, in
 }
 
 void rb_mesh_free(rb_mesh *m) {
-    free(m->positions), free(m->normals), free(m->indices);
+    free(m->positions), free(m->normals), free(m->indices), free(m->inside);
     memset(m, 0, sizeof *m);
 }
 

@@ -45,6 +45,7 @@ typedef struct rb_mesh {
     float *normals;        /* xyz triples */
     uint32_t index_count;
     uint32_t *indices;
+    uint8_t *inside; /* per vertex: 1 on a face a cut made inside a broken body (src/scenes/cut.h); NULL: none */
 } rb_mesh;
 
 typedef struct rb_shape {
