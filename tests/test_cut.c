@@ -248,8 +248,8 @@ static void test_cube_in_voronoi(void **state) {
     (void)state;
     rb_registry *reg = rb_test_registry();
     const rb_shape *cube = rb_registry_get(reg, (uint32_t)rb_registry_find(reg, "cube"));
-    check_pieces(cube, &(rb_fracture_desc){RB_FRACTURE_VORONOI, 12, 1, RB_FRACTURE_STRENGTH}, 3.0f);
-    check_pieces(cube, &(rb_fracture_desc){RB_FRACTURE_VORONOI, 12, 7, RB_FRACTURE_STRENGTH}, 3.0f);
+    check_pieces(cube, &(rb_fracture_desc){.kind = RB_FRACTURE_VORONOI, .pieces = 12, .seed = 1, .strength = RB_FRACTURE_STRENGTH}, 3.0f);
+    check_pieces(cube, &(rb_fracture_desc){.kind = RB_FRACTURE_VORONOI, .pieces = 12, .seed = 7, .strength = RB_FRACTURE_STRENGTH}, 3.0f);
     rb_registry_destroy(reg);
 }
 
@@ -261,7 +261,7 @@ static void test_cube_in_layers(void **state) {
     const rb_shape *cube = rb_registry_get(reg, (uint32_t)rb_registry_find(reg, "cube"));
     rb_pieces p;
     char err[256];
-    const rb_fracture_desc desc = {RB_FRACTURE_LAYERS, 3, 0, RB_FRACTURE_STRENGTH};
+    const rb_fracture_desc desc = {.kind = RB_FRACTURE_LAYERS, .pieces = 3, .seed = 0, .strength = RB_FRACTURE_STRENGTH};
     assert_true(rb_pieces_make(cube->particles, cube->particle_count, cube->particle_radius, 1.0f, &desc, NULL, &p, err,
                                sizeof err));
     assert_int_equal(p.piece_count, 3);
@@ -291,8 +291,8 @@ static void test_torus_in_voronoi_and_layers(void **state) {
     const int torus = rb_registry_find(reg, "torus");
     assert_true(torus >= 0);
     const rb_shape *s = rb_registry_get(reg, (uint32_t)torus);
-    check_pieces(s, &(rb_fracture_desc){RB_FRACTURE_VORONOI, 12, 1, RB_FRACTURE_STRENGTH}, 4.0f);
-    check_pieces(s, &(rb_fracture_desc){RB_FRACTURE_LAYERS, 5, 0, RB_FRACTURE_STRENGTH}, 4.0f);
+    check_pieces(s, &(rb_fracture_desc){.kind = RB_FRACTURE_VORONOI, .pieces = 12, .seed = 1, .strength = RB_FRACTURE_STRENGTH}, 4.0f);
+    check_pieces(s, &(rb_fracture_desc){.kind = RB_FRACTURE_LAYERS, .pieces = 5, .seed = 0, .strength = RB_FRACTURE_STRENGTH}, 4.0f);
     rb_registry_destroy(reg);
 }
 
@@ -381,7 +381,7 @@ static void test_cost_of_a_thousand_particles_in_30_pieces(void **state) {
                   .mesh = cube_mesh(0.6f, false)};
     /* a Voronoi cell's thin corner can reach past a row or two of other
      * pieces' particles to the cube's face: 3.2 radii out here */
-    const uint32_t triangles = check_pieces(&s, &(rb_fracture_desc){RB_FRACTURE_VORONOI, 30, 5, 1.0f}, 4.0f);
+    const uint32_t triangles = check_pieces(&s, &(rb_fracture_desc){.kind = RB_FRACTURE_VORONOI, .pieces = 30, .seed = 5, .strength = 1.0f}, 4.0f);
     assert_true(triangles > 30 * 12);
     rb_mesh_free(&s.mesh);
     free(p);
@@ -409,7 +409,7 @@ static void test_children_of_a_break_are_drawn_cut(void **state) {
     const uint32_t shapes_before = rb_world_shape_count(world);
     rb_mesh none;
     assert_false(rb_debris_piece_mesh(d, 0, &none)); /* a registry shape's: no piece mesh */
-    const rb_fracture_desc fd = {RB_FRACTURE_VORONOI, 8, 1, RB_FRACTURE_STRENGTH};
+    const rb_fracture_desc fd = {.kind = RB_FRACTURE_VORONOI, .pieces = 8, .seed = 1, .strength = RB_FRACTURE_STRENGTH};
     if (!rb_debris_make_breakable(d, id, &fd, err, sizeof err)) fail_msg("%s", err);
     assert_true(rb_debris_step(d, 1500));
     assert_true(rb_debris_breaks(d) >= 1);
