@@ -174,6 +174,8 @@ static double now_ms(void) {
  * outside its particles' box grown by a radius (printed: a cell reaches
  * past other pieces' particles where its corner is thin, or where the
  * particles are only the surface's). Returns the triangles made. */
+static const char *const kind_names[] = {"voronoi", "layers", "particles", "given", "slices", "radial"};
+
 static uint32_t check_pieces(const rb_shape *s, const rb_fracture_desc *desc, float strays) {
     assert_non_null(s);
     assert_true(s->mesh.vertex_count > 0);
@@ -183,10 +185,10 @@ static uint32_t check_pieces(const rb_shape *s, const rb_fracture_desc *desc, fl
     if (!rb_pieces_make(s->particles, s->particle_count, r, s->mass / s->particle_count, desc, NULL, &p, err,
                         sizeof err))
         fail_msg("%s", err);
-    assert_non_null(p.seeds);
+    assert_true(p.seeds || p.radial);
     rb_mesh *m = calloc(p.piece_count, sizeof *m);
     const double t0 = now_ms();
-    const uint32_t made = rb_cut_cells(&s->mesh, p.seeds, p.piece_count, s->name, m);
+    const uint32_t made = rb_cut_pieces(&s->mesh, &p, s->name, m);
     const double ms = now_ms() - t0;
     assert_int_equal(made, p.piece_count);
     const double whole = volume(&s->mesh);
@@ -208,7 +210,7 @@ static uint32_t check_pieces(const rb_shape *s, const rb_fracture_desc *desc, fl
                 for (int a = 0; a < 3; a++)
                     lo[a] = fminf(lo[a], s->particles[3 * i + a]), hi[a] = fmaxf(hi[a], s->particles[3 * i + a]);
         /* its region: every corner no further from its seed than from any other (0.1 mm for the rounding) */
-        for (uint32_t i = 0; i < m[k].vertex_count; i++)
+        for (uint32_t i = 0; p.seeds && i < m[k].vertex_count; i++)
             for (uint32_t j = 0; j < p.piece_count; j++) {
                 const float *x = &m[k].positions[3 * i];
                 const double own = sqrt(distance2(x, &p.seeds[3 * k])), other = sqrt(distance2(x, &p.seeds[3 * j]));
@@ -226,18 +228,21 @@ static uint32_t check_pieces(const rb_shape *s, const rb_fracture_desc *desc, fl
         if (stray > strays * r + 1e-5f)
             fail_msg("%s piece %u: %.3f m outside its particles' box grown by r = %.3f", s->name, k, stray, r);
     }
-    /* each particle's centre in its own piece */
+    /* each particle's centre in its own piece (radial: on its surface at
+     * most, a particle on the axis being on every wedge's side) */
     for (uint32_t i = 0; i < s->particle_count; i++) {
-        const double w = winding_towards(&m[p.piece_of[i]], &s->particles[3 * i], &p.seeds[3 * p.piece_of[i]]);
+        const uint32_t k = p.piece_of[i];
+        const double w = p.seeds ? winding_towards(&m[k], &s->particles[3 * i], &p.seeds[3 * k])
+                                 : winding_near(&m[k], &s->particles[3 * i]);
         if (w < 0.99) fail_msg("%s particle %u: winding %.3f in its piece %u", s->name, i, w, p.piece_of[i]);
     }
     print_message("%s (%u particles, %u triangles), %s %u: %u pieces closed, volume %.5f of %.5f m^3 (%+.4f%%), "
                   "%u cut-face normals, %u triangles, at most %.2f r outside, %.1f ms\n",
                   s->name, s->particle_count, s->mesh.index_count / 3,
-                  desc->kind == RB_FRACTURE_VORONOI ? "voronoi" : "layers", desc->pieces, p.piece_count, sum, whole,
-                  100.0 * (sum - whole) / whole, normals, triangles, worst / r, ms);
+                  kind_names[desc->kind], desc->kind == RB_FRACTURE_RADIAL ? desc->wedges * desc->rings : desc->pieces,
+                  p.piece_count, sum, whole, 100.0 * (sum - whole) / whole, normals, triangles, worst / r, ms);
     assert_true(fabs(sum - whole) <= 0.02 * whole);
-    if (desc->kind == RB_FRACTURE_VORONOI) assert_true(normals > 6);
+    if (desc->kind == RB_FRACTURE_VORONOI || desc->kind == RB_FRACTURE_RADIAL) assert_true(normals > 6);
     for (uint32_t k = 0; k < p.piece_count; k++) rb_mesh_free(&m[k]);
     free(m);
     rb_pieces_free(&p);
@@ -358,11 +363,8 @@ static void test_bad_input_warns_and_leaves_pieces_empty(void **state) {
     rb_mesh_free(&cube), rb_mesh_free(&holed);
 }
 
-/* ---- the cost ---- */
-
-/* A 1.2 m cube of 10 x 10 x 10 particles (radius 6 cm) in voronoi 30. */
-static void test_cost_of_a_thousand_particles_in_30_pieces(void **state) {
-    (void)state;
+/* A 1.2 m cube of 10 x 10 x 10 particles (radius 6 cm), its mesh a box: free p and the mesh. */
+static rb_shape lattice_cube(void) {
     const int n = 10;
     const float r = 0.06f;
     float *p = malloc(sizeof(float) * 3 * 1000);
@@ -373,18 +375,42 @@ static void test_cost_of_a_thousand_particles_in_30_pieces(void **state) {
                 p[k++] = 2.0f * r * (j - 0.5f * (n - 1));
                 p[k++] = 2.0f * r * (l - 0.5f * (n - 1));
             }
-    rb_shape s = {.name = "lattice_cube",
-                  .particle_count = 1000,
-                  .particles = p,
-                  .mass = 1728.0f,
-                  .particle_radius = r,
-                  .mesh = cube_mesh(0.6f, false)};
+    return (rb_shape){.name = "lattice_cube",
+                      .particle_count = 1000,
+                      .particles = p,
+                      .mass = 1728.0f,
+                      .particle_radius = r,
+                      .mesh = cube_mesh(0.6f, false)};
+}
+
+/* Slices at a slant and radial (glass): the same checks. Slices' cut faces
+ * share one normal; radial's are its wedges' planes and its rings' chords,
+ * so more than 6. The slabs' Voronoi cells are exact, the ring's polygons
+ * too: no face strays past a radius beyond its particles' box but where a
+ * slab's or wedge's thin corner reaches past the last row of particles. */
+static void test_lattice_cube_in_slices_and_radial(void **state) {
+    (void)state;
+    rb_shape s = lattice_cube();
+    check_pieces(&s, &(rb_fracture_desc){.kind = RB_FRACTURE_SLICES, .pieces = 6, .normal = {1.0f, 0.4f, 0.2f}, .strength = 1.0f}, 4.5f);
+    check_pieces(&s, &(rb_fracture_desc){.kind = RB_FRACTURE_RADIAL, .normal = {0.0f, 1.0f, 0.0f}, .wedges = 7, .rings = 3, .seed = 3, .strength = 1.0f}, 4.0f);
+    check_pieces(&s, &(rb_fracture_desc){.kind = RB_FRACTURE_RADIAL, .normal = {0.3f, 1.0f, 0.1f}, .wedges = 2, .rings = 2, .seed = 9, .strength = 1.0f}, 4.0f);
+    check_pieces(&s, &(rb_fracture_desc){.kind = RB_FRACTURE_RADIAL, .normal = {0.0f, 0.0f, 1.0f}, .wedges = 1, .rings = 3, .seed = 1, .strength = 1.0f}, 4.0f);
+    rb_mesh_free(&s.mesh);
+    free(s.particles);
+}
+
+/* ---- the cost ---- */
+
+/* A 1.2 m cube of 10 x 10 x 10 particles (radius 6 cm) in voronoi 30. */
+static void test_cost_of_a_thousand_particles_in_30_pieces(void **state) {
+    (void)state;
+    rb_shape s = lattice_cube();
     /* a Voronoi cell's thin corner can reach past a row or two of other
      * pieces' particles to the cube's face: 3.2 radii out here */
     const uint32_t triangles = check_pieces(&s, &(rb_fracture_desc){.kind = RB_FRACTURE_VORONOI, .pieces = 30, .seed = 5, .strength = 1.0f}, 4.0f);
     assert_true(triangles > 30 * 12);
     rb_mesh_free(&s.mesh);
-    free(p);
+    free(s.particles);
 }
 
 /* ---- in a world ---- */
@@ -462,6 +488,7 @@ int main(void) {
         cmocka_unit_test(test_cube_in_voronoi),
         cmocka_unit_test(test_cube_in_layers),
         cmocka_unit_test(test_torus_in_voronoi_and_layers),
+        cmocka_unit_test(test_lattice_cube_in_slices_and_radial),
         cmocka_unit_test(test_bad_input_warns_and_leaves_pieces_empty),
         cmocka_unit_test(test_cost_of_a_thousand_particles_in_30_pieces),
         cmocka_unit_test(test_children_of_a_break_are_drawn_cut),

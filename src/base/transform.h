@@ -16,6 +16,8 @@ typedef struct rb_transform {
     float orientation[4]; /* quaternion x, y, z, w */
 } rb_transform;
 
+#ifndef __cplusplus /* C++ spells it static_assert; the C files check it */
 _Static_assert(sizeof(rb_transform) == 32 && offsetof(rb_transform, orientation) == 16, "rb_transform is two float4s");
+#endif
 
 #endif

@@ -80,6 +80,23 @@ struct Plane {
     double n[3], d;
 };
 
+// The planes of a closed triangle mesh's faces (a clipper's), outward.
+std::vector<Plane> face_planes(const Mesh &m) {
+    std::vector<Plane> planes;
+    for (Mesh::Face_index f : m.faces()) {
+        Point p[3];
+        int k = 0;
+        for (Mesh::Vertex_index w : CGAL::vertices_around_face(m.halfedge(f), m)) p[k++] = m.point(w);
+        const Kernel::Vector_3 n = CGAL::cross_product(p[1] - p[0], p[2] - p[0]);
+        const double len = std::sqrt(n.squared_length());
+        if (!(len > 0.0)) continue;
+        Plane pl = {{n.x() / len, n.y() / len, n.z() / len}, 0.0};
+        pl.d = pl.n[0] * p[0].x() + pl.n[1] * p[0].y() + pl.n[2] * p[0].z();
+        planes.push_back(pl);
+    }
+    return planes;
+}
+
 // Seed k's Voronoi cell as a closed triangle mesh, the convex hull of the
 // cell's corners, and its faces' planes. voro++ may split a corner where
 // four cells or more meet (on a lattice, often) into corners a rounding
@@ -95,17 +112,7 @@ bool cell_mesh(voro::voronoicell &cell, const double seed[3], double grid, Mesh 
     if (corners.size() < 4) return false;
     CGAL::convex_hull_3(corners.begin(), corners.end(), out);
     if (out.number_of_faces() < 4 || !CGAL::is_closed(out)) return false;
-    for (Mesh::Face_index f : out.faces()) {
-        Point p[3];
-        int k = 0;
-        for (Mesh::Vertex_index w : CGAL::vertices_around_face(out.halfedge(f), out)) p[k++] = out.point(w);
-        const Kernel::Vector_3 n = CGAL::cross_product(p[1] - p[0], p[2] - p[0]);
-        const double len = std::sqrt(n.squared_length());
-        if (!(len > 0.0)) continue;
-        Plane pl = {{n.x() / len, n.y() / len, n.z() / len}, 0.0};
-        pl.d = pl.n[0] * p[0].x() + pl.n[1] * p[0].y() + pl.n[2] * p[0].z();
-        planes.push_back(pl);
-    }
+    planes = face_planes(out);
     return true;
 }
 
@@ -226,30 +233,125 @@ Made to_rb(const Mesh &piece, const std::vector<Plane> &planes, double tolerance
     return MADE;
 }
 
+// Clips a copy of the body's mesh to a closed clipper (its faces' planes
+// in `planes`) into out, piece `id`: true if made, else a warning naming
+// the shape, the piece and the problem, and out left empty.
+bool clip_piece(const Mesh &mesh, Mesh &clipper, const std::vector<Plane> &planes, double tolerance,
+                const Normals &normals, const char *name, long id, rb_mesh *out) {
+    Mesh piece = mesh;
+    bool clipped = false;
+    try {
+        clipped = PMP::clip(piece, clipper, CGAL::parameters::clip_volume(true));
+    } catch (const std::exception &e) {
+        rb_log(RB_LOG_WARN, "cut: %s: piece %ld: the clip failed (%s); drawn as its cells", name, id, e.what());
+        return false;
+    }
+    if (!clipped || piece.number_of_faces() == 0 || !CGAL::is_closed(piece)) {
+        rb_log(RB_LOG_WARN, "cut: %s: piece %ld: %s; drawn as its cells", name, id,
+               !clipped                       ? "the clip failed"
+               : piece.number_of_faces() == 0 ? "its region misses the mesh"
+                                              : "the clip left it open");
+        return false;
+    }
+    const Made result = to_rb(piece, planes, tolerance, normals, out);
+    if (result != MADE) {
+        rb_mesh_free(out);
+        rb_log(RB_LOG_WARN, "cut: %s: piece %ld: %s; drawn as its cells", name, id,
+               result == NO_MEMORY ? "out of memory" : "it is not closed once rounded to floats");
+        return false;
+    }
+    return true;
+}
+
+// The body ready to cut: its closed CGAL mesh and its normals by
+// position. False, with a warning naming the shape, if it cannot be cut.
+bool prepare(const rb_mesh *body, const char *name, Mesh &mesh, Normals &normals) {
+    if (!body || body->vertex_count == 0 || body->index_count < 3) {
+        rb_log(RB_LOG_WARN, "cut: %s: no mesh to cut; its pieces are drawn as their cells", name);
+        return false;
+    }
+    const char *why = "";
+    if (!to_cgal(body, mesh, &why)) {
+        rb_log(RB_LOG_WARN, "cut: %s: %s; its pieces are drawn as their cells", name, why);
+        return false;
+    }
+    if (body->normals)
+        for (uint32_t i = 0; i < body->vertex_count; i++) {
+            const float *p = &body->positions[3 * i], *n = &body->normals[3 * i];
+            normals.emplace(Key{p[0], p[1], p[2]}, std::array<float, 3>{n[0], n[1], n[2]});
+        }
+    return true;
+}
+
+// Piece `cell` of a radial pattern's region (fracture.h, rb_radial) as a
+// closed mesh: its wedge's polygon between its ring's inner and outer
+// polygonal radii (the inner ring from the axis, the outer out to `far`),
+// drawn out along the axis from `low` to `high`. Wound outward.
+bool radial_prism(const rb_radial *rad, uint32_t cell, double far, double low, double high, Mesh &out) {
+    const uint32_t w = cell / rad->rings, j = cell % rad->rings;
+    const bool full = rad->wedges == 1, core = j == 0 || !(rad->band > 0.0);
+    const double r_in = core ? 0.0 : j * rad->band;
+    const double r_out = j + 1 == rad->rings || !(rad->band > 0.0) ? far : (j + 1) * rad->band;
+    const uint32_t spans = rb_radial_spans(rad, w), corners = full ? spans : spans + 1;
+    const double width = (rad->bound[w + 1] - rad->bound[w]) / spans;
+    auto at = [&](double r, double angle, double h) {
+        const double cu = r * std::cos(angle), cv = r * std::sin(angle);
+        return Point(rad->centre[0] + cu * rad->u[0] + cv * rad->v[0] + h * rad->axis[0],
+                     rad->centre[1] + cu * rad->u[1] + cv * rad->v[1] + h * rad->axis[1],
+                     rad->centre[2] + cu * rad->u[2] + cv * rad->v[2] + h * rad->axis[2]);
+    };
+    // outer corners and inner ones (or the axis), bottom and top
+    std::vector<Mesh::Vertex_index> ob, ot, ib, it;
+    for (uint32_t i = 0; i < corners; i++) {
+        const double angle = rad->start + rad->bound[w] + i * width;
+        ob.push_back(out.add_vertex(at(r_out, angle, low)));
+        ot.push_back(out.add_vertex(at(r_out, angle, high)));
+        if (!core) {
+            ib.push_back(out.add_vertex(at(r_in, angle, low)));
+            it.push_back(out.add_vertex(at(r_in, angle, high)));
+        }
+    }
+    if (core) {
+        ib.assign(corners, out.add_vertex(at(0.0, 0.0, low)));
+        it.assign(corners, out.add_vertex(at(0.0, 0.0, high)));
+    }
+    bool ok = true;
+    auto face = [&](Mesh::Vertex_index a, Mesh::Vertex_index b, Mesh::Vertex_index c) {
+        ok = ok && out.add_face(a, b, c) != Mesh::null_face();
+    };
+    for (uint32_t i = 0; i < spans; i++) {
+        const uint32_t n = (i + 1) % corners;
+        face(ob[i], ob[n], ot[n]), face(ob[i], ot[n], ot[i]); // the outer wall
+        face(ot[i], ot[n], it[n]), face(ib[i], ob[n], ob[i]); // top and bottom caps (fans about the axis)
+        if (!core) {
+            face(ot[i], it[n], it[i]), face(ib[i], ib[n], ob[n]);
+            face(ib[i], it[n], ib[n]), face(ib[i], it[i], it[n]); // the inner wall
+        }
+    }
+    if (!full) { // the wedge's sides
+        face(ib[0], ob[0], ot[0]), face(ib[0], ot[0], it[0]);
+        face(ib[spans], ot[spans], ob[spans]), face(ib[spans], it[spans], ot[spans]);
+    }
+    if (!ok || !CGAL::is_closed(out)) return false;
+    if (!PMP::is_outward_oriented(out)) PMP::reverse_face_orientations(out);
+    return true;
+}
+
 } // namespace
 
 extern "C" uint32_t rb_cut_cells(const rb_mesh *body, const float *seeds, uint32_t count, const char *name,
                                  rb_mesh *out) {
     for (uint32_t k = 0; k < count; k++) std::memset(&out[k], 0, sizeof out[k]);
     if (!name) name = "(unnamed)";
-    if (!body || !seeds || count == 0 || body->vertex_count == 0 || body->index_count < 3) {
-        rb_log(RB_LOG_WARN, "cut: %s: no mesh or no seeds to cut it by; its pieces are drawn as their cells", name);
+    if (!seeds || count == 0) {
+        rb_log(RB_LOG_WARN, "cut: %s: no seeds to cut it by; its pieces are drawn as their cells", name);
         return 0;
     }
     uint32_t made = 0;
     try {
         Mesh mesh;
-        const char *why = "";
-        if (!to_cgal(body, mesh, &why)) {
-            rb_log(RB_LOG_WARN, "cut: %s: %s; its pieces are drawn as their cells", name, why);
-            return 0;
-        }
         Normals normals;
-        if (body->normals)
-            for (uint32_t i = 0; i < body->vertex_count; i++) {
-                const float *p = &body->positions[3 * i], *n = &body->normals[3 * i];
-                normals.emplace(Key{p[0], p[1], p[2]}, std::array<float, 3>{n[0], n[1], n[2]});
-            }
+        if (!prepare(body, name, mesh, normals)) return 0;
         // voro++'s box: the mesh's and the seeds' bounds, grown so that no
         // wall of it comes near the mesh
         double lo[3], hi[3];
@@ -276,35 +378,13 @@ extern "C" uint32_t rb_cut_cells(const rb_mesh *body, const float *seeds, uint32
                 cell_made[id] = true;
                 double seed[3];
                 loop.pos(seed[0], seed[1], seed[2]);
-                Mesh clipper, piece = mesh;
+                Mesh clipper;
                 std::vector<Plane> planes;
                 if (!cell_mesh(cell, seed, 1e-6 * size, clipper, planes)) {
                     rb_log(RB_LOG_WARN, "cut: %s: piece %d: its cell is degenerate; drawn as its cells", name, id);
                     continue;
                 }
-                bool clipped = false;
-                try {
-                    clipped = PMP::clip(piece, clipper, CGAL::parameters::clip_volume(true));
-                } catch (const std::exception &e) {
-                    rb_log(RB_LOG_WARN, "cut: %s: piece %d: the clip failed (%s); drawn as its cells", name, id,
-                           e.what());
-                    continue;
-                }
-                if (!clipped || piece.number_of_faces() == 0 || !CGAL::is_closed(piece)) {
-                    rb_log(RB_LOG_WARN, "cut: %s: piece %d: %s; drawn as its cells", name, id,
-                           !clipped                       ? "the clip failed"
-                           : piece.number_of_faces() == 0 ? "its cell misses the mesh"
-                                                          : "the clip left it open");
-                    continue;
-                }
-                const Made result = to_rb(piece, planes, 1e-6 * size, normals, &out[id]);
-                if (result != MADE) {
-                    rb_mesh_free(&out[id]);
-                    rb_log(RB_LOG_WARN, "cut: %s: piece %d: %s; drawn as its cells", name, id,
-                           result == NO_MEMORY ? "out of memory" : "it is not closed once rounded to floats");
-                    continue;
-                }
-                made++;
+                if (clip_piece(mesh, clipper, planes, 1e-6 * size, normals, name, id, &out[id])) made++;
             } while (loop.inc());
         for (uint32_t k = 0; k < count; k++)
             if (!cell_made[k])
@@ -315,4 +395,52 @@ extern "C" uint32_t rb_cut_cells(const rb_mesh *body, const float *seeds, uint32
         return 0;
     }
     return made;
+}
+
+extern "C" uint32_t rb_cut_radial(const rb_mesh *body, const rb_radial *rad, uint32_t count, const char *name,
+                                  rb_mesh *out) {
+    for (uint32_t k = 0; k < count; k++) std::memset(&out[k], 0, sizeof out[k]);
+    if (!name) name = "(unnamed)";
+    if (!rad || !rad->cell || count == 0) {
+        rb_log(RB_LOG_WARN, "cut: %s: no wedges and rings to cut it by; its pieces are drawn as their cells", name);
+        return 0;
+    }
+    uint32_t made = 0;
+    try {
+        Mesh mesh;
+        Normals normals;
+        if (!prepare(body, name, mesh, normals)) return 0;
+        // the mesh's reach from the axis and along it: the prisms go past both
+        double far = 0.0, low = INFINITY, high = -INFINITY, size = 0.0;
+        for (Mesh::Vertex_index v : mesh.vertices()) {
+            double d[3];
+            for (int a = 0; a < 3; a++) d[a] = mesh.point(v)[a] - rad->centre[a];
+            const double h = d[0] * rad->axis[0] + d[1] * rad->axis[1] + d[2] * rad->axis[2];
+            for (int a = 0; a < 3; a++) d[a] -= h * rad->axis[a];
+            far = std::max(far, std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+            low = std::min(low, h), high = std::max(high, h);
+        }
+        size = std::max(2.0 * far, high - low);
+        const double margin = 0.25 * size + 1e-3;
+        for (uint32_t k = 0; k < count; k++) {
+            Mesh clipper;
+            if (!radial_prism(rad, rad->cell[k], 2.0 * far + margin, low - margin, high + margin, clipper)) {
+                rb_log(RB_LOG_WARN, "cut: %s: piece %u: its region is degenerate; drawn as its cells", name, k);
+                continue;
+            }
+            if (clip_piece(mesh, clipper, face_planes(clipper), 1e-6 * size, normals, name, k, &out[k])) made++;
+        }
+    } catch (const std::exception &e) {
+        rb_log(RB_LOG_WARN, "cut: %s: %s; its pieces are drawn as their cells", name, e.what());
+        for (uint32_t k = 0; k < count; k++) rb_mesh_free(&out[k]);
+        return 0;
+    }
+    return made;
+}
+
+extern "C" uint32_t rb_cut_pieces(const rb_mesh *body, const rb_pieces *p, const char *name, rb_mesh *out) {
+    if (p->seeds) return rb_cut_cells(body, p->seeds, p->piece_count, name, out);
+    if (p->radial) return rb_cut_radial(body, p->radial, p->piece_count, name, out);
+    for (uint32_t k = 0; k < p->piece_count; k++) std::memset(&out[k], 0, sizeof out[k]);
+    return 0;
 }

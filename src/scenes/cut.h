@@ -3,7 +3,8 @@
  *
  * A piece's region is the Voronoi cell of its seed (rb_pieces.seeds): the
  * points nearer that seed than any other, as the pattern groups the
- * particles. Each cell (voro++) clips a copy of the body's closed mesh
+ * particles; or, for a radial pattern, the prism of its wedge and ring
+ * (rb_pieces.radial). Each cell (voro++) or prism clips a copy of the body's closed mesh
  * (CGAL's corefinement), so a piece's mesh is closed and its faces are the
  * body's surface where it had one and flat cut faces inside. The geometry
  * is in cut.cpp, the one C++ file of this layer, behind this interface. */
@@ -17,6 +18,7 @@
 extern "C" {
 #endif
 
+#include "fracture.h"
 #include "shapes/shapes.h"
 
 /* Cuts `body` (a closed triangle mesh, m) into the Voronoi cells of `count`
@@ -31,6 +33,17 @@ extern "C" {
  * self-intersecting) leaves every piece empty, with one warning. Returns
  * the number of pieces made. Free each with rb_mesh_free. */
 uint32_t rb_cut_cells(const rb_mesh *body, const float *seeds, uint32_t count, const char *name, rb_mesh *out);
+
+/* The same for a radial pattern's pieces (fracture.h, rb_radial): piece k
+ * is the part of the body in the prism of its wedge and ring, cell
+ * rad->cell[k], whose sides are the wedge's planes and the ring's polygons. */
+uint32_t rb_cut_radial(const rb_mesh *body, const rb_radial *rad, uint32_t count, const char *name, rb_mesh *out);
+
+/* A body's pieces cut along their pattern's regions: its seeds' cells
+ * (voronoi, layers, slices) or its wedges and rings (radial); out has
+ * p->piece_count meshes. A pattern with no regions (particles, given) makes
+ * none (returns 0, no warning). */
+uint32_t rb_cut_pieces(const rb_mesh *body, const rb_pieces *p, const char *name, rb_mesh *out);
 
 #ifdef __cplusplus
 }

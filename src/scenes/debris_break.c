@@ -46,15 +46,15 @@ static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offs
 }
 
 /* The pieces' meshes of a body whose shape has a render mesh (its registry
- * shape's, row `row`): the mesh cut along the pieces' cells, once, here.
- * NULL where the pattern has no cells (particles, given) or the shape no
+ * shape's, row `row`): the mesh cut along the pieces' regions, once, here.
+ * NULL where the pattern has no regions (particles, given) or the shape no
  * mesh: the pieces are drawn as their particles' cells. */
 static rb_mesh *cut_pieces(const rb_debris *d, int row, const rb_pieces *p) {
     const rb_shape *shape = row >= 0 ? rb_entities_get(d->entities, (uint32_t)row)->shape : NULL;
-    if (!p->seeds || !shape || shape->mesh.vertex_count == 0) return NULL;
+    if ((!p->seeds && !p->radial) || !shape || shape->mesh.vertex_count == 0) return NULL;
     rb_mesh *meshes = calloc(p->piece_count, sizeof *meshes);
     if (!meshes) return NULL;
-    if (rb_cut_cells(&shape->mesh, p->seeds, p->piece_count, shape->name, meshes) == 0) {
+    if (rb_cut_pieces(&shape->mesh, p, shape->name, meshes) == 0) {
         free(meshes);
         return NULL;
     }

@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "base/rb_math.h"
+#include "fracture_internal.h"
 #include "shapes/shapes.h"
 
 /* Touching particles' centres lie 2 r apart; lattice offsets scaled in
@@ -22,222 +23,6 @@ static void say(char *err, size_t err_size, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(err, err_size, fmt, ap);
     va_end(ap);
-}
-
-/* splitmix64 (Steele, Lea and Flood): one 64-bit state, good enough to draw
- * seeds, and the same sequence on every platform, so a seed names a pattern. */
-static uint64_t next_random(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static double distance2(const float *a, const float *b) {
-    const double x = (double)a[0] - b[0], y = (double)a[1] - b[1], z = (double)a[2] - b[2];
-    return x * x + y * y + z * z;
-}
-
-/* The axis along which the particles spread furthest (the first of equals),
- * and where their centres start on it. */
-static int longest_axis(const float *p, uint32_t n, float *low, float *extent) {
-    float lo[3] = {p[0], p[1], p[2]}, hi[3] = {p[0], p[1], p[2]};
-    for (uint32_t i = 1; i < n; i++)
-        for (int k = 0; k < 3; k++) lo[k] = fminf(lo[k], p[3 * i + k]), hi[k] = fmaxf(hi[k], p[3 * i + k]);
-    int axis = 0;
-    for (int k = 1; k < 3; k++)
-        if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
-    *low = lo[axis], *extent = hi[axis] - lo[axis];
-    return axis;
-}
-
-/* A uniform double in [0, 1) from the top 53 bits of a draw. */
-static double next_unit(uint64_t *state) { return (double)(next_random(state) >> 11) * (1.0 / 9007199254740992.0); }
-
-/* Impact seeds are drawn with this density at most below the hit's, so a
- * draw takes at most 64 tries on average however far the body reaches. */
-#define RB_IMPACT_FLOOR (1.0 / 64.0)
-
-/* Seeds: `count` distinct particles, the first of a partial Fisher-Yates
- * shuffle (their centres in seeds, xyz); with weights (per particle, in
- * [RB_IMPACT_FLOOR, 1]) a draw is kept with its particle's weight and drawn
- * again otherwise, so seeds fall with that density. Each particle joins the
- * nearest seed; the strict < gives a tie to the lower seed. */
-static bool voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, const double *weight,
-                    uint32_t *piece_of, float *seeds) {
-    uint32_t *order = malloc(n * sizeof *order);
-    if (!order) return false;
-    for (uint32_t i = 0; i < n; i++) order[i] = i;
-    uint64_t state = seed;
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t j;
-        do j = i + (uint32_t)(next_random(&state) % (n - i));
-        while (weight && !(next_unit(&state) < weight[order[j]]));
-        const uint32_t t = order[i];
-        order[i] = order[j], order[j] = t;
-    }
-    for (uint32_t s = 0; s < count; s++) memcpy(&seeds[3 * s], &p[3 * order[s]], 3 * sizeof *seeds);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t best = 0;
-        double best_d = INFINITY;
-        for (uint32_t s = 0; s < count; s++) {
-            const double d = distance2(&p[3 * i], &p[3 * order[s]]);
-            if (d < best_d) best = s, best_d = d;
-        }
-        piece_of[i] = best;
-    }
-    free(order);
-    return true;
-}
-
-/* The impact pattern's seed density per particle about hit: 1 / (1 +
- * (d / focus)^2), no less than RB_IMPACT_FLOOR; focus 0: a quarter of the
- * farthest particle's distance from the hit. */
-static double *impact_weights(const float *p, uint32_t n, const float hit[3], float focus) {
-    double *w = malloc(n * sizeof *w);
-    if (!w) return NULL;
-    double far2 = 0.0;
-    for (uint32_t i = 0; i < n; i++) far2 = fmax(far2, w[i] = distance2(&p[3 * i], hit));
-    double f2 = focus > 0.0f ? (double)focus * focus : far2 / 16.0;
-    if (!(f2 > 0.0)) f2 = 1.0; /* every particle at the hit: any focus weighs them alike */
-    for (uint32_t i = 0; i < n; i++) w[i] = fmax(1.0 / (1.0 + w[i] / f2), RB_IMPACT_FLOOR);
-    return w;
-}
-
-/* Slabs along the longest axis; each slab's seed the middle of it on the
- * axis, so that the Voronoi cells of the seeds are the slabs (between two
- * slabs kept with an empty one between them, the boundary moves into the
- * empty one, where no particle is). */
-static void layers(const float *p, uint32_t n, uint32_t count, uint32_t *piece_of, float *seeds) {
-    float low, extent;
-    const int axis = longest_axis(p, n, &low, &extent);
-    const double thickness = (double)extent / count;
-    for (uint32_t k = 0; k < count; k++) {
-        seeds[3 * k] = seeds[3 * k + 1] = seeds[3 * k + 2] = 0.0f;
-        seeds[3 * k + axis] = (float)(low + (k + 0.5) * thickness);
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        /* the far end lands on count exactly: it belongs to the last slab */
-        double s = thickness > 0.0 ? floor(((double)p[3 * i + axis] - low) / thickness) : 0.0;
-        piece_of[i] = s >= count ? count - 1 : (uint32_t)s;
-    }
-}
-
-/* A unit vector along v (non-zero, finite: checked by the caller), in doubles. */
-static void unit(const float v[3], double u[3]) {
-    const double len = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
-    for (int k = 0; k < 3; k++) u[k] = v[k] / len;
-}
-
-static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-/* Slabs of equal thickness across the particles' spread along the normal,
- * as layers' along an axis: a particle joins the slab of its centre. */
-static void slices(const float *p, uint32_t n, uint32_t count, const float normal[3], uint32_t *piece_of) {
-    double a[3], low = INFINITY, high = -INFINITY;
-    unit(normal, a);
-    for (uint32_t i = 0; i < n; i++) {
-        const double x = dot((const double[3]){p[3 * i], p[3 * i + 1], p[3 * i + 2]}, a);
-        low = fmin(low, x), high = fmax(high, x);
-    }
-    const double thickness = (high - low) / count;
-    for (uint32_t i = 0; i < n; i++) {
-        const double x = dot((const double[3]){p[3 * i], p[3 * i + 1], p[3 * i + 2]}, a);
-        const double s = thickness > 0.0 ? floor((x - low) / thickness) : 0.0;
-        piece_of[i] = s >= count ? count - 1 : (uint32_t)s; /* the far end: the last slab */
-    }
-}
-
-#define RB_TWO_PI 6.283185307179586
-
-/* How far a wedge's boundary may move from its even place, in wedges:
- * under a half, so the boundaries keep their order. */
-#define RB_WEDGE_JITTER 0.25
-
-/* Wedges about the axis (through centre, or the particles' mean: their
- * centre of mass) turned by a random angle, each boundary moved by up to
- * RB_WEDGE_JITTER of a wedge, all from seed; each wedge cut into rings of
- * equal width out to the farthest particle from the axis. A particle's
- * piece is wedge x rings + ring. */
-static bool radial(const float *p, uint32_t n, const rb_fracture_desc *d, uint32_t *piece_of) {
-    double a[3], c[3] = {0.0, 0.0, 0.0};
-    unit(d->normal, a);
-    if (d->centre_given) {
-        for (int k = 0; k < 3; k++) c[k] = d->centre[k];
-    } else {
-        for (uint32_t i = 0; i < n; i++)
-            for (int k = 0; k < 3; k++) c[k] += p[3 * i + k];
-        for (int k = 0; k < 3; k++) c[k] /= n;
-    }
-    /* u, v: across the axis, u from the coordinate axis least along it */
-    int least = 0;
-    for (int k = 1; k < 3; k++)
-        if (fabs(a[k]) < fabs(a[least])) least = k;
-    double u[3] = {0.0, 0.0, 0.0}, v[3];
-    u[least] = 1.0;
-    const double along = dot(u, a);
-    for (int k = 0; k < 3; k++) u[k] -= along * a[k];
-    const double ul = sqrt(dot(u, u));
-    for (int k = 0; k < 3; k++) u[k] /= ul;
-    v[0] = a[1] * u[2] - a[2] * u[1], v[1] = a[2] * u[0] - a[0] * u[2], v[2] = a[0] * u[1] - a[1] * u[0];
-    /* the boundaries: turned by `turn`, each moved by its jitter; wedge k
-     * runs from bound[k] to bound[k + 1], angles from bound[0] */
-    const uint32_t wedges = d->wedges, rings = d->rings;
-    uint64_t state = d->seed;
-    const double width = RB_TWO_PI / wedges, turn = RB_TWO_PI * next_unit(&state);
-    double first = 0.0, far = 0.0;
-    for (uint32_t i = 0; i < n; i++) { /* the farthest particle from the axis sets the rings' width */
-        double x[3];
-        for (int k = 0; k < 3; k++) x[k] = p[3 * i + k] - c[k];
-        const double h = dot(x, a);
-        for (int k = 0; k < 3; k++) x[k] -= h * a[k];
-        far = fmax(far, sqrt(dot(x, x)));
-    }
-    const double band = far / rings;
-    double *bound = malloc(wedges * sizeof *bound);
-    if (!bound) return false;
-    for (uint32_t k = 0; k < wedges; k++) {
-        const double jitter = wedges > 1 ? RB_WEDGE_JITTER * (2.0 * next_unit(&state) - 1.0) : 0.0;
-        bound[k] = (k + jitter) * width;
-        if (k == 0) first = bound[0];
-        bound[k] -= first;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        double x[3];
-        for (int k = 0; k < 3; k++) x[k] = p[3 * i + k] - c[k];
-        const double h = dot(x, a);
-        for (int k = 0; k < 3; k++) x[k] -= h * a[k];
-        const double rho = sqrt(dot(x, x));
-        double t = atan2(dot(x, v), dot(x, u)) - turn - first;
-        t -= RB_TWO_PI * floor(t / RB_TWO_PI);
-        uint32_t w = 0, past = wedges; /* the last boundary at or before t: bound[0] = 0 is */
-        while (past - w > 1) {
-            const uint32_t mid = w + (past - w) / 2;
-            if (bound[mid] <= t)
-                w = mid;
-            else
-                past = mid;
-        }
-        const double b = band > 0.0 ? floor(rho / band) : 0.0;
-        const uint32_t ring = b >= rings ? rings - 1 : (uint32_t)b; /* the farthest: the outer ring */
-        piece_of[i] = w * rings + ring;
-    }
-    free(bound);
-    return true;
-}
-
-/* Drops pieces no particle joined, and their seeds (if the pattern has
- * them), keeping the others' order; returns how many are left. */
-static uint32_t drop_empty(uint32_t *piece_of, uint32_t n, uint32_t count, uint32_t *scratch, float *seeds) {
-    memset(scratch, 0, count * sizeof *scratch);
-    for (uint32_t i = 0; i < n; i++) scratch[piece_of[i]] = 1;
-    uint32_t left = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        if (scratch[k] && seeds) memmove(&seeds[3 * left], &seeds[3 * k], 3 * sizeof *seeds);
-        scratch[k] = scratch[k] ? left++ : UINT32_MAX;
-    }
-    for (uint32_t i = 0; i < n; i++) piece_of[i] = scratch[piece_of[i]];
-    return left;
 }
 
 typedef struct keyed {
@@ -306,7 +91,7 @@ static bool find_bonds(const float *p, uint32_t n, float r, const uint32_t *piec
                        uint32_t *bond_count) {
     const double reach = 2.0 * r * RB_BOND_REACH, reach2 = reach * reach;
     float low, extent;
-    const int axis = longest_axis(p, n, &low, &extent);
+    const int axis = rb_longest_axis(p, n, &low, &extent);
     along *s = malloc(n * sizeof *s);
     if (!s) return false;
     for (uint32_t i = 0; i < n; i++) s[i] = (along){p[3 * i + axis], i};
@@ -315,7 +100,7 @@ static bool find_bonds(const float *p, uint32_t n, float r, const uint32_t *piec
     for (uint32_t a = 0; a < n; a++)
         for (uint32_t b = a + 1; b < n && (double)s[b].x - s[a].x <= reach; b++) {
             const uint32_t i = s[a].index, j = s[b].index, pi = piece_of[i], pj = piece_of[j];
-            if (pi == pj || distance2(&p[3 * i], &p[3 * j]) > reach2) continue;
+            if (pi == pj || rb_distance2(&p[3 * i], &p[3 * j]) > reach2) continue;
             if (count == capacity) {
                 capacity = capacity ? 2 * capacity : 64;
                 uint32_t *grown = realloc(pairs, 2 * sizeof *pairs * capacity);
@@ -446,29 +231,35 @@ static bool make_pieces(const float *offsets, uint32_t n, float r, float m, cons
     out->radius = r;
     out->piece_of = malloc(n * sizeof *out->piece_of);
     uint32_t *scratch = malloc((count > n ? count : n) * sizeof *scratch);
-    double *weight =
-        desc->kind == RB_FRACTURE_VORONOI && desc->impact && hit ? impact_weights(offsets, n, hit, desc->focus) : NULL;
-    /* the patterns whose pieces are the Voronoi cells of seeds keep them (the pieces' meshes are cut along them) */
-    const bool cells = desc->kind == RB_FRACTURE_VORONOI || desc->kind == RB_FRACTURE_LAYERS;
+    double *weight = desc->kind == RB_FRACTURE_VORONOI && desc->impact && hit
+                         ? rb_pattern_impact_weights(offsets, n, hit, desc->focus)
+                         : NULL;
+    /* the patterns whose pieces are the Voronoi cells of seeds keep them,
+     * radial its wedges and rings (the pieces' meshes are cut along them) */
+    const bool cells =
+        desc->kind == RB_FRACTURE_VORONOI || desc->kind == RB_FRACTURE_LAYERS || desc->kind == RB_FRACTURE_SLICES;
     if (cells) out->seeds = malloc(3 * sizeof *out->seeds * count);
-    bool ok = out->piece_of && scratch && (!cells || out->seeds) &&
+    if (desc->kind == RB_FRACTURE_RADIAL) out->radial = calloc(1, sizeof *out->radial);
+    bool ok = out->piece_of && scratch && (!cells || out->seeds) && (desc->kind != RB_FRACTURE_RADIAL || out->radial) &&
               (weight || !(desc->kind == RB_FRACTURE_VORONOI && desc->impact && hit));
     if (ok) switch (desc->kind) {
         case RB_FRACTURE_VORONOI:
-            ok = voronoi(offsets, n, count, desc->seed, weight, out->piece_of, out->seeds);
-            if (ok) count = drop_empty(out->piece_of, n, count, scratch, out->seeds);
+            ok = rb_pattern_voronoi(offsets, n, count, desc->seed, weight, out->piece_of, out->seeds);
+            if (ok) count = rb_pattern_drop_empty(out->piece_of, n, count, scratch, out->seeds, NULL);
             break;
         case RB_FRACTURE_LAYERS:
-            layers(offsets, n, count, out->piece_of, out->seeds);
-            count = drop_empty(out->piece_of, n, count, scratch, out->seeds);
+            rb_pattern_layers(offsets, n, count, out->piece_of, out->seeds);
+            count = rb_pattern_drop_empty(out->piece_of, n, count, scratch, out->seeds, NULL);
             break;
         case RB_FRACTURE_SLICES:
-            slices(offsets, n, count, desc->normal, out->piece_of);
-            count = drop_empty(out->piece_of, n, count, scratch, NULL);
+            rb_pattern_slices(offsets, n, count, desc->normal, out->piece_of, out->seeds);
+            count = rb_pattern_drop_empty(out->piece_of, n, count, scratch, out->seeds, NULL);
             break;
         case RB_FRACTURE_RADIAL:
-            ok = radial(offsets, n, desc, out->piece_of);
-            if (ok) count = drop_empty(out->piece_of, n, count, scratch, NULL);
+            ok = rb_pattern_radial(offsets, n, desc, out->piece_of, out->radial) &&
+                 (out->radial->cell = malloc(count * sizeof *out->radial->cell)) != NULL;
+            for (uint32_t k = 0; ok && k < count; k++) out->radial->cell[k] = k;
+            if (ok) count = rb_pattern_drop_empty(out->piece_of, n, count, scratch, NULL, out->radial->cell);
             break;
         case RB_FRACTURE_PARTICLES:
             for (uint32_t i = 0; i < n; i++) out->piece_of[i] = i;
@@ -529,6 +320,7 @@ bool rb_pieces_make_at(const float *offsets, uint32_t n, float r, float m, const
 void rb_pieces_free(rb_pieces *p) {
     if (!p) return;
     free(p->piece_of), free(p->mass), free(p->centre), free(p->bonds), free(p->holds), free(p->seeds);
+    if (p->radial) rb_pattern_radial_free(p->radial), free(p->radial);
     memset(p, 0, sizeof *p);
 }
 

@@ -54,6 +54,32 @@ typedef struct rb_fracture_desc {
     float focus; /* impact: m, how far from the hit seeds are densest; 0: a quarter of the farthest particle */
 } rb_fracture_desc;
 
+/* A radial pattern's regions (rb_pieces.radial): `wedges` sectors about an
+ * axis, each cut into `rings` bands. A ring's edge is not a circle but a
+ * polygon with a corner on the circle every RB_RADIAL_STEP of angle at most
+ * (a wedge's corners evenly spread across it), so that each piece's region
+ * is a prism of straight sides the cut can follow exactly, and glass's
+ * spider-web look comes with it. A point's polygonal radius is its distance
+ * from the axis times cos(its angle from the middle of its corner's span) /
+ * cos(half the span): on the polygon through corners at radius R, it is R. */
+typedef struct rb_radial {
+    double centre[3], axis[3]; /* a point of the axis and its direction (unit), shape frame */
+    double u[3], v[3];         /* across the axis, unit: angle 0 along u, pi / 2 along v */
+    double start;              /* rad: where wedge 0 begins */
+    double *bound;             /* wedges + 1 angles from start: 0 = bound[0] < ... < bound[wedges] = 2 pi */
+    uint32_t wedges, rings;
+    double band; /* m: ring j spans polygonal radii j band to (j + 1) band; the last goes on out */
+    uint32_t *cell; /* per piece: wedge x rings + ring */
+} rb_radial;
+
+/* The most angle between two corners of a radial pattern's rings, rad (1/64 of a turn). */
+#define RB_RADIAL_STEP (6.283185307179586 / 64.0)
+
+/* The corner spans in wedge w of a radial pattern. */
+uint32_t rb_radial_spans(const rb_radial *rad, uint32_t w);
+/* The wedge and ring of a point x (shape frame, m) of a radial pattern. */
+void rb_radial_place(const rb_radial *rad, const double x[3], uint32_t *wedge, uint32_t *ring);
+
 /* A body's pieces, in its shape's frame (particle offsets from the centre of mass). */
 typedef struct rb_pieces {
     uint32_t particle_count, piece_count;
@@ -65,13 +91,17 @@ typedef struct rb_pieces {
     float strength; /* N a bond holds */
     float radius;   /* m, the particles': rb_pieces_restrict finds a child's bonds with it */
     float *holds;   /* per piece: strength times its bonds, N (0 for a piece with none) */
-    /* voronoi, layers: per piece xyz, shape frame, m: its region is the
-     * Voronoi cell of this point (the points nearer it than any other
-     * piece's), and it holds the piece's particles' centres: voronoi's seed
-     * particle, or a point on the layers' axis at the middle of its slab.
-     * NULL for patterns with no region (particles, given). The pieces'
-     * meshes are cut along these cells (src/scenes/cut.h). */
+    /* voronoi, layers, slices: per piece xyz, shape frame, m: its region
+     * is the Voronoi cell of this point (the points nearer it than any
+     * other piece's), and it holds the piece's particles' centres:
+     * voronoi's seed particle, or a point on the slabs' axis at the middle
+     * of its slab. NULL for the other patterns. The pieces' meshes are cut
+     * along these cells (src/scenes/cut.h). */
     float *seeds;
+    /* radial: the pieces' regions (above); NULL for the other patterns.
+     * Patterns with neither (particles, given) have no regions: their
+     * pieces are drawn as their particles' cells. */
+    rb_radial *radial;
 } rb_pieces;
 
 /* Groups the n particles at offsets (xyz triples, m) of radius r and mass m
