@@ -483,6 +483,49 @@ static void test_children_of_a_break_are_drawn_cut(void **state) {
     rb_registry_destroy(reg);
 }
 
+/* A scaled breakable body's pieces are cut at its size (its particles'),
+ * and its exploded view (rb_debris_exploded_mesh) moves each piece out by
+ * the spread times its centre: at spread 0 the pieces fill the half-size
+ * cube, at 0.5 they reach further out, the volume the same. */
+static void test_scaled_body_cut_at_its_size_and_pulled_apart(void **state) {
+    (void)state;
+    rb_registry *reg = rb_test_registry();
+    rb_world *world = rb_test_world(rb_default_world_desc());
+    rb_entities *entities = rb_entities_create(reg, world);
+    const int row = rb_entities_find(entities, "cube");
+    assert_true(row >= 0);
+    rb_body_desc b = {.orientation = {0.0f, 0.0f, 0.0f, 1.0f}, .position = {0.0f, 3.0f, 0.0f}};
+    const rb_body_id id = rb_entities_spawn_scaled(entities, (uint32_t)row, 0.5f, &b);
+    char err[256];
+    rb_debris *d = rb_debris_create(&(rb_debris_desc){0}, entities, err, sizeof err);
+    assert_non_null(d);
+    rb_mesh m;
+    assert_false(rb_debris_exploded_mesh(d, id, 0.0f, &m)); /* not breakable yet */
+    const rb_fracture_desc fd = {.kind = RB_FRACTURE_VORONOI, .pieces = 6, .seed = 2, .strength = RB_FRACTURE_STRENGTH};
+    if (!rb_debris_make_breakable(d, id, &fd, err, sizeof err)) fail_msg("%s", err);
+    rb_body_id listed[4];
+    assert_int_equal(rb_debris_breakables(d, listed, 4), 1);
+    assert_true(rb_body_same(listed[0], id));
+    float extent[2] = {0.0f, 0.0f};
+    double vol[2];
+    for (int k = 0; k < 2; k++) {
+        assert_true(rb_debris_exploded_mesh(d, id, k ? 0.5f : 0.0f, &m));
+        vol[k] = volume(&m);
+        for (uint32_t v = 0; v < 3 * m.vertex_count; v++) extent[k] = fmaxf(extent[k], fabsf(m.positions[v]));
+        rb_mesh_free(&m);
+    }
+    print_message("a half-size cube in 6 pieces: %.4f m^3 (0.216), reaching %.3f m, %.3f m pulled apart\n", vol[0],
+                  extent[0], extent[1]);
+    assert_near(vol[0], 0.216, 0.02 * 0.216); /* 0.6 m across: the mesh at the particles' size */
+    assert_near(extent[0], 0.3, 1e-3);
+    assert_near(vol[1], vol[0], 1e-6);
+    assert_true(extent[1] > extent[0] + 0.02f);
+    rb_debris_destroy(d);
+    rb_entities_destroy(entities);
+    rb_world_destroy(world);
+    rb_registry_destroy(reg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cube_in_voronoi),
@@ -492,6 +535,7 @@ int main(void) {
         cmocka_unit_test(test_bad_input_warns_and_leaves_pieces_empty),
         cmocka_unit_test(test_cost_of_a_thousand_particles_in_30_pieces),
         cmocka_unit_test(test_children_of_a_break_are_drawn_cut),
+        cmocka_unit_test(test_scaled_body_cut_at_its_size_and_pulled_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

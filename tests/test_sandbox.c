@@ -651,6 +651,74 @@ static void test_broken_pieces_are_drawn_as_meshes(void **state) {
     remove(whole), remove(breakable);
 }
 
+/* How many columns have a pixel that shows a body (as drawn_pixels). */
+static int drawn_width(const uint8_t *img, const uint8_t *background) {
+    int n = 0;
+    for (int x = 0; x < W; x++) {
+        bool drawn = false;
+        for (int y = 0; y < H && !drawn; y++) {
+            const uint8_t *p = &img[(y * W + x) * 4], *q = &background[(y * W + x) * 4];
+            drawn = !is_grey(p) && abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) > 60;
+        }
+        n += drawn;
+    }
+    return n;
+}
+
+/* Shift+P draws a breakable body's pieces pulled apart where it stands
+ * (the exploded view): its silhouette grows; Shift+P again puts them back. */
+static void test_exploded_view_pulls_the_pieces_apart(void **state) {
+    (void)state;
+    char breakable[64];
+    write_cube_scene(breakable, ", \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 8, \"seed\": 1}");
+    rb_sandbox *sb = make_sandbox(0);
+    const float eye[3] = {0.0f, 2.5f, 6.0f}, at[3] = {0.0f, 0.6f, 0.0f};
+    script(sb, "0 key H\n"); /* no HUD */
+    run_frames(sb, 1);
+    look(sb, eye, at);
+    run_frames(sb, 1);
+    int w, h;
+    uint8_t *background, *img;
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &background));
+    char text[256];
+    snprintf(text, sizeof text, "0 drop %s\n0 key Space\n", breakable);
+    script(sb, text);
+    run_frames(sb, 1);
+    look(sb, eye, at);
+    run_frames(sb, 2);
+    assert_true(stats(sb).paused);
+    assert_false(stats(sb).exploded_view);
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    const int whole = drawn_pixels(img, background), whole_width = drawn_width(img, background);
+    free(img);
+    const char *shift_p = "0 key down Left Shift\n0 key P\n0 key up Left Shift\n";
+    script(sb, shift_p);
+    run_frames(sb, 2);
+    assert_true(stats(sb).exploded_view);
+    assert_false(stats(sb).particle_view);
+    assert_int_equal(stats(sb).bodies, 1);
+    assert_int_equal(stats(sb).drawn_instances, 1); /* one mesh, its pieces apart */
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    const int apart = drawn_pixels(img, background), apart_width = drawn_width(img, background);
+    free(img);
+    script(sb, shift_p);
+    run_frames(sb, 2);
+    assert_false(stats(sb).exploded_view);
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    const int again = drawn_pixels(img, background), again_width = drawn_width(img, background);
+    free(img), free(background);
+    fprintf(stderr, "exploded view: %d body pixels whole, %d pulled apart, %d put back; %d, %d, %d columns wide\n",
+            whole, apart, again, whole_width, apart_width, again_width);
+    assert_true(whole > 1500);
+    /* the pieces of a 1.2 m cube are pulled out by half their centres'
+     * offsets, 0.1 to 0.25 m: wider by 10% at least */
+    assert_true(apart_width > whole_width * 11 / 10);
+    assert_true(abs(again - whole) <= whole / 100 && again_width == whole_width);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+    remove(breakable);
+}
+
 /* A body with a lifetime is drawn shrinking over its last half second, then not at all. */
 static void test_debris_fades_out_at_the_end_of_its_lifetime(void **state) {
     (void)state;
@@ -1731,6 +1799,7 @@ int main(void) {
         cmocka_unit_test(test_quality_is_chosen_and_f9_cycles),
         cmocka_unit_test(test_frame_stats_json),
         cmocka_unit_test(test_particle_view_differs_from_mesh_view),
+        cmocka_unit_test(test_exploded_view_pulls_the_pieces_apart),
         cmocka_unit_test(test_shape_without_mesh_is_drawn_as_particles),
         cmocka_unit_test(test_scripted_throw_moves_along_the_view),
         cmocka_unit_test(test_scripted_grab_drags_toward_the_cursor),

@@ -36,7 +36,8 @@ const char *const rb_hud_help_lines[][2] = {
     {"drop a file", "a .json scene loads; a mesh becomes a shape to throw"},
     {"Space", "pause"},
     {"N", "one step while paused"},
-    {"P", "particle view"},
+    {"P", "particle view (a breakable body's particles in its pieces' colours)"},
+    {"Shift+P", "exploded view: breakable bodies' pieces pulled apart"},
     {"L", "rescan plugins and meshes (new shapes join the cycle; rebuilt ones replaced)"},
     {"F3 F4 F6 F7 F8", "views: sleeping tinted, contacts and forces, axes, grid cells, fields' reach"},
     {"F5", "reload the shaders"},
@@ -198,6 +199,7 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
         y = live_lines(r, x, y, in);
     }
     if (in->particle_view) y = line(r, x, y, g_dim, "particle view (P)");
+    if (in->exploded_view) y = line(r, x, y, g_dim, "exploded view (Shift+P): breakable bodies' pieces pulled apart");
     if (in->views && *in->views) y = line(r, x, y, g_dim, in->views);
     if (in->shader_error && *in->shader_error)
         y = wrapped(r, x, y, (float)width - 40.0f, g_error, "shader: ", in->shader_error, 6);

@@ -42,7 +42,7 @@ typedef struct rb_hud_info {
     const char *formation_name; /* the formation's, or the scene file's name */
     bool debris;                /* the world has a debris layer (a scene's, or the tools') */
     uint32_t emitters, fields;  /* its emitters and fields acting now */
-    bool paused, particle_view, vsync;
+    bool paused, particle_view, exploded_view, vsync;
     float camera_speed; /* m/s */
     float throw_charge; /* 0..1 while the throw button is held, else < 0 */
     bool grabbing;

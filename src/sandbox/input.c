@@ -95,7 +95,7 @@ static void key_down(rb_input *in, const SDL_KeyboardEvent *k) {
         act(in, RB_ACT_SCREENSHOT, 0);
         break;
     case SDLK_p:
-        act(in, RB_ACT_PARTICLE_VIEW, 0);
+        act(in, shift ? RB_ACT_EXPLODED_VIEW : RB_ACT_PARTICLE_VIEW, 0);
         break;
     case SDLK_SPACE:
         act(in, RB_ACT_PAUSE, 0);

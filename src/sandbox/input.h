@@ -23,6 +23,7 @@ typedef enum rb_action_kind {
     RB_ACT_RELOAD_SHADERS, /* F5 */
     RB_ACT_SCREENSHOT,     /* F12 (path NULL: a dated name) or a script's screenshot line (path) */
     RB_ACT_PARTICLE_VIEW,  /* P */
+    RB_ACT_EXPLODED_VIEW,  /* Shift+P: breakable bodies' pieces pulled apart */
     RB_ACT_PAUSE,          /* Space */
     RB_ACT_STEP_ONCE,      /* N, while paused */
     RB_ACT_RESET,          /* R (arg 0: the current formation), 1-5 (arg: that formation) */

@@ -148,6 +148,7 @@ void rb_sandbox_destroy(rb_sandbox *sb) {
     rb_view_destroy(sb->view);
     rb_pick_meshes_destroy(sb->look.pick_meshes);
     rb_debug_views_destroy(sb->look.debug);
+    free(sb->look.swaps);
     rb_frame_stats_free(&sb->frame_stats);
     rb_stage_destroy(sb->stage);
     rb_registry_destroy(sb->registry);

@@ -68,7 +68,7 @@ typedef struct rb_sandbox_stats {
     int shape; /* entity row (= registry index) of the selected shape */
     int shape_count;
     int formation;
-    bool paused, particle_view, help, quit;
+    bool paused, particle_view, exploded_view, help, quit;
     bool grabbing;
     rb_body_id grabbed;        /* the body held by the grab tool */
     rb_body_id last_thrown;    /* the body the last throw added */

@@ -49,6 +49,9 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
     case RB_ACT_PARTICLE_VIEW:
         sb->particle_view = !sb->particle_view;
         break;
+    case RB_ACT_EXPLODED_VIEW:
+        sb->look.exploded = !sb->look.exploded;
+        break;
     case RB_ACT_PAUSE:
         sb->paused = !sb->paused;
         break;

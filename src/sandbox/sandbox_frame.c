@@ -142,6 +142,7 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         .formation_name = sb->formation > 0 ? rb_formation_name(sb->formation) : scene_label(sb),
         .paused = sb->paused,
         .particle_view = sb->particle_view,
+        .exploded_view = sb->look.exploded && !sb->replay,
         .vsync = sb->vsync,
         .camera_speed = sb->camera.speed,
         .throw_charge = sb->hands.throwing ? (float)fmin(1.0, (sb->clock - sb->hands.throw_start) / 1.5) : -1.0f,

@@ -82,6 +82,12 @@ typedef struct rb_sandbox_look {
     float orbit_centre[3];       /* m */
     uint32_t orbit_serial;       /* the input's orbit (rb_input.orbits) the centre is for */
     bool ctrl_held;              /* at the last frame drawn */
+    /* Shift+P: each breakable body drawn as its pieces' meshes pulled apart
+     * (rb_debris_exploded_mesh), uploaded once a body, by body slot */
+    bool exploded;
+    rb_view_swap *swaps;
+    uint32_t swap_cap;
+    uint64_t swap_world; /* the stage's world the swaps are for (rb_stage_world_number) */
     float before_ctrl[3];        /* m: the eye at the last frame drawn without Ctrl */
 } rb_sandbox_look;
 

@@ -24,6 +24,7 @@ void rb_sandbox_get_stats(const rb_sandbox *sb, rb_sandbox_stats *o) {
         .formation = sb->formation,
         .paused = sb->paused,
         .particle_view = sb->particle_view,
+        .exploded_view = sb->look.exploded,
         .help = sb->help,
         .quit = sb->quit,
         .grabbing = sb->hands.grab.active,

@@ -7,8 +7,10 @@
 #include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/log.h"
 #include "base/rb_math.h"
 #include "sandbox_internal.h"
@@ -65,6 +67,45 @@ static bool body_sphere(rb_sandbox *sb, rb_body_id id, float centre[3], float *r
 
 /* ---- the frame ---- */
 
+/* How far the exploded view pulls each piece out: this times its centre's
+ * offset from the body's. */
+#define RB_EXPLODED_SPREAD 0.5f
+
+/* The exploded view's meshes (Shift+P): each breakable body's pieces'
+ * meshes pulled apart, made and uploaded the first frame it is shown,
+ * kept by body slot until the body or the world goes. */
+static void exploded_swaps(rb_sandbox *sb, rb_view_style *style) {
+    const rb_debris *d = rb_stage_debris(sb->stage);
+    const uint64_t world = rb_stage_world_number(sb->stage);
+    if (sb->look.swap_world != world) { /* a new world: its ids are not the old one's */
+        if (sb->look.swaps) memset(sb->look.swaps, 0, sizeof *sb->look.swaps * sb->look.swap_cap);
+        sb->look.swap_world = world;
+    }
+    if (!sb->look.exploded || !d) return;
+    const uint32_t n = rb_debris_breakables(d, NULL, 0);
+    rb_body_id *ids = malloc(sizeof *ids * (n ? n : 1));
+    if (!ids) return;
+    rb_debris_breakables(d, ids, n);
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t have = sb->look.swap_cap;
+        if (!rb_grow((void **)&sb->look.swaps, &sb->look.swap_cap, ids[k].slot + 1, sizeof *sb->look.swaps)) break;
+        if (sb->look.swap_cap > have)
+            memset(&sb->look.swaps[have], 0, sizeof *sb->look.swaps * (sb->look.swap_cap - have));
+        rb_view_swap *s = &sb->look.swaps[ids[k].slot];
+        if (s->generation == ids[k].generation) continue; /* made already (or tried: mesh -1) */
+        *s = (rb_view_swap){ids[k].generation, -1};
+        rb_mesh m;
+        if (rb_debris_exploded_mesh(d, ids[k], RB_EXPLODED_SPREAD, &m)) {
+            s->mesh = rb_renderer_add_mesh_marked(sb->renderer, m.positions, m.normals, m.inside, m.vertex_count,
+                                                  m.indices, m.index_count);
+            rb_mesh_free(&m);
+        }
+    }
+    free(ids);
+    style->swaps = sb->look.swaps;
+    style->swap_count = sb->look.swap_cap;
+}
+
 void rb_sandbox_view_style(rb_sandbox *sb, rb_view_style *style) {
     /* the body a click would pick, before the click: not while the cursor
      * is away, turning the view, or holding a body (that one is lit) */
@@ -82,6 +123,7 @@ void rb_sandbox_view_style(rb_sandbox *sb, rb_view_style *style) {
     if (!sb->look.ctrl_held) memcpy(sb->look.before_ctrl, sb->camera.position, sizeof sb->look.before_ctrl);
     if (!rb_world_body_valid(rb_sandbox_live_world(sb), sb->look.selected))
         sb->look.selected = (rb_body_id){0}; /* deleted, or a new scene */
+    if (!sb->replay) exploded_swaps(sb, style);
 }
 
 void rb_sandbox_draw_views(rb_sandbox *sb, const rb_render_view *view) {

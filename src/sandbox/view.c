@@ -177,6 +177,15 @@ static int mesh_of(const rb_view *v, const rb_entities *entities, const uint32_t
     return v->table ? v->table[v->shape_of[b]].mesh : rb_entities_mesh_of_world_shape(entities, shapes[b]);
 }
 
+/* Body b's swapped mesh (rb_view_style.swaps), or -1. */
+static int swap_of(const rb_view *v, const rb_view_style *style, rb_world *world, uint32_t b) {
+    if (!style->swaps || v->table) return -1;
+    const rb_body_id id = id_of(v, world, b);
+    return id.slot < style->swap_count && style->swaps[id.slot].generation == id.generation
+               ? style->swaps[id.slot].mesh
+               : -1;
+}
+
 /* A table's meshes are at their size (a cache holds a scaled shape's mesh scaled). */
 static float scale_of(const rb_view *v, const rb_entities *entities, const uint32_t *shapes, uint32_t b) {
     return v->table ? 1.0f : rb_entities_scale_of_world_shape(entities, shapes[b]);
@@ -242,7 +251,8 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
     if (!style->particle_view)
         for (uint32_t b = 0; b < n; b++) {
             if (!(fade_of(v, style, world, b) > 0.0f)) continue; /* its time is up: gone at the next debris tick */
-            int m = mesh_of(v, entities, shapes, b);
+            const int swap = swap_of(v, style, world, b);
+            const int m = swap >= 0 ? swap : mesh_of(v, entities, shapes, b);
             if (m >= 0 && (uint32_t)m < meshes)
                 v->mesh_count[m]++;
             else
@@ -254,13 +264,14 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
     for (uint32_t b = 0; b < n; b++) {
         const float fade = fade_of(v, style, world, b);
         if (!(fade > 0.0f)) continue;
-        int m = style->particle_view ? -1 : mesh_of(v, entities, shapes, b);
+        const int swap = style->particle_view ? -1 : swap_of(v, style, world, b);
+        const int m = style->particle_view ? -1 : swap >= 0 ? swap : mesh_of(v, entities, shapes, b);
         if (m >= 0 && (uint32_t)m < meshes) {
             if (!v->mesh_out[m]) continue; /* the renderer had no room */
             rb_render_instance *out = v->mesh_out[m]++;
             out->transform = v->transforms[b];
-            /* the mesh's size, shrunk by the fade */
-            out->transform.scale = scale_of(v, entities, shapes, b) * fade;
+            /* the mesh's size (a swapped one is at the body's), shrunk by the fade */
+            out->transform.scale = (swap >= 0 ? 1.0f : scale_of(v, entities, shapes, b)) * fade;
             body_color(style, id_of(v, world, b), b, out->color);
             v->drawn_instances++;
         } else if (first) {

@@ -20,6 +20,12 @@
 
 typedef struct rb_view rb_view;
 
+/* A body drawn with another mesh (rb_view_style.swaps). */
+typedef struct rb_view_swap {
+    uint32_t generation; /* the body's id's, in its slot */
+    int mesh;            /* the renderer's mesh, in the body's frame at its size; -1: none */
+} rb_view_swap;
+
 typedef struct rb_view_style {
     bool particle_view;   /* every body as its particles */
     rb_body_id highlight; /* drawn lighter (the grabbed body); a null id for none */
@@ -28,6 +34,11 @@ typedef struct rb_view_style {
     /* The scene's debris, or NULL: a body near the end of its lifetime is
      * drawn shrunk by its fade (rb_debris_fade), and not at all at 0. */
     const rb_debris *debris;
+    /* By body slot (rb_body_id.slot), swap_count of them: a body whose id
+     * is the swap's is drawn with its mesh (the sandbox's exploded view);
+     * NULL: none. */
+    const rb_view_swap *swaps;
+    uint32_t swap_count;
 } rb_view_style;
 
 rb_view *rb_view_create(void);

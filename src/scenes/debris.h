@@ -158,6 +158,14 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
  * empty, if that shape has none (its pieces' pattern has no cells, its body
  * no mesh, or the cut failed: draw its particles' cells). */
 bool rb_debris_piece_mesh(const rb_debris *d, uint32_t world_shape, rb_mesh *out);
+/* A breakable body's pieces' meshes (not yet broken), each moved out from
+ * the body's centre of mass by `spread` (>= 0) times its own centre's
+ * offset, all in one mesh in the body's frame, at its size: the pattern
+ * pulled apart (the sandbox's exploded view). False, out empty, for a body
+ * that is not breakable or whose pieces are drawn as cells. */
+bool rb_debris_exploded_mesh(const rb_debris *d, rb_body_id id, float spread, rb_mesh *out);
+/* The breakable bodies not yet broken: up to capacity ids in ids; returns how many there are. */
+uint32_t rb_debris_breakables(const rb_debris *d, rb_body_id *ids, uint32_t capacity);
 /* Breaks so far (bodies split), and bodies they made. */
 uint64_t rb_debris_breaks(const rb_debris *d);
 uint64_t rb_debris_pieces_made(const rb_debris *d);

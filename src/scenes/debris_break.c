@@ -45,16 +45,46 @@ static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offs
     return true;
 }
 
+/* Appends mesh b to a (a's arrays grown). False if out of memory (a kept as it was). */
+static bool append_mesh(rb_mesh *a, const rb_mesh *b) {
+    const uint32_t nv = a->vertex_count + b->vertex_count, ni = a->index_count + b->index_count;
+    float *pos = realloc(a->positions, sizeof *pos * 3 * nv);
+    if (pos) a->positions = pos;
+    float *nor = pos ? realloc(a->normals, sizeof *nor * 3 * nv) : NULL;
+    if (nor) a->normals = nor;
+    uint32_t *idx = nor ? realloc(a->indices, sizeof *idx * ni) : NULL;
+    if (idx) a->indices = idx;
+    uint8_t *in = idx ? realloc(a->inside, nv) : NULL;
+    if (in) a->inside = in;
+    if (!in) return false;
+    memcpy(&pos[3 * a->vertex_count], b->positions, sizeof *pos * 3 * b->vertex_count);
+    memcpy(&nor[3 * a->vertex_count], b->normals, sizeof *nor * 3 * b->vertex_count);
+    for (uint32_t i = 0; i < b->index_count; i++) idx[a->index_count + i] = a->vertex_count + b->indices[i];
+    if (b->inside)
+        memcpy(&in[a->vertex_count], b->inside, b->vertex_count);
+    else
+        memset(&in[a->vertex_count], 0, b->vertex_count);
+    a->vertex_count = nv, a->index_count = ni;
+    return true;
+}
+
 /* The pieces' meshes of a body whose shape has a render mesh (its registry
  * shape's, row `row`): the mesh cut along the pieces' regions, once, here.
  * NULL where the pattern has no regions (particles, given) or the shape no
  * mesh: the pieces are drawn as their particles' cells. */
-static rb_mesh *cut_pieces(const rb_debris *d, int row, const rb_pieces *p) {
+static rb_mesh *cut_pieces(const rb_debris *d, int row, float scale, const rb_pieces *p) {
     const rb_shape *shape = row >= 0 ? rb_entities_get(d->entities, (uint32_t)row)->shape : NULL;
     if ((!p->seeds && !p->radial) || !shape || shape->mesh.vertex_count == 0) return NULL;
     rb_mesh *meshes = calloc(p->piece_count, sizeof *meshes);
+    rb_mesh sized = {0}; /* a scaled variant's body: its mesh at its size, as its particles are */
+    if (meshes && scale != 1.0f && append_mesh(&sized, &shape->mesh))
+        for (uint32_t i = 0; i < 3 * sized.vertex_count; i++) sized.positions[i] *= scale;
+    const uint32_t made = meshes && (scale == 1.0f || sized.vertex_count)
+                              ? rb_cut_pieces(scale == 1.0f ? &shape->mesh : &sized, p, shape->name, meshes)
+                              : 0;
+    rb_mesh_free(&sized);
     if (!meshes) return NULL;
-    if (rb_cut_pieces(&shape->mesh, p, shape->name, meshes) == 0) {
+    if (made == 0) {
         free(meshes);
         return NULL;
     }
@@ -96,7 +126,8 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
         free(offsets);
         return true;
     }
-    if (!add_breakable(d, id, &p, offsets, r, m, desc, cut_pieces(d, row, &p))) {
+    if (!add_breakable(d, id, &p, offsets, r, m, desc,
+                       cut_pieces(d, row, rb_entities_scale_of_world_shape(d->entities, s.shape), &p))) {
         snprintf(err, err_size, "breakable: the world refused the pieces (logged)");
         return false;
     }
@@ -124,29 +155,6 @@ static void to_child(rb_mesh *m, const rb_split_child *c) {
             n[k] = a[k] * y[0] + a[3 + k] * y[1] + a[6 + k] * y[2];
         }
     }
-}
-
-/* Appends mesh b to a (a's arrays grown). False if out of memory (a kept as it was). */
-static bool append_mesh(rb_mesh *a, const rb_mesh *b) {
-    const uint32_t nv = a->vertex_count + b->vertex_count, ni = a->index_count + b->index_count;
-    float *pos = realloc(a->positions, sizeof *pos * 3 * nv);
-    if (pos) a->positions = pos;
-    float *nor = pos ? realloc(a->normals, sizeof *nor * 3 * nv) : NULL;
-    if (nor) a->normals = nor;
-    uint32_t *idx = nor ? realloc(a->indices, sizeof *idx * ni) : NULL;
-    if (idx) a->indices = idx;
-    uint8_t *in = idx ? realloc(a->inside, nv) : NULL;
-    if (in) a->inside = in;
-    if (!in) return false;
-    memcpy(&pos[3 * a->vertex_count], b->positions, sizeof *pos * 3 * b->vertex_count);
-    memcpy(&nor[3 * a->vertex_count], b->normals, sizeof *nor * 3 * b->vertex_count);
-    for (uint32_t i = 0; i < b->index_count; i++) idx[a->index_count + i] = a->vertex_count + b->indices[i];
-    if (b->inside)
-        memcpy(&in[a->vertex_count], b->inside, b->vertex_count);
-    else
-        memset(&in[a->vertex_count], 0, b->vertex_count);
-    a->vertex_count = nv, a->index_count = ni;
-    return true;
 }
 
 /* A copy of mesh b in child c's frame (empty if out of memory). */
@@ -208,6 +216,28 @@ static rb_mesh *child_meshes(rb_debris *d, const rb_pieces *pieces, const rb_mes
     return per;
 }
 
+bool rb_debris_exploded_mesh(const rb_debris *d, rb_body_id id, float spread, rb_mesh *out) {
+    memset(out, 0, sizeof *out);
+    const breakable *b = NULL;
+    for (uint32_t k = 0; d && k < d->breakable_count && !b; k++)
+        if (rb_body_same(d->breakables[k].id, id)) b = &d->breakables[k];
+    if (!b || !b->meshes || !(spread >= 0.0f)) return false;
+    bool ok = true;
+    for (uint32_t k = 0; ok && k < b->pieces.piece_count; k++) {
+        const uint32_t from = out->vertex_count;
+        ok = b->meshes[k].vertex_count > 0 && append_mesh(out, &b->meshes[k]);
+        for (uint32_t v = from; ok && v < out->vertex_count; v++)
+            for (int a = 0; a < 3; a++) out->positions[3 * v + a] += spread * b->pieces.centre[3 * k + a];
+    }
+    if (!ok) rb_mesh_free(out);
+    return ok;
+}
+
+uint32_t rb_debris_breakables(const rb_debris *d, rb_body_id *ids, uint32_t capacity) {
+    for (uint32_t k = 0; d && k < d->breakable_count && k < capacity; k++) ids[k] = d->breakables[k].id;
+    return d ? d->breakable_count : 0;
+}
+
 bool rb_debris_piece_mesh(const rb_debris *d, uint32_t world_shape, rb_mesh *out) {
     memset(out, 0, sizeof *out);
     if (!d || world_shape >= d->shape_mesh_size || d->shape_meshes[world_shape].vertex_count == 0) return false;
@@ -243,7 +273,8 @@ static bool split(rb_debris *d, rb_body_id id) {
                                   sizeof err)) {
                 pieces = &again;
                 /* cut now, as a pattern is when it is set (a body whose shape has a mesh) */
-                meshes = fresh = b.meshes ? cut_pieces(d, rb_entities_of_world_shape(d->entities, s.shape), &again)
+                meshes = fresh = b.meshes ? cut_pieces(d, rb_entities_of_world_shape(d->entities, s.shape),
+                                                      rb_entities_scale_of_world_shape(d->entities, s.shape), &again)
                                           : NULL;
             } else
                 rb_log(RB_LOG_ERROR, "debris: an impact pattern could not be drawn: %s", err);
