@@ -1,7 +1,8 @@
 /* Broken bodies' pieces cut from the body's render mesh (src/scenes/cut.h,
  * the debris layer's rb_debris_piece_mesh):
- * - the cube plugin's mesh in voronoi 12 and in layers 3, and the torus
- *   (not convex) in voronoi 12 and layers 5: every piece's mesh closed,
+ * - the cube plugin's mesh in voronoi 12 and in layers 3, the torus (not
+ *   convex) in voronoi 12 and layers 5, a rock in voronoi 12, a 1,000-
+ *   particle cube in slanted slices and in radial wedges and rings: every piece's mesh closed,
  *   cut faces not axis-aligned, volumes summing to the body's, each piece
  *   in its seed's Voronoi cell and near its particles' box, and each
  *   particle's centre inside its own piece's mesh (the grouping and the
@@ -11,6 +12,7 @@
  *   those pieces left empty (drawn as cells);
  * - the cost: a 1,000-particle 1.2 m cube in 30 pieces, and the bunny,
  *   printed (ms, triangles);
+ * - a scaled body's pieces cut at its size, and pulled apart (the exploded view);
  * - a cube that breaks in a world (RUBBLE_TEST_BACKEND names the backend):
  *   each child's world shape has a mesh, closed, in the child's frame (near
  *   its particles), the children's volumes summing to the cube's. */
@@ -290,7 +292,7 @@ static void test_cube_in_layers(void **state) {
 /* Not convex: the torus, a ring (voro++'s cells are convex, the clip is
  * CGAL's), in 12 pieces and in 5 layers. Its particles are its surface's
  * only, so a cell reaches across the hollow further from them. */
-static void test_torus_in_voronoi_and_layers(void **state) {
+static void test_torus_and_rock_cut(void **state) {
     (void)state;
     rb_registry *reg = rb_test_registry_with_meshes();
     const int torus = rb_registry_find(reg, "torus");
@@ -298,6 +300,10 @@ static void test_torus_in_voronoi_and_layers(void **state) {
     const rb_shape *s = rb_registry_get(reg, (uint32_t)torus);
     check_pieces(s, &(rb_fracture_desc){.kind = RB_FRACTURE_VORONOI, .pieces = 12, .seed = 1, .strength = RB_FRACTURE_STRENGTH}, 4.0f);
     check_pieces(s, &(rb_fracture_desc){.kind = RB_FRACTURE_LAYERS, .pieces = 5, .seed = 0, .strength = RB_FRACTURE_STRENGTH}, 4.0f);
+    /* a rock: lumpy, solid */
+    const int rock = rb_registry_find(reg, "rock_a");
+    assert_true(rock >= 0);
+    check_pieces(rb_registry_get(reg, (uint32_t)rock), &(rb_fracture_desc){.kind = RB_FRACTURE_VORONOI, .pieces = 12, .seed = 1, .strength = RB_FRACTURE_STRENGTH}, 4.0f);
     rb_registry_destroy(reg);
 }
 
@@ -530,7 +536,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cube_in_voronoi),
         cmocka_unit_test(test_cube_in_layers),
-        cmocka_unit_test(test_torus_in_voronoi_and_layers),
+        cmocka_unit_test(test_torus_and_rock_cut),
         cmocka_unit_test(test_lattice_cube_in_slices_and_radial),
         cmocka_unit_test(test_bad_input_warns_and_leaves_pieces_empty),
         cmocka_unit_test(test_cost_of_a_thousand_particles_in_30_pieces),
