@@ -40,13 +40,6 @@ void rb_color_spec_paint(const rb_color_spec *spec, rb_body_id id, rb_paint *out
         rb_inside_color_of(out->color, out->inside);
 }
 
-rb_color_spec rb_color_spec_over(const rb_color_spec *a, const rb_color_spec *b) {
-    rb_color_spec s = *b;
-    if (a->has_color) s.has_color = true, memcpy(s.color, a->color, sizeof s.color);
-    if (a->has_inside) s.has_inside = true, memcpy(s.inside, a->inside, sizeof s.inside);
-    return s;
-}
-
 /* ---- the table: an entry a body slot, valid for the generation it was set for ---- */
 
 typedef struct entry {
@@ -58,7 +51,6 @@ typedef struct entry {
 struct rb_color_table {
     entry *entries; /* by body slot */
     uint32_t size;
-    uint32_t count;
     /* every default paint, by palette key: a body with no entry costs a
      * look-up a frame, not the powers of its inside colour */
     rb_paint defaults[PALETTE * SHADES];
@@ -81,7 +73,6 @@ void rb_color_table_destroy(rb_color_table *t) {
 
 void rb_color_table_clear(rb_color_table *t) {
     if (t->size) memset(t->entries, 0, sizeof *t->entries * t->size);
-    t->count = 0;
 }
 
 bool rb_color_table_set(rb_color_table *t, rb_body_id id, const rb_color_spec *spec) {
@@ -98,43 +89,48 @@ bool rb_color_table_set(rb_color_table *t, rb_body_id id, const rb_color_spec *s
         t->entries = grown, t->size = size;
     }
     entry *e = &t->entries[id.slot];
-    t->count -= e->generation != 0;
     if (given) {
         e->generation = id.generation;
         e->spec = *spec;
         rb_color_spec_paint(spec, id, &e->paint);
-        t->count++;
     } else
         memset(e, 0, sizeof *e);
     return true;
 }
 
+/* Body id's entry, or NULL (none, a body gone, t NULL). */
+static const entry *find(const rb_color_table *t, rb_body_id id) {
+    return t && id.generation != 0 && id.slot < t->size && t->entries[id.slot].generation == id.generation
+               ? &t->entries[id.slot]
+               : NULL;
+}
+
 bool rb_color_table_get(const rb_color_table *t, rb_body_id id, rb_color_spec *out) {
-    const bool found = t && id.generation != 0 && id.slot < t->size && t->entries[id.slot].generation == id.generation;
-    if (found)
-        *out = t->entries[id.slot].spec;
+    const entry *e = find(t, id);
+    if (e)
+        *out = e->spec;
     else
         memset(out, 0, sizeof *out);
-    return found;
+    return e != NULL;
 }
 
 void rb_color_table_paint(const rb_color_table *t, rb_body_id id, rb_paint *out) {
-    if (!t)
-        rb_color_spec_paint(NULL, id, out);
-    else if (id.generation != 0 && id.slot < t->size && t->entries[id.slot].generation == id.generation)
-        *out = t->entries[id.slot].paint;
-    else
+    const entry *e = find(t, id);
+    if (e)
+        *out = e->paint;
+    else if (t)
         *out = t->defaults[palette_key(id, 0)];
+    else
+        rb_color_spec_paint(NULL, id, out);
 }
 
 bool rb_color_table_inherit(rb_color_table *t, rb_body_id parent, rb_body_id child) {
-    rb_color_spec given, spec = {.has_color = true};
-    const bool has = rb_color_table_get(t, parent, &given);
+    const entry *e = find(t, parent);
     rb_paint paint;
-    rb_color_spec_paint(has ? &given : NULL, parent, &paint);
+    rb_color_table_paint(t, parent, &paint);
+    /* its colour as drawn; its inside colour given, or left to be made from the same colour */
+    rb_color_spec spec = {.has_color = true, .has_inside = e && e->spec.has_inside};
     memcpy(spec.color, paint.color, sizeof spec.color);
-    if (has && given.has_inside) spec.has_inside = true, memcpy(spec.inside, given.inside, sizeof spec.inside);
+    memcpy(spec.inside, paint.inside, sizeof spec.inside);
     return rb_color_table_set(t, child, &spec);
 }
-
-uint32_t rb_color_table_count(const rb_color_table *t) { return t->count; }

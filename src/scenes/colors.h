@@ -46,8 +46,6 @@ void rb_palette_color(rb_body_id id, uint32_t piece, float rgb[3]);
 
 /* The colours of body id given spec (NULL: nothing given). */
 void rb_color_spec_paint(const rb_color_spec *spec, rb_body_id id, rb_paint *out);
-/* a's given colours over b's: each of a's that is given, else b's. */
-rb_color_spec rb_color_spec_over(const rb_color_spec *a, const rb_color_spec *b);
 
 typedef struct rb_color_table rb_color_table;
 
@@ -69,7 +67,5 @@ void rb_color_table_paint(const rb_color_table *t, rb_body_id id, rb_paint *out)
  * its colour stays the body's, its inside colour the body's given one, or
  * the default made from the same colour). False if out of memory. */
 bool rb_color_table_inherit(rb_color_table *t, rb_body_id parent, rb_body_id child);
-/* Entries held (bodies given colours, live or gone but not yet replaced). */
-uint32_t rb_color_table_count(const rb_color_table *t);
 
 #endif
