@@ -6,6 +6,7 @@ in vec3 v_world;
 in vec3 v_local;
 in vec3 v_normal;
 in vec4 v_color;
+in vec4 v_inside_color;
 in float v_inside;
 out vec4 o_color;
 
@@ -23,9 +24,9 @@ float rb_box_edge() {
 void main() {
     vec3 n = normalize(v_normal);
     vec3 albedo = rb_linear(v_color.rgb) * (1.0 - 0.45 * rb_box_edge());
-    // a cut face: the fresh inside of a broken body, paler and greyer than its outside
-    float grey = dot(albedo, vec3(0.2126, 0.7152, 0.0722));
-    albedo = mix(albedo, vec3(grey) * 0.6 + vec3(0.30, 0.27, 0.23), 0.7 * v_inside);
+    // a cut face: the fresh inside of a broken body, in its inside colour
+    // (by default paler and greyer than its outside: src/base/color.h)
+    albedo = mix(albedo, rb_linear(v_inside_color.rgb), v_inside);
     vec3 c = rb_shade(albedo, v_world, n, 40.0);
     o_color = rb_output(rb_fog(c, v_world), 1.0);
 }

@@ -1,4 +1,5 @@
-# glTF export (src/record/gltf.c, tests/test_gltf.c): a small animation
+# glTF export (src/record/gltf.c, tests/test_gltf.c): a small animation, and
+# a breaking scene's recording (its pieces' cut meshes, a material a colour),
 # written as .glb, checked by the Khronos validator (npm's gltf-validator, run
 # with node: tests/gltf/validate.js) and read back by assimp. The validator is
 # installed into the build folder by the test gltf_validator_install, which
@@ -14,12 +15,14 @@ add_test(NAME gltf_validator_install
 set_tests_properties(gltf_validator_install PROPERTIES FIXTURES_SETUP gltf_validator TIMEOUT 300)
 
 find_package(assimp REQUIRED CONFIG)
-rb_add_test(test_gltf SOURCES test_gltf.c LIBS rubble_record assimp::assimp m)
+rb_add_test(test_gltf SOURCES test_gltf.c LIBS rubble_app rubble_record assimp::assimp m)
+add_dependencies(test_gltf cube cube2) # the breaking scene's shapes
 if(NOT RB_NODE)
   set(RB_NODE node) # the test says that node is missing
 endif()
 target_compile_definitions(
   test_gltf PRIVATE RB_TEST_OUT="${CMAKE_BINARY_DIR}/test-gltf" RB_NODE="${RB_NODE}"
+                    RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
                     RB_VALIDATE_JS="${CMAKE_CURRENT_SOURCE_DIR}/gltf/validate.js"
                     RB_VALIDATOR_MODULES="${RB_GLTF_VALIDATOR_DIR}/node_modules")
 set_tests_properties(test_gltf PROPERTIES FIXTURES_REQUIRED gltf_validator)

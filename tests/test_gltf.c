@@ -2,8 +2,9 @@
  * and a tetrahedron; a body alive throughout, one born at frame 10, one
  * dying at frame 20) written as .glb, passed by the Khronos validator
  * (tests/gltf/validate.js, run with node) and read back by assimp, whose
- * animation keys must give the tracks back; and what is refused, leaving
- * nothing under the name. Files are written into the build folder
+ * animation keys must give the tracks back; what is refused, leaving
+ * nothing under the name; and a breaking scene's export: its pieces' cut
+ * meshes, a material a colour. Files are written into the build folder
  * (RB_TEST_OUT). */
 #include <math.h>
 #include <setjmp.h>
@@ -19,8 +20,12 @@
 #include <cmocka.h>
 
 #include <assimp/cimport.h>
+#include <assimp/material.h>
 #include <assimp/scene.h>
 
+#include "app/run.h"
+#include "base/color.h"
+#include "record/cache.h"
 #include "record/gltf.h"
 
 #define FRAMES 30
@@ -129,13 +134,8 @@ static bool exists(const char *path) {
 
 /* ---- the Khronos validator ---- */
 
-static void test_validator(void **state) {
-    (void)state;
-    const rb_anim anim = make_anim();
-    char path[512], err[512] = "";
-    out_path(path, sizeof path, "bodies.glb");
-    assert_true(rb_gltf_write(path, &anim, err, sizeof err));
-
+/* The validator on path: no error. */
+static void validate(const char *path) {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' '%s' 2>&1", RB_NODE, RB_VALIDATE_JS, RB_VALIDATOR_MODULES, path);
     FILE *p = popen(cmd, "r");
@@ -152,6 +152,15 @@ static void test_validator(void **state) {
     if (WEXITSTATUS(status) == 2) fail_msg("the glTF validator did not run (see above)");
     assert_int_equal(WEXITSTATUS(status), 0);
     assert_true(counted);
+}
+
+static void test_validator(void **state) {
+    (void)state;
+    const rb_anim anim = make_anim();
+    char path[512], err[512] = "";
+    out_path(path, sizeof path, "bodies.glb");
+    assert_true(rb_gltf_write(path, &anim, err, sizeof err));
+    validate(path);
 }
 
 /* ---- read back by assimp ---- */
@@ -297,6 +306,11 @@ static void test_refusals(void **state) {
     memset(track + 3 * 7 + 3, 0, 4 * sizeof(float));
     track[2 * 7 + 1] = 0;
     refused(&anim, "zero.glb", "zero quaternion");
+    memcpy(track, tracks[1], sizeof track);
+    body.inside[1] = 1.5f;
+    refused(&anim, "colour.glb", "body 0: a colour channel out of range (sRGB, 0 to 1)");
+    body.inside[1] = 0.5f, body.color[2] = NAN;
+    refused(&anim, "colour.glb", "body 0: a colour channel out of range");
 
     anim = make_anim();
     anim.rate = 0;
@@ -340,12 +354,138 @@ static void test_keeps_old_file(void **state) {
     assert_string_equal(got, "old");
 }
 
+/* ---- a breaking scene, recorded and exported ---- */
+
+/* Two cubes of one colour break on landing, one with an inside colour of
+ * its own, the other its colour's default; a third body, unbroken, in
+ * another colour: the pieces in their cubes' colours, cut from the cube's
+ * mesh (src/scenes/cut.h). */
+static const char *const breaking_text =
+    "{\"rubble_scene\": 1, \"bodies\": ["
+    " {\"shape\": \"cube\", \"position\": [0, 0.61, 0], \"color\": \"#cc3333\", \"inside_color\": \"#e0c040\","
+    "  \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 6, \"seed\": 4, \"strength\": 1}},"
+    " {\"shape\": \"cube\", \"position\": [4, 0.61, 0], \"color\": \"#cc3333\","
+    "  \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 6, \"seed\": 5, \"strength\": 1}},"
+    " {\"shape\": \"cube2\", \"position\": [8, 1, 0], \"color\": [0.2, 0.3, 0.9]}]}";
+
+static bool record_frame(void *writer, double time) { return rb_cache_frame(writer, time); }
+
+/* The scene run half a second, recorded through its stage (the pieces' cut
+ * meshes and every body's colours), the cache read back into c. */
+static rb_cache *record_breaking(void) {
+    rb_registry *reg = rb_registry_create(&(rb_registry_desc){.particle_radius = 0.2f});
+    rb_registry_scan_dir(reg, RB_TEST_PLUGIN_DIR);
+    char err[1024], cache[512];
+    rb_scene *scene = rb_scene_parse(breaking_text, "breaking", reg, err, sizeof err);
+    if (!scene) fail_msg("%s", err);
+    rb_world_desc base = rb_default_world_desc();
+    base.backend = RB_BACKEND_REFERENCE;
+    rb_run *run = rb_run_create(reg, scene, &base, NULL, err, sizeof err); /* it takes the scene */
+    if (!run) fail_msg("%s", err);
+    out_path(cache, sizeof cache, "breaking.rbc");
+    rb_cache_writer *w = rb_cache_begin_stage(cache, rb_run_stage(run), RATE, err, sizeof err);
+    if (!w) fail_msg("%s", err);
+    rb_run_on_frames(run, RATE, record_frame, w);
+    rb_run_stats stats;
+    assert_true(rb_run_steps(run, 320, "gltf", false, &stats));
+    assert_true(rb_cache_end(w, err, sizeof err));
+    printf("  %llu breaks made %llu bodies\n", (unsigned long long)rb_debris_breaks(rb_run_debris(run)),
+           (unsigned long long)rb_debris_pieces_made(rb_run_debris(run)));
+    assert_int_equal(rb_debris_breaks(rb_run_debris(run)), 2);
+    rb_run_destroy(run);
+    rb_registry_destroy(reg);
+    rb_cache *c = rb_cache_open(cache, err, sizeof err);
+    if (!c) fail_msg("%s", err);
+    return c;
+}
+
+static const char *material_name(const struct aiScene *scene, unsigned m) {
+    static struct aiString name;
+    if (aiGetMaterialString(scene->mMaterials[m], AI_MATKEY_NAME, &name) != aiReturn_SUCCESS) return "";
+    return name.data;
+}
+
+/* The export of the breaking scene: valid, one material a colour (two
+ * outside colours, two inside colours: four, however many pieces and
+ * shapes), and each piece's cut mesh read back by assimp, its surface in
+ * its cube's colour and its cut faces in the cube's inside colour. */
+static void test_breaking_scene(void **state) {
+    (void)state;
+    rb_cache *c = record_breaking();
+    char path[512], err[1024];
+    out_path(path, sizeof path, "breaking.glb");
+    assert_true(rb_cache_export(c, NULL, path, err, sizeof err));
+    validate(path);
+
+    rb_anim anim;
+    assert_true(rb_cache_to_anim(c, &anim));
+    const struct aiScene *scene = aiImportFile(path, 0);
+    if (!scene) fail_msg("assimp cannot read %s: %s", path, aiGetErrorString());
+    printf("  %u bodies, %u shapes; assimp: %u meshes, %u materials\n", anim.body_count, anim.shape_count,
+           scene->mNumMeshes, scene->mNumMaterials);
+    /* assimp adds a default material of its own to the file's */
+    unsigned named = 0;
+    for (unsigned m = 0; m < scene->mNumMaterials; m++)
+        named += !strncmp(material_name(scene, m), "colour #", 8) || !strncmp(material_name(scene, m), "inside #", 8);
+    assert_int_equal(named, 4);
+    const char *want[4] = {"colour #cc3333", "colour #334de6", "inside #e0c040", NULL};
+    float red[3] = {0.8f, 0.2f, 0.2f}, stone[3];
+    rb_inside_color_of(red, stone); /* the second cube's inside: its colour's default */
+    char def[32];
+    snprintf(def, sizeof def, "inside #%02x%02x%02x", (int)lroundf(stone[0] * 255), (int)lroundf(stone[1] * 255),
+             (int)lroundf(stone[2] * 255));
+    want[3] = def;
+    for (int k = 0; k < 4; k++) {
+        bool found = false;
+        for (unsigned m = 0; m < scene->mNumMaterials && !found; m++) found = !strcmp(material_name(scene, m), want[k]);
+        if (!found) fail_msg("no material '%s'", want[k]);
+    }
+    uint32_t pieces = 0, cut_faces = 0;
+    for (uint32_t b = 0; b < anim.body_count; b++) {
+        const rb_anim_body *body = &anim.bodies[b];
+        const rb_anim_shape *sh = &anim.shapes[body->shape];
+        char name[64];
+        snprintf(name, sizeof name, "body %llu", (unsigned long long)body->id);
+        const struct aiNode *node = find_node(scene->mRootNode, name);
+        if (!node) fail_msg("%s: no node", name);
+        uint32_t inside_tris = 0;
+        for (uint32_t t = 0; sh->inside && t < sh->index_count; t += 3)
+            inside_tris +=
+                sh->inside[sh->indices[t]] && sh->inside[sh->indices[t + 1]] && sh->inside[sh->indices[t + 2]];
+        unsigned faces = 0, read_inside = 0;
+        for (unsigned i = 0; i < node->mNumMeshes; i++) {
+            const struct aiMesh *mesh = scene->mMeshes[node->mMeshes[i]];
+            const char *material = material_name(scene, mesh->mMaterialIndex);
+            faces += mesh->mNumFaces;
+            if (!strncmp(material, "inside", 6)) {
+                read_inside += mesh->mNumFaces;
+                assert_string_equal(material, body->inside[1] == 192.0f / 255.0f ? "inside #e0c040" : def);
+            } else {
+                assert_string_equal(material, body->color[2] > 0.5f ? "colour #334de6" : "colour #cc3333");
+            }
+        }
+        assert_int_equal(faces, sh->index_count / 3);
+        assert_int_equal(read_inside, inside_tris);
+        if (strncmp(sh->name, "piece", 5) == 0) {
+            pieces++;
+            assert_non_null(sh->inside); /* cut from the cube's mesh, not its particles' cells */
+            assert_true(inside_tris > 0);
+            assert_int_equal(node->mNumMeshes, 2);
+            assert_true(body->color[0] == 0.8f && body->color[1] == 0.2f); /* its cube's colour */
+            cut_faces += inside_tris;
+        }
+    }
+    printf("  %u pieces, %u cut triangles\n", pieces, cut_faces);
+    assert_int_equal(pieces, 12);
+    aiReleaseImport(scene);
+    rb_cache_anim_free(&anim);
+    rb_cache_close(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_validator),
-        cmocka_unit_test(test_assimp),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_keeps_old_file),
+        cmocka_unit_test(test_validator),      cmocka_unit_test(test_assimp),         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_keeps_old_file), cmocka_unit_test(test_breaking_scene),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,13 +6,14 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "app/run.h"
 #include "record/cache.h"
 
 /* An emitter whose bodies live half a second (born and removed all through
- * the run) and a breakable cube hit hard by another (its pieces are world
- * shapes made mid-run). */
+ * the run) and a breakable cube, in colours of its own, hit hard by another
+ * (its pieces are world shapes made mid-run, their meshes cut from its). */
 static const char *scene_text =
     "{\"rubble_scene\": 1,\n"
     " \"world\": {\"gravity\": [0, -9.81, 0], \"dt\": 0.0016},\n"
@@ -20,7 +21,8 @@ static const char *scene_text =
     "                \"speed\": 3, \"cone\": 20, \"lifetime\": 0.5, \"seed\": 3,\n"
     "                \"shapes\": [{\"shape\": \"cube\", \"scale\": 0.5}]}],\n"
     " \"bodies\": [\n"
-    "   {\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 4,\n"
+    "   {\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"color\": [0.2, 0.4, 0.8], \"inside_color\": \"#e0c040\",\n"
+    "    \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 4,\n"
     "    \"seed\": 2, \"strength\": 2000}},\n"
     "   {\"shape\": \"cube\", \"position\": [-3, 0.8, 0], \"velocity\": [25, 0, 0]}\n"
     " ],\n"
@@ -33,10 +35,21 @@ static const char *scene_text =
 static rb_registry *g_reg;
 static char g_cache[512]; /* the whole run's cache */
 
+/* A body's colours as the stage had them at the first frame it was in. */
+typedef struct seen_paint {
+    uint64_t id;
+    rb_paint paint;
+} seen_paint;
+
 /* What the world had at each frame, as the run steps. */
 typedef struct seen {
     rb_cache_writer *writer;
+    const rb_stage *stage;
     rb_world *world;
+    seen_paint *paints; /* each body's, once */
+    uint32_t paint_count;
+    rb_mesh *pieces; /* by world shape: the debris layer's mesh of a piece (vertex_count 0: none or not a piece) */
+    uint32_t piece_size;
     uint32_t frames;
     uint32_t *counts;          /* bodies a frame */
     uint64_t **ids;            /* their ids a frame */
@@ -55,6 +68,24 @@ static bool on_frame(void *user, double time) {
     s->counts[f] = n;
     s->ids[f] = malloc(sizeof(uint64_t) * (n + 1));
     for (uint32_t b = 0; b < n; b++) s->ids[f][b] = key(rb_world_body_id(s->world, b));
+    for (uint32_t b = 0; b < n; b++) { /* a new body's colours */
+        bool known = false;
+        for (uint32_t i = 0; i < s->paint_count && !known; i++) known = s->paints[i].id == s->ids[f][b];
+        if (known) continue;
+        s->paints = realloc(s->paints, sizeof *s->paints * (s->paint_count + 1));
+        s->paints[s->paint_count].id = s->ids[f][b];
+        rb_color_table_paint(rb_stage_colors(s->stage), rb_world_body_id(s->world, b),
+                             &s->paints[s->paint_count].paint);
+        s->paint_count++;
+    }
+    const uint32_t shapes = rb_world_shape_count(s->world); /* the pieces' meshes, as the debris layer cut them */
+    if (shapes > s->piece_size) {
+        s->pieces = realloc(s->pieces, sizeof *s->pieces * shapes);
+        memset(s->pieces + s->piece_size, 0, sizeof *s->pieces * (shapes - s->piece_size));
+        for (uint32_t w = s->piece_size; w < shapes; w++)
+            rb_debris_piece_mesh(rb_stage_debris(s->stage), w, &s->pieces[w]);
+        s->piece_size = shapes;
+    }
     for (int k = 0; k < CHECKED; k++)
         if (checked[k] == f) {
             s->xf[k] = malloc(sizeof(rb_transform) * (n + 1));
@@ -89,7 +120,8 @@ static int setup(void **state) {
     }
     build_path(g_cache, sizeof g_cache, "run.rbc");
     g_seen.world = rb_run_world(run);
-    g_seen.writer = rb_cache_begin(g_cache, g_seen.world, rb_run_entities(run), RATE, err, sizeof err);
+    g_seen.stage = rb_run_stage(run);
+    g_seen.writer = rb_cache_begin_stage(g_cache, g_seen.stage, RATE, err, sizeof err);
     if (!g_seen.writer) {
         fprintf(stderr, "%s\n", err);
         return -1;
@@ -114,6 +146,9 @@ static int teardown(void **state) {
     free(g_seen.ids);
     free(g_seen.counts);
     for (int k = 0; k < CHECKED; k++) free(g_seen.xf[k]);
+    free(g_seen.paints);
+    for (uint32_t w = 0; w < g_seen.piece_size; w++) rb_mesh_free(&g_seen.pieces[w]);
+    free(g_seen.pieces);
     rb_registry_destroy(g_reg);
     return 0;
 }
@@ -192,6 +227,98 @@ static void test_read_back(void **state) {
         assert_true(anim.bodies[b].first + anim.bodies[b].count <= anim.frame_count);
         assert_true(anim.bodies[b].shape < anim.shape_count);
     }
+    rb_cache_anim_free(&anim);
+    rb_cache_close(c);
+}
+
+/* The broken cube's pieces recorded with the meshes the debris layer cut
+ * for them, their cut faces marked, to the bit; every body's colours as
+ * the stage had them, the pieces' their cube's; the animation export makes
+ * keeps both. */
+static void test_pieces_cut_and_coloured(void **state) {
+    (void)state;
+    rb_cache *c = open_ok(g_cache);
+    assert_int_equal(c->version, RB_CACHE_VERSION);
+    uint32_t cut = 0, with_inside = 0;
+    for (uint32_t i = 0; i < c->shape_count; i++) {
+        const rb_cached_shape *s = &c->shapes[i];
+        const rb_mesh *want = s->world_shape < g_seen.piece_size ? &g_seen.pieces[s->world_shape] : NULL;
+        if (!want || want->vertex_count == 0) { /* a registry shape's: no cut face */
+            assert_null(s->mesh.inside);
+            continue;
+        }
+        cut++;
+        assert_int_equal(s->mesh.vertex_count, want->vertex_count);
+        assert_int_equal(s->mesh.index_count, want->index_count);
+        assert_memory_equal(s->mesh.positions, want->positions, sizeof(float) * 3 * want->vertex_count);
+        assert_memory_equal(s->mesh.normals, want->normals, sizeof(float) * 3 * want->vertex_count);
+        assert_memory_equal(s->mesh.indices, want->indices, sizeof(uint32_t) * want->index_count);
+        uint32_t marked = 0;
+        for (uint32_t v = 0; v < want->vertex_count; v++) marked += want->inside[v];
+        if (marked) {
+            assert_non_null(s->mesh.inside);
+            assert_memory_equal(s->mesh.inside, want->inside, want->vertex_count);
+            with_inside++;
+        }
+    }
+    printf("%u pieces recorded with their cut meshes, %u with cut faces; %u bodies' colours\n", cut, with_inside,
+           c->color_count);
+    assert_true(cut >= 2 && with_inside >= 2);
+    /* every body's colours, once each; the cube's pieces in its */
+    assert_int_equal(c->color_count, g_seen.paint_count);
+    const rb_paint cube = {{0.2f, 0.4f, 0.8f}, {224.0f / 255.0f, 192.0f / 255.0f, 64.0f / 255.0f}};
+    uint32_t in_cube = 0;
+    for (uint32_t i = 0; i < g_seen.paint_count; i++) {
+        const rb_body_id id = {(uint32_t)g_seen.paints[i].id, (uint32_t)(g_seen.paints[i].id >> 32)};
+        rb_paint p;
+        rb_cache_body_paint(c, id, &p);
+        assert_memory_equal(&p, &g_seen.paints[i].paint, sizeof p);
+        in_cube += !memcmp(&p, &cube, sizeof p);
+    }
+    assert_true(in_cube >= 3); /* the cube and its pieces */
+    rb_anim anim;
+    assert_true(rb_cache_to_anim(c, &anim));
+    uint32_t anim_inside = 0;
+    for (uint32_t s = 0; s < anim.shape_count; s++) anim_inside += anim.shapes[s].inside != NULL;
+    assert_int_equal(anim_inside, with_inside);
+    for (uint32_t b = 0; b < anim.body_count; b++) {
+        const rb_body_id id = {(uint32_t)anim.bodies[b].id, (uint32_t)(anim.bodies[b].id >> 32)};
+        rb_paint p;
+        rb_cache_body_paint(c, id, &p);
+        assert_memory_equal(anim.bodies[b].color, p.color, sizeof p.color);
+        assert_memory_equal(anim.bodies[b].inside, p.inside, sizeof p.inside);
+    }
+    rb_cache_anim_free(&anim);
+    rb_cache_close(c);
+}
+
+/* A version 2 cache (tests/data/cache-v2.rbc, recorded before caches kept
+ * cut meshes and colours: two cubes, one broken into 4 pieces) still
+ * reads: its meshes with no cut faces, its bodies in their default colours. */
+static void test_version_2_reads(void **state) {
+    (void)state;
+    rb_cache *c = open_ok(RB_TEST_DATA_DIR "/cache-v2.rbc");
+    assert_int_equal(c->version, 2);
+    assert_false(c->cut_short);
+    assert_int_equal(c->frame_count, 9);
+    assert_int_equal(c->color_count, 0);
+    assert_int_equal(c->shape_count, 5);
+    uint32_t meshes = 0;
+    for (uint32_t s = 0; s < c->shape_count; s++) {
+        assert_null(c->shapes[s].mesh.inside);
+        meshes += c->shapes[s].mesh.vertex_count > 0;
+    }
+    assert_int_equal(meshes, 1); /* the cube's; its pieces were recorded with none */
+    const rb_cached_frame *last = &c->frames[c->frame_count - 1];
+    assert_int_equal(last->body_count, 5);
+    for (uint32_t b = 0; b < last->body_count; b++) {
+        rb_paint p, palette;
+        rb_cache_body_paint(c, last->bodies[b].id, &p);
+        rb_color_spec_paint(NULL, last->bodies[b].id, &palette);
+        assert_memory_equal(&p, &palette, sizeof p);
+    }
+    rb_anim anim;
+    assert_true(rb_cache_to_anim(c, &anim));
     rb_cache_anim_free(&anim);
     rb_cache_close(c);
 }
@@ -281,7 +408,10 @@ static void test_bad_caches(void **state) {
     expect_refused(path, "not a Rubble cache");
     memcpy(bad, whole, n), bad[8] = 7;
     spit(build_path(path, sizeof path, "version.rbc"), bad, n);
-    expect_refused(path, "version 7");
+    expect_refused(path, "cache format version 7; this build reads versions 2 to 3");
+    memcpy(bad, whole, n), bad[8] = 1; /* no scene in its keyframes */
+    spit(path, bad, n);
+    expect_refused(path, "cache format version 1; this build reads versions 2 to 3");
     memcpy(bad, whole, n), bad[32 + 20 + 5] ^= 0x10; /* a byte in the first chunk's data */
     spit(build_path(path, sizeof path, "crc.rbc"), bad, n);
     expect_refused(path, "damaged chunk at byte 32");
@@ -298,6 +428,125 @@ static void test_bad_caches(void **state) {
     }
     free(bad);
     free(whole);
+}
+
+/* ---- caches made by hand: one chunk of the records given ---- */
+
+static uint32_t crc32_of(const uint8_t *p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+static void le32(uint8_t *p, uint32_t v) {
+    for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+/* Records as bytes, little-endian (docs/cache-format.md). */
+typedef struct bytes {
+    uint8_t p[1024];
+    size_t n;
+} bytes;
+
+static void b_u8(bytes *b, uint8_t v) { b->p[b->n++] = v; }
+static void b_u32(bytes *b, uint32_t v) { le32(b->p + b->n, v), b->n += 4; }
+static void b_f32(bytes *b, float f) {
+    uint32_t v;
+    memcpy(&v, &f, 4);
+    b_u32(b, v);
+}
+
+/* A version 3 cache at path: a header (the run's own) and one chunk of the records. */
+static void craft(const char *path, const bytes *records) {
+    size_t n;
+    uint8_t *whole = slurp(g_cache, &n);
+    const size_t bound = ZSTD_compressBound(records->n);
+    uint8_t *out = malloc(32 + 20 + bound);
+    memcpy(out, whole, 32);
+    free(whole);
+    const size_t packed = ZSTD_compress(out + 52, bound, records->p, records->n, 3);
+    assert_false(ZSTD_isError(packed));
+    uint8_t *h = out + 32;
+    memcpy(h, "RBCK", 4);
+    le32(h + 4, (uint32_t)packed);
+    le32(h + 8, (uint32_t)records->n);
+    le32(h + 12, crc32_of(out + 52, packed));
+    le32(h + 16, crc32_of(h, 16));
+    spit(path, out, 52 + packed);
+    free(out);
+}
+
+/* A shape record: world shape 0, one particle, a mesh of one triangle whose
+ * vertices are marked `mark`; `vertices` claimed. */
+static void shape_record(bytes *b, uint32_t vertices, uint8_t mark) {
+    b_u8(b, 'S');
+    b_u32(b, 0);
+    memset(b->p + b->n, 0, 64), memcpy(b->p + b->n, "cube", 4), b->n += 64;
+    b_f32(b, 0.2f), b_f32(b, 1.0f);
+    b_u32(b, 1), b_f32(b, 0), b_f32(b, 0), b_f32(b, 0);
+    b_u32(b, vertices), b_u32(b, 3);
+    for (int v = 0; v < 3; v++) b_f32(b, v == 0), b_f32(b, v == 1), b_f32(b, 0);
+    for (int v = 0; v < 3; v++) b_f32(b, 0), b_f32(b, 0), b_f32(b, 1);
+    for (uint32_t i = 0; i < 3; i++) b_u32(b, i);
+    for (int v = 0; v < 3; v++) b_u8(b, mark);
+}
+
+/* A colours record of one body (slot 1, generation g), its colour's red channel r. */
+static void colors_record(bytes *b, uint32_t count, uint32_t g, float r) {
+    b_u8(b, 'C');
+    b_u32(b, count);
+    b_u32(b, 1), b_u32(b, g);
+    b_f32(b, r), b_f32(b, 0.5f), b_f32(b, 0.5f);
+    b_f32(b, 0.5f), b_f32(b, 0.5f), b_f32(b, 0.5f);
+}
+
+/* What version 3 added, damaged: refused with the reason, and a count the
+ * bytes cannot hold is refused before anything is allocated for it. */
+static void test_bad_colours_and_marks(void **state) {
+    (void)state;
+    char path[512];
+    build_path(path, sizeof path, "crafted.rbc");
+    bytes b = {.n = 0};
+    shape_record(&b, 3, 1); /* sound: it reads, its cut faces marked */
+    colors_record(&b, 1, 1, 0.25f);
+    b_u8(&b, 'E'), b_u32(&b, 0);
+    craft(path, &b);
+    rb_cache *c = open_ok(path);
+    assert_int_equal(c->shape_count, 1);
+    assert_non_null(c->shapes[0].mesh.inside);
+    assert_int_equal(c->shapes[0].mesh.inside[2], 1);
+    rb_paint p;
+    rb_cache_body_paint(c, (rb_body_id){1, 1}, &p);
+    assert_true(p.color[0] == 0.25f && p.inside[2] == 0.5f);
+    rb_cache_close(c);
+
+    b.n = 0, shape_record(&b, 3, 2);
+    craft(path, &b);
+    expect_refused(path, "a shape with a cut-face mark other than 0 or 1");
+    b.n = 0, shape_record(&b, 0x40000000u, 0); /* more vertices than bytes */
+    craft(path, &b);
+    expect_refused(path, "a shape with a bad mesh size");
+    b.n = 0, colors_record(&b, 0x7FFFFFFFu, 1, 0.25f); /* 64 GiB of colours claimed in 33 bytes */
+    craft(path, &b);
+    expect_refused(path, "a colours record with a bad count");
+    b.n = 0, colors_record(&b, 0, 1, 0.25f);
+    craft(path, &b);
+    expect_refused(path, "a colours record with a bad count");
+    b.n = 0, colors_record(&b, 1, 1, 1.5f);
+    craft(path, &b);
+    expect_refused(path, "a body's colours out of range");
+    b.n = 0, colors_record(&b, 1, 1, NAN);
+    craft(path, &b);
+    expect_refused(path, "a body's colours out of range");
+    b.n = 0, colors_record(&b, 1, 0, 0.25f); /* generation 0 is no body's */
+    craft(path, &b);
+    expect_refused(path, "a body's colours out of range");
+    b.n = 0, colors_record(&b, 1, 1, 0.25f), colors_record(&b, 1, 1, 0.75f);
+    craft(path, &b);
+    expect_refused(path, "a body's colours given twice");
 }
 
 /* The export: a row a live body a frame, floats read back to the bit; a
@@ -373,8 +622,11 @@ static void test_csv(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_back),
+        cmocka_unit_test(test_pieces_cut_and_coloured),
+        cmocka_unit_test(test_version_2_reads),
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_bad_caches),
+        cmocka_unit_test(test_bad_colours_and_marks),
         cmocka_unit_test(test_csv),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

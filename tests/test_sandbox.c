@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "base/color.h"
 #include "base/log.h"
 #include "record/cache.h"
 #include "sandbox/debug_views.h"
@@ -649,6 +650,83 @@ static void test_broken_pieces_are_drawn_as_meshes(void **state) {
     assert_int_equal(stats(sb).gl_errors, 0);
     rb_sandbox_destroy(sb);
     remove(whole), remove(breakable);
+}
+
+/* Colours that stay (src/scenes/colors.h): two cubes break on landing, one
+ * in colours of its own (blue, its cut faces yellow), one in its default
+ * colour (its id's), and a blast turns their pieces over; the pieces are
+ * drawn in the colour their cube was, their cut faces (src/scenes/cut.h) in
+ * its inside colour: the given one, or the default paler stone of its
+ * colour (base/color.h). */
+static void test_broken_pieces_keep_their_colours(void **state) {
+    (void)state;
+    static const float blue[3] = {0.15f, 0.35f, 0.85f}, yellow[3] = {0.95f, 0.8f, 0.1f};
+    char path[] = "/tmp/rubble-colours-XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fprintf(
+        f,
+        "{\"rubble_scene\": 1, \"bodies\": [\n"
+        " {\"shape\": \"cube\", \"position\": [-1.2, 2, 0], \"velocity\": [0, -4, 0], \"color\": [0.15, 0.35, "
+        "0.85], \"inside_color\": [0.95, 0.8, 0.1],\n"
+        "  \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 8, \"seed\": 3, \"strength\": 1}},\n"
+        " {\"shape\": \"cube\", \"position\": [1.2, 2, 0], \"velocity\": [0, -4, 0],\n"
+        "  \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 8, \"seed\": 4, \"strength\": 1}}],\n"
+        " \"fields\": [{\"type\": \"radial\", \"centre\": [0, 0, 0], \"radius\": 3, \"strength\": 600, \"start\": 0.6, "
+        "\"up\": 1}]}\n");
+    fclose(f);
+    rb_sandbox *sb = make_sandbox(0);
+    const float eye[3] = {0.0f, 3.0f, 4.5f}, at[3] = {0.0f, 0.3f, 0.0f};
+    script(sb, "0 key H\n"); /* no HUD */
+    run_frames(sb, 1);
+    look(sb, eye, at);
+    run_frames(sb, 1);
+    int w, h;
+    uint8_t *background, *img;
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &background));
+    char text[128];
+    snprintf(text, sizeof text, "0 drop %s\n", path);
+    script(sb, text);
+    run_frames(sb, 1);
+    look(sb, eye, at);
+    assert_int_equal(stats(sb).bodies, 2);
+    float other[4], other_inside[3]; /* the second cube's default colours, by its id */
+    rb_view_body_color(rb_world_body_id(rb_sandbox_world(sb), 1), other);
+    rb_inside_color_of(other, other_inside);
+    for (int i = 0; i < 120 && stats(sb).bodies < 16; i++) run_frames(sb, 1);
+    assert_int_equal(stats(sb).bodies, 16); /* each in its 8 pieces */
+    run_frames(sb, 40);
+    script(sb, "0 key Space\n");
+    run_frames(sb, 2);
+    assert_int_equal(stats(sb).drawn_instances, 16);
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &img));
+    /* every pixel of a body: in which colour */
+    int all = 0, in_blue = 0, in_yellow = 0, in_other = 0, in_other_inside = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = &img[i * 4], *q = &background[i * 4];
+        if (abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) <= 60) continue;
+        const double m[4] = {colour_match(p, blue), colour_match(p, yellow), colour_match(p, other),
+                             colour_match(p, other_inside)};
+        int best = 0;
+        for (int k = 1; k < 4; k++)
+            if (m[k] > m[best]) best = k;
+        all++;
+        if (m[best] < 0.98) continue; /* an edge, a shadow on the ground */
+        in_blue += best == 0, in_yellow += best == 1, in_other += best == 2, in_other_inside += best == 3;
+    }
+    fprintf(stderr,
+            "body pixels %d: the blue cube's colour %d, its inside colour %d; the other's colour %d (%.2f %.2f %.2f), "
+            "its inside colour %d\n",
+            all, in_blue, in_yellow, in_other, other[0], other[1], other[2], in_other_inside);
+    assert_true(in_blue > 1000 && in_other > 1000);        /* the pieces in their cube's colour */
+    assert_true(in_yellow > 300 && in_other_inside > 100); /* their cut faces in its inside colour */
+    assert_true(in_blue + in_yellow + in_other + in_other_inside > all * 85 / 100);
+    free(img), free(background);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+    remove(path);
 }
 
 /* How many columns have a pixel that shows a body (as drawn_pixels). */
@@ -1819,6 +1897,7 @@ int main(void) {
         cmocka_unit_test(test_save_drop_and_load_scenes),
         cmocka_unit_test(test_dropped_mesh_becomes_a_shape),
         cmocka_unit_test(test_broken_pieces_are_drawn_as_meshes),
+        cmocka_unit_test(test_broken_pieces_keep_their_colours),
         cmocka_unit_test(test_cursor_inside_a_drawn_corner_picks_the_body),
         cmocka_unit_test(test_scaled_body_is_picked_at_its_drawn_size),
         cmocka_unit_test(test_debug_views_draw_what_they_show),
@@ -1828,8 +1907,11 @@ int main(void) {
         cmocka_unit_test(test_focus_on_the_selection),
         cmocka_unit_test(test_bookmarks_stored_recalled_saved_and_loaded),
     };
-    /* RB_TEST_SKIP="pattern" leaves out matching tests (cmocka globs), for runs by hand. */
+    /* RB_TEST_SKIP="pattern" leaves out matching tests (cmocka globs), for runs by hand; RB_TEST_ONLY="pattern"
+     * runs only the matching ones. */
     const char *skip = getenv("RB_TEST_SKIP");
     if (skip && *skip) cmocka_set_skip_filter(skip);
+    const char *only = getenv("RB_TEST_ONLY");
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include "scenes/formations.h"
 #include "scenes/pile.h"
 #include "scenes/scene.h"
+#include "scenes/stage.h"
 
 static rb_registry *g_reg;
 static char g_log[1 << 14];
@@ -50,7 +51,7 @@ static char *written(rb_world *w, const rb_entities *t) {
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
     assert_non_null(f);
-    if (!rb_scene_write(f, w, t, err, sizeof err)) fail_msg("not written: %s", err);
+    if (!rb_scene_write(f, w, t, NULL, err, sizeof err)) fail_msg("not written: %s", err);
     fclose(f);
     return text;
 }
@@ -746,6 +747,105 @@ static void test_shipped_scenes_build(void **state) {
     }
 }
 
+/* Colours (docs/scene-format.md, "Colours"): a body's, a generator's, a
+ * material's and an emitter's `color` and `inside_color`, as [r, g, b] or
+ * "#rrggbb", a material's under a body's own; written back for the bodies
+ * given them (and only them), reading back to the bit; each bad value
+ * refused at its key. */
+static void test_colors_read_written_and_refused(void **state) {
+    rb_scene *s = parse(
+        "{\"rubble_scene\": 1, \"materials\": {\"clay\": {\"color\": \"#C06030\", \"inside_color\": [0.9, 0.8, 0.7]},"
+        " \"default\": {\"color\": [0.5, 0.5, 0.5]}},"
+        " \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"color\": [0.1, 0.2, 0.3]},"
+        "  {\"shape\": \"cube\", \"position\": [3, 0.6, 0], \"material\": \"clay\", \"inside_color\": \"#000000\"},"
+        "  {\"shape\": \"cube\", \"position\": [6, 0.6, 0], \"material\": \"clay\"},"
+        "  {\"shape\": \"cube\", \"position\": [9, 0.6, 0], \"inside_color\": [1, 1, 1]}],"
+        " \"generators\": [{\"type\": \"tower\", \"shape\": \"cube2\", \"height\": 2, \"position\": [0, 0, 6],"
+        "  \"color\": \"#ffffff\", \"material\": \"clay\"}],"
+        " \"emitters\": [{\"rate\": 1, \"shapes\": [{\"shape\": \"cube\"}], \"color\": [0, 1, 0]}]}");
+    assert_int_equal(s->body_count, 6);
+    const rb_color_spec *c = &s->bodies[0].colors; /* its own colour over the default material's */
+    assert_true(c->has_color && !c->has_inside);
+    assert_true(c->color[0] == 0.1f && c->color[1] == 0.2f && c->color[2] == 0.3f);
+    c = &s->bodies[1].colors; /* clay's colour, its own inside colour */
+    assert_true(c->has_color && c->has_inside);
+    assert_true(c->color[0] == 192.0f / 255.0f && c->color[1] == 96.0f / 255.0f && c->color[2] == 48.0f / 255.0f);
+    assert_true(c->inside[0] == 0.0f && c->inside[1] == 0.0f && c->inside[2] == 0.0f);
+    c = &s->bodies[2].colors; /* clay's both */
+    assert_true(c->has_color && c->has_inside && c->inside[0] == 0.9f && c->inside[2] == 0.7f);
+    c = &s->bodies[3].colors; /* the default material's colour, its own inside colour */
+    assert_true(c->has_color && c->color[1] == 0.5f && c->has_inside && c->inside[1] == 1.0f);
+    for (int b = 4; b < 6; b++) { /* the tower: its colour over clay's, clay's inside colour */
+        c = &s->bodies[b].colors;
+        assert_true(c->has_color && c->color[0] == 1.0f && c->has_inside && c->inside[1] == 0.8f);
+    }
+    assert_true(s->debris && s->debris->emitters[0].colors.has_color && !s->debris->emitters[0].colors.has_inside);
+    assert_true(s->debris->emitters[0].colors.color[1] == 1.0f);
+    rb_scene_destroy(s);
+
+    /* written back through a stage's table: the colours given, no others; read back to the bit */
+    s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"color\": [0.1, "
+              "0.2, 0.3], \"inside_color\": \"#ab12ef\"}, {\"shape\": \"cube\", \"position\": [3, 0.6, 0]}, "
+              "{\"shape\": \"cube\", \"position\": [6, 0.6, 0], \"inside_color\": [0.25, 0.5, 0.75]}]}");
+    rb_world_desc base = rb_default_world_desc();
+    base.backend = rb_test_backend();
+    const rb_world_desc d = rb_scene_world_desc(s, &base);
+    char err[1024];
+    rb_stage *stage = rb_stage_create(g_reg, &d, err, sizeof err);
+    if (!stage) fail_msg("%s", err);
+    const rb_stage_how how = {.world = d};
+    rb_color_spec given[3];
+    for (int b = 0; b < 3; b++) given[b] = s->bodies[b].colors;
+    assert_true(rb_stage_install(stage, s, &how, NULL, err, sizeof err)); /* it takes the scene */
+    rb_world *w = rb_stage_world(stage);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    if (!rb_scene_write(f, w, rb_stage_entities(stage), rb_stage_colors(stage), err, sizeof err))
+        fail_msg("not written: %s", err);
+    fclose(f);
+    assert_non_null(strstr(text, "\"color\": [0.1, 0.2, 0.3], \"inside_color\": [0.67058825, 0.07058824, 0.9372549]"));
+    rb_scene *again = parse(text);
+    for (int b = 0; b < 3; b++) {
+        const rb_color_spec *a = &again->bodies[b].colors, *g = &given[b];
+        assert_int_equal(a->has_color, g->has_color);
+        assert_int_equal(a->has_inside, g->has_inside);
+        if (g->has_color) assert_memory_equal(a->color, g->color, sizeof a->color);
+        if (g->has_inside) assert_memory_equal(a->inside, g->inside, sizeof a->inside);
+    }
+    rb_scene_destroy(again);
+    free(text);
+    /* without the table, no colour is written */
+    text = written(w, rb_stage_entities(stage));
+    assert_null(strstr(text, "color"));
+    free(text);
+    rb_stage_destroy(stage);
+
+#define BODY(colors) "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], " colors "}]}"
+    refused(BODY("\"color\": [1.5, 0, 0]"), "t.json: bodies[0].color: element 0 is 1.5, out of range [0, 1]");
+    refused(BODY("\"color\": [0, -0.1, 0]"), "t.json: bodies[0].color: element 1 is -0.1, out of range [0, 1]");
+    refused(BODY("\"color\": [0, 1e400, 0]"), "t.json: bodies[0].color: element 1 is not a finite number");
+    refused(BODY("\"inside_color\": [0, 0, \"NaN\"]"),
+            "t.json: bodies[0].inside_color: element 2 is not a finite number");
+    refused(BODY("\"color\": \"NaN\""), "t.json: bodies[0].color: 'NaN' is not a colour: expected \"#rrggbb\"");
+    refused(BODY("\"color\": \"#12345g\""), "t.json: bodies[0].color: '#12345g' is not a colour");
+    refused(BODY("\"color\": \"#fff\""), "t.json: bodies[0].color: '#fff' is not a colour");
+    refused(BODY("\"color\": [0.5, 0.5]"), "t.json: bodies[0].color: expected 3 numbers (r, g, b, each 0 to 1), got 2");
+    refused(BODY("\"inside_color\": 0.5"),
+            "t.json: bodies[0].inside_color: expected [r, g, b] (each 0 to 1) or \"#rrggbb\"");
+    refused(BODY("\"color\": {\"r\": 1}"), "t.json: bodies[0].color: expected [r, g, b]");
+#undef BODY
+    refused("{\"rubble_scene\": 1, \"materials\": {\"clay\": {\"inside_color\": [2, 0, 0]}}}",
+            "t.json: materials.clay.inside_color: element 0 is 2, out of range [0, 1]");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"tower\", \"shape\": \"cube\", \"height\": 2, "
+            "\"color\": true}]}",
+            "t.json: generators[0].color: expected [r, g, b]");
+    refused("{\"rubble_scene\": 1, \"emitters\": [{\"rate\": 1, \"shapes\": [{\"shape\": \"cube\"}], \"inside_color\": "
+            "\"#00ff0\"}]}",
+            "t.json: emitters[0].inside_color: '#00ff0' is not a colour");
+}
+
 /* Camera bookmarks (the `camera` key): written by a save with them, an
  * empty slot as null, read back to the bit; a scene without them says so;
  * each bad value refused at its key. */
@@ -762,7 +862,7 @@ static void test_camera_bookmarks_saved_and_read(void **state) {
         {0},
         {.set = true, .position = {-4.0f, 10.0f, 3e-7f}, .yaw = -2.9f, .pitch = 1.55f}};
     snprintf(path, sizeof path, "%s/tests/saved-bookmarks.json", RB_TEST_BUILD_DIR);
-    assert_true(rb_scene_save_with_bookmarks(path, w, t, marks, err, sizeof err));
+    assert_true(rb_scene_save_with_bookmarks(path, w, t, NULL, marks, err, sizeof err));
     rb_scene *again = rb_scene_load(path, g_reg, err, sizeof err);
     if (!again) fail_msg("%s", err);
     assert_true(again->has_camera);
@@ -829,6 +929,7 @@ int main(void) {
         cmocka_unit_test(test_no_rolling_friction_no_keys),
         cmocka_unit_test(test_failed_save_keeps_the_old_file),
         cmocka_unit_test(test_camera_bookmarks_saved_and_read),
+        cmocka_unit_test(test_colors_read_written_and_refused),
         cmocka_unit_test(test_shipped_scenes_build),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -203,12 +203,82 @@ static void test_steps_one_way(void **state) {
     rb_stage_destroy(s);
 }
 
+/* Colours that stay (src/scenes/colors.h): a broken body's pieces keep its
+ * colours, those it was given or its default ones; a material's colour is its bodies'; an emitter's its
+ * bodies'; a reset paints the scene's bodies again. */
+static void test_colors_stay_through_breaks(void **state) {
+    (void)state;
+    static const char *const text =
+        "{\"rubble_scene\": 1, \"materials\": {\"clay\": {\"color\": \"#c06030\"}},"
+        " \"bodies\": ["
+        "  {\"shape\": \"cube\", \"position\": [0, 0.61, 0], \"color\": [0.2, 0.4, 0.8], \"inside_color\": \"#e0c040\","
+        "   \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 8, \"seed\": 4, \"strength\": 1}},"
+        "  {\"shape\": \"cube\", \"position\": [4, 0.61, 0], \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 8,"
+        "   \"seed\": 5, \"strength\": 1}},"
+        "  {\"shape\": \"cube\", \"position\": [8, 0.61, 0], \"material\": \"clay\"}],"
+        " \"emitters\": [{\"region\": {\"point\": [-4, 3, 0]}, \"rate\": 20, \"speed\": 4, \"cone\": 30, \"seed\": 3,"
+        "  \"shapes\": [{\"shape\": \"cube\", \"scale\": 0.5}], \"color\": \"#ff8000\"}]}";
+    rb_scene *scene = parse(text, g_reg);
+    rb_stage *s = stage_for(scene);
+    rb_stage_how how = how_for(s, scene, false, false);
+    char err[1024];
+    assert_true(rb_stage_install(s, scene, &how, NULL, err, sizeof err));
+    rb_world *w = rb_stage_world(s);
+    const rb_color_table *colors = rb_stage_colors(s);
+    /* what each is drawn with before anything breaks */
+    rb_paint a, b, clay, emitted;
+    rb_color_table_paint(colors, rb_world_body_id(w, 0), &a);
+    rb_color_table_paint(colors, rb_world_body_id(w, 1), &b);
+    rb_color_table_paint(colors, rb_world_body_id(w, 2), &clay);
+    assert_true(a.color[0] == 0.2f && a.color[1] == 0.4f && a.color[2] == 0.8f);
+    assert_true(a.inside[0] == 224.0f / 255.0f && a.inside[1] == 192.0f / 255.0f && a.inside[2] == 64.0f / 255.0f);
+    rb_paint palette; /* body 1 was given none: the palette's by its id */
+    rb_color_spec_paint(NULL, rb_world_body_id(w, 1), &palette);
+    assert_memory_equal(&b, &palette, sizeof b);
+    assert_true(clay.color[0] == 192.0f / 255.0f && clay.color[2] == 48.0f / 255.0f);
+    const rb_color_spec orange = {.has_color = true, .color = {1.0f, 128.0f / 255.0f, 0.0f}};
+    rb_color_spec_paint(&orange, rb_world_body_id(w, 0), &emitted);
+
+    assert_true(rb_stage_step(s, 600)); /* about 1 s: both cubes break into their 8 pieces as they settle */
+    const rb_debris *d = rb_stage_debris(s);
+    print_message("%llu breaks made %llu bodies; %llu emitted\n", (unsigned long long)rb_debris_breaks(d),
+                  (unsigned long long)rb_debris_pieces_made(d), (unsigned long long)rb_debris_spawned(d));
+    assert_true(rb_debris_breaks(d) >= 2);
+    uint32_t of_a = 0, of_b = 0, of_clay = 0, of_emitter = 0;
+    for (uint32_t k = 0; k < rb_world_body_count(w); k++) {
+        rb_paint p;
+        rb_color_table_paint(colors, rb_world_body_id(w, k), &p);
+        const bool is_a = !memcmp(&p, &a, sizeof p), is_b = !memcmp(&p, &b, sizeof p);
+        const bool is_clay = !memcmp(&p, &clay, sizeof p), is_emitted = !memcmp(&p, &emitted, sizeof p);
+        if (!(is_a || is_b || is_clay || is_emitted))
+            fail_msg("body %u is drawn in %g %g %g, none of the scene's colours", k, p.color[0], p.color[1],
+                     p.color[2]);
+        of_a += is_a, of_b += is_b, of_clay += is_clay, of_emitter += is_emitted;
+    }
+    print_message("bodies in the first cube's colours %u, the second's %u, clay's %u, the emitter's %u\n", of_a, of_b,
+                  of_clay, of_emitter);
+    assert_true(of_a >= 3 && of_b >= 3 && of_clay == 1 && of_emitter >= 3);
+    assert_int_equal(rb_world_body_count(w), of_a + of_b + of_clay + of_emitter);
+
+    /* a reset: the scene's bodies painted again, whatever ids they have now */
+    how = how_for(s, scene, true, false);
+    assert_true(rb_stage_install(s, rb_stage_scene(s), &how, NULL, err, sizeof err));
+    w = rb_stage_world(s);
+    rb_paint again;
+    rb_color_table_paint(colors, rb_world_body_id(w, 0), &again);
+    assert_memory_equal(&again, &a, sizeof a);
+    rb_color_table_paint(colors, rb_world_body_id(w, 2), &again);
+    assert_memory_equal(&again, &clay, sizeof clay);
+    rb_stage_destroy(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_world_kept_or_replaced),
         cmocka_unit_test(test_refused_scene_changes_nothing),
         cmocka_unit_test(test_debris_policy),
         cmocka_unit_test(test_steps_one_way),
+        cmocka_unit_test(test_colors_stay_through_breaks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -193,8 +193,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     const bool exporting = o->export_csv || o->export_gltf;
     const bool made = cache_path(o, cache, sizeof cache);
     if (!made || cache[0]) {
-        rec = made ? rb_cache_begin(cache, rb_run_world(run), rb_run_entities(run), o->record_rate, err, sizeof err)
-                   : NULL;
+        rec = made ? rb_cache_begin_stage(cache, rb_run_stage(run), o->record_rate, err, sizeof err) : NULL;
         if (!rec) {
             if (made) fprintf(stderr, "rubble: %s %s\n", o->record ? "--record" : "--csv/--gltf", err);
             if (made && !o->record) remove(cache);

@@ -67,6 +67,7 @@ void rb_run_destroy(rb_run *run) {
 rb_world *rb_run_world(rb_run *run) { return rb_stage_world(run->stage); }
 const rb_entities *rb_run_entities(const rb_run *run) { return rb_stage_entities(run->stage); }
 const rb_debris *rb_run_debris(const rb_run *run) { return rb_stage_debris(run->stage); }
+const rb_stage *rb_run_stage(const rb_run *run) { return run->stage; }
 const rb_scene *rb_run_get_scene(const rb_run *run) { return rb_stage_scene(run->stage); }
 
 double rb_run_warm(rb_run *run) {

@@ -13,6 +13,7 @@
 
 #include "scenes/entities.h"
 #include "scenes/scene.h"
+#include "scenes/stage.h"
 #include "shapes/shapes.h"
 #include "sim/world.h"
 
@@ -73,6 +74,9 @@ void rb_run_destroy(rb_run *run);
 rb_world *rb_run_world(rb_run *run);
 /* The entity table the scene was spawned through. */
 const rb_entities *rb_run_entities(const rb_run *run);
+/* The stage the run's scene is on (scenes/stage.h): what a cache records
+ * it from (rb_cache_begin_stage). */
+const rb_stage *rb_run_stage(const rb_run *run);
 /* The scene's debris effects (scenes/debris.h), or NULL when it has none. */
 const rb_debris *rb_run_debris(const rb_run *run);
 /* The scene the run was made from. */

@@ -16,6 +16,8 @@ typedef struct rb_anim_shape {
     const float *normals;   /* xyz triples */
     uint32_t index_count;   /* a multiple of 3 */
     const uint32_t *indices;
+    /* per vertex: 1 on a face a break cut inside a body (drawn in its inside colour); NULL: none */
+    const uint8_t *inside;
 } rb_anim_shape;
 
 typedef struct rb_anim_body {
@@ -24,6 +26,8 @@ typedef struct rb_anim_body {
     uint32_t first;     /* the frame it is born at */
     uint32_t count;     /* frames it lives: first .. first + count - 1 */
     const float *track; /* count x 7 floats: position xyz, orientation xyzw */
+    float color[3];     /* sRGB 0..1: its colour */
+    float inside[3];    /* sRGB 0..1: its shape's cut faces' colour */
 } rb_anim_body;
 
 typedef struct rb_anim {

@@ -21,7 +21,9 @@
 static const char file_magic[8] = {'R', 'U', 'B', 'B', 'L', 'E', 'C', '1'};
 static const char chunk_magic[4] = {'R', 'B', 'C', 'K'};
 
-enum { REC_SHAPE = 'S', REC_KEY = 'K', REC_FRAME = 'F', REC_END = 'E' };
+enum { REC_SHAPE = 'S', REC_KEY = 'K', REC_COLORS = 'C', REC_FRAME = 'F', REC_END = 'E' };
+/* Bytes of a body's colours in a colours record: u32 slot, u32 generation, 6 f32. */
+#define COLOR_BYTES 32
 
 /* ---- CRC-32 (IEEE 802.3, reflected), over each chunk's stored bytes ---- */
 
@@ -170,6 +172,9 @@ struct rb_cache_writer {
     char *path;
     rb_world *world;
     const rb_entities *entities;
+    const rb_stage *stage; /* NULL: no pieces' meshes, every body in its default colours */
+    uint32_t *colored;     /* by body slot: the generation whose colours were written; 0: none */
+    uint32_t colored_size;
     ZSTD_CCtx *zstd;
     buf raw, packed;
     bool *shape_written; /* by world shape index */
@@ -248,8 +253,17 @@ rb_cache_writer *rb_cache_begin(const char *path, rb_world *world, const rb_enti
     return w;
 }
 
+rb_cache_writer *rb_cache_begin_stage(const char *path, const rb_stage *stage, double rate_hz, char *err,
+                                      size_t err_size) {
+    rb_cache_writer *w = rb_cache_begin(path, rb_stage_world(stage), rb_stage_entities(stage), rate_hz, err, err_size);
+    if (w) w->stage = stage;
+    return w;
+}
+
 /* A world shape's record: its particles, and its row's name and mesh (at
- * the variant's scale) when the entity table has a row for it. */
+ * the variant's scale) when the entity table has a row for it, else the
+ * mesh the stage's debris layer cut for it (a broken body's piece), with
+ * its cut faces marked. */
 static bool put_shape(rb_cache_writer *w, uint32_t s) {
     float mass = 0.0f;
     const uint32_t n = rb_world_shape_particles(w->world, s, NULL, 0, &mass);
@@ -270,6 +284,8 @@ static bool put_shape(rb_cache_writer *w, uint32_t s) {
             snprintf(name, sizeof name, "%.48s x%g", made->name, scale);
         if (made->mesh.vertex_count > 0) mesh = &made->mesh;
     }
+    rb_mesh cut = {0}; /* a piece's, a copy */
+    if (!made && w->stage && rb_debris_piece_mesh(rb_stage_debris(w->stage), s, &cut)) mesh = &cut;
     put_u8(&w->raw, REC_SHAPE);
     put_u32(&w->raw, s);
     put_bytes(&w->raw, name, sizeof name);
@@ -284,7 +300,45 @@ static bool put_shape(rb_cache_writer *w, uint32_t s) {
         for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; i++) put_f32(&w->raw, mesh->positions[i] * scale);
         put_f32s(&w->raw, mesh->normals, 3 * (size_t)mesh->vertex_count);
         for (uint32_t i = 0; i < mesh->index_count; i++) put_u32(&w->raw, mesh->indices[i]);
+        for (uint32_t i = 0; i < mesh->vertex_count; i++) put_u8(&w->raw, mesh->inside && mesh->inside[i] ? 1 : 0);
     }
+    rb_mesh_free(&cut);
+    return true;
+}
+
+/* The colours of the frame's bodies whose colours no frame gave yet (each
+ * body's at the first frame it is in): a record of them, if any. */
+static bool put_colors(rb_cache_writer *w, uint32_t n) {
+    const rb_color_table *table = w->stage ? rb_stage_colors(w->stage) : NULL;
+    size_t count_at = 0;
+    uint32_t count = 0;
+    for (uint32_t b = 0; b < n; b++) {
+        const rb_body_id id = rb_world_body_id(w->world, b);
+        if (id.slot >= w->colored_size) {
+            uint32_t size = w->colored_size ? w->colored_size : 1024;
+            while (size <= id.slot && size <= UINT32_MAX / 2) size *= 2;
+            if (size <= id.slot) return writer_fail(w, "a body slot past the table of colours written");
+            uint32_t *grown = realloc(w->colored, sizeof *grown * size);
+            if (!grown) return writer_fail(w, "out of memory");
+            memset(grown + w->colored_size, 0, sizeof *grown * (size - w->colored_size));
+            w->colored = grown, w->colored_size = size;
+        }
+        if (w->colored[id.slot] == id.generation) continue;
+        w->colored[id.slot] = id.generation;
+        if (count++ == 0) {
+            put_u8(&w->raw, REC_COLORS);
+            count_at = w->raw.n;
+            put_u32(&w->raw, 0); /* the count, filled in below */
+        }
+        rb_paint paint;
+        rb_color_table_paint(table, id, &paint);
+        put_u32(&w->raw, id.slot);
+        put_u32(&w->raw, id.generation);
+        put_f32s(&w->raw, paint.color, 3);
+        put_f32s(&w->raw, paint.inside, 3);
+    }
+    if (count && !w->raw.oom)
+        for (int k = 0; k < 4; k++) w->raw.p[count_at + k] = (uint8_t)(count >> (8 * k));
     return true;
 }
 
@@ -313,7 +367,8 @@ static bool put_key_scene(rb_cache_writer *w) {
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
     if (!f) return writer_fail(w, "out of memory");
-    const bool ok = w->entities && rb_scene_write(f, w->world, w->entities, why, sizeof why);
+    const bool ok = w->entities && rb_scene_write(f, w->world, w->entities, w->stage ? rb_stage_colors(w->stage) : NULL,
+                                                  why, sizeof why);
     if (fclose(f) != 0 || !text) {
         free(text);
         return writer_fail(w, "out of memory");
@@ -368,6 +423,7 @@ bool rb_cache_frame(rb_cache_writer *w, double time) {
         if (!put_key(w, time)) return false;
         w->next_key = floor(time) + 1.0;
     }
+    if (!put_colors(w, n)) return false;
     put_u8(&w->raw, REC_FRAME);
     put_u32(&w->raw, w->frames);
     put_f64(&w->raw, time);
@@ -400,6 +456,7 @@ bool rb_cache_end(rb_cache_writer *w, char *err, size_t err_size) {
     free(w->raw.p);
     free(w->packed.p);
     free(w->shape_written);
+    free(w->colored);
     free(w->transforms);
     free(w->path);
     free(w);
@@ -419,8 +476,27 @@ void rb_cache_close(rb_cache *c) {
     free(c->shapes);
     free(c->frames);
     free(c->keys);
+    free(c->colors);
     free(c->path);
     free(c);
+}
+
+static uint64_t id_key(rb_body_id id) { return (uint64_t)id.generation << 32 | id.slot; }
+
+void rb_cache_body_paint(const rb_cache *c, rb_body_id id, rb_paint *out) {
+    const uint64_t key = id_key(id);
+    uint32_t lo = 0, hi = c->color_count; /* the first at or after key */
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (id_key(c->colors[mid].id) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < c->color_count && id_key(c->colors[lo].id) == key)
+        *out = c->colors[lo].paint;
+    else
+        rb_color_spec_paint(NULL, id, out);
 }
 
 int rb_cache_find_shape(const rb_cache *c, uint32_t world_shape) {
@@ -473,16 +549,20 @@ static const char *read_shape(rb_cache *c, cursor *in) {
     if (!s.particles) return "out of memory";
     get_f32s(in, s.particles, 3 * (size_t)s.particle_count);
     const uint32_t vertices = get_u32(in), indices = get_u32(in);
-    if (!room_for(in, vertices, 24) || !room_for(in, indices, 4) || indices % 3) {
+    /* version 3 marks each vertex of a cut face: a byte a vertex more */
+    const uint64_t vertex_bytes = c->version >= 3 ? 25 : 24;
+    if (!room_for(in, vertices, vertex_bytes) || !room_for(in, indices, 4) || indices % 3) {
         free(s.particles);
         return "a shape with a bad mesh size";
     }
+    bool bad_mark = false;
     if (vertices) {
         s.mesh.vertex_count = vertices, s.mesh.index_count = indices;
         s.mesh.positions = malloc(sizeof(float) * 3 * vertices);
         s.mesh.normals = malloc(sizeof(float) * 3 * vertices);
         s.mesh.indices = malloc(sizeof(uint32_t) * (indices ? indices : 1));
-        if (!s.mesh.positions || !s.mesh.normals || !s.mesh.indices) {
+        if (c->version >= 3) s.mesh.inside = malloc(vertices);
+        if (!s.mesh.positions || !s.mesh.normals || !s.mesh.indices || (c->version >= 3 && !s.mesh.inside)) {
             free(s.particles);
             rb_mesh_free(&s.mesh);
             return "out of memory";
@@ -493,6 +573,13 @@ static const char *read_shape(rb_cache *c, cursor *in) {
             s.mesh.indices[i] = get_u32(in);
             if (s.mesh.indices[i] >= vertices) in->bad = true;
         }
+        bool cut = false;
+        for (uint32_t i = 0; s.mesh.inside && i < vertices; i++) {
+            s.mesh.inside[i] = get_u8(in);
+            bad_mark = bad_mark || s.mesh.inside[i] > 1;
+            cut = cut || s.mesh.inside[i];
+        }
+        if (!cut) free(s.mesh.inside), s.mesh.inside = NULL; /* a whole body's mesh: no cut faces */
     }
     if (!grow((void **)&c->shapes, c->shape_count, sizeof *c->shapes)) {
         free(s.particles);
@@ -500,7 +587,7 @@ static const char *read_shape(rb_cache *c, cursor *in) {
         return "out of memory";
     }
     c->shapes[c->shape_count++] = s; /* owned by the cache now, even if the rest is bad */
-    return in->bad ? "a shape record cut short" : NULL;
+    return in->bad ? "a shape record cut short" : bad_mark ? "a shape with a cut-face mark other than 0 or 1" : NULL;
 }
 
 static const char *read_key(rb_cache *c, cursor *in) {
@@ -545,6 +632,33 @@ static const char *read_key(rb_cache *c, cursor *in) {
     return in->bad ? "a keyframe cut short" : NULL;
 }
 
+/* A colour channel as a cache may hold it: sRGB 0..1. */
+static bool channel(float x) { return x >= 0.0f && x <= 1.0f; }
+
+static const char *read_colors(rb_cache *c, cursor *in) {
+    const uint32_t n = get_u32(in);
+    if (n == 0 || !room_for(in, n, COLOR_BYTES)) return "a colours record with a bad count";
+    uint64_t cap = 4;
+    while (cap < (uint64_t)c->color_count + n) cap *= 2;
+    if (cap > UINT32_MAX) return "a colours record with a bad count";
+    rb_cached_colors *grown = realloc(c->colors, sizeof *grown * cap);
+    if (!grown) return "out of memory";
+    c->colors = grown;
+    for (uint32_t i = 0; i < n; i++) {
+        rb_cached_colors *e = &c->colors[c->color_count];
+        e->id.slot = get_u32(in);
+        e->id.generation = get_u32(in);
+        get_f32s(in, e->paint.color, 3);
+        get_f32s(in, e->paint.inside, 3);
+        bool ok = e->id.generation != 0;
+        for (int k = 0; k < 3; k++) ok = ok && channel(e->paint.color[k]) && channel(e->paint.inside[k]);
+        if (in->bad) return "a colours record cut short";
+        if (!ok) return "a body's colours out of range (each channel 0 to 1)";
+        c->color_count++;
+    }
+    return NULL;
+}
+
 static const char *read_frame(rb_cache *c, cursor *in) {
     rb_cached_frame f = {0};
     const uint32_t index = get_u32(in);
@@ -586,6 +700,8 @@ static const char *read_records(rb_cache *c, const uint8_t *p, size_t n, bool *e
             why = read_key(c, &in);
         else if (tag == REC_FRAME)
             why = read_frame(c, &in);
+        else if (tag == REC_COLORS && c->version >= 3)
+            why = read_colors(c, &in);
         else if (tag == REC_END) {
             if (get_u32(&in) != c->frame_count) return "an end mark with the wrong frame count";
             *end = true;
@@ -623,6 +739,20 @@ static uint8_t *read_whole(const char *path, size_t *size, char *err, size_t err
     return data;
 }
 
+static int by_id(const void *a, const void *b) {
+    const uint64_t x = id_key(((const rb_cached_colors *)a)->id), y = id_key(((const rb_cached_colors *)b)->id);
+    return x < y ? -1 : x > y;
+}
+
+/* The bodies' colours sorted by id for rb_cache_body_paint; what is wrong
+ * if a body's are given twice. */
+static const char *sort_colors(rb_cache *c) {
+    if (c->color_count > 1) qsort(c->colors, c->color_count, sizeof *c->colors, by_id);
+    for (uint32_t i = 1; i < c->color_count; i++)
+        if (id_key(c->colors[i].id) == id_key(c->colors[i - 1].id)) return "a body's colours given twice";
+    return NULL;
+}
+
 rb_cache *rb_cache_open(const char *path, char *err, size_t err_size) {
     size_t size = 0;
     uint8_t *data = read_whole(path, &size, err, err_size);
@@ -644,9 +774,10 @@ rb_cache *rb_cache_open(const char *path, char *err, size_t err_size) {
         const uint32_t version = get_u32(&head), header_bytes = get_u32(&head);
         c->rate = get_f64(&head);
         c->dt = get_f64(&head);
-        if (version != RB_CACHE_VERSION) {
-            snprintf(detail, sizeof detail, "cache format version %u; this build reads version %d", version,
-                     RB_CACHE_VERSION);
+        c->version = version;
+        if (version < RB_CACHE_OLDEST_VERSION || version > RB_CACHE_VERSION) {
+            snprintf(detail, sizeof detail, "cache format version %u; this build reads versions %d to %d", version,
+                     RB_CACHE_OLDEST_VERSION, RB_CACHE_VERSION);
             why = detail;
         } else if (header_bytes != HEADER_BYTES || !(c->rate > 0.0 && isfinite(c->rate)) ||
                    !(c->dt > 0.0 && isfinite(c->dt)))
@@ -696,6 +827,7 @@ rb_cache *rb_cache_open(const char *path, char *err, size_t err_size) {
     }
     free(raw);
     free(data);
+    if (!why) why = sort_colors(c);
     if (why) {
         snprintf(err, err_size, "%s: %s", path, why);
         rb_cache_close(c);
@@ -714,6 +846,7 @@ void rb_cache_anim_free(rb_anim *a) {
         free((void *)a->shapes[i].positions);
         free((void *)a->shapes[i].normals);
         free((void *)a->shapes[i].indices);
+        free((void *)a->shapes[i].inside);
     }
     for (uint32_t i = 0; i < a->body_count; i++) free((void *)a->bodies[i].track);
     free((void *)a->shapes);
@@ -721,9 +854,8 @@ void rb_cache_anim_free(rb_anim *a) {
     *a = (rb_anim){0};
 }
 
-static uint64_t id_key(rb_body_id id) { return (uint64_t)id.generation << 32 | id.slot; }
-
-/* A shape's mesh for the animation: a copy of its own, else its particles' cells. */
+/* A shape's mesh for the animation: a copy of its own (its cut faces
+ * marked), else its particles' cells. */
 static bool anim_shape(const rb_cached_shape *s, rb_anim_shape *out) {
     rb_mesh m = {0};
     if (s->mesh.vertex_count) {
@@ -732,19 +864,21 @@ static bool anim_shape(const rb_cached_shape *s, rb_anim_shape *out) {
         m.positions = malloc(sizeof(float) * v);
         m.normals = malloc(sizeof(float) * v);
         m.indices = malloc(sizeof(uint32_t) * (i ? i : 1));
-        if (!m.positions || !m.normals || !m.indices) {
+        if (s->mesh.inside) m.inside = malloc(s->mesh.vertex_count);
+        if (!m.positions || !m.normals || !m.indices || (s->mesh.inside && !m.inside)) {
             rb_mesh_free(&m);
             return false;
         }
         memcpy(m.positions, s->mesh.positions, sizeof(float) * v);
         memcpy(m.normals, s->mesh.normals, sizeof(float) * v);
         memcpy(m.indices, s->mesh.indices, sizeof(uint32_t) * i);
+        if (m.inside) memcpy(m.inside, s->mesh.inside, s->mesh.vertex_count);
     } else if (!rb_cell_mesh(s->particles, s->particle_count, s->radius, &m)) {
         return false;
     }
     snprintf(out->name, sizeof out->name, "%s", s->name);
     out->vertex_count = m.vertex_count, out->positions = m.positions, out->normals = m.normals;
-    out->index_count = m.index_count, out->indices = m.indices;
+    out->index_count = m.index_count, out->indices = m.indices, out->inside = m.inside;
     return true;
 }
 
@@ -805,6 +939,10 @@ bool rb_cache_to_anim(const rb_cache *c, rb_anim *out) {
                 }
                 bodies[count] =
                     (rb_anim_body){.id = id, .shape = (uint32_t)rb_cache_find_shape(c, cb->world_shape), .first = f};
+                rb_paint paint;
+                rb_cache_body_paint(c, cb->id, &paint);
+                memcpy(bodies[count].color, paint.color, sizeof paint.color);
+                memcpy(bodies[count].inside, paint.inside, sizeof paint.inside);
                 last[count] = f;
                 keys[h] = id, index[h] = count++;
             } else {

@@ -1,9 +1,11 @@
 /* cache.h - a run recorded to a file, and read back (docs/cache-format.md).
  *
  * The writer takes a frame at a fixed rate: every live body's id, world
- * shape and transform; each world shape the first time a frame uses it (the
- * pieces of a broken body appear mid-run), with its particles and, where
- * the entity table has one, its render mesh; and every second of simulated
+ * shape and transform; each body's colours the first frame it is in; each
+ * world shape the first time a frame uses it (the pieces of a broken body
+ * appear mid-run), with its particles and its render mesh where it has one
+ * (the entity table's, or for a broken body's piece the mesh the debris
+ * layer cut for it, its cut faces marked); and every second of simulated
  * time a keyframe: every body's whole state (rb_body_state) and the world as
  * a scene file (rb_scene_write: settings, bodies, contact history), from
  * which rb_cache_key_scene builds the world again, bit for bit, to simulate
@@ -21,12 +23,16 @@
 #include <stdint.h>
 
 #include "anim.h"
+#include "scenes/colors.h"
 #include "scenes/entities.h"
 #include "scenes/scene.h"
+#include "scenes/stage.h"
 #include "shapes/shapes.h"
 #include "sim/world.h"
 
-#define RB_CACHE_VERSION 2
+#define RB_CACHE_VERSION 3
+/* The oldest version the reader still reads (docs/cache-format.md). */
+#define RB_CACHE_OLDEST_VERSION 2
 
 /* ---- writing ---- */
 
@@ -38,6 +44,13 @@ typedef struct rb_cache_writer rb_cache_writer;
  * "path: what is wrong" in err. */
 rb_cache_writer *rb_cache_begin(const char *path, rb_world *world, const rb_entities *entities, double rate_hz,
                                 char *err, size_t err_size);
+/* The same for the world on a stage (stage.h), with what the stage knows
+ * besides: the pieces of its broken bodies with the meshes its debris layer
+ * cut for them (rb_debris_piece_mesh), and every body's colours from its
+ * table (rb_stage_colors). The stage must outlive the writer, and keep its
+ * world while it records (a new world ends a recording: rb_stage_world_number). */
+rb_cache_writer *rb_cache_begin_stage(const char *path, const rb_stage *stage, double rate_hz, char *err,
+                                      size_t err_size);
 /* Writes a frame of the world as it is now, at simulated time `time` (s):
  * first any world shape its bodies use that no frame used before, then a
  * keyframe if a second has passed since the last one (and at the first
@@ -57,7 +70,7 @@ typedef struct rb_cached_shape {
     float radius, mass;
     uint32_t particle_count;
     float *particles; /* xyz triples, its principal frame */
-    rb_mesh mesh;     /* vertex_count 0: the entity table had none */
+    rb_mesh mesh; /* vertex_count 0: none was recorded; mesh.inside: its cut faces (NULL: none, or a version 2 cache) */
 } rb_cached_shape;
 
 /* One body in one frame. */
@@ -67,6 +80,12 @@ typedef struct rb_cached_body {
     float position[3];
     float orientation[4]; /* x, y, z, w */
 } rb_cached_body;
+
+/* A body's colours, given the first frame it is in. */
+typedef struct rb_cached_colors {
+    rb_body_id id;
+    rb_paint paint; /* sRGB 0..1: its colour, and its cut faces' */
+} rb_cached_colors;
 
 typedef struct rb_cached_frame {
     double time; /* s of simulated time */
@@ -86,6 +105,7 @@ typedef struct rb_cached_key {
 
 typedef struct rb_cache {
     char *path;          /* as opened, for messages */
+    uint32_t version;    /* of its format: RB_CACHE_OLDEST_VERSION .. RB_CACHE_VERSION */
     double rate;         /* frames a second */
     double dt;           /* the world's step, s */
     bool cut_short;      /* the file ends without its end mark: the writer never finished, or it was cut */
@@ -96,6 +116,8 @@ typedef struct rb_cache {
     rb_cached_shape *shapes; /* in the order frames first used them */
     uint32_t key_count;
     rb_cached_key *keys;
+    uint32_t color_count;
+    rb_cached_colors *colors; /* sorted by id (generation, then slot); none in a version 2 cache */
 } rb_cache;
 
 /* Reads a cache. A file cut short opens with the frames before the cut
@@ -104,6 +126,9 @@ typedef struct rb_cache {
  * header, or has a damaged chunk. */
 rb_cache *rb_cache_open(const char *path, char *err, size_t err_size);
 void rb_cache_close(rb_cache *c);
+/* The colours body id is drawn in: as the cache gives them, or the
+ * defaults (colors.h) for a body it gives none for (a version 2 cache). */
+void rb_cache_body_paint(const rb_cache *c, rb_body_id id, rb_paint *out);
 /* The index into c->shapes of a world shape, or -1. */
 int rb_cache_find_shape(const rb_cache *c, uint32_t world_shape);
 /* The last keyframe at or before a frame (the first keyframe is at frame
@@ -119,9 +144,10 @@ int rb_cache_key_before(const rb_cache *c, uint32_t frame);
 rb_scene *rb_cache_key_scene(const rb_cache *c, uint32_t key, const rb_registry *registry, char *err, size_t err_size);
 
 /* The animation of the cache (anim.h): a shape each of its shapes (a shape
- * with no mesh gets its particles' cells, rb_cell_mesh), a body each body
- * id, its track from the first frame it is in to the last (a frame it
- * misses in between holds its pose). False if out of memory or the cache
+ * with no mesh gets its particles' cells, rb_cell_mesh; a cut mesh keeps its
+ * inside marks), a body each body id, in its colours (rb_cache_body_paint),
+ * its track from the first frame it is in to the last (a frame it misses in
+ * between holds its pose). False if out of memory or the cache
  * has no frames. Free with rb_cache_anim_free. */
 bool rb_cache_to_anim(const rb_cache *c, rb_anim *out);
 void rb_cache_anim_free(rb_anim *anim);

@@ -2,6 +2,7 @@
  * growing buffer; every accessor has a buffer view of its own, and every
  * value is 4 bytes wide (floats, 32-bit indices), so no padding is needed
  * between them. */
+#include "base/color.h"
 #include "base/replace.h"
 #include "gltf.h"
 
@@ -28,6 +29,7 @@ enum {
 
 typedef struct writer {
     cJSON *root, *views, *accessors;
+    uint32_t *body_mesh; /* each body's glTF mesh: its shape in its colours */
     uint8_t *bin;
     size_t size, cap;
     bool oom;
@@ -172,6 +174,10 @@ static bool check_anim(writer *w, const rb_anim *a) {
     for (uint32_t b = 0; b < a->body_count; b++) {
         const rb_anim_body *body = &a->bodies[b];
         if (body->shape >= a->shape_count) return fail(w, "body %u has shape %u of %u", b, body->shape, a->shape_count);
+        for (int k = 0; k < 3; k++)
+            if (!(body->color[k] >= 0.0f && body->color[k] <= 1.0f && body->inside[k] >= 0.0f &&
+                  body->inside[k] <= 1.0f))
+                return fail(w, "body %u: a colour channel out of range (sRGB, 0 to 1)", b);
         if (body->count == 0 || !body->track) return fail(w, "body %u has no frames", b);
         if (body->first >= a->frame_count || body->count > a->frame_count - body->first)
             return fail(w, "body %u lives frames %u to %llu, past the animation's %u", b, body->first,
@@ -188,60 +194,192 @@ static bool check_anim(writer *w, const rb_anim *a) {
 
 /* ---- the parts of the file ---- */
 
-/* A colour a shape, told apart at a glance. */
-static void shape_colour(uint32_t s, float rgba[4]) {
-    static const float palette[][3] = {{0.80f, 0.36f, 0.22f}, {0.25f, 0.52f, 0.80f}, {0.42f, 0.70f, 0.30f},
-                                       {0.85f, 0.72f, 0.25f}, {0.58f, 0.40f, 0.72f}, {0.55f, 0.55f, 0.55f}};
-    const float *c = palette[s % (sizeof palette / sizeof palette[0])];
-    rgba[0] = c[0], rgba[1] = c[1], rgba[2] = c[2], rgba[3] = 1.0f;
+/* ---- meshes and materials: a material a colour, a mesh a shape in a body's colours ---- */
+
+/* An open-addressed map from three u32s to an index (materials by colour,
+ * meshes by shape and materials): at most half full. */
+typedef struct map {
+    uint32_t (*keys)[3];
+    uint32_t *values; /* UINT32_MAX: empty */
+    uint32_t cap, count;
+} map;
+
+static void map_free(map *m) { free(m->keys), free(m->values); }
+
+static uint32_t map_hash(const uint32_t k[3]) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 3; i++) h = (h ^ k[i]) * 0xBF58476D1CE4E5B9ull, h ^= h >> 31;
+    return (uint32_t)h;
 }
 
+/* The value of key, or UINT32_MAX; where it is or would go in *at. */
+static uint32_t map_get(const map *m, const uint32_t key[3], uint32_t *at) {
+    uint32_t h = map_hash(key) & (m->cap - 1);
+    while (m->values[h] != UINT32_MAX && memcmp(m->keys[h], key, sizeof m->keys[h]) != 0) h = (h + 1) & (m->cap - 1);
+    *at = h;
+    return m->values[h];
+}
+
+/* Sets key to value (a key not there yet). False if out of memory. */
+static bool map_put(map *m, const uint32_t key[3], uint32_t value) {
+    if (2 * (uint64_t)(m->count + 1) > m->cap) {
+        map grown = {.cap = m->cap ? 2 * m->cap : 64, .count = m->count};
+        grown.keys = malloc(sizeof *grown.keys * grown.cap);
+        grown.values = malloc(sizeof *grown.values * grown.cap);
+        if (!grown.keys || !grown.values) {
+            map_free(&grown);
+            return false;
+        }
+        memset(grown.values, 0xFF, sizeof *grown.values * grown.cap);
+        for (uint32_t i = 0, at; i < m->cap; i++)
+            if (m->values[i] != UINT32_MAX) {
+                map_get(&grown, m->keys[i], &at);
+                memcpy(grown.keys[at], m->keys[i], sizeof grown.keys[at]);
+                grown.values[at] = m->values[i];
+            }
+        map_free(m);
+        *m = grown;
+    }
+    uint32_t at;
+    map_get(m, key, &at);
+    memcpy(m->keys[at], key, sizeof m->keys[at]);
+    m->values[at] = value;
+    m->count++;
+    return true;
+}
+
+/* The material of colour rgb (sRGB) in its role (inside: a broken body's cut
+ * faces), made at its first use: one a colour, whatever shapes and bodies
+ * have it. Its index, or -1 when out of memory. */
+static int material_of(writer *w, cJSON *materials, map *known, const float rgb[3], bool inside) {
+    uint32_t key[3], at;
+    memcpy(key, rgb, sizeof key);
+    if (known->cap) {
+        const uint32_t found = map_get(known, key, &at);
+        if (found != UINT32_MAX) return (int)found;
+    }
+    const uint32_t index = (uint32_t)cJSON_GetArraySize(materials);
+    cJSON *m = add_object(w, materials);
+    cJSON *pbr = m ? cJSON_AddObjectToObject(m, "pbrMetallicRoughness") : NULL;
+    if (!pbr || !map_put(known, key, index)) return w->oom = true, -1;
+    char name[32];
+    int hex[3];
+    for (int k = 0; k < 3; k++) hex[k] = (int)lroundf(rgb[k] * 255.0f);
+    snprintf(name, sizeof name, "%s #%02x%02x%02x", inside ? "inside" : "colour", hex[0], hex[1], hex[2]);
+    /* glTF's base colour is linear; Rubble's colours are sRGB (base/color.h) */
+    const float linear[4] = {rb_srgb_to_linear(rgb[0]), rb_srgb_to_linear(rgb[1]), rb_srgb_to_linear(rgb[2]), 1.0f};
+    add_string(w, m, "name", name);
+    add_floats(w, pbr, "baseColorFactor", linear, 4);
+    add_number(w, pbr, "metallicFactor", 0.0);
+    add_number(w, pbr, "roughnessFactor", inside ? 0.95 : 0.8);
+    return w->oom ? -1 : (int)index;
+}
+
+/* A shape's accessors, written at its first use: positions, unit normals,
+ * and its triangles split in two, those of its surface and those a break
+ * cut inside (every corner marked inside); -1 where it has none. */
+typedef struct shape_data {
+    bool written;
+    int pos, nrm, outer, inner;
+} shape_data;
+
+static bool write_shape_data(writer *w, const rb_anim_shape *sh, shape_data *d) {
+    /* glTF requires unit normals; the shape's may be a little off */
+    float *normals = malloc((size_t)sh->vertex_count * 3 * sizeof *normals);
+    uint32_t *outer = malloc((size_t)sh->index_count * sizeof *outer),
+             *inner = malloc((size_t)sh->index_count * sizeof *inner);
+    if (!normals || !outer || !inner) {
+        free(normals), free(outer), free(inner);
+        return !(w->oom = true);
+    }
+    for (uint32_t v = 0; v < sh->vertex_count; v++) {
+        const float *n = sh->normals + (size_t)v * 3;
+        const double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+        for (int c = 0; c < 3; c++) normals[(size_t)v * 3 + c] = (float)(n[c] / len);
+    }
+    uint32_t n_outer = 0, n_inner = 0;
+    for (uint32_t t = 0; t < sh->index_count; t += 3) {
+        const uint32_t *tri = sh->indices + t;
+        const bool cut = sh->inside && sh->inside[tri[0]] && sh->inside[tri[1]] && sh->inside[tri[2]];
+        uint32_t *to = cut ? inner + n_inner : outer + n_outer;
+        memcpy(to, tri, 3 * sizeof *tri);
+        if (cut)
+            n_inner += 3;
+        else
+            n_outer += 3;
+    }
+    d->pos = add_accessor(w, sh->positions, sh->vertex_count, "VEC3", 3, GL_FLOAT, GL_ARRAY_BUFFER, true);
+    d->nrm = add_accessor(w, normals, sh->vertex_count, "VEC3", 3, GL_FLOAT, GL_ARRAY_BUFFER, false);
+    d->outer =
+        n_outer ? add_accessor(w, outer, n_outer, "SCALAR", 1, GL_UNSIGNED_INT, GL_ELEMENT_ARRAY_BUFFER, false) : -1;
+    d->inner =
+        n_inner ? add_accessor(w, inner, n_inner, "SCALAR", 1, GL_UNSIGNED_INT, GL_ELEMENT_ARRAY_BUFFER, false) : -1;
+    free(normals), free(outer), free(inner);
+    d->written = true;
+    return d->pos >= 0 && d->nrm >= 0 && (n_outer == 0 || d->outer >= 0) && (n_inner == 0 || d->inner >= 0);
+}
+
+static void add_primitive(writer *w, cJSON *prims, const shape_data *d, int indices, int material) {
+    cJSON *prim = add_object(w, prims);
+    cJSON *attrs = prim ? cJSON_AddObjectToObject(prim, "attributes") : NULL;
+    if (!attrs) {
+        w->oom = true;
+        return;
+    }
+    add_number(w, attrs, "POSITION", d->pos);
+    add_number(w, attrs, "NORMAL", d->nrm);
+    add_number(w, prim, "indices", indices);
+    add_number(w, prim, "material", material);
+}
+
+/* A mesh for each shape in each pair of colours bodies of it have (its
+ * data written once, shared by them): a primitive of its surface in the
+ * body's colour, and one of its cut faces in the inside colour. Shapes no
+ * body has are left out. Fills w->body_mesh. */
 static bool write_meshes(writer *w, const rb_anim *a) {
     cJSON *meshes = cJSON_AddArrayToObject(w->root, "meshes");
     cJSON *materials = cJSON_AddArrayToObject(w->root, "materials");
-    if (!meshes || !materials) return !(w->oom = true);
-    for (uint32_t s = 0; s < a->shape_count; s++) {
-        const rb_anim_shape *sh = &a->shapes[s];
-        char name[sizeof sh->name + 1];
-        snprintf(name, sizeof name, "%.*s", (int)sizeof sh->name, sh->name);
-
-        cJSON *m = add_object(w, materials);
-        cJSON *pbr = m ? cJSON_AddObjectToObject(m, "pbrMetallicRoughness") : NULL;
-        if (!pbr) return !(w->oom = true);
-        float rgba[4];
-        shape_colour(s, rgba);
-        add_string(w, m, "name", name);
-        add_floats(w, pbr, "baseColorFactor", rgba, 4);
-        add_number(w, pbr, "metallicFactor", 0.0);
-        add_number(w, pbr, "roughnessFactor", 0.8);
-
-        /* glTF requires unit normals; the shape's may be a little off */
-        float *normals = malloc((size_t)sh->vertex_count * 3 * sizeof *normals);
-        if (!normals) return !(w->oom = true);
-        for (uint32_t v = 0; v < sh->vertex_count; v++) {
-            const float *n = sh->normals + (size_t)v * 3;
-            const double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
-            for (int c = 0; c < 3; c++) normals[(size_t)v * 3 + c] = (float)(n[c] / len);
+    shape_data *data = calloc(a->shape_count ? a->shape_count : 1, sizeof *data);
+    w->body_mesh = malloc(sizeof *w->body_mesh * a->body_count);
+    map outside = {0}, inside = {0}, made = {0};
+    bool ok = meshes && materials && data && w->body_mesh;
+    if (!ok) w->oom = true;
+    for (uint32_t b = 0; ok && b < a->body_count; b++) {
+        const rb_anim_body *body = &a->bodies[b];
+        const rb_anim_shape *sh = &a->shapes[body->shape];
+        shape_data *d = &data[body->shape];
+        if (!d->written && !write_shape_data(w, sh, d)) {
+            ok = false;
+            break;
         }
-        const int pos = add_accessor(w, sh->positions, sh->vertex_count, "VEC3", 3, GL_FLOAT, GL_ARRAY_BUFFER, true);
-        const int nrm = add_accessor(w, normals, sh->vertex_count, "VEC3", 3, GL_FLOAT, GL_ARRAY_BUFFER, false);
-        free(normals);
-        const int idx =
-            add_accessor(w, sh->indices, sh->index_count, "SCALAR", 1, GL_UNSIGNED_INT, GL_ELEMENT_ARRAY_BUFFER, false);
-        if (pos < 0 || nrm < 0 || idx < 0) return false;
-
-        cJSON *mesh = add_object(w, meshes);
-        cJSON *prims = mesh ? cJSON_AddArrayToObject(mesh, "primitives") : NULL;
-        cJSON *prim = prims ? add_object(w, prims) : NULL;
-        cJSON *attrs = prim ? cJSON_AddObjectToObject(prim, "attributes") : NULL;
-        if (!attrs) return !(w->oom = true);
-        add_string(w, mesh, "name", name);
-        add_number(w, attrs, "POSITION", pos);
-        add_number(w, attrs, "NORMAL", nrm);
-        add_number(w, prim, "indices", idx);
-        add_number(w, prim, "material", s);
+        const int outer = d->outer >= 0 ? material_of(w, materials, &outside, body->color, false) : -2;
+        const int inner = d->inner >= 0 ? material_of(w, materials, &inside, body->inside, true) : -2;
+        if (outer == -1 || inner == -1) {
+            ok = false;
+            break;
+        }
+        const uint32_t key[3] = {body->shape, (uint32_t)outer, (uint32_t)inner};
+        uint32_t at, mesh = made.cap ? map_get(&made, key, &at) : UINT32_MAX;
+        if (mesh == UINT32_MAX) {
+            mesh = (uint32_t)cJSON_GetArraySize(meshes);
+            cJSON *m = add_object(w, meshes);
+            cJSON *prims = m ? cJSON_AddArrayToObject(m, "primitives") : NULL;
+            if (!prims || !map_put(&made, key, mesh)) {
+                ok = !(w->oom = true);
+                break;
+            }
+            char name[sizeof sh->name + 1];
+            snprintf(name, sizeof name, "%.*s", (int)sizeof sh->name, sh->name);
+            add_string(w, m, "name", name);
+            if (d->outer >= 0) add_primitive(w, prims, d, d->outer, outer);
+            if (d->inner >= 0) add_primitive(w, prims, d, d->inner, inner);
+        }
+        w->body_mesh[b] = mesh;
+        ok = !w->oom;
     }
-    return !w->oom;
+    map_free(&outside), map_free(&inside), map_free(&made);
+    free(data);
+    return ok && !w->oom;
 }
 
 static void add_channel(writer *w, cJSON *samplers, cJSON *channels, uint32_t node, const char *path, int input,
@@ -288,7 +426,7 @@ static bool write_body(writer *w, const rb_anim *a, uint32_t b, cJSON *nodes, cJ
     char name[48];
     snprintf(name, sizeof name, "body %llu", (unsigned long long)body->id);
     add_string(w, node, "name", name);
-    add_number(w, node, "mesh", body->shape);
+    add_number(w, node, "mesh", w->body_mesh[b]);
     /* at rest (a viewer that does not play the animation): as at time 0 */
     const float zero[3] = {0, 0, 0};
     add_floats(w, node, "translation", moves, 3);
@@ -419,5 +557,6 @@ bool rb_gltf_write(const char *path, const rb_anim *anim, char *err, size_t err_
     free(json);
     cJSON_Delete(w.root);
     free(w.bin);
+    free(w.body_mesh);
     return ok;
 }

@@ -1,5 +1,7 @@
-/* gltf.h - an animation (anim.h) as a binary glTF 2.0 file (.glb): one mesh
- * a shape, one node a body, one animation with a translation and a rotation
+/* gltf.h - an animation (anim.h) as a binary glTF 2.0 file (.glb): one
+ * material a colour, one mesh a shape in each pair of colours its bodies
+ * have (its surface in the body's colour, the faces a break cut inside it in
+ * the inside colour: docs/gltf-export.md), one node a body, one animation with a translation and a rotation
  * channel a body sampled at the animation's rate; a body is scaled to zero
  * outside its life (a scale channel, step interpolation), so what Blender,
  * Godot, Unity (glTFast) or three.js import shows it only while it lived. */

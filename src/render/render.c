@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "render.h"
 
+#include "base/color.h"
 #include "base/log.h"
 #include "gl_check.h"
 #include "shader.h"
@@ -47,8 +48,8 @@ static const char *const g_program_files[PROG_COUNT][2] = {
     [PROG_LINES] = {"lines.vert.glsl", "lines.frag.glsl"},
 };
 
-/* Per-instance data of a mesh: position + scale, quaternion, colour: 48 bytes. */
-#define MESH_INSTANCE_FLOATS 12
+/* Per-instance data of a mesh: position + scale, quaternion, colour, inside colour: 64 bytes. */
+#define MESH_INSTANCE_FLOATS 16
 _Static_assert(sizeof(rb_render_instance) == MESH_INSTANCE_FLOATS * sizeof(float), "instance layout");
 /* Per-instance data of a sphere: centre + radius, colour: 32 bytes. */
 #define SPHERE_INSTANCE_FLOATS 8
@@ -565,9 +566,12 @@ int rb_renderer_add_mesh_marked(rb_renderer *r, const float *positions, const fl
     RB_GL(glBufferData(GL_ARRAY_BUFFER, 4096, NULL, GL_STREAM_DRAW));
     m->instances.gpu_bytes = 4096;
     const GLsizei stride = MESH_INSTANCE_FLOATS * sizeof(float);
-    for (GLuint a = 2; a <= 4; a++) {
+    /* locations 2, 3, 4 and 6: position + scale, quaternion, colour, inside colour (5 is per vertex) */
+    static const GLuint instance_locations[4] = {2, 3, 4, 6};
+    for (GLuint k = 0; k < 4; k++) {
+        const GLuint a = instance_locations[k];
         RB_GL(glEnableVertexAttribArray(a));
-        RB_GL(glVertexAttribPointer(a, 4, GL_FLOAT, GL_FALSE, stride, (void *)(uintptr_t)((a - 2) * 16)));
+        RB_GL(glVertexAttribPointer(a, 4, GL_FLOAT, GL_FALSE, stride, (void *)(uintptr_t)(k * 16)));
         RB_GL(glVertexAttribDivisor(a, 1));
     }
     RB_GL(glBindVertexArray(0));
@@ -611,6 +615,8 @@ void rb_renderer_add_instances(rb_renderer *r, int mesh, const rb_transform *tra
     for (uint32_t i = 0; i < count; i++) {
         out[i].transform = transforms[i];
         memcpy(out[i].color, &colors[i * 4], sizeof out[i].color);
+        rb_inside_color_of(out[i].color, out[i].inside);
+        out[i].inside[3] = out[i].color[3];
     }
 }
 

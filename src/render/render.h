@@ -40,12 +40,14 @@ typedef struct rb_render_scene {
     float planes[RB_RENDER_MAX_PLANES][4]; /* unit normal xyz (out of the solid), offset (m) */
 } rb_render_scene;
 
-/* One drawn body: its transform and its colour (rgba, 0..1, sRGB), as the
- * instance buffer holds it. The mesh is drawn at the transform's scale times
- * its size (0, as the world leaves it, is 1). */
+/* One drawn body: its transform, its colour and its inside colour (rgba,
+ * 0..1, sRGB: the faces of its mesh marked inside, a break's cut faces), as
+ * the instance buffer holds it. The mesh is drawn at the transform's scale
+ * times its size (0, as the world leaves it, is 1). */
 typedef struct rb_render_instance {
     rb_transform transform;
     float color[4];
+    float inside[4];
 } rb_render_instance;
 
 /* Builds every shader from shader_dir and the GL objects. NULL with the reason in err. */
@@ -72,8 +74,8 @@ const char *rb_renderer_shader_dir(const rb_renderer *r);
 int rb_renderer_add_mesh(rb_renderer *r, const float *positions, const float *normals, uint32_t vertex_count,
                          const uint32_t *indices, uint32_t index_count);
 /* The same, with `inside` (per vertex, NULL: none) 1 on the faces a cut
- * made inside a broken body (src/scenes/cut.h): drawn in the fresh stone
- * colour of a break, not the body's. */
+ * made inside a broken body (src/scenes/cut.h): drawn in each instance's
+ * inside colour, not its colour. */
 int rb_renderer_add_mesh_marked(rb_renderer *r, const float *positions, const float *normals, const uint8_t *inside,
                                 uint32_t vertex_count, const uint32_t *indices, uint32_t index_count);
 uint32_t rb_renderer_mesh_count(const rb_renderer *r);
@@ -84,7 +86,9 @@ void rb_renderer_begin(rb_renderer *r, const rb_render_view *view, const rb_rend
  * be filled by the caller before the next call into the renderer: the frame's
  * one copy of each transform. NULL for an unknown mesh (or count 0). */
 rb_render_instance *rb_renderer_instances(rb_renderer *r, int mesh, uint32_t count);
-/* The same from arrays: count transforms and count rgba colours. */
+/* The same from arrays: count transforms and count rgba colours; each
+ * inside colour the default one of its colour (rb_inside_color_of,
+ * base/color.h). */
 void rb_renderer_add_instances(rb_renderer *r, int mesh, const rb_transform *transforms, const float *colors,
                                uint32_t count);
 /* count spheres: centres xyz (m), colours rgba each, all of radius (m). */

@@ -81,9 +81,9 @@ void rb_replay_add_meshes(rb_replay *r, rb_renderer *renderer) {
         const rb_mesh *m = &s->mesh;
         if (m->vertex_count == 0) /* recorded without one: its particles' cells, as an export draws it */
             m = rb_cell_mesh(s->particles, s->particle_count, s->radius, &cells) ? &cells : NULL;
-        if (m)
-            r->shapes[i].mesh =
-                rb_renderer_add_mesh(renderer, m->positions, m->normals, m->vertex_count, m->indices, m->index_count);
+        if (m) /* a broken body's piece's cut faces marked: drawn in its inside colour */
+            r->shapes[i].mesh = rb_renderer_add_mesh_marked(renderer, m->positions, m->normals, m->inside,
+                                                            m->vertex_count, m->indices, m->index_count);
         rb_mesh_free(&cells);
     }
 }
@@ -214,7 +214,8 @@ bool rb_replay_read(const rb_replay *r, rb_view *v) {
     rb_body_id *ids;
     rb_transform *xf;
     uint32_t *shape_of;
-    if (!rb_view_read_table(v, f->body_count, r->shapes, &ids, &xf, &shape_of)) return false;
+    rb_paint *paints;
+    if (!rb_view_read_table(v, f->body_count, r->shapes, &ids, &xf, &shape_of, &paints)) return false;
     for (uint32_t b = 0; b < f->body_count; b++) {
         const rb_cached_body *cb = &f->bodies[b];
         ids[b] = cb->id;
@@ -222,6 +223,7 @@ bool rb_replay_read(const rb_replay *r, rb_view *v) {
             .position = {cb->position[0], cb->position[1], cb->position[2]},
             .orientation = {cb->orientation[0], cb->orientation[1], cb->orientation[2], cb->orientation[3]}};
         shape_of[b] = shape_index(r, cb->world_shape);
+        rb_cache_body_paint(r->cache, cb->id, &paints[b]);
     }
     return true;
 }

@@ -36,7 +36,8 @@ void rb_replay_destroy(rb_replay *r);
 const rb_cache *rb_replay_cache(const rb_replay *r);
 const char *rb_replay_path(const rb_replay *r);
 
-/* Gives every cached shape its mesh in the renderer: the recorded mesh, or
+/* Gives every cached shape its mesh in the renderer: the recorded mesh (a
+ * broken body's piece's with its cut faces marked), or
  * for a shape recorded without one its particles' cells (rb_cell_mesh). A
  * shape the renderer does not take is drawn as its particles. */
 void rb_replay_add_meshes(rb_replay *r, rb_renderer *renderer);
@@ -111,7 +112,7 @@ bool rb_replay_scrubbing(const rb_replay *r);
 /* ---- the frame ---- */
 
 /* Hands the view the bodies of the frame shown (rb_view_read_table): each
- * one's id, transform and shape as the cache holds them. False if out of
+ * one's id, transform, shape and colours as the cache holds them. False if out of
  * memory. */
 bool rb_replay_read(const rb_replay *r, rb_view *v);
 /* What the HUD shows of the replay (valid until the replay changes). */

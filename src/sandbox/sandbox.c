@@ -106,8 +106,7 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     sb->fps = 60.0;
     if (opts->stats_every > 0.0) rb_stats_init(&sb->stats, opts->stats_every, sb->last_wall);
     if (opts->record) {
-        sb->rec.writer = rb_cache_begin(opts->record, rb_sandbox_live_world(sb), rb_sandbox_table(sb), opts->record_rate,
-                                    err, err_size);
+        sb->rec.writer = rb_cache_begin_stage(opts->record, sb->stage, opts->record_rate, err, err_size);
         if (!sb->rec.writer) goto fail;
         sb->rec.world = rb_stage_world_number(sb->stage), sb->rec.start = sb->steps;
         rb_sandbox_record(sb); /* frame 0: the world before its first step */

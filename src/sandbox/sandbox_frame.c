@@ -196,7 +196,8 @@ static void draw(rb_sandbox *sb) {
     rb_renderer_begin(sb->renderer, &view, &scene);
     rb_view_style style = {.particle_view = sb->particle_view,
                            .highlight = sb->hands.grab.active ? sb->hands.grab.body : (rb_body_id){0},
-                           .debris = rb_stage_debris(sb->stage)};
+                           .debris = rb_stage_debris(sb->stage),
+                           .colors = rb_stage_colors(sb->stage)};
     rb_sandbox_view_style(sb, &style); /* the body under the cursor, the sleeping */
     rb_view_submit(sb->view, sb->renderer, rb_sandbox_live_world(sb), rb_sandbox_table(sb), &style);
     rb_sandbox_draw_views(sb, &view);

@@ -27,6 +27,8 @@ struct rb_view {
     const rb_view_shape *table; /* NULL: the world's frame */
     rb_body_id *ids;
     uint32_t *shape_of, table_cap;
+    rb_paint *paints; /* each body's colours */
+    uint32_t paint_cap;
     uint32_t *first, first_cap;
 };
 
@@ -35,24 +37,14 @@ rb_view *rb_view_create(void) { return calloc(1, sizeof(rb_view)); }
 void rb_view_destroy(rb_view *v) {
     if (!v) return;
     free(v->transforms), free(v->particles), free(v->particle_colors), free(v->mesh_count), free(v->mesh_out);
-    free(v->piece_of), free(v->ids), free(v->shape_of), free(v->first);
+    free(v->piece_of), free(v->ids), free(v->shape_of), free(v->paints), free(v->first);
     free(v);
 }
 
-/* Body id's colour, its piece'th piece's (0: the body's own) in the particle
- * view: pieces step 3 places through the palette (3 and 8 have no common
- * factor), so a body's first 8 pieces all differ. */
+/* Body id's palette colour, its piece'th piece's (0: the body's own) in the
+ * particle view (src/scenes/colors.h, rb_palette_color). */
 static void piece_color(rb_body_id id, uint32_t piece, float rgba[4]) {
-    /* Saturated but not garish, distinct from the grey ground and the blue sky. */
-    static const float palette[][3] = {
-        {0.90f, 0.30f, 0.22f}, {0.95f, 0.62f, 0.15f}, {0.95f, 0.85f, 0.30f}, {0.45f, 0.78f, 0.30f},
-        {0.20f, 0.65f, 0.60f}, {0.30f, 0.50f, 0.90f}, {0.60f, 0.40f, 0.85f}, {0.90f, 0.45f, 0.65f},
-    };
-    uint32_t h = id.slot * 2654435761u ^ id.generation * 40503u;
-    h ^= h >> 15, h *= 0x2c1b3c6du, h ^= h >> 12;
-    const float *c = palette[(h + 3u * piece) % (sizeof palette / sizeof *palette)];
-    float shade = 0.85f + 0.15f * (float)((h >> 8) & 0xff) / 255.0f;
-    for (int k = 0; k < 3; k++) rgba[k] = c[k] * shade;
+    rb_palette_color(id, piece, rgba);
     rgba[3] = 1.0f;
 }
 
@@ -69,9 +61,23 @@ static void highlight(const rb_view_style *style, rb_body_id id, uint32_t b, flo
     for (int k = 0; k < 3; k++) rgba[k] = lift + (1.0f - lift) * rgba[k];
 }
 
-static void body_color(const rb_view_style *style, rb_body_id id, uint32_t b, float rgba[4]) {
-    rb_view_body_color(id, rgba);
+/* Body b's colour as the style shows it, and its inside colour (its cut
+ * faces'; NULL: not wanted): the stage's table's (style->colors), or a
+ * table frame's own. */
+static void body_color(const rb_view *v, const rb_view_style *style, rb_body_id id, uint32_t b, float rgba[4],
+                       float inside[4]) {
+    rb_paint paint;
+    if (v->table)
+        paint = v->paints[b];
+    else
+        rb_color_table_paint(style->colors, id, &paint);
+    memcpy(rgba, paint.color, sizeof paint.color);
+    rgba[3] = 1.0f;
     highlight(style, id, b, rgba);
+    if (!inside) return;
+    memcpy(inside, paint.inside, sizeof paint.inside);
+    inside[3] = 1.0f;
+    highlight(style, id, b, inside);
 }
 
 bool rb_view_read(rb_view *v, rb_world *world) {
@@ -87,17 +93,18 @@ bool rb_view_read(rb_view *v, rb_world *world) {
 }
 
 bool rb_view_read_table(rb_view *v, uint32_t count, const rb_view_shape *shapes, rb_body_id **ids,
-                        rb_transform **transforms, uint32_t **shape_of) {
+                        rb_transform **transforms, uint32_t **shape_of, rb_paint **paints) {
     v->body_count = 0, v->read_s = 0.0;
     v->table = shapes;
     uint32_t cap = v->table_cap, xf_cap = v->body_cap;
     if (!rb_grow((void **)&v->transforms, &xf_cap, count, sizeof *v->transforms) ||
         !rb_grow((void **)&v->ids, &cap, count, sizeof *v->ids) ||
-        !rb_grow((void **)&v->shape_of, &v->table_cap, count, sizeof *v->shape_of))
+        !rb_grow((void **)&v->shape_of, &v->table_cap, count, sizeof *v->shape_of) ||
+        !rb_grow((void **)&v->paints, &v->paint_cap, count, sizeof *v->paints))
         return false;
     v->body_cap = xf_cap;
     v->body_count = count;
-    *ids = v->ids, *transforms = v->transforms, *shape_of = v->shape_of;
+    *ids = v->ids, *transforms = v->transforms, *shape_of = v->shape_of, *paints = v->paints;
     return true;
 }
 
@@ -211,7 +218,7 @@ static void submit_particles(rb_view *v, rb_renderer *r, rb_world *world, const 
     const uint32_t n = first[b + 1] - first[b];
     const rb_body_id id = id_of(v, world, b);
     float rgba[4];
-    body_color(style, id, b, rgba);
+    body_color(v, style, id, b, rgba, NULL);
     for (uint32_t i = first[b]; i < first[b + 1]; i++) memcpy(&v->particle_colors[i * 4], rgba, sizeof rgba);
     if (style->particle_view && !v->table && rb_grow((void **)&v->piece_of, &v->piece_cap, n, sizeof *v->piece_of) &&
         rb_world_particle_pieces(world, id, v->piece_of, n) > 0)
@@ -272,7 +279,7 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
             out->transform = v->transforms[b];
             /* the mesh's size (a swapped one is at the body's), shrunk by the fade */
             out->transform.scale = (swap >= 0 ? 1.0f : scale_of(v, entities, shapes, b)) * fade;
-            body_color(style, id_of(v, world, b), b, out->color);
+            body_color(v, style, id_of(v, world, b), b, out->color, out->inside);
             v->drawn_instances++;
         } else if (first) {
             submit_particles(v, r, world, style, b, first, radius_of(v, world, shapes, b), fade);

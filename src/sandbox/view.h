@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "render/render.h"
+#include "scenes/colors.h"
 #include "scenes/debris.h"
 #include "scenes/entities.h"
 #include "sim/world.h"
@@ -34,6 +35,9 @@ typedef struct rb_view_style {
     /* The scene's debris, or NULL: a body near the end of its lifetime is
      * drawn shrunk by its fade (rb_debris_fade), and not at all at 0. */
     const rb_debris *debris;
+    /* The bodies' colours (the stage's: rb_stage_colors), or NULL: each
+     * body in its default colours (src/scenes/colors.h). */
+    const rb_color_table *colors;
     /* By body slot (rb_body_id.slot), swap_count of them: a body whose id
      * is the swap's is drawn with its mesh (the sandbox's exploded view);
      * NULL: none. */
@@ -56,12 +60,12 @@ typedef struct rb_view_shape {
 } rb_view_shape;
 
 /* Takes the frame's bodies from a table instead of a world (a replay's
- * frame): room for count bodies, whose ids, transforms and shapes (each an
- * index into shapes) the caller fills. shapes must stay as they are until
+ * frame): room for count bodies, whose ids, transforms, shapes (each an
+ * index into shapes) and colours the caller fills. shapes must stay as they are until
  * the frame is submitted; submit then draws from them, and its world and
  * entities may be NULL. False if out of memory (nothing is drawn). */
 bool rb_view_read_table(rb_view *v, uint32_t count, const rb_view_shape *shapes, rb_body_id **ids,
-                        rb_transform **transforms, uint32_t **shape_of);
+                        rb_transform **transforms, uint32_t **shape_of, rb_paint **paints);
 /* The transforms just read, in body order; count is the body count. */
 const rb_transform *rb_view_transforms(const rb_view *v, uint32_t *count);
 /* The centre of the bodies just read and a radius around them (m), bounded
@@ -85,7 +89,8 @@ void rb_view_drawn(const rb_view *v, uint32_t *instances, uint32_t *particle_bod
  * frames since the view was made. */
 double rb_view_host_ms(const rb_view *v, double *mean);
 
-/* The colour a body is drawn in (sRGB, 0..1): fixed by its id. */
+/* The colour a body is drawn in by default (sRGB, 0..1): the palette's,
+ * fixed by its id (a scene may give it another: style->colors). */
 void rb_view_body_color(rb_body_id id, float rgba[4]);
 
 #endif

@@ -213,3 +213,5 @@ float rb_debris_fade(const rb_debris *d, rb_body_id id) {
     const double left = t->born + t->lifetime - rb_debris_time(d);
     return (float)fmin(1.0, fmax(0.0, left / RB_DEBRIS_FADE));
 }
+
+void rb_debris_set_colors(rb_debris *d, rb_color_table *colors) { d->colors = colors; }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "colors.h"
 #include "entities.h"
 #include "fracture.h"
 #include "shapes/shapes.h"
@@ -66,6 +67,7 @@ typedef struct rb_emitter {
     float lifetime;        /* s its bodies live; 0: until something else removes them */
     float start, duration; /* s of simulated time it emits from, and for; duration 0: for ever */
     uint64_t seed;
+    rb_color_spec colors; /* its bodies' colours (colors.h); neither given: each body its default */
 } rb_emitter;
 
 typedef enum rb_field_kind {
@@ -137,6 +139,11 @@ typedef struct rb_debris rb_debris;
  * with "emitters[k].shapes[j]: no shape 'x'" in err otherwise. */
 rb_debris *rb_debris_create(const rb_debris_desc *desc, rb_entities *entities, char *err, size_t err_size);
 void rb_debris_destroy(rb_debris *d);
+
+/* The table of the bodies' colours (colors.h; the stage's, which must
+ * outlive the debris; NULL: none): a broken body's pieces get its colours
+ * there, an emitter's bodies the emitter's. */
+void rb_debris_set_colors(rb_debris *d, rb_color_table *colors);
 
 /* Makes a body in the world debris with a lifetime (s; 0: none, but the
  * body cap and sleep removal still count it): a scene body's `lifetime`. */

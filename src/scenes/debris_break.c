@@ -311,6 +311,9 @@ static bool split(rb_debris *d, rb_body_id id) {
         const rb_body_id kid = rb_world_add_body(d->world, &bd);
         if (kid.generation == 0) continue;
         d->pieces_made++;
+        /* a piece keeps the colours its body was drawn in (colors.h) */
+        if (d->colors && !rb_color_table_inherit(d->colors, id, kid))
+            rb_log(RB_LOG_WARN, "debris: out of memory for a piece's colours: it is drawn in its default ones");
         /* a piece is debris: the body cap and sleep removal count it, with its parent's lifetime */
         ok = rb_debris_add_tracked(d, kid, lifetime, emitter);
         if (ok) d->bodies[d->count - 1].born = born;

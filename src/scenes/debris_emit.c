@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "debris_internal.h"
 #include "debris_math.h"
 
@@ -201,6 +202,9 @@ static bool emit_one(rb_debris *d, uint32_t e) {
     *r = (recent){.born = t, .radius = radius};
     memcpy(r->position, b.position, sizeof r->position);
     memcpy(r->velocity, b.velocity, sizeof r->velocity);
+    /* the emitter's colours, where it gives any (colors.h) */
+    if (d->colors && (em->colors.has_color || em->colors.has_inside) && !rb_color_table_set(d->colors, id, &em->colors))
+        rb_log(RB_LOG_WARN, "debris: out of memory for an emitted body's colours: it is drawn in its default ones");
     return rb_debris_add_tracked(d, id, em->lifetime, (int)e);
 }
 

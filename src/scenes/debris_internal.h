@@ -109,6 +109,8 @@ struct rb_debris {
      * meshes together (vertex_count 0: none, drawn as its cells) */
     rb_mesh *shape_meshes;
     uint32_t shape_mesh_size;
+    /* the bodies' colours (colors.h, the stage's: rb_debris_set_colors); NULL: none kept */
+    rb_color_table *colors;
     /* the last rb_debris_step's stage and kernel times (rb_debris_stage_times) */
     double stage_ms[RB_STAGE_COUNT], kernel_ms[RB_DEBRIS_KERNELS];
     const char *const *kernel_names;

@@ -110,8 +110,9 @@ static bool read_choice(rb_reader *r, const cJSON *o, rb_emit_choice *c) {
 }
 
 static bool read_emitter(rb_reader *r, const cJSON *o, uint32_t index, rb_emitter *e) {
-    static const char *const keys[] = {"region", "rate", "max_alive", "shapes", "direction", "speed", "speed_spread",
-                                       "cone",   "spin", "lifetime",  "start",  "duration",  "seed",  NULL};
+    static const char *const keys[] = {"region",       "rate",  "max_alive",    "shapes",   "direction", "speed",
+                                       "speed_spread", "cone",  "spin",         "lifetime", "start",     "duration",
+                                       "seed",         "color", "inside_color", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
     memset(e, 0, sizeof *e);
@@ -153,7 +154,7 @@ static bool read_emitter(rb_reader *r, const cJSON *o, uint32_t index, rb_emitte
         if (seed != floor(seed)) return rb_read_fail_at(r, "seed", "expected a whole number >= 0, got %g", seed);
         e->seed = (uint64_t)seed;
     }
-    return true;
+    return rb_read_colors(r, o, &e->colors);
 }
 
 /* ---- fields ---- */

@@ -286,15 +286,31 @@ static void write_camera(FILE *f, const rb_scene_bookmark *bookmarks) {
     fputs("\n  ]},\n", f);
 }
 
-static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_scene_bookmark *bookmarks, char *err,
-                        size_t err_size);
-
-bool rb_scene_write(FILE *f, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
-    return write_scene(f, w, t, NULL, err, err_size);
+/* The colours body id was given (colors.h), as `color` and `inside_color`: those a scene gave it, or its
+ * broken parent's; none for a body in its defaults. */
+static void put_colors(FILE *f, const rb_color_table *colors, rb_body_id id) {
+    rb_color_spec spec;
+    if (!rb_color_table_get(colors, id, &spec)) return;
+    if (spec.has_color) {
+        fputs(", ", f);
+        put_vector(f, "color", spec.color, 3);
+    }
+    if (spec.has_inside) {
+        fputs(", ", f);
+        put_vector(f, "inside_color", spec.inside, 3);
+    }
 }
 
-static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_scene_bookmark *bookmarks, char *err,
-                        size_t err_size) {
+static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_color_table *colors,
+                        const rb_scene_bookmark *bookmarks, char *err, size_t err_size);
+
+bool rb_scene_write(FILE *f, rb_world *w, const rb_entities *t, const rb_color_table *colors, char *err,
+                    size_t err_size) {
+    return write_scene(f, w, t, colors, NULL, err, err_size);
+}
+
+static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_color_table *colors,
+                        const rb_scene_bookmark *bookmarks, char *err, size_t err_size) {
     const rb_world_desc *d = rb_world_get_desc(w);
     fprintf(f, "{\n  \"rubble_scene\": %d,\n  \"world\": {", RB_SCENE_VERSION);
     put_vector(f, "gravity", d->gravity, 3);
@@ -376,6 +392,7 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_sce
         }
         if (s.kind == RB_BODY_STATIC) fputs(", \"static\": true", f);
         if (s.kind == RB_BODY_KINEMATIC) fputs(", \"kinematic\": true", f);
+        put_colors(f, colors, s.id);
         fputs("}", f);
     }
     fputs(n ? "\n  ],\n" : "],\n", f);
@@ -384,10 +401,10 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_sce
 }
 
 bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
-    return rb_scene_save_with_bookmarks(path, w, t, NULL, err, err_size);
+    return rb_scene_save_with_bookmarks(path, w, t, NULL, NULL, err, err_size);
 }
 
-bool rb_scene_save_with_bookmarks(const char *path, rb_world *w, const rb_entities *t,
+bool rb_scene_save_with_bookmarks(const char *path, rb_world *w, const rb_entities *t, const rb_color_table *colors,
                                   const rb_scene_bookmark *bookmarks, char *err, size_t err_size) {
     rb_replace out;
     char why[256] = "";
@@ -396,7 +413,7 @@ bool rb_scene_save_with_bookmarks(const char *path, rb_world *w, const rb_entiti
         snprintf(err, err_size, "%s: %s", path, why);
         return false;
     }
-    const bool ok = rb_replace_close(&out, write_scene(f, w, t, bookmarks, why, sizeof why), why, sizeof why);
+    const bool ok = rb_replace_close(&out, write_scene(f, w, t, colors, bookmarks, why, sizeof why), why, sizeof why);
     if (!ok)
         snprintf(err, err_size, "%s: not saved (the old file, if any, is untouched): %s", path,
                  why[0] ? why : strerror(errno));

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "colors.h"
 #include "debris.h"
 #include "entities.h"
 #include "fracture.h"
@@ -33,6 +34,7 @@
 typedef struct rb_scene_material {
     char name[RB_SCENE_NAME_SIZE];
     rb_material material;
+    rb_color_spec colors; /* `color`, `inside_color`: its bodies' unless they give their own (colors.h) */
 } rb_scene_material;
 
 typedef struct rb_scene_body {
@@ -50,6 +52,7 @@ typedef struct rb_scene_body {
     float lifetime;            /* s; 0: none. A body with one is debris (debris.h, rb_debris_track) */
     bool breakable;            /* it breaks into pieces when hit hard enough (fracture.h, rb_debris_make_breakable) */
     rb_fracture_desc fracture;
+    rb_color_spec colors; /* its `color` and `inside_color`, or its material's; neither: the defaults (colors.h) */
 } rb_scene_body;
 
 /* Camera bookmarks a scene keeps (the `camera` key): the sandbox's Ctrl+1..3. */
@@ -130,14 +133,18 @@ rb_debris *rb_scene_debris(const rb_scene *scene, rb_entities *entities, char *e
  * so a failed save never destroys the file it would replace. False with the
  * reason in err. */
 bool rb_scene_save(const char *path, rb_world *world, const rb_entities *entities, char *err, size_t err_size);
-/* The same with camera bookmarks (RB_SCENE_BOOKMARKS of them; the `camera`
- * key, written when one is set; NULL: none), as the sandbox's Ctrl+S saves. */
+/* The same with the colours bodies were given (colors.h: a body's `color`
+ * and `inside_color` where the table has them; NULL: none) and camera
+ * bookmarks (RB_SCENE_BOOKMARKS of them; the `camera` key, written when one
+ * is set; NULL: none), as the sandbox's Ctrl+S saves. */
 bool rb_scene_save_with_bookmarks(const char *path, rb_world *world, const rb_entities *entities,
-                                  const rb_scene_bookmark *bookmarks, char *err, size_t err_size);
-/* The same text to an open stream (a keyframe of a cache, src/record/cache.c).
- * False with the reason in err (a body the entity table has no shape for,
- * such as a broken body's piece; a state that is not finite); what was
- * written then is not a scene. */
-bool rb_scene_write(FILE *f, rb_world *world, const rb_entities *entities, char *err, size_t err_size);
+                                  const rb_color_table *colors, const rb_scene_bookmark *bookmarks, char *err,
+                                  size_t err_size);
+/* The same text, with the bodies' colours (NULL: none), to an open stream
+ * (a keyframe of a cache, src/record/cache.c). False with the reason in err
+ * (a body the entity table has no shape for, such as a broken body's piece;
+ * a state that is not finite); what was written then is not a scene. */
+bool rb_scene_write(FILE *f, rb_world *world, const rb_entities *entities, const rb_color_table *colors, char *err,
+                    size_t err_size);
 
 #endif

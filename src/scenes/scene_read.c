@@ -12,15 +12,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static bool read_material(rb_reader *r, const cJSON *o, rb_material *m) {
-    static const char *const keys[] = {"restitution", "friction", "contact_time", "rolling_friction", NULL};
+static bool read_material(rb_reader *r, const cJSON *o, rb_material *m, rb_color_spec *colors) {
+    static const char *const keys[] = {"restitution",  "friction", "contact_time", "rolling_friction", "color",
+                                       "inside_color", NULL};
     if (!cJSON_IsObject(o))
         return rb_read_fail(r, "expected an object with restitution, friction, contact_time, rolling_friction");
     if (!rb_read_check_keys(r, o, keys)) return false;
     return rb_read_float(r, o, "restitution", 0.0, 1.0, &m->restitution) &&
            rb_read_float(r, o, "friction", 0.0, 1e6, &m->friction) &&
            rb_read_float(r, o, "contact_time", 1e-9, 1e6, &m->contact_time) &&
-           rb_read_float(r, o, "rolling_friction", 0.0, 1.0, &m->rolling_friction);
+           rb_read_float(r, o, "rolling_friction", 0.0, 1.0, &m->rolling_friction) && rb_read_colors(r, o, colors);
 }
 
 /* The world's checks (rb_world_desc_check) for the world with material m, at key path. */
@@ -77,8 +78,10 @@ static bool read_named_material(rb_reader *r, rb_scene *s, const cJSON *m) {
     else
         slot = &s->materials[s->material_count++];
     snprintf(slot->name, sizeof slot->name, "%s", m->string);
-    slot->material = s->materials[0].material; /* unset keys: the default's */
-    if (!read_material(r, m, &slot->material) || !check_world(r, &s->world, &slot->material)) return false;
+    slot->material = s->materials[0].material;     /* unset keys: the default's */
+    memset(&slot->colors, 0, sizeof slot->colors); /* colours are a material's own: none, the bodies' defaults */
+    if (!read_material(r, m, &slot->material, &slot->colors) || !check_world(r, &s->world, &slot->material))
+        return false;
     rb_read_leave(r, len);
     return true;
 }

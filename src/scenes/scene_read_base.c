@@ -168,6 +168,58 @@ bool rb_read_string(rb_reader *r, const cJSON *obj, const char *key, char *out, 
     return ok;
 }
 
+/* ---- colours ---- */
+
+static int hex_digit(char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+bool rb_read_color(rb_reader *r, const cJSON *obj, const char *key, bool *has, float rgb[3]) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) return true;
+    size_t len = rb_read_enter(r, key, 0);
+    float c[3] = {0, 0, 0};
+    bool ok = true;
+    if (cJSON_IsString(v)) {
+        const char *t = v->valuestring;
+        ok = strlen(t) == 7 && t[0] == '#';
+        for (int k = 0; ok && k < 3; k++) {
+            const int hi = hex_digit(t[1 + 2 * k]), lo = hex_digit(t[2 + 2 * k]);
+            ok = hi >= 0 && lo >= 0;
+            c[k] = (float)(16 * hi + lo) / 255.0f;
+        }
+        if (!ok) rb_read_fail(r, "'%.32s' is not a colour: expected \"#rrggbb\", six hexadecimal digits", t);
+    } else if (cJSON_IsArray(v)) {
+        const int got = cJSON_GetArraySize(v);
+        if (got != 3) ok = rb_read_fail(r, "expected 3 numbers (r, g, b, each 0 to 1), got %d", got);
+        for (int k = 0; ok && k < 3; k++) {
+            const cJSON *e = cJSON_GetArrayItem(v, k);
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+                ok = rb_read_fail(r, "element %d is not a finite number", k);
+            else if (!(e->valuedouble >= 0.0 && e->valuedouble <= 1.0))
+                ok = rb_read_fail(r, "element %d is %g, out of range [0, 1]", k, e->valuedouble);
+            else
+                c[k] = (float)e->valuedouble;
+        }
+    } else {
+        ok = rb_read_fail(r, "expected [r, g, b] (each 0 to 1) or \"#rrggbb\"");
+    }
+    if (ok) {
+        memcpy(rgb, c, sizeof c);
+        *has = true;
+    }
+    rb_read_leave(r, len);
+    return ok;
+}
+
+bool rb_read_colors(rb_reader *r, const cJSON *obj, rb_color_spec *spec) {
+    return rb_read_color(r, obj, "color", &spec->has_color, spec->color) &&
+           rb_read_color(r, obj, "inside_color", &spec->has_inside, spec->inside);
+}
+
 /* ---- a shape by name ---- */
 
 const rb_shape *rb_read_find_shape(rb_reader *r, const char *name) {

@@ -1,6 +1,6 @@
 /* scene_read_bodies.c - reading a scene's `bodies`: each body's keys, and
- * what a body and a generator share (shape, material, scale, lifetime,
- * breakable), within the scene's limits on bodies and particles. */
+ * what a body and a generator share (shape, material, colours, scale,
+ * lifetime, breakable), within the scene's limits on bodies and particles. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +47,9 @@ const rb_shape *rb_read_template(rb_reader *r, const rb_scene *s, const cJSON *o
             n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", s->materials[i].name);
         return rb_read_fail_at(r, "material", "unknown material '%s' (the materials are: %s)", material, names), NULL;
     }
+    /* the material's colours, under the body's own */
+    t->colors = s->materials[t->material].colors;
+    if (!rb_read_colors(r, o, &t->colors)) return NULL;
     if (!rb_read_bool(r, o, "static", &t->is_static) || !rb_read_bool(r, o, "kinematic", &t->is_kinematic)) return NULL;
     if (t->is_static && t->is_kinematic) return rb_read_fail(r, "a body is static or kinematic, not both"), NULL;
     if (!rb_read_float(r, o, "scale", -INFINITY, INFINITY, &t->scale)) return NULL;
@@ -83,10 +86,23 @@ static bool read_orientation(rb_reader *r, const cJSON *o, float q[4]) {
 }
 
 bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
-    static const char *const keys[] = {
-        "shape",       "position",  "orientation", "velocity", "angular_velocity", "angular_momentum",
-        "sleep_timer", "support",   "material",    "static",   "kinematic",        "scale",
-        "lifetime",    "breakable", NULL};
+    static const char *const keys[] = {"shape",
+                                       "position",
+                                       "orientation",
+                                       "velocity",
+                                       "angular_velocity",
+                                       "angular_momentum",
+                                       "sleep_timer",
+                                       "support",
+                                       "material",
+                                       "static",
+                                       "kinematic",
+                                       "scale",
+                                       "lifetime",
+                                       "breakable",
+                                       "color",
+                                       "inside_color",
+                                       NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
     rb_scene_body b;

@@ -18,9 +18,10 @@ static bool push(rb_scene *s, const rb_scene_body *t, const float position[3], c
 }
 
 bool rb_read_generator(rb_reader *r, rb_scene *s, const cJSON *o) {
-    static const char *const keys[] = {"type",  "shape",     "material", "static",    "kinematic", "scale",   "count",
-                                       "rows",  "columns",   "height",   "radius",    "position",  "spacing", "gap",
-                                       "walls", "formation", "lifetime", "breakable", NULL};
+    static const char *const keys[] = {"type",    "shape",        "material", "static",    "kinematic", "scale",
+                                       "count",   "rows",         "columns",  "height",    "radius",    "position",
+                                       "spacing", "gap",          "walls",    "formation", "lifetime",  "breakable",
+                                       "color",   "inside_color", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
     char type[32];

@@ -56,6 +56,12 @@ bool rb_read_bool(rb_reader *r, const cJSON *obj, const char *key, bool *out);
 /* A string shorter than size; absent: refused if required, else out keeps its default. */
 bool rb_read_string(rb_reader *r, const cJSON *obj, const char *key, char *out, size_t size, bool required);
 
+/* A colour at key: [r, g, b], each a number from 0 to 1, or "#rrggbb";
+ * absent: *has and rgb keep theirs. `color` and `inside_color` of obj into
+ * spec (colors.h), each given one marked given. */
+bool rb_read_color(rb_reader *r, const cJSON *obj, const char *key, bool *has, float rgb[3]);
+bool rb_read_colors(rb_reader *r, const cJSON *obj, rb_color_spec *spec);
+
 /* The registry's shape of that name; NULL, failed at the current path with
  * the shapes there are, if there is none. */
 const rb_shape *rb_read_find_shape(rb_reader *r, const char *name);

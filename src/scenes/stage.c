@@ -11,8 +11,9 @@ struct rb_stage {
     const rb_registry *registry;
     rb_world *world;
     rb_entities *entities;
-    rb_scene *scene;   /* what a reset installs again; NULL before the first install */
-    rb_debris *debris; /* the scene's debris effects, or a layer the tools made; NULL: none */
+    rb_scene *scene;        /* what a reset installs again; NULL before the first install */
+    rb_debris *debris;      /* the scene's debris effects, or a layer the tools made; NULL: none */
+    rb_color_table *colors; /* the bodies' colours (colors.h), given to the debris layer */
     uint64_t world_number;
 };
 
@@ -23,9 +24,10 @@ rb_stage *rb_stage_create(const rb_registry *registry, const rb_world_desc *desc
         s->registry = registry;
         s->world = rb_world_create(desc, why, sizeof why);
         if (s->world) s->entities = rb_entities_create(registry, s->world);
+        s->colors = rb_color_table_create();
         s->world_number = 1;
     }
-    if (!s || !s->world || !s->entities) {
+    if (!s || !s->world || !s->entities || !s->colors) {
         snprintf(err, err_size, "cannot create the world: %s", s && !s->world ? why : "out of memory");
         rb_stage_destroy(s);
         return NULL;
@@ -39,6 +41,7 @@ void rb_stage_destroy(rb_stage *s) {
     rb_entities_destroy(s->entities);
     rb_world_destroy(s->world);
     rb_scene_destroy(s->scene);
+    rb_color_table_destroy(s->colors);
     free(s);
 }
 
@@ -47,6 +50,7 @@ rb_entities *rb_stage_entities(const rb_stage *s) { return s->entities; }
 rb_scene *rb_stage_scene(const rb_stage *s) { return s->scene; }
 uint64_t rb_stage_world_number(const rb_stage *s) { return s->world_number; }
 rb_debris *rb_stage_debris(const rb_stage *s) { return s->debris; }
+rb_color_table *rb_stage_colors(const rb_stage *s) { return s->colors; }
 
 /* ---- installing a scene ---- */
 
@@ -65,6 +69,19 @@ static bool same_world(const rb_world_desc *a, const rb_world_desc *b) {
         if (a->planes[i].offset != b->planes[i].offset) return false;
     }
     return true;
+}
+
+/* The colours of the scene's bodies, the first of the world (the scene was
+ * just built into it), in the table, emptied first; the debris layer keeps
+ * its pieces' and its emitters' there. */
+static void paint(rb_stage *s, const rb_scene *scene, rb_world *world, rb_debris *debris) {
+    rb_color_table_clear(s->colors);
+    bool ok = true;
+    for (uint32_t b = 0; b < scene->body_count && b < rb_world_body_count(world); b++)
+        ok = rb_color_table_set(s->colors, rb_world_body_id(world, b), &scene->bodies[b].colors) && ok;
+    if (!ok)
+        rb_log(RB_LOG_WARN, "%s: out of memory for the bodies' colours: some are drawn in their defaults", scene->name);
+    if (debris) rb_debris_set_colors(debris, s->colors);
 }
 
 /* The scene's debris effects for the world it was just built into. */
@@ -114,9 +131,11 @@ bool rb_stage_install(rb_stage *s, rb_scene *scene, const rb_stage_how *how, uin
             rb_world_clear(world);
             rb_debris_destroy(s->debris);
             s->debris = NULL;
+            rb_color_table_clear(s->colors);
             if (s->scene && scene != s->scene) {
                 rb_scene_build(s->scene, s->entities, again, sizeof again);
                 make_debris(s->scene, s->entities, true, &s->debris, again, sizeof again);
+                paint(s, s->scene, world, s->debris);
             }
         }
         if (scene != s->scene) rb_scene_destroy(scene);
@@ -130,6 +149,7 @@ bool rb_stage_install(rb_stage *s, rb_scene *scene, const rb_stage_how *how, uin
         s->world = world, s->entities = entities;
         s->world_number++;
     }
+    paint(s, scene, s->world, s->debris);
     if (scene != s->scene) {
         rb_scene_destroy(s->scene);
         s->scene = scene;
@@ -141,7 +161,8 @@ bool rb_stage_install(rb_stage *s, rb_scene *scene, const rb_stage_how *how, uin
 
 rb_debris *rb_stage_debris_layer(rb_stage *s, char *err, size_t err_size) {
     static const rb_debris_desc none = {0};
-    if (!s->debris) s->debris = rb_debris_create(&none, s->entities, err, err_size);
+    if (!s->debris && (s->debris = rb_debris_create(&none, s->entities, err, err_size)) != NULL)
+        rb_debris_set_colors(s->debris, s->colors);
     return s->debris;
 }
 

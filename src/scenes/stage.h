@@ -8,7 +8,8 @@
  * when that world's settings are the scene's. It steps one way whether or
  * not the scene has debris effects: through the debris layer when there is
  * one (its ticks fall on step counts, debris.h), else the world's own step;
- * and it gives the stage times of the steps it ran either way. */
+ * and it gives the stage times of the steps it ran either way. It keeps
+ * the bodies' colours (colors.h) for all who draw or record them. */
 #ifndef RB_STAGE_H
 #define RB_STAGE_H
 
@@ -16,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "colors.h"
 #include "debris.h"
 #include "entities.h"
 #include "scene.h"
@@ -60,6 +62,11 @@ rb_scene *rb_stage_scene(const rb_stage *s);
 /* Counts the worlds the stage has made: it changes when an install swaps a
  * new world in (a cache recording the old one ends; meshes of its pieces go). */
 uint64_t rb_stage_world_number(const rb_stage *s);
+
+/* The bodies' colours (colors.h): the scene's bodies' set when it is
+ * installed, a broken body's pieces' and emitted bodies' by the debris
+ * layer. What the sandbox draws and a cache records. */
+rb_color_table *rb_stage_colors(const rb_stage *s);
 
 /* The scene's debris layer, or NULL when it has none. */
 rb_debris *rb_stage_debris(const rb_stage *s);
