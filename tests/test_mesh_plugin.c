@@ -221,6 +221,8 @@ static void setup_parts(void) {
     rb_gen_mesh m[6];
     pillar_chunks(m);
     write_parts("pillar.obj", m, chunk_names, 3, "{ \"resolution\": 12, \"pieces\": \"parts\" }");
+    pillar_chunks(m); /* the same read as one surface, its parts not asked for */
+    write_parts("whole.obj", m, chunk_names, 3, "{ \"resolution\": 12 }");
     /* two cubes, the second half inside the first */
     static const char *const ab[3] = {"a", "b", "c"};
     m[0] = m[1] = (rb_gen_mesh){0};
@@ -664,6 +666,15 @@ static void test_parts_become_pieces(void **state) {
     printf("pillar: %u, %u and %u particles in its three parts\n", count[0], count[1], count[2]);
     assert_true(count[0] > 0 && count[1] > 0 && count[2] > 0);
     assert_non_null(strstr(pillar->description, "in parts"));
+    /* the same file without "pieces": one surface whose cut faces the orientation repair turns by their own
+     * volume; particles go missing along the cuts, and the plugin says what would keep them */
+    const rb_shape_desc *whole = find_shape(l.plugin, "whole");
+    assert_non_null(whole);
+    assert_null(whole->pieces);
+    char whole_path[1200];
+    path_of(whole_path, sizeof whole_path, parts, "whole.obj");
+    printf("whole: %u particles (in parts: %u)\n", whole->particle_count, pillar->particle_count);
+    assert_true(find_line(RB_PLUGIN_LOG_WARN, whole_path, "say \"pieces\": \"parts\" in") >= 0);
 
     const rb_shape_desc *twins = find_shape(l.plugin, "twins");
     assert_non_null(twins);

@@ -512,6 +512,15 @@ static void load_mesh(const char *dir, const char *file) {
             LOG(RB_PLUGIN_LOG_WARN,
                 "mesh: %s is not closed (%u open edges%s); the winding number fills it as if closed", path,
                 vox.open_edges, parts ? " within its parts" : "");
+        /* a pre-fractured file read as one surface: each part's cut face meets its neighbour's edge to edge,
+         * the repair cannot carry a part's orientation across such an edge, turns some cut faces by their own
+         * volume, and the particles along them go missing */
+        if (!parts && vox.crowded_edges > 0 && vox.flipped > 0)
+            LOG(RB_PLUGIN_LOG_WARN,
+                "mesh: %s: %u triangles were turned where %u edges are each shared by more than two triangles; if "
+                "its objects are the pieces of one body (a pre-fractured mesh), particles are missing along its "
+                "cuts: say \"pieces\": \"parts\" in %s",
+                path, vox.flipped, vox.crowded_edges, side);
         if (vox.flipped > 0) {
             LOG(RB_PLUGIN_LOG_INFO, "mesh: %s: %u triangles faced the wrong way and were turned", path, vox.flipped);
             turn_render_mesh(&mesh, desc.triangle_parts);

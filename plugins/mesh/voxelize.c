@@ -347,9 +347,10 @@ static double cone6(const float *pa, const float *pb, const float *pc, const dou
  * volume. Edges shared by more than two triangles are not crossed, nor
  * edges between two parts (part: per triangle, or NULL). Returns the
  * number of triangles flipped, or -1 without memory; counts the edges
- * only one triangle (of a part) has (the rims of holes) into open_edges. */
+ * only one triangle (of a part) has (the rims of holes) into edges[0], and
+ * those more than two have (surfaces touching along them) into edges[1]. */
 static long orient(const float *pos, uint32_t vertex_count, const uint32_t *idx, uint32_t tri_count,
-                   const uint32_t *part, const double origin[3], uint32_t *tri_out, uint32_t *open_edges) {
+                   const uint32_t *part, const double origin[3], uint32_t *tri_out, uint32_t edge_counts[2]) {
     uint32_t *vid = weld(pos, vertex_count);
     rb_edge *edges = malloc(sizeof *edges * 3 * (size_t)tri_count);
     uint32_t *nb = malloc(sizeof *nb * 3 * (size_t)tri_count); /* neighbour across edge e, or UINT32_MAX */
@@ -377,7 +378,8 @@ static long orient(const float *pos, uint32_t vertex_count, const uint32_t *idx,
         while (j < 3 * (size_t)tri_count && edges[j].part == edges[i].part && edges[j].a == edges[i].a &&
                edges[j].b == edges[i].b)
             j++;
-        if (j - i == 1 && edges[i].a != edges[i].b) (*open_edges)++;
+        if (j - i == 1 && edges[i].a != edges[i].b) edge_counts[0]++;
+        if (j - i > 2 && edges[i].a != edges[i].b) edge_counts[1]++;
         /* Only manifold edges (exactly two triangles, not degenerate) link patches. */
         if (j - i == 2 && edges[i].a != edges[i].b) {
             uint32_t s0 = edges[i].tri, s1 = edges[i + 1].tri;
@@ -446,9 +448,9 @@ long rb_vox_orient_parts(const float *positions, uint32_t vertex_count, const ui
             hi[k] = p > hi[k] ? p : hi[k];
         }
     for (int k = 0; k < 3; k++) centre[k] = 0.5 * (lo[k] + hi[k]);
-    uint32_t open = 0;
-    long flipped = orient(positions, vertex_count, indices, triangle_count, triangle_parts, centre, out, &open);
-    if (open_edges) *open_edges = open;
+    uint32_t counts[2] = {0, 0};
+    long flipped = orient(positions, vertex_count, indices, triangle_count, triangle_parts, centre, out, counts);
+    if (open_edges) *open_edges = counts[0];
     return flipped;
 }
 
@@ -570,8 +572,10 @@ rb_vox_result rb_voxelize(const rb_vox_desc *d, rb_voxels *out) {
 
     uint32_t *tris = malloc(sizeof *tris * 3 * (size_t)d->triangle_count);
     if (!tris) return RB_VOX_NO_MEMORY;
-    long flipped = orient(d->positions, d->vertex_count, d->indices, d->triangle_count, parts, out->centre, tris,
-                          &out->open_edges);
+    uint32_t edge_counts[2] = {0, 0};
+    long flipped =
+        orient(d->positions, d->vertex_count, d->indices, d->triangle_count, parts, out->centre, tris, edge_counts);
+    out->open_edges = edge_counts[0], out->crowded_edges = edge_counts[1];
     if (flipped < 0) {
         free(tris);
         return RB_VOX_NO_MEMORY;

@@ -64,6 +64,7 @@ typedef struct rb_voxels {
     double estimate;      /* RB_VOX_TOO_MANY: the particle count that was refused (maybe estimated) */
     uint32_t flipped;     /* triangles whose orientation was reversed to agree with their neighbours */
     uint32_t open_edges;  /* edges of only one triangle: a closed mesh has none (with parts: within a part) */
+    uint32_t crowded_edges; /* edges of more than two triangles (within a part): surfaces touching along them */
     /* With parts (rb_vox_desc.triangle_parts), after RB_VOX_OK: */
     uint32_t *parts;          /* per particle: the part that holds its centre (the largest winding number) */
     uint32_t *part_particles; /* per part: how many particles it holds (0: too small at this resolution) */
