@@ -4,6 +4,7 @@
 #define RB_FUZZ_CHECK_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,6 +34,20 @@ static inline void rb_fuzz_check_shape(const rb_shape *s) {
             CHECK(isfinite(s->mesh.positions[i]) && isfinite(s->mesh.normals[i]));
         for (uint32_t i = 0; i < s->mesh.index_count; i++) CHECK(s->mesh.indices[i] < s->mesh.vertex_count);
     }
+    /* a pre-fractured shape's parts: whole meshes, each a piece some particle has */
+    CHECK(s->part_count == 0 || (s->pieces && s->parts && s->part_piece && s->mesh.vertex_count > 0));
+    uint32_t part_triangles = 0;
+    for (uint32_t k = 0; k < s->part_count; k++) {
+        const rb_mesh *p = &s->parts[k];
+        CHECK(p->vertex_count > 0 && p->index_count > 0 && p->index_count % 3 == 0 && p->inside);
+        for (uint32_t i = 0; i < 3 * p->vertex_count; i++) CHECK(isfinite(p->positions[i]) && isfinite(p->normals[i]));
+        for (uint32_t i = 0; i < p->index_count; i++) CHECK(p->indices[i] < p->vertex_count);
+        bool had = false;
+        for (uint32_t i = 0; i < s->particle_count && !had; i++) had = s->pieces[i] == s->part_piece[k];
+        CHECK(had);
+        part_triangles += p->index_count / 3;
+    }
+    CHECK(s->part_count == 0 || part_triangles == s->mesh.index_count / 3);
 }
 
 #endif

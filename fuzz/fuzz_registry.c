@@ -28,7 +28,7 @@ typedef struct made_desc {
     rb_shape_desc desc;
     char name[96], description[200];
     float *particles, *vertices, *normals;
-    uint32_t *indices;
+    uint32_t *indices, *pieces, *triangle_pieces;
 } made_desc;
 
 static made_desc g_descs[MAX_DESCS];
@@ -79,6 +79,7 @@ static void fill_particles(rb_fuzz_in *in, float *p, uint32_t n) {
 
 static void free_desc(made_desc *m) {
     free(m->particles), free(m->vertices), free(m->normals), free(m->indices);
+    free(m->pieces), free(m->triangle_pieces);
     memset(m, 0, sizeof *m);
 }
 
@@ -143,6 +144,16 @@ static void make_desc(rb_fuzz_in *in, made_desc *m) {
         d->vertices = mesh & 2 ? NULL : m->vertices;
         d->normals = mesh & 4 ? NULL : m->normals;
         d->indices = mesh & 8 ? NULL : m->indices;
+        if (mesh & 64) {
+            /* pieces (a few values) and each triangle's piece, now and then one no particle has */
+            m->pieces = malloc(sizeof(uint32_t) * (stored ? stored : 1));
+            m->triangle_pieces = malloc(sizeof(uint32_t) * (ic / 3 + 1));
+            if (!m->pieces || !m->triangle_pieces) abort();
+            for (uint32_t i = 0; i < stored; i++) m->pieces[i] = fuzz_u8(in) % 4;
+            for (uint32_t t = 0; t < ic / 3; t++) m->triangle_pieces[t] = fuzz_u8(in) % 5;
+            d->pieces = m->pieces;
+            d->triangle_pieces = mesh & 128 ? NULL : m->triangle_pieces;
+        }
     }
     d->particle_diameter = sel & 32 ? pick_float(in) : 0.0f;
 }

@@ -94,6 +94,12 @@ typedef struct rb_shape_desc {
      * values, any numbers, particles with one number making one piece.
      * NULL: the shape gives no pieces. */
     const uint32_t *pieces;
+    /* Added later still, in the same way: each render-mesh triangle's piece,
+     * index_count / 3 values numbered as `pieces` are, so that each piece
+     * of a broken body is drawn with its own triangles (a pre-fractured
+     * mesh's parts: plugins/README.md). Read only with `pieces` and a mesh.
+     * NULL: the pieces are drawn cut from the mesh or as their particles. */
+    const uint32_t *triangle_pieces;
 } rb_shape_desc;
 
 /* What rb_plugin_entry() returns. */

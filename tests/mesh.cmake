@@ -19,7 +19,8 @@ if(TARGET mesh)
 
   rb_add_test(test_mesh_registry SOURCES test_mesh_registry.c LIBS rubble_shapes rubble_shapegen)
   target_compile_definitions(test_mesh_registry PRIVATE RB_MESH_PLUGIN="$<TARGET_FILE:mesh>"
-                                                        RB_TEST_OUT="${CMAKE_BINARY_DIR}/test-mesh-registry")
+                                                        RB_TEST_OUT="${CMAKE_BINARY_DIR}/test-mesh-registry"
+                                                        RB_ASSETS_DIR="${PROJECT_SOURCE_DIR}/assets/meshes")
   add_dependencies(test_mesh_registry mesh)
 endif()
 

@@ -421,9 +421,10 @@ static void test_cost_of_a_thousand_particles_in_30_pieces(void **state) {
 
 /* ---- in a world ---- */
 
-/* A cube of voronoi 8 dropped corner first from 5 m breaks (tests/test_breaking.c). */
-static void test_children_of_a_break_are_drawn_cut(void **state) {
-    (void)state;
+/* A cube of voronoi 8 dropped corner first from 5 m breaks
+ * (tests/test_breaking.c); at `scale` (a scaled body's world shape, its
+ * particles and its mesh scale times the cube's). */
+static void break_a_cube(float scale) {
     rb_registry *reg = rb_test_registry();
     rb_world *world = rb_test_world(rb_default_world_desc());
     rb_entities *entities = rb_entities_create(reg, world);
@@ -433,8 +434,8 @@ static void test_children_of_a_break_are_drawn_cut(void **state) {
     const float axis[3] = {a[2], 0.0f, -a[0]}, len = sqrtf(axis[0] * axis[0] + axis[2] * axis[2]);
     const float half = 0.5f * acosf(-a[1]);
     rb_body_desc b = {.orientation = {axis[0] / len * sinf(half), 0.0f, axis[2] / len * sinf(half), cosf(half)}};
-    b.position[1] = 5.0f + sqrtf(3.0f) * 0.4f + 0.2f;
-    const rb_body_id id = rb_entities_spawn(entities, (uint32_t)row, &b);
+    b.position[1] = 5.0f + scale * (sqrtf(3.0f) * 0.4f + 0.2f);
+    const rb_body_id id = rb_entities_spawn_scaled(entities, (uint32_t)row, scale, &b);
     char err[256];
     rb_debris *d = rb_debris_create(&(rb_debris_desc){0}, entities, err, sizeof err);
     assert_non_null(d);
@@ -479,10 +480,13 @@ static void test_children_of_a_break_are_drawn_cut(void **state) {
         free(p);
         rb_mesh_free(&m);
     }
-    print_message("%s: the first break made %u children of %u particles, their meshes %.4f m^3 (the cube 1.728)\n",
-                  rb_test_backend() == RB_BACKEND_OPENCL ? "opencl" : "reference", children, particles, sum);
+    const double whole = 1.728 * scale * scale * scale;
+    print_message("%s, scale %g: the first break made %u children of %u particles, their meshes %.4f m^3 (the cube "
+                  "%.4f)\n",
+                  rb_test_backend() == RB_BACKEND_OPENCL ? "opencl" : "reference", scale, children, particles, sum,
+                  whole);
     assert_int_equal(particles, 27);
-    assert_near(sum, 1.728, 0.02 * 1.728);
+    assert_near(sum, whole, 0.02 * whole);
     rb_debris_destroy(d);
     rb_entities_destroy(entities);
     rb_world_destroy(world);
@@ -532,6 +536,92 @@ static void test_scaled_body_cut_at_its_size_and_pulled_apart(void **state) {
     rb_registry_destroy(reg);
 }
 
+static void test_children_of_a_break_are_drawn_cut(void **state) {
+    (void)state;
+    break_a_cube(1.0f);
+}
+
+/* A body at twice its shape's size: its pieces cut from the mesh at that
+ * size, so each child's mesh holds its particles (the whole 8 times the
+ * cube's volume). */
+static void test_a_scaled_body_is_cut_at_its_size(void **state) {
+    (void)state;
+    break_a_cube(2.0f);
+}
+
+/* ---- a pre-fractured mesh's parts ---- */
+
+/* The shipped pillar (assets/meshes/pillar.obj, three chunks each its own
+ * object; "pieces": "parts") at `scale`, breakable in its plugin's pieces
+ * with weak bonds, dropped lying and tilted from 4 m: its first break's
+ * children are drawn with the chunks' own meshes, moved into each child's
+ * frame: 12 triangles a chunk, 36 in all, the chunks' volume (1.536 m^3
+ * times the scale cubed), each child's particles inside its mesh, and the
+ * faces of the cuts marked inside. */
+static void break_the_pillar(float scale) {
+    rb_registry *reg = rb_test_registry_with_meshes();
+    rb_world *world = rb_test_world(rb_default_world_desc());
+    rb_entities *entities = rb_entities_create(reg, world);
+    const int row = rb_entities_find(entities, "pillar");
+    assert_true(row >= 0);
+    const rb_shape *shape = rb_entities_get(entities, (uint32_t)row)->shape;
+    assert_int_equal(shape->part_count, 3);
+    rb_body_desc b = {.orientation = {0.0f, 0.0f, 0.1305262f, 0.9914449f}, .position = {0.0f, 4.0f, 0.0f}};
+    const rb_body_id id = rb_entities_spawn_scaled(entities, (uint32_t)row, scale, &b);
+    char err[256];
+    rb_debris *d = rb_debris_create(&(rb_debris_desc){0}, entities, err, sizeof err);
+    assert_non_null(d);
+    const uint32_t shapes_before = rb_world_shape_count(world);
+    const rb_fracture_desc given = {.kind = RB_FRACTURE_GIVEN, .strength = 20000.0f};
+    if (!rb_debris_make_breakable(d, id, &given, err, sizeof err)) fail_msg("%s", err);
+    assert_true(rb_debris_step(d, 1500));
+    assert_true(rb_debris_breaks(d) >= 1);
+    const uint32_t shapes = rb_world_shape_count(world);
+    uint32_t particles = 0, triangles = 0, children = 0;
+    double sum = 0.0;
+    for (uint32_t ws = shapes_before; ws < shapes && particles < shape->particle_count; ws++) {
+        rb_mesh m;
+        assert_true(rb_debris_piece_mesh(d, ws, &m));
+        assert_true(m.index_count > 0 && m.index_count % 36 == 0); /* whole chunks of 12 triangles */
+        assert_true(closed_as(&m, true));
+        const uint32_t n = rb_world_shape_particles(world, ws, NULL, 0, NULL);
+        float *p = malloc(sizeof *p * 3 * n);
+        rb_world_shape_particles(world, ws, p, n, NULL);
+        for (uint32_t i = 0; i < n; i++)
+            if (winding_near(&m, &p[3 * i]) < 0.99) fail_msg("child %u: particle %u outside its mesh", children, i);
+        uint32_t cut = 0;
+        for (uint32_t v = 0; v < m.vertex_count; v++) cut += m.inside[v];
+        assert_true(cut > 0);
+        sum += volume(&m);
+        triangles += m.index_count / 3, particles += n, children++;
+        free(p);
+        rb_mesh_free(&m);
+    }
+    const double whole = 0.8 * 0.8 * 2.4 * scale * scale * scale;
+    print_message("%s, scale %g: the pillar's first break made %u children of %u particles, %u triangles, %.4f m^3 "
+                  "(the pillar %.4f)\n",
+                  rb_test_backend() == RB_BACKEND_OPENCL ? "opencl" : "reference", scale, children, particles,
+                  triangles, sum, whole);
+    assert_true(children >= 2);
+    assert_int_equal(particles, shape->particle_count);
+    assert_int_equal(triangles, 36);
+    assert_near(sum, whole, 1e-4 * whole);
+    rb_debris_destroy(d);
+    rb_entities_destroy(entities);
+    rb_world_destroy(world);
+    rb_registry_destroy(reg);
+}
+
+static void test_a_pillar_breaks_into_its_parts(void **state) {
+    (void)state;
+    break_the_pillar(1.0f);
+}
+
+static void test_a_scaled_pillar_breaks_into_its_parts(void **state) {
+    (void)state;
+    break_the_pillar(0.5f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cube_in_voronoi),
@@ -542,6 +632,9 @@ int main(void) {
         cmocka_unit_test(test_cost_of_a_thousand_particles_in_30_pieces),
         cmocka_unit_test(test_children_of_a_break_are_drawn_cut),
         cmocka_unit_test(test_scaled_body_cut_at_its_size_and_pulled_apart),
+        cmocka_unit_test(test_a_scaled_body_is_cut_at_its_size),
+        cmocka_unit_test(test_a_pillar_breaks_into_its_parts),
+        cmocka_unit_test(test_a_scaled_pillar_breaks_into_its_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

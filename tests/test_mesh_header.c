@@ -186,8 +186,9 @@ static void test_caps_and_honest_files(void **state) {
     assert_text_refused("u.ply", unknown, "header line 4: unknown keyword \"proprety\"");
     /* the shipped meshes and the test meshes pass */
     static const char *const honest[] = {
-        "assets/meshes/banana.obj", "assets/meshes/brick.stl", "assets/meshes/bunny.off", "assets/meshes/pawn.gltf",
-        "assets/meshes/plank.ply",  "assets/meshes/torus.off", "tests/data/cube.off",     "tests/data/sphere966.off"};
+        "assets/meshes/banana.obj", "assets/meshes/brick.stl", "assets/meshes/bunny.off",
+        "assets/meshes/pawn.gltf",  "assets/meshes/plank.ply", "assets/meshes/torus.off",
+        "assets/meshes/pillar.obj", "tests/data/cube.off",     "tests/data/sphere966.off"};
     for (size_t i = 0; i < sizeof honest / sizeof honest[0]; i++) {
         char path[1200];
         snprintf(path, sizeof path, "%s/%s", RB_TEST_SOURCE_DIR, honest[i]);

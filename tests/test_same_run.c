@@ -99,6 +99,12 @@ static void test_patterns(void **state) {
     same_on_both(load("breakable_patterns"), "breakable_patterns (radial, slices, impact)", 1500);
 }
 
+/* A pre-fractured mesh's parts (two pillars of three chunks), broken by 1000 steps. */
+static void test_parts(void **state) {
+    (void)state;
+    same_on_both(load("breakable_parts"), "breakable_parts (a pre-fractured mesh's parts)", 1000);
+}
+
 static void test_emitter(void **state) {
     (void)state;
     same_on_both(load("emitter_fountain"), "emitter_fountain (emitter, wind, blast)", 6000);
@@ -107,7 +113,8 @@ static void test_emitter(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pile),     cmocka_unit_test(test_mixed_shapes), cmocka_unit_test(test_mixed_sizes),
-        cmocka_unit_test(test_breaking), cmocka_unit_test(test_patterns),     cmocka_unit_test(test_emitter),
+        cmocka_unit_test(test_breaking), cmocka_unit_test(test_patterns),     cmocka_unit_test(test_parts),
+        cmocka_unit_test(test_emitter),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -726,11 +726,39 @@ static void test_failed_save_keeps_the_old_file(void **state) {
     rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
 }
 
+/* Pattern 'parts', a pre-fractured mesh's: the shipped pillar's parts are
+ * its pieces (the given pattern); a shape with none (a rock) stays whole
+ * with a warning naming the file, the body and the shape, the scene
+ * loading; 'plugin' on such a shape is refused as before. */
+static void test_pattern_parts(void **state) {
+    (void)state;
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"pillar\", \"position\": [0, 2, 0], "
+                        "\"breakable\": {\"pattern\": \"parts\", \"strength\": 1000}}]}");
+    assert_true(s->bodies[0].breakable);
+    assert_int_equal(s->bodies[0].fracture.kind, RB_FRACTURE_GIVEN);
+    assert_near(s->bodies[0].fracture.strength, 1000.0, 0.0);
+    rb_scene_destroy(s);
+    g_log[0] = '\0';
+    s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 2, 0]}, "
+              "{\"shape\": \"rock_a\", \"position\": [3, 2, 0], \"breakable\": {\"pattern\": \"parts\"}}]}");
+    assert_int_equal(s->body_count, 2);
+    assert_false(s->bodies[1].breakable);
+    if (!strstr(g_log, "t.json: bodies[1].breakable: pattern 'parts': shape 'rock_a' has no parts"))
+        fail_msg("no warning in:\n%s", g_log);
+    rb_scene_destroy(s);
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"rock_a\", \"position\": [3, 2, 0], "
+            "\"breakable\": {\"pattern\": \"plugin\"}}]}",
+            "pattern 'plugin': shape 'rock_a' gives no pieces");
+    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"pillar\", \"position\": [3, 2, 0], "
+            "\"breakable\": {\"pattern\": \"part\"}}]}",
+            "unknown pattern 'part' (voronoi, layers, slices, radial, particles, plugin or parts)");
+}
+
 /* The shipped scenes load and build. */
 static void test_shipped_scenes_build(void **state) {
-    static const char *const names[] = {"brick_wall",      "tower_on_platform", "ramp_rocks",
-                                        "rubble_heap",     "debris_rockfall",   "debris_brick_wall",
-                                        "breakable_tower", "breakable_patterns"};
+    static const char *const names[] = {"brick_wall",      "tower_on_platform",  "ramp_rocks",
+                                        "rubble_heap",     "debris_rockfall",    "debris_brick_wall",
+                                        "breakable_tower", "breakable_patterns", "breakable_parts"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char path[512], err[1024];
         snprintf(path, sizeof path, "%s/assets/scenes/%s.json", RB_TEST_SOURCE_DIR, names[i]);
@@ -931,6 +959,7 @@ int main(void) {
         cmocka_unit_test(test_camera_bookmarks_saved_and_read),
         cmocka_unit_test(test_colors_read_written_and_refused),
         cmocka_unit_test(test_shipped_scenes_build),
+        cmocka_unit_test(test_pattern_parts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

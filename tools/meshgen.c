@@ -8,7 +8,10 @@
  * Debian's libcgal-demo package), it writes a decimated copy (vertex
  * clustering, then the voxelizer's orientation repair) small enough for the
  * repo.
- * Units: decimetres, so a brick is 2.15 x 1.025 x 0.65. */
+ * Units: each mesh's own numbers, its side file saying what they are
+ * (plugins/README.md, "Side file"): the brick is in decimetres (2.15 x
+ * 1.025 x 0.65, "units": "dm"), the plank, torus, ball and pillar in
+ * metres, the others sized by "size" (their longest side in metres). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,37 +180,65 @@ int main(int argc, char **argv) {
     rb_gen_mesh m = {0};
 
     rock(&m, 7u, 1.3, 1.0, 0.75);
-    emit(&m, "rock_a.obj", "{ \"resolution\": 8, \"description\": \"a lumpy rock chunk\" }");
+    emit(&m, "rock_a.obj", "{ \"resolution\": 8, \"size\": 1.0, \"description\": \"a lumpy rock chunk, 1 m long\" }");
     rb_gen_free(&m);
     rock(&m, 31u, 1.0, 0.8, 0.55);
-    emit(&m, "rock_b.obj", "{ \"resolution\": 7, \"description\": \"a flatter rock chunk\" }");
+    emit(&m, "rock_b.obj",
+         "{ \"resolution\": 7, \"size\": 0.8, \"description\": \"a flatter rock chunk, 0.8 m long\" }");
     rb_gen_free(&m);
 
     rb_gen_box(&m, 2.15, 1.025, 0.65);
-    emit(&m, "brick.stl", "{ \"resolution\": 8, \"description\": \"a house brick, 215 x 102.5 x 65 mm\" }");
+    emit(&m, "brick.stl",
+         "{ \"resolution\": 8, \"units\": \"dm\", \"description\": \"a house brick, 215 x 102.5 x 65 mm\" }");
     rb_gen_free(&m);
     rb_gen_box(&m, 8.0, 1.4, 0.4);
-    emit(&m, "plank.ply", "{ \"resolution\": 20, \"description\": \"a plank, one particle thick\" }");
+    emit(&m, "plank.ply", "{ \"resolution\": 20, \"description\": \"a plank 8 m long, one particle (0.4 m) thick\" }");
     rb_gen_free(&m);
 
     banana(&m);
     emit(&m, "banana.obj",
-         "{ \"resolution\": 14, \"smooth\": true, \"description\": \"a banana (Fossum 2011, fig. 8.1)\" }");
+         "{ \"resolution\": 14, \"size\": 0.2, \"smooth\": true, \"description\": \"a banana, 20 cm (Fossum 2011, fig. "
+         "8.1)\" }");
     rb_gen_free(&m);
 
     rb_gen_torus(&m, 1.0, 0.4, 48, 24);
     emit(&m, "torus.off",
-         "{ \"resolution\": 14, \"surface\": true, "
-         "\"description\": \"a torus, surface particles only (Harada 29.2.9)\" }");
+         "{ \"resolution\": 14, \"surface\": true, \"description\": \"a torus 2.8 m across, surface particles only "
+         "(Harada 29.2.9)\" }");
     rb_gen_free(&m);
 
     pawn(&m);
-    emit(&m, "pawn.gltf", "{ \"resolution\": 8, \"smooth\": true, \"description\": \"a chess pawn\" }");
+    emit(&m, "pawn.gltf",
+         "{ \"resolution\": 8, \"size\": 0.16, \"smooth\": true, \"description\": \"a chess pawn, 16 cm tall\" }");
     rb_gen_free(&m);
 
     rb_gen_icosphere(&m, 3);
-    emit(&m, "ball.off", "{ \"resolution\": 6, \"smooth\": true, \"description\": \"a ball, for knocking walls down\" }");
+    emit(&m, "ball.off",
+         "{ \"resolution\": 6, \"smooth\": true, \"description\": \"a ball 2 m across, for knocking walls down\" }");
     rb_gen_free(&m);
+
+    /* A pillar in three chunks along two slanted cuts, each chunk its own
+     * object: a pre-fractured mesh, its parts the shape's pieces. */
+    {
+        static const double ground[3] = {0.0, 0.0, 0.0}, cut1[3] = {0.83, 0.22, 0.12}, cut2[3] = {1.57, -0.3, 0.18},
+                            top[3] = {2.4, 0.0, 0.0};
+        const double *planes[4] = {ground, cut1, cut2, top};
+        rb_gen_mesh chunks[3] = {{0}};
+        static const char *const names[3] = {"base", "middle", "capital"};
+        for (int c = 0; c < 3; c++) rb_gen_prism_chunk(&chunks[c], 0.4, planes[c], planes[c + 1]);
+        char path[1024], side[1100];
+        snprintf(path, sizeof path, "%s/pillar.obj", out_dir);
+        if (!rb_gen_write_obj_parts(chunks, names, 3, path)) fail("write", path);
+        snprintf(side, sizeof side, "%s.json", path);
+        FILE *f = fopen(side, "w");
+        if (!f ||
+            fprintf(f, "{ \"resolution\": 12, \"pieces\": \"parts\", \"description\": \"a stone pillar, 0.8 x 0.8 x "
+                       "2.4 m, pre-fractured in three chunks along two slanted cuts\" }\n") < 0 ||
+            fclose(f) != 0)
+            fail("write", side);
+        printf("%s: 3 parts, %u triangles each\n", path, chunks[0].triangle_count);
+        for (int c = 0; c < 3; c++) rb_gen_free(&chunks[c]);
+    }
 
     if (argc > 2) {
         rb_gen_mesh full = {0};
@@ -221,8 +252,8 @@ int main(int argc, char **argv) {
         memcpy(m.t, turned, sizeof *turned * 3 * (size_t)m.triangle_count);
         free(turned);
         emit(&m, "bunny.off",
-             "{ \"resolution\": 8, \"smooth\": true, "
-             "\"description\": \"the Stanford bunny, scanned (decimated CGAL bunny00.off)\" }");
+             "{ \"resolution\": 8, \"size\": 0.4, \"smooth\": true, \"description\": \"the Stanford bunny, 40 cm, "
+             "scanned (decimated CGAL bunny00.off)\" }");
         rb_gen_free(&m);
     }
     return 0;

@@ -225,6 +225,23 @@ bool rb_gen_write_obj(const rb_gen_mesh *m, const char *path) {
     return fclose(f) == 0;
 }
 
+bool rb_gen_write_obj_parts(const rb_gen_mesh *parts, const char *const *names, uint32_t count, const char *path) {
+    FILE *f = fopen(path, "w");
+    if (!f) return false;
+    fprintf(f, "# made by rb_meshgen: %u parts, each its own object\n", count);
+    uint32_t base = 1;
+    for (uint32_t p = 0; p < count; p++) {
+        const rb_gen_mesh *m = &parts[p];
+        fprintf(f, "o %s\n", names[p]);
+        for (uint32_t i = 0; i < m->vertex_count; i++)
+            fprintf(f, "v %.6g %.6g %.6g\n", m->v[3 * i], m->v[3 * i + 1], m->v[3 * i + 2]);
+        for (uint32_t i = 0; i < m->triangle_count; i++)
+            fprintf(f, "f %u %u %u\n", m->t[3 * i] + base, m->t[3 * i + 1] + base, m->t[3 * i + 2] + base);
+        base += m->vertex_count;
+    }
+    return fclose(f) == 0;
+}
+
 bool rb_gen_write_stl(const rb_gen_mesh *m, const char *path) {
     FILE *f = fopen(path, "w");
     if (!f) return false;
@@ -317,4 +334,36 @@ bool rb_gen_write(const rb_gen_mesh *m, const char *path) {
            : strcmp(ext, ".ply") == 0  ? rb_gen_write_ply(m, path)
            : strcmp(ext, ".gltf") == 0 ? rb_gen_write_gltf(m, path)
                                        : rb_gen_write_off(m, path);
+}
+
+void rb_gen_prism_chunk(rb_gen_mesh *m, double half, const double lo[3], const double hi[3]) {
+    /* corners counter-clockwise seen from above: (-,-), (+,-), (+,+), (-,+); bottom 0-3, top 4-7 */
+    static const int sx[4] = {-1, 1, 1, -1}, sz[4] = {-1, -1, 1, 1};
+    const uint32_t first = m->vertex_count;
+    double centre[3] = {0, 0, 0};
+    for (int level = 0; level < 2; level++)
+        for (int i = 0; i < 4; i++) {
+            const double *c = level ? hi : lo, x = sx[i] * half, z = sz[i] * half, y = c[0] + c[1] * x + c[2] * z;
+            rb_gen_vertex(m, x, y, z);
+            centre[0] += x / 8, centre[1] += y / 8, centre[2] += z / 8;
+        }
+    static const int quads[6][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+    for (int q = 0; q < 6; q++) {
+        /* the diagonal from the quad's first corner: corner 0 for the bottom and the top */
+        const int tri[2][3] = {{quads[q][0], quads[q][1], quads[q][2]}, {quads[q][0], quads[q][2], quads[q][3]}};
+        for (int t = 0; t < 2; t++) {
+            const float *a = m->v + 3 * (size_t)(first + tri[t][0]), *b = m->v + 3 * (size_t)(first + tri[t][1]),
+                        *c = m->v + 3 * (size_t)(first + tri[t][2]);
+            double e1[3], e2[3], n[3], out = 0.0;
+            for (int k = 0; k < 3; k++) e1[k] = b[k] - a[k], e2[k] = c[k] - a[k];
+            n[0] = e1[1] * e2[2] - e1[2] * e2[1], n[1] = e1[2] * e2[0] - e1[0] * e2[2],
+            n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+            for (int k = 0; k < 3; k++) out += n[k] * ((a[k] + b[k] + c[k]) / 3.0 - centre[k]);
+            /* convex: a face turned outward has its normal away from the centre */
+            if (out >= 0.0)
+                rb_gen_triangle(m, first + tri[t][0], first + tri[t][1], first + tri[t][2]);
+            else
+                rb_gen_triangle(m, first + tri[t][0], first + tri[t][2], first + tri[t][1]);
+        }
+    }
 }

@@ -33,6 +33,13 @@ void rb_gen_lathe(rb_gen_mesh *m, const double *profile, int profile_count, int 
  * both ends by the end points (where r should be 0). */
 void rb_gen_tube(rb_gen_mesh *m, const double *c, const double *r, int count, int segments);
 
+/* A chunk of a square prism between two planes: x and z in [-half, half],
+ * y from the plane lo to the plane hi, each y = c[0] + c[1] x + c[2] z (they
+ * must not meet over the square): 8 corners, 12 triangles, each quad split
+ * along the diagonal from the corner (-half, -half), so a chunk's top and
+ * the next chunk's bottom on the same plane are the same triangles, turned. */
+void rb_gen_prism_chunk(rb_gen_mesh *m, double half, const double lo[3], const double hi[3]);
+
 /* x' = R x + t for the row-major 3x3 R. */
 void rb_gen_transform(rb_gen_mesh *m, const double rotation[9], const double translation[3]);
 void rb_gen_scale(rb_gen_mesh *m, double sx, double sy, double sz);
@@ -43,6 +50,9 @@ bool rb_gen_write_obj(const rb_gen_mesh *m, const char *path);
 bool rb_gen_write_stl(const rb_gen_mesh *m, const char *path);
 bool rb_gen_write_ply(const rb_gen_mesh *m, const char *path);
 bool rb_gen_write_gltf(const rb_gen_mesh *m, const char *path);
+/* An OBJ of several parts, each its own object (`o NAME`): a pre-fractured
+ * mesh's pieces (plugins/README.md, "pieces"). */
+bool rb_gen_write_obj_parts(const rb_gen_mesh *parts, const char *const *names, uint32_t count, const char *path);
 /* The writer for path's extension (.obj .stl .ply .gltf; anything else OFF). */
 bool rb_gen_write(const rb_gen_mesh *m, const char *path);
 

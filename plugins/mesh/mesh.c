@@ -23,14 +23,38 @@
 #define RB_MESH_NAME_SIZE 64
 #define RB_MESH_DESC_SIZE 160
 
+/* What a shape's size follows (the side file's "size"). */
+typedef enum rb_mesh_sizing {
+    RB_SIZE_FILE = 0,   /* the file's own: its numbers times "units" times "scale", in metres */
+    RB_SIZE_GIVEN,      /* "size": N, the longest side of the bounding box N metres */
+    RB_SIZE_RESOLUTION, /* "size": "resolution": resolution times the host's particle diameter (the old way) */
+} rb_mesh_sizing;
+
 /* Per-mesh settings: the side file's keys. */
 typedef struct rb_mesh_settings {
     uint32_t resolution;                 /* particles across the longest side */
     bool surface;                        /* surface-only particles (Harada 29.2.9) */
     bool smooth;                         /* smooth render normals where the file has none */
+    bool parts;                          /* "pieces": "parts": the file's parts are the shape's pieces */
+    rb_mesh_sizing sizing;               /* what the size follows */
+    double unit;                         /* metres a file unit ("units"; 1: metres) */
+    double scale;                        /* times the unit ("scale"; 1) */
+    double size;                         /* RB_SIZE_GIVEN: m, the longest side */
+    bool units_given;                    /* "units" or "scale" was given */
     char name[RB_MESH_NAME_SIZE];        /* "" = the file stem */
     char description[RB_MESH_DESC_SIZE]; /* "" = made up from the file */
 } rb_mesh_settings;
+
+/* The units a side file may name, metres each. */
+static const struct {
+    const char *name;
+    double metres;
+} units[] = {{"m", 1.0}, {"dm", 0.1}, {"cm", 0.01}, {"mm", 0.001}, {"km", 1000.0}, {"in", 0.0254}, {"ft", 0.3048}};
+
+/* How far "scale" and "size" may go: beyond these a particle cannot be
+ * within the host's 1e-4 to 1000 m at any resolution from 1 to 1024. */
+#define RB_MESH_MIN_SCALE 1e-9
+#define RB_MESH_MAX_SCALE 1e9
 
 typedef struct rb_mesh_shape {
     rb_shape_desc desc;
@@ -39,6 +63,7 @@ typedef struct rb_mesh_shape {
     char description[RB_MESH_DESC_SIZE];
     float *particles, *vertices, *normals;
     uint32_t *indices;
+    uint32_t *pieces, *triangle_pieces; /* a pre-fractured mesh's parts; NULL: none */
 } rb_mesh_shape;
 
 static const rb_host_api *host;
@@ -62,6 +87,8 @@ static void free_shape(rb_mesh_shape *s) {
     free(s->vertices);
     free(s->normals);
     free(s->indices);
+    free(s->pieces);
+    free(s->triangle_pieces);
     free(s);
 }
 
@@ -163,6 +190,50 @@ static bool parse_side_file(const char *path, rb_mesh_settings *s, char *err, si
                 ok = false;
             } else
                 s->resolution = (uint32_t)v;
+        } else if (strcmp(key, "units") == 0) {
+            const char *v = cJSON_GetStringValue(item);
+            size_t u = 0;
+            while (v && u < sizeof units / sizeof units[0] && strcmp(v, units[u].name) != 0) u++;
+            if (!v || u == sizeof units / sizeof units[0]) {
+                snprintf(err, err_size,
+                         "\"units\" %s%s%s is not a unit the mesh plugin knows (m, dm, cm, mm, km, in, ft)",
+                         v ? "\"" : "", v ? escaped(v, near, sizeof near) : "(not a string)", v ? "\"" : "");
+                ok = false;
+            } else
+                s->unit = units[u].metres, s->units_given = true;
+        } else if (strcmp(key, "scale") == 0) {
+            const double v = cJSON_IsNumber(item) ? item->valuedouble : NAN;
+            if (!(v >= RB_MESH_MIN_SCALE && v <= RB_MESH_MAX_SCALE)) {
+                snprintf(err, err_size, "\"scale\" must be a number greater than 0 (at most %g), metres a file unit%s",
+                         RB_MESH_MAX_SCALE, cJSON_IsNumber(item) ? "" : ": it is not a number");
+                ok = false;
+            } else
+                s->scale = v, s->units_given = true;
+        } else if (strcmp(key, "size") == 0) {
+            const char *v = cJSON_GetStringValue(item);
+            const double n = cJSON_IsNumber(item) ? item->valuedouble : NAN;
+            if (v && strcmp(v, "file") == 0)
+                s->sizing = RB_SIZE_FILE;
+            else if (v && strcmp(v, "resolution") == 0)
+                s->sizing = RB_SIZE_RESOLUTION;
+            else if (!v && n >= RB_MESH_MIN_SCALE && n <= RB_MESH_MAX_SCALE)
+                s->sizing = RB_SIZE_GIVEN, s->size = n;
+            else {
+                snprintf(err, err_size,
+                         "\"size\" must be \"file\" (the file's own, in \"units\"), \"resolution\" (resolution "
+                         "times the host's particle size) or the longest side in metres, a number greater than 0%s%s%s",
+                         v ? " (got \"" : "", v ? escaped(v, near, sizeof near) : "", v ? "\")" : "");
+                ok = false;
+            }
+        } else if (strcmp(key, "pieces") == 0) {
+            const char *v = cJSON_GetStringValue(item);
+            if (!v || (strcmp(v, "parts") != 0 && strcmp(v, "none") != 0)) {
+                snprintf(err, err_size,
+                         "\"pieces\" must be \"parts\" (the file's parts are the shape's pieces) or \"none\"%s%s%s",
+                         v ? " (got \"" : "", v ? escaped(v, near, sizeof near) : "", v ? "\")" : "");
+                ok = false;
+            } else
+                s->parts = strcmp(v, "parts") == 0;
         } else if (strcmp(key, "surface") == 0 || strcmp(key, "smooth") == 0) {
             if (!cJSON_IsBool(item)) {
                 snprintf(err, err_size, "\"%s\" must be true or false", key);
@@ -182,10 +253,19 @@ static bool parse_side_file(const char *path, rb_mesh_settings *s, char *err, si
             } else
                 snprintf(is_name ? s->name : s->description, cap, "%s", v);
         } else {
-            snprintf(err, err_size, "has an unknown key \"%s\" (known: resolution, surface, smooth, name, description)",
+            snprintf(err, err_size,
+                     "has an unknown key \"%s\" (known: resolution, size, units, scale, pieces, surface, smooth, "
+                     "name, description)",
                      escaped(key, near, sizeof near));
             ok = false;
         }
+    }
+    if (ok && s->units_given && s->sizing != RB_SIZE_FILE) {
+        snprintf(err, err_size, "gives \"%s\" with \"size\": %s; give one or the other",
+                 s->scale != 1.0 ? "scale" : "units",
+                 s->sizing == RB_SIZE_GIVEN ? "a length sets the size whatever the units"
+                                            : "\"resolution\" sizes the mesh by the particles, not its units");
+        ok = false;
     }
     cJSON_Delete(root);
     free(text);
@@ -224,10 +304,10 @@ static bool push_shape(rb_mesh_shape *s) {
 /* The render mesh gets the same orientation repair the voxelizer made, so
  * back-face culling shows the outside. The file's normals followed the old
  * winding: they are dropped and the host shades the triangles flat. */
-static void turn_render_mesh(rb_mesh_data *mesh) {
+static void turn_render_mesh(rb_mesh_data *mesh, const uint32_t *parts) {
     uint32_t *turned = malloc(sizeof(uint32_t) * 3 * (size_t)mesh->triangle_count);
-    if (!turned ||
-        rb_vox_orient(mesh->positions, mesh->vertex_count, mesh->indices, mesh->triangle_count, turned, NULL) < 0) {
+    if (!turned || rb_vox_orient_parts(mesh->positions, mesh->vertex_count, mesh->indices, mesh->triangle_count, parts,
+                                       turned, NULL) < 0) {
         free(turned);
         return;
     }
@@ -237,19 +317,27 @@ static void turn_render_mesh(rb_mesh_data *mesh) {
     mesh->normals = NULL;
 }
 
+/* diameter: m, the particles' (0: the host's); pieced: vox's parts and the
+ * mesh's triangle parts are the shape's pieces. */
 static rb_mesh_shape *make_shape(const char *path, const char *file, const rb_mesh_settings *set, rb_mesh_data *mesh,
-                                 rb_voxels *vox) {
+                                 rb_voxels *vox, double diameter, bool pieced) {
     rb_mesh_shape *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     snprintf(s->source, sizeof s->source, "%s", path);
     snprintf(s->name, sizeof s->name, "%s", set->name);
+    char size[48] = "";
+    if (diameter > 0.0) snprintf(size, sizeof size, ", %.3g m", diameter * set->resolution);
     if (set->description[0])
         snprintf(s->description, sizeof s->description, "%s", set->description);
     else
-        snprintf(s->description, sizeof s->description, "mesh %s: %u particles, %u across, %s", file, vox->count,
-                 set->resolution, set->surface ? "surface" : "solid");
+        snprintf(s->description, sizeof s->description, "mesh %s: %u particles, %u across%s, %s%s", file, vox->count,
+                 set->resolution, size, set->surface ? "surface" : "solid", pieced ? ", in parts" : "");
     s->particles = vox->particles;
     vox->particles = NULL;
+    if (pieced) {
+        s->pieces = vox->parts, vox->parts = NULL;
+        s->triangle_pieces = mesh->triangle_parts, mesh->triangle_parts = NULL;
+    }
     s->vertices = malloc(sizeof(float) * 3 * mesh->vertex_count);
     if (!s->vertices) {
         free_shape(s);
@@ -274,16 +362,96 @@ static rb_mesh_shape *make_shape(const char *path, const char *file, const rb_me
         .normals = s->normals,
         .index_count = 3 * mesh->triangle_count,
         .indices = s->indices,
+        .particle_diameter = (float)diameter,
         .source = s->source,
+        .pieces = s->pieces,
+        .triangle_pieces = s->triangle_pieces,
     };
     return s;
+}
+
+/* A part's name for messages: "name" (k of n), or part k of n. */
+static const char *part_label(const rb_mesh_data *mesh, uint32_t k, char *out, size_t size) {
+    char name[300];
+    if (mesh->part_names && mesh->part_names[k][0])
+        snprintf(out, size, "part \"%s\" (%u of %u)", escaped(mesh->part_names[k], name, sizeof name), k + 1,
+                 mesh->part_count);
+    else
+        snprintf(out, size, "part %u of %u", k + 1, mesh->part_count);
+    return out;
+}
+
+/* Where particle i's centre is, in the file's units, for messages. */
+static void file_point(const rb_voxels *vox, uint32_t i, double out[3]) {
+    for (int k = 0; k < 3; k++) out[k] = vox->centre[k] + vox->particles[3 * i + k] * vox->cell;
+}
+
+/* Whether the parts' particles can be the shape's pieces: none in two
+ * parts, none in no part, none of the parts empty. Says each problem (the
+ * shape then loads without pieces). */
+static bool parts_usable(const char *path, const char *side, const rb_mesh_settings *set, const rb_mesh_data *mesh,
+                         const rb_voxels *vox) {
+    char a[400], b[400];
+    double q[3];
+    bool ok = true;
+    if (vox->overlaps > 0) {
+        file_point(vox, vox->overlap_particle, q);
+        LOG(RB_PLUGIN_LOG_WARN,
+            "mesh: %s: %s and %s overlap: %u particle centres are inside both (the first at (%.4g, %.4g, %.4g) in "
+            "the file's units); loaded without pieces",
+            path, part_label(mesh, vox->overlap_parts[0], a, sizeof a),
+            part_label(mesh, vox->overlap_parts[1], b, sizeof b), vox->overlaps, q[0], q[1], q[2]);
+        ok = false;
+    }
+    if (vox->orphans > 0) {
+        file_point(vox, vox->orphan_particle, q);
+        LOG(RB_PLUGIN_LOG_WARN,
+            "mesh: %s: %u of %u particle centres inside the mesh are in no part (the first at (%.4g, %.4g, %.4g) in "
+            "the file's units): a part is open, or the parts are patches of one surface rather than closed pieces; "
+            "loaded without pieces",
+            path, vox->orphans, vox->count, q[0], q[1], q[2]);
+        ok = false;
+    }
+    uint32_t empty = 0, first = 0;
+    for (uint32_t k = 0; k < mesh->part_count; k++)
+        if (vox->part_particles[k] == 0 && empty++ == 0) first = k;
+    if (empty > 0 && vox->orphans == 0) { /* with orphans, parts are empty for that reason */
+        if (empty > 1) snprintf(b, sizeof b, " and %u other parts are", empty - 1);
+        LOG(RB_PLUGIN_LOG_WARN,
+            "mesh: %s: %s%s too small to hold a particle at %u across (no particle centre is inside it); raise "
+            "\"resolution\" in %s or join it to a neighbour; loaded without pieces",
+            path, part_label(mesh, first, a, sizeof a), empty > 1 ? b : " is", set->resolution, side);
+    }
+    return ok && empty == 0;
+}
+
+/* The particles' diameter in metres (0: the host's, "size": "resolution"),
+ * or -1 with the problem said: outside what the host takes. */
+static double particle_size(const char *path, const char *side, const rb_mesh_settings *set, const rb_voxels *vox) {
+    if (set->sizing == RB_SIZE_RESOLUTION) return 0.0;
+    const double d = set->sizing == RB_SIZE_GIVEN ? set->size / set->resolution : vox->cell * set->unit * set->scale;
+    const double across = d * set->resolution;
+    if (!(d >= 1e-4 && d <= 1000.0)) {
+        LOG(RB_PLUGIN_LOG_ERROR,
+            "mesh: %s would be %g m across%s, its particles %g m at %u across: outside the 0.0001 to 1000 m a "
+            "particle may be; give \"units\", \"scale\" or \"size\" in %s; skipped",
+            path, across, set->sizing == RB_SIZE_FILE && !set->units_given ? " (its numbers read as metres)" : "", d,
+            set->resolution, side);
+        return -1.0;
+    }
+    if (set->sizing == RB_SIZE_FILE && !set->units_given && (across > 100.0 || across < 0.01))
+        LOG(RB_PLUGIN_LOG_WARN,
+            "mesh: %s is %g m across, its numbers read as metres; if the file is in other units, say so in %s "
+            "(\"units\": \"mm\", \"cm\", \"in\"..., or \"scale\")",
+            path, across, side);
+    return d;
 }
 
 /* Loads one mesh file as a shape, or says why not. */
 static void load_mesh(const char *dir, const char *file) {
     char path[4096], side[4200], err[512];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    rb_mesh_settings set = {.resolution = RB_MESH_DEFAULT_RESOLUTION};
+    rb_mesh_settings set = {.resolution = RB_MESH_DEFAULT_RESOLUTION, .unit = 1.0, .scale = 1.0};
     stem_of(file, set.name, sizeof set.name);
     snprintf(side, sizeof side, "%s.json", path);
     if (file_exists(side) && !parse_side_file(side, &set, err, sizeof err)) {
@@ -303,10 +471,20 @@ static void load_mesh(const char *dir, const char *file) {
         return;
     }
     rb_mesh_data mesh;
-    if (!rb_mesh_load(path, set.smooth, &mesh, err, sizeof err)) {
+    const bool loaded = set.parts ? rb_mesh_load_parts(path, set.smooth, &mesh, err, sizeof err)
+                                  : rb_mesh_load(path, set.smooth, &mesh, err, sizeof err);
+    if (!loaded) {
         LOG(RB_PLUGIN_LOG_ERROR, "mesh: %s %s; skipped", path, err);
         return;
     }
+    if (set.parts && mesh.part_count < 2) {
+        char one[400];
+        LOG(RB_PLUGIN_LOG_WARN,
+            "mesh: %s has one part (%s); \"pieces\": \"parts\" in %s needs two or more (separate objects: OBJ `o` "
+            "or `g` groups, glTF nodes); loaded without pieces",
+            path, part_label(&mesh, 0, one, sizeof one), side);
+    }
+    const bool parts = set.parts && mesh.part_count >= 2;
     rb_vox_desc desc = {
         .positions = mesh.positions,
         .vertex_count = mesh.vertex_count,
@@ -315,9 +493,12 @@ static void load_mesh(const char *dir, const char *file) {
         .resolution = set.resolution,
         .surface_only = set.surface,
         .max_particles = RB_PLUGIN_MAX_PARTICLES,
+        .triangle_parts = parts ? mesh.triangle_parts : NULL,
+        .part_count = parts ? mesh.part_count : 0,
     };
     rb_voxels vox;
     rb_vox_result r = rb_voxelize(&desc, &vox);
+    double diameter = -1.0;
     if (r == RB_VOX_TOO_MANY) {
         LOG(RB_PLUGIN_LOG_ERROR,
             "mesh: %s would need about %.0f particles at %u across, more than the limit of %u; lower "
@@ -326,15 +507,26 @@ static void load_mesh(const char *dir, const char *file) {
     } else if (r != RB_VOX_OK) {
         LOG(RB_PLUGIN_LOG_ERROR, "mesh: %s %s (%u across, %u triangles); skipped", path, rb_vox_result_text(r),
             set.resolution, mesh.triangle_count);
-    } else {
+    } else if ((diameter = particle_size(path, side, &set, &vox)) >= 0.0) {
         if (vox.open_edges > 0)
-            LOG(RB_PLUGIN_LOG_WARN, "mesh: %s is not closed (%u open edges); the winding number fills it as if closed",
-                path, vox.open_edges);
+            LOG(RB_PLUGIN_LOG_WARN,
+                "mesh: %s is not closed (%u open edges%s); the winding number fills it as if closed", path,
+                vox.open_edges, parts ? " within its parts" : "");
+        /* a pre-fractured file read as one surface: each part's cut face meets its neighbour's edge to edge,
+         * the repair cannot carry a part's orientation across such an edge, turns some cut faces by their own
+         * volume, and the particles along them go missing */
+        if (!parts && vox.crowded_edges > 0 && vox.flipped > 0)
+            LOG(RB_PLUGIN_LOG_WARN,
+                "mesh: %s: %u triangles were turned where %u edges are each shared by more than two triangles; if "
+                "its objects are the pieces of one body (a pre-fractured mesh), particles are missing along its "
+                "cuts: say \"pieces\": \"parts\" in %s",
+                path, vox.flipped, vox.crowded_edges, side);
         if (vox.flipped > 0) {
             LOG(RB_PLUGIN_LOG_INFO, "mesh: %s: %u triangles faced the wrong way and were turned", path, vox.flipped);
-            turn_render_mesh(&mesh);
+            turn_render_mesh(&mesh, desc.triangle_parts);
         }
-        rb_mesh_shape *s = make_shape(path, file, &set, &mesh, &vox);
+        const bool pieced = parts && parts_usable(path, side, &set, &mesh, &vox);
+        rb_mesh_shape *s = make_shape(path, file, &set, &mesh, &vox, diameter, pieced);
         if (!s || !push_shape(s)) {
             LOG(RB_PLUGIN_LOG_ERROR, "mesh: %s: out of memory; skipped", path);
             free_shape(s);

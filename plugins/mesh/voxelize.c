@@ -18,6 +18,13 @@
 #define RB_WINDING_BETA 3.0
 #define RB_WINDING_LEAF 8u
 #define RB_PI 3.14159265358979323846
+/* A particle's centre is in a part where the part's winding number there is
+ * the largest; where two parts meet (a cut face through a centre) both are
+ * 1/2, so the bounds sit well away from it: in no part under 0.4, inside a
+ * second part too from 0.6 (disjoint closed parts sum to the union's 1, and
+ * the hierarchy's error is 0.035 at most: README, "The inside test"). */
+#define RB_PART_INSIDE 0.4
+#define RB_PART_OVERLAP 0.6
 
 const char *rb_vox_result_text(rb_vox_result r) {
     switch (r) {
@@ -37,6 +44,8 @@ const char *rb_vox_result_text(rb_vox_result r) {
         return "would need more particles than the limit at this resolution";
     case RB_VOX_NO_MEMORY:
         return "could not be voxelized: out of memory";
+    case RB_VOX_BAD_PART:
+        return "has a triangle whose part is past the last part";
     default:
         return "unknown voxelization result";
     }
@@ -266,6 +275,7 @@ void rb_winding_destroy(rb_winding *w) {
 /* ---- orientation repair ---- */
 
 typedef struct rb_edge {
+    uint32_t part; /* the triangle's part: edges join triangles of one part only */
     uint32_t a, b; /* welded vertex ids, a < b */
     uint32_t tri;
     uint32_t forward; /* 1 if the triangle walks a -> b */
@@ -273,6 +283,7 @@ typedef struct rb_edge {
 
 static int compare_edge(const void *x, const void *y) {
     const rb_edge *p = x, *q = y;
+    if (p->part != q->part) return p->part < q->part ? -1 : 1;
     if (p->a != q->a) return p->a < q->a ? -1 : 1;
     if (p->b != q->b) return p->b < q->b ? -1 : 1;
     return p->tri < q->tri ? -1 : (p->tri > q->tri);
@@ -333,11 +344,13 @@ static double cone6(const float *pa, const float *pb, const float *pc, const dou
 
 /* Writes into tri_out the triangles of idx, each connected patch turned so
  * neighbours agree across shared edges and the patch encloses positive
- * volume. Edges shared by more than two triangles are not crossed. Returns
- * the number of triangles flipped, or -1 without memory; counts the edges
- * only one triangle has (the rims of holes) into open_edges. */
+ * volume. Edges shared by more than two triangles are not crossed, nor
+ * edges between two parts (part: per triangle, or NULL). Returns the
+ * number of triangles flipped, or -1 without memory; counts the edges
+ * only one triangle (of a part) has (the rims of holes) into edges[0], and
+ * those more than two have (surfaces touching along them) into edges[1]. */
 static long orient(const float *pos, uint32_t vertex_count, const uint32_t *idx, uint32_t tri_count,
-                   const double origin[3], uint32_t *tri_out, uint32_t *open_edges) {
+                   const uint32_t *part, const double origin[3], uint32_t *tri_out, uint32_t edge_counts[2]) {
     uint32_t *vid = weld(pos, vertex_count);
     rb_edge *edges = malloc(sizeof *edges * 3 * (size_t)tri_count);
     uint32_t *nb = malloc(sizeof *nb * 3 * (size_t)tri_count); /* neighbour across edge e, or UINT32_MAX */
@@ -352,6 +365,7 @@ static long orient(const float *pos, uint32_t vertex_count, const uint32_t *idx,
         for (int e = 0; e < 3; e++) {
             uint32_t u = vid[idx[3 * t + e]], v = vid[idx[3 * t + (e + 1) % 3]];
             rb_edge *ed = &edges[3 * t + e];
+            ed->part = part ? part[t] : 0;
             ed->a = u < v ? u : v;
             ed->b = u < v ? v : u;
             ed->tri = 3 * t + (uint32_t)e; /* edge slot, so the neighbour lands in the right place */
@@ -361,8 +375,11 @@ static long orient(const float *pos, uint32_t vertex_count, const uint32_t *idx,
     qsort(edges, 3 * (size_t)tri_count, sizeof *edges, compare_edge);
     for (size_t i = 0; i < 3 * (size_t)tri_count;) {
         size_t j = i + 1;
-        while (j < 3 * (size_t)tri_count && edges[j].a == edges[i].a && edges[j].b == edges[i].b) j++;
-        if (j - i == 1 && edges[i].a != edges[i].b) (*open_edges)++;
+        while (j < 3 * (size_t)tri_count && edges[j].part == edges[i].part && edges[j].a == edges[i].a &&
+               edges[j].b == edges[i].b)
+            j++;
+        if (j - i == 1 && edges[i].a != edges[i].b) edge_counts[0]++;
+        if (j - i > 2 && edges[i].a != edges[i].b) edge_counts[1]++;
         /* Only manifold edges (exactly two triangles, not degenerate) link patches. */
         if (j - i == 2 && edges[i].a != edges[i].b) {
             uint32_t s0 = edges[i].tri, s1 = edges[i + 1].tri;
@@ -418,6 +435,11 @@ done:
 
 long rb_vox_orient(const float *positions, uint32_t vertex_count, const uint32_t *indices, uint32_t triangle_count,
                    uint32_t *out, uint32_t *open_edges) {
+    return rb_vox_orient_parts(positions, vertex_count, indices, triangle_count, NULL, out, open_edges);
+}
+
+long rb_vox_orient_parts(const float *positions, uint32_t vertex_count, const uint32_t *indices,
+                         uint32_t triangle_count, const uint32_t *triangle_parts, uint32_t *out, uint32_t *open_edges) {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, centre[3];
     for (size_t i = 0; i < 3 * (size_t)triangle_count; i++)
         for (int k = 0; k < 3; k++) {
@@ -426,13 +448,89 @@ long rb_vox_orient(const float *positions, uint32_t vertex_count, const uint32_t
             hi[k] = p > hi[k] ? p : hi[k];
         }
     for (int k = 0; k < 3; k++) centre[k] = 0.5 * (lo[k] + hi[k]);
-    uint32_t open = 0;
-    long flipped = orient(positions, vertex_count, indices, triangle_count, centre, out, &open);
-    if (open_edges) *open_edges = open;
+    uint32_t counts[2] = {0, 0};
+    long flipped = orient(positions, vertex_count, indices, triangle_count, triangle_parts, centre, out, counts);
+    if (open_edges) *open_edges = counts[0];
     return flipped;
 }
 
 /* ---- the voxelizer ---- */
+
+/* One part's winding number, and the box of its corners (outside it the
+ * part's winding is not summed: under 1/2 there, as it is for any closed
+ * mesh outside its hull). */
+typedef struct part_winding {
+    rb_winding *w; /* NULL for a part of no triangles */
+    double lo[3], hi[3];
+} part_winding;
+
+static void free_part_windings(part_winding *pw, uint32_t parts) {
+    for (uint32_t p = 0; pw && p < parts; p++) rb_winding_destroy(pw[p].w);
+    free(pw);
+}
+
+/* The winding of each part (tris: oriented, 3 indices a triangle; part:
+ * per triangle), or NULL without memory. */
+static part_winding *part_windings(const float *pos, const uint32_t *tris, uint32_t tri_count, const uint32_t *part,
+                                   uint32_t parts) {
+    part_winding *pw = calloc(parts, sizeof *pw);
+    uint32_t *start = calloc((size_t)parts + 1, sizeof *start), *sorted = malloc(sizeof *sorted * 3 * tri_count);
+    bool ok = pw && start && sorted;
+    for (uint32_t t = 0; ok && t < tri_count; t++) start[part[t] + 1]++;
+    for (uint32_t p = 0; ok && p < parts; p++) start[p + 1] += start[p];
+    for (uint32_t p = 0; ok && p < parts; p++)
+        for (int k = 0; k < 3; k++) pw[p].lo[k] = INFINITY, pw[p].hi[k] = -INFINITY;
+    uint32_t *at = ok ? calloc(parts, sizeof *at) : NULL;
+    ok = ok && at;
+    for (uint32_t t = 0; ok && t < tri_count; t++) {
+        const uint32_t p = part[t], slot = start[p] + at[p]++;
+        memcpy(&sorted[3 * (size_t)slot], &tris[3 * (size_t)t], 3 * sizeof *sorted);
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++) {
+                const double x = pos[3 * (size_t)tris[3 * (size_t)t + c] + k];
+                pw[p].lo[k] = x < pw[p].lo[k] ? x : pw[p].lo[k];
+                pw[p].hi[k] = x > pw[p].hi[k] ? x : pw[p].hi[k];
+            }
+    }
+    for (uint32_t p = 0; ok && p < parts; p++) {
+        const uint32_t n = start[p + 1] - start[p];
+        if (n > 0) ok = (pw[p].w = rb_winding_create(pos, &sorted[3 * (size_t)start[p]], n)) != NULL;
+    }
+    free(at), free(start), free(sorted);
+    if (!ok) free_part_windings(pw, pw ? parts : 0), pw = NULL;
+    return pw;
+}
+
+/* Gives particle n, its centre at q (mesh units), the part whose winding
+ * there is the largest (the lower part of equals), counting it in out's
+ * part_particles, overlaps and orphans. */
+static void assign_part(const part_winding *pw, uint32_t parts, const double q[3], uint32_t n, rb_voxels *out) {
+    double best = -INFINITY, second = -INFINITY;
+    uint32_t best_part = 0, second_part = 0;
+    for (uint32_t p = 0; p < parts; p++) {
+        if (!pw[p].w) continue;
+        /* a point a hair outside the box may still be on the part's face: the box grown by a millionth */
+        bool near = true;
+        for (int k = 0; k < 3; k++) {
+            const double slack = 1e-6 * (pw[p].hi[k] - pw[p].lo[k]) + 1e-12;
+            near = near && q[k] >= pw[p].lo[k] - slack && q[k] <= pw[p].hi[k] + slack;
+        }
+        if (!near) continue;
+        const double w = rb_winding_at(pw[p].w, q);
+        if (w > best)
+            second = best, second_part = best_part, best = w, best_part = p;
+        else if (w > second)
+            second = w, second_part = p;
+    }
+    out->parts[n] = best_part;
+    out->part_particles[best_part]++;
+    if (best < RB_PART_INSIDE && out->orphans++ == 0) out->orphan_particle = n;
+    if (second >= RB_PART_OVERLAP && out->overlaps++ == 0) {
+        out->overlap_particle = n;
+        out->overlap_parts[0] = best_part < second_part ? best_part : second_part;
+        out->overlap_parts[1] = best_part < second_part ? second_part : best_part;
+    }
+}
 
 rb_vox_result rb_voxelize(const rb_vox_desc *d, rb_voxels *out) {
     memset(out, 0, sizeof *out);
@@ -451,6 +549,9 @@ rb_vox_result rb_voxelize(const rb_vox_desc *d, rb_voxels *out) {
             if (p[k] > hi[k]) hi[k] = p[k];
         }
     }
+    const uint32_t *parts = d->part_count > 0 ? d->triangle_parts : NULL;
+    for (uint32_t t = 0; parts && t < d->triangle_count; t++)
+        if (parts[t] >= d->part_count) return RB_VOX_BAD_PART;
     double extent[3], longest = 0.0, shortest = INFINITY;
     for (int k = 0; k < 3; k++) {
         extent[k] = hi[k] - lo[k];
@@ -471,8 +572,10 @@ rb_vox_result rb_voxelize(const rb_vox_desc *d, rb_voxels *out) {
 
     uint32_t *tris = malloc(sizeof *tris * 3 * (size_t)d->triangle_count);
     if (!tris) return RB_VOX_NO_MEMORY;
+    uint32_t edge_counts[2] = {0, 0};
     long flipped =
-        orient(d->positions, d->vertex_count, d->indices, d->triangle_count, out->centre, tris, &out->open_edges);
+        orient(d->positions, d->vertex_count, d->indices, d->triangle_count, parts, out->centre, tris, edge_counts);
+    out->open_edges = edge_counts[0], out->crowded_edges = edge_counts[1];
     if (flipped < 0) {
         free(tris);
         return RB_VOX_NO_MEMORY;
@@ -498,11 +601,11 @@ rb_vox_result rb_voxelize(const rb_vox_desc *d, rb_voxels *out) {
     }
 
     rb_winding *w = rb_winding_create(d->positions, tris, d->triangle_count);
-    free(tris);
     uint8_t *inside = calloc((size_t)cells, 1);
     if (!w || !inside) {
         rb_winding_destroy(w);
         free(inside);
+        free(tris);
         return RB_VOX_NO_MEMORY;
     }
     const uint32_t nx = out->dims[0], ny = out->dims[1], nz = out->dims[2];
@@ -528,6 +631,7 @@ rb_vox_result rb_voxelize(const rb_vox_desc *d, rb_voxels *out) {
         keep = calloc((size_t)cells, 1);
         if (!keep) {
             free(inside);
+            free(tris);
             return RB_VOX_NO_MEMORY;
         }
         for (uint32_t i = 0; i < nx; i++)
@@ -544,12 +648,17 @@ rb_vox_result rb_voxelize(const rb_vox_desc *d, rb_voxels *out) {
     for (size_t c = 0; c < (size_t)cells; c++) count += keep[c];
 
     rb_vox_result result = RB_VOX_OK;
+    part_winding *pw = NULL;
     if (count == 0)
         result = RB_VOX_NONE_INSIDE;
     else if (count > max_particles) {
         out->estimate = count;
         result = RB_VOX_TOO_MANY;
     } else if (!(out->particles = malloc(sizeof *out->particles * 3 * (size_t)count))) {
+        result = RB_VOX_NO_MEMORY;
+    } else if (parts && (!(pw = part_windings(d->positions, tris, d->triangle_count, parts, d->part_count)) ||
+                         !(out->parts = malloc(sizeof *out->parts * count)) ||
+                         !(out->part_particles = calloc(d->part_count, sizeof *out->part_particles)))) {
         result = RB_VOX_NO_MEMORY;
     } else {
         /* Particle (i, j, k) sits at its voxel centre, in diameters from the grid centre. */
@@ -561,17 +670,31 @@ rb_vox_result rb_voxelize(const rb_vox_desc *d, rb_voxels *out) {
                     out->particles[3 * n] = (float)(i + 0.5 - 0.5 * nx);
                     out->particles[3 * n + 1] = (float)(j + 0.5 - 0.5 * ny);
                     out->particles[3 * n + 2] = (float)(k + 0.5 - 0.5 * nz);
+                    if (parts) {
+                        const double q[3] = {origin[0] + i * out->cell, origin[1] + j * out->cell,
+                                             origin[2] + k * out->cell};
+                        assign_part(pw, d->part_count, q, n, out);
+                    }
                     n++;
                 }
         out->count = count;
     }
+    free_part_windings(pw, d->part_count);
+    if (result != RB_VOX_OK) {
+        free(out->particles), free(out->parts), free(out->part_particles);
+        out->particles = NULL, out->parts = out->part_particles = NULL;
+    }
     if (keep != inside) free(keep);
     free(inside);
+    free(tris);
     return result;
 }
 
 void rb_voxels_free(rb_voxels *v) {
     free(v->particles);
+    free(v->parts);
+    free(v->part_particles);
     v->particles = NULL;
+    v->parts = v->part_particles = NULL;
     v->count = 0;
 }

@@ -27,6 +27,14 @@ typedef struct rb_vox_desc {
     uint32_t resolution;    /* voxels (particles) across the longest bounding box side; 0 = 10 */
     bool surface_only;      /* keep only inside voxels with an outside face neighbour (Harada 29.2.9) */
     uint32_t max_particles; /* refuse more than this; 0 = 65536 (RB_PLUGIN_MAX_PARTICLES) */
+    /* Parts (a pre-fractured mesh: each part a closed mesh of its own, the
+     * union the body): per triangle its part, 0 .. part_count - 1; NULL: one
+     * part. With parts each part's triangles are oriented on their own (a
+     * cut face two parts share turns with neither), the union is voxelized
+     * as without, and each particle is given to the part whose winding
+     * number at its centre is the largest (rb_voxels.parts). */
+    const uint32_t *triangle_parts;
+    uint32_t part_count;
 } rb_vox_desc;
 
 /* Why a mesh gave no particles. */
@@ -39,6 +47,7 @@ typedef enum rb_vox_result {
     RB_VOX_NONE_INSIDE,  /* no voxel centre is inside at this resolution */
     RB_VOX_TOO_MANY,     /* more particles than max_particles (or an absurd grid) */
     RB_VOX_NO_MEMORY,
+    RB_VOX_BAD_PART, /* a triangle_parts value >= part_count */
     RB_VOX_RESULT_COUNT
 } rb_vox_result;
 
@@ -54,7 +63,15 @@ typedef struct rb_voxels {
     uint32_t solid_count; /* inside voxels before any surface-only thinning */
     double estimate;      /* RB_VOX_TOO_MANY: the particle count that was refused (maybe estimated) */
     uint32_t flipped;     /* triangles whose orientation was reversed to agree with their neighbours */
-    uint32_t open_edges;  /* edges of only one triangle: a closed mesh has none */
+    uint32_t open_edges;  /* edges of only one triangle: a closed mesh has none (with parts: within a part) */
+    uint32_t crowded_edges; /* edges of more than two triangles (within a part): surfaces touching along them */
+    /* With parts (rb_vox_desc.triangle_parts), after RB_VOX_OK: */
+    uint32_t *parts;          /* per particle: the part that holds its centre (the largest winding number) */
+    uint32_t *part_particles; /* per part: how many particles it holds (0: too small at this resolution) */
+    uint32_t overlaps;        /* particles whose centre is inside a second part too (its winding >= 0.6 there) */
+    uint32_t overlap_particle, overlap_parts[2]; /* the first of those, and the two parts */
+    uint32_t orphans;         /* particles inside the union in no part (the winding under 0.4 in every part) */
+    uint32_t orphan_particle; /* the first of those */
 } rb_voxels;
 
 /* Voxelizes d into out (zeroed first). On failure out holds no particles but
@@ -69,6 +86,11 @@ void rb_voxels_free(rb_voxels *v);
  * gets the count of edges with only one triangle. Indices must be valid. */
 long rb_vox_orient(const float *positions, uint32_t vertex_count, const uint32_t *indices, uint32_t triangle_count,
                    uint32_t *out, uint32_t *open_edges);
+/* The same, each part's triangles on their own (triangle_parts: per
+ * triangle its part; NULL: one part): an edge joins two triangles only
+ * within a part. */
+long rb_vox_orient_parts(const float *positions, uint32_t vertex_count, const uint32_t *indices,
+                         uint32_t triangle_count, const uint32_t *triangle_parts, uint32_t *out, uint32_t *open_edges);
 
 /* The generalized winding number of a triangle soup, for tests and tools:
  * about 1 inside a closed outward-oriented mesh, 0 outside, 1/2 on a hole.

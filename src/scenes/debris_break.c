@@ -68,26 +68,61 @@ static bool append_mesh(rb_mesh *a, const rb_mesh *b) {
     return true;
 }
 
+/* A copy of a registry shape's mesh at a body's scale (entities.h: a scaled
+ * body's world shape is its shape's particles times the scale); false if
+ * out of memory (out empty). */
+static bool scaled_mesh(const rb_mesh *m, float scale, rb_mesh *out) {
+    memset(out, 0, sizeof *out);
+    if (!append_mesh(out, m)) return rb_mesh_free(out), false;
+    for (uint32_t i = 0; scale != 1.0f && i < 3 * out->vertex_count; i++) out->positions[i] *= scale;
+    return true;
+}
+
 /* The pieces' meshes of a body whose shape has a render mesh (its registry
- * shape's, row `row`): the mesh cut along the pieces' regions, once, here.
- * NULL where the pattern has no regions (particles, given) or the shape no
- * mesh: the pieces are drawn as their particles' cells. */
-static rb_mesh *cut_pieces(const rb_debris *d, int row, float scale, const rb_pieces *p) {
-    const rb_shape *shape = row >= 0 ? rb_entities_get(d->entities, (uint32_t)row)->shape : NULL;
+ * shape's, of world shape `world_shape`, at its scale): the mesh cut along
+ * the pieces' regions, once, here. NULL where the pattern has no regions
+ * (particles, given) or the shape no mesh: the pieces are drawn as their
+ * particles' cells. */
+static rb_mesh *cut_pieces(const rb_debris *d, uint32_t world_shape, const rb_pieces *p) {
+    const rb_shape *shape = rb_entities_shape_of_world_shape(d->entities, world_shape);
     if ((!p->seeds && !p->radial) || !shape || shape->mesh.vertex_count == 0) return NULL;
-    rb_mesh *meshes = calloc(p->piece_count, sizeof *meshes);
-    rb_mesh sized = {0}; /* a scaled variant's body: its mesh at its size, as its particles are */
-    if (meshes && scale != 1.0f && append_mesh(&sized, &shape->mesh))
-        for (uint32_t i = 0; i < 3 * sized.vertex_count; i++) sized.positions[i] *= scale;
-    const uint32_t made = meshes && (scale == 1.0f || sized.vertex_count)
-                              ? rb_cut_pieces(scale == 1.0f ? &shape->mesh : &sized, p, shape->name, meshes)
-                              : 0;
-    rb_mesh_free(&sized);
-    if (!meshes) return NULL;
-    if (made == 0) {
+    const float scale = rb_entities_scale_of_world_shape(d->entities, world_shape);
+    rb_mesh *meshes = calloc(p->piece_count, sizeof *meshes), body = {0};
+    if (!meshes || (scale != 1.0f && !scaled_mesh(&shape->mesh, scale, &body))) {
         free(meshes);
         return NULL;
     }
+    if (rb_cut_pieces(scale != 1.0f ? &body : &shape->mesh, p, shape->name, meshes) == 0) {
+        free(meshes);
+        meshes = NULL;
+    }
+    rb_mesh_free(&body);
+    return meshes;
+}
+
+/* The pieces' meshes of a body in the pieces its shape's plugin gives
+ * (pattern plugin or parts), where the shape has its parts' meshes (a
+ * pre-fractured mesh, shapes.h): piece k's is the part of its particles'
+ * plugin piece (rb_pieces_make numbers the pieces afresh), at the body's
+ * scale. NULL if the shape has no parts, or (with a warning) a piece has
+ * none: the pieces are drawn as their particles' cells. */
+static rb_mesh *part_pieces(const rb_debris *d, uint32_t world_shape, const rb_pieces *p) {
+    const rb_shape *shape = rb_entities_shape_of_world_shape(d->entities, world_shape);
+    if (!shape || shape->part_count == 0 || !shape->pieces || shape->particle_count != p->particle_count) return NULL;
+    const float scale = rb_entities_scale_of_world_shape(d->entities, world_shape);
+    rb_mesh *meshes = calloc(p->piece_count, sizeof *meshes);
+    bool ok = meshes != NULL;
+    for (uint32_t i = 0; ok && i < p->particle_count; i++) {
+        const uint32_t k = p->piece_of[i];
+        if (meshes[k].vertex_count > 0) continue;
+        uint32_t j = 0;
+        while (j < shape->part_count && shape->part_piece[j] != shape->pieces[i]) j++;
+        if (j == shape->part_count)
+            rb_log(RB_LOG_WARN, "debris: shape '%s': piece %u has no part of the mesh; the pieces are drawn as cells",
+                   shape->name, shape->pieces[i]);
+        ok = j < shape->part_count && scaled_mesh(&shape->parts[j], scale, &meshes[k]);
+    }
+    if (!ok) free_meshes(meshes, meshes ? p->piece_count : 0), meshes = NULL;
     return meshes;
 }
 
@@ -106,10 +141,10 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
     }
     rb_world_shape_particles(d->world, s.shape, offsets, n, NULL);
     const float r = rb_world_shape_radius(d->world, s.shape), m = mass / (float)n;
-    const uint32_t *given = NULL; /* the plugin's pieces, by the shape's row */
-    const int row = rb_entities_of_world_shape(d->entities, s.shape);
+    const uint32_t *given = NULL; /* the plugin's pieces, by the body's registry shape */
+    const rb_shape *shape = rb_entities_shape_of_world_shape(d->entities, s.shape);
     if (desc->kind == RB_FRACTURE_GIVEN) {
-        given = row >= 0 ? rb_entities_get(d->entities, (uint32_t)row)->shape->pieces : NULL;
+        given = shape && shape->particle_count == n ? shape->pieces : NULL;
         if (!given) {
             snprintf(err, err_size, "breakable: pattern 'plugin', but the body's shape gives no pieces");
             free(offsets);
@@ -126,8 +161,8 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
         free(offsets);
         return true;
     }
-    if (!add_breakable(d, id, &p, offsets, r, m, desc,
-                       cut_pieces(d, row, rb_entities_scale_of_world_shape(d->entities, s.shape), &p))) {
+    rb_mesh *meshes = desc->kind == RB_FRACTURE_GIVEN ? part_pieces(d, s.shape, &p) : cut_pieces(d, s.shape, &p);
+    if (!add_breakable(d, id, &p, offsets, r, m, desc, meshes)) {
         snprintf(err, err_size, "breakable: the world refused the pieces (logged)");
         return false;
     }
@@ -273,9 +308,7 @@ static bool split(rb_debris *d, rb_body_id id) {
                                   sizeof err)) {
                 pieces = &again;
                 /* cut now, as a pattern is when it is set (a body whose shape has a mesh) */
-                meshes = fresh = b.meshes ? cut_pieces(d, rb_entities_of_world_shape(d->entities, s.shape),
-                                                      rb_entities_scale_of_world_shape(d->entities, s.shape), &again)
-                                          : NULL;
+                meshes = fresh = b.meshes ? cut_pieces(d, s.shape, &again) : NULL;
             } else
                 rb_log(RB_LOG_ERROR, "debris: an impact pattern could not be drawn: %s", err);
         }

@@ -327,11 +327,12 @@ bool rb_read_breakable(rb_reader *r, const cJSON *o, rb_scene_body *t) {
         t->fracture.kind = RB_FRACTURE_RADIAL, t->fracture.wedges = 6, t->fracture.rings = 2;
     else if (ok && strcmp(pattern, "particles") == 0)
         t->fracture.kind = RB_FRACTURE_PARTICLES;
-    else if (ok && strcmp(pattern, "plugin") == 0)
-        t->fracture.kind = RB_FRACTURE_GIVEN;
+    else if (ok && (strcmp(pattern, "plugin") == 0 || strcmp(pattern, "parts") == 0))
+        t->fracture.kind = RB_FRACTURE_GIVEN; /* parts: a pre-fractured mesh's (rb_read_template) */
     else if (ok)
         ok = rb_read_fail_at(r, "pattern",
-                             "unknown pattern '%s' (voronoi, layers, slices, radial, particles or plugin)", pattern);
+                             "unknown pattern '%s' (voronoi, layers, slices, radial, particles, plugin or parts)",
+                             pattern);
     double seed = 1.0;
     ok = ok && read_pattern_keys(r, b, &t->fracture, pattern);
     ok = ok && rb_read_number(r, b, "seed", 0.0, 9007199254740992.0, &seed);

@@ -59,6 +59,21 @@ const rb_shape *rb_read_template(rb_reader *r, const rb_scene *s, const cJSON *o
     /* s; a body with one is debris (debris.h), removed when its time is up */
     if (!rb_read_float(r, o, "lifetime", 0.0, 1e9, &t->lifetime)) return NULL;
     if (!rb_read_breakable(r, o, t)) return NULL;
+    /* pattern 'parts' asks for a pre-fractured mesh's parts, which the mesh
+     * plugin refuses (said as it loads) when they overlap, miss particles or
+     * are one: the body then stays whole, and the scene loads */
+    const cJSON *pattern =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "breakable"), "pattern");
+    const bool parts = cJSON_IsString(pattern) && strcmp(pattern->valuestring, "parts") == 0;
+    if (t->breakable && t->fracture.kind == RB_FRACTURE_GIVEN && !shape->pieces && parts) {
+        size_t in = rb_read_enter(r, "breakable", 0);
+        rb_log(RB_LOG_WARN,
+               "%s: %s: pattern 'parts': shape '%s' has no parts (its side file asks for none, or they were "
+               "refused as it loaded: see the mesh plugin's message); the body does not break",
+               r->file, r->path, t->shape);
+        rb_read_leave(r, in);
+        t->breakable = false;
+    }
     if (t->breakable && t->fracture.kind == RB_FRACTURE_GIVEN && !shape->pieces)
         return rb_read_fail_at(r, "breakable", "pattern 'plugin': shape '%s' gives no pieces (its plugin's are none)",
                                t->shape),

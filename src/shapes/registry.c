@@ -134,6 +134,7 @@ rb_registry *rb_registry_create(const rb_registry_desc *desc) {
 }
 
 static void free_shape(rb_shape *s) {
+    rb_shape_free_parts(s);
     free(s->particles);
     free(s->pieces);
     rb_mesh_free(&s->mesh);
@@ -242,6 +243,12 @@ static const char *shape_source(const rb_shape_desc *d) {
 /* Each particle's piece, where the plugin's struct has the field. */
 static const uint32_t *shape_pieces(const rb_shape_desc *d) {
     return d->struct_size >= offsetof(rb_shape_desc, pieces) + sizeof d->pieces ? d->pieces : NULL;
+}
+
+/* Each render triangle's piece, where the plugin's struct has the field. */
+static const uint32_t *shape_triangle_pieces(const rb_shape_desc *d) {
+    return d->struct_size >= offsetof(rb_shape_desc, triangle_pieces) + sizeof d->triangle_pieces ? d->triangle_pieces
+                                                                                                  : NULL;
 }
 
 /* The shape's particle_diameter, where the plugin's struct has the field (a
@@ -491,6 +498,17 @@ static bool make_shape(const rb_registry *reg, const rb_shape_desc *d, const cha
         if (!s->pieces) return false;
         memcpy(s->pieces, shape_pieces(d), sizeof *s->pieces * n);
     }
+    /* the parts' meshes: a plugin's mistake in them costs the shape its parts, not itself */
+    char why[200], file[1100];
+    const char *from = shape_source(d);
+    if (s->pieces && shape_triangle_pieces(d) && s->mesh.vertex_count > 0 &&
+        !rb_shape_split_parts(s, shape_triangle_pieces(d), why, sizeof why))
+        rb_log(RB_LOG_WARN, "plugin %s%s%s: shape '%s': %s; its pieces are drawn without their parts' meshes",
+               plugin_name ? plugin_name : "?", from ? ", file " : "",
+               from ? escaped(from, 1024, file, sizeof file) : "", s->name, why);
+    else if (!s->pieces && shape_triangle_pieces(d))
+        rb_log(RB_LOG_WARN, "plugin %s: shape '%s' gives triangle pieces but no particle pieces; they are ignored",
+               plugin_name ? plugin_name : "?", s->name);
     return true;
 }
 

@@ -60,6 +60,15 @@ typedef struct rb_shape {
     float bounding_radius; /* m, farthest particle centre + radius */
     rb_mesh mesh;
     uint32_t *pieces; /* per particle, its piece as the plugin gives it (rb_shape_desc.pieces); NULL: none */
+    /* A pre-fractured mesh's parts (rb_shape_desc.triangle_pieces): part k's
+     * triangles of `mesh`, in the same frame, the mesh a piece numbered
+     * part_piece[k] (as `pieces` numbers them) is drawn with when a body of
+     * the shape breaks; `inside` marks the faces a part shares with another
+     * (the artist's cuts). part_count 0: none (a piece with no triangles has
+     * no part either). */
+    uint32_t part_count;
+    rb_mesh *parts;
+    uint32_t *part_piece;
 } rb_shape;
 
 /* Mass properties of equal solid spheres of radius r and mass m at points p
@@ -86,6 +95,16 @@ void rb_shape_half_extents(const rb_shape *shape, float half[3]);
  * memory or n is 0; out is then empty. */
 bool rb_cell_mesh(const float *particles, uint32_t n, float radius, rb_mesh *out);
 void rb_mesh_free(rb_mesh *m);
+
+/* Splits shape s's mesh into its parts (src/shapes/parts.c):
+ * triangle_pieces, index_count / 3 values numbered as s->pieces, give each
+ * triangle's piece; part k is the triangles of piece part_piece[k], their
+ * vertices gathered, and a triangle lying on another part's face (turned
+ * the other way, within 1e-5 of the mesh's size) is marked inside. False
+ * with the reason in why (no pieces or mesh, a triangle's piece no
+ * particle has, out of memory): s then has no parts. */
+bool rb_shape_split_parts(rb_shape *s, const uint32_t *triangle_pieces, char *why, size_t why_size);
+void rb_shape_free_parts(rb_shape *s);
 
 typedef struct rb_registry rb_registry;
 

@@ -45,7 +45,7 @@ static const rb_shape_desc *reused(uint32_t i) {
 static rb_plugin plugin = {sizeof(rb_plugin), RB_PLUGIN_ABI_VERSION, "bad", get_shape, 0};
 
 static rb_shape_desc shape(const char *name, uint32_t n, const float *p) {
-    rb_shape_desc d = {sizeof(rb_shape_desc), name, "a test shape", n, p, 0, 0, 0, 0, 0, 0.0f, 0, 0};
+    rb_shape_desc d = {sizeof(rb_shape_desc), name, "a test shape", n, p, 0, 0, 0, 0, 0, 0.0f, 0, 0, 0};
     return d;
 }
 
