@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "rb_test.h"
+#include "solid_angle.h"
 #include "base/log.h"
 #include "scenes/cut.h"
 #include "scenes/debris.h"
@@ -107,15 +108,9 @@ static double winding(const rb_mesh *m, const float *q) {
             b[k] = (double)m->positions[3 * m->indices[t + 1] + k] - q[k];
             c[k] = (double)m->positions[3 * m->indices[t + 2] + k] - q[k];
         }
-        const double la = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]),
-                     lb = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]),
-                     lc = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-        const double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-                           a[2] * (b[0] * c[1] - b[1] * c[0]);
-        const double ab = a[0] * b[0] + a[1] * b[1] + a[2] * b[2], bc = b[0] * c[0] + b[1] * c[1] + b[2] * c[2],
-                     ca = c[0] * a[0] + c[1] * a[1] + c[2] * a[2];
-        if (la * lb * lc == 0.0) return 0.5; /* at a corner: on the surface */
-        sum += 2.0 * atan2(det, la * lb * lc + ab * lc + bc * la + ca * lb);
+        const double angle = rb_test_solid_angle(a, b, c);
+        if (isnan(angle)) return 0.5; /* at a corner: on the surface */
+        sum += angle;
     }
     return sum / (4.0 * M_PI);
 }

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "solid_angle.h"
+
 #include "rubble_plugin.h"
 #include "shapegen.h"
 
@@ -620,14 +622,7 @@ static double part_winding(const rb_shape_desc *d, uint32_t piece, const float *
             b[k] = d->vertices[3 * d->indices[3 * t + 1] + k] - q[k];
             c[k] = d->vertices[3 * d->indices[3 * t + 2] + k] - q[k];
         }
-        const double la = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]),
-                     lb = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]),
-                     lc = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-        const double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-                           a[2] * (b[0] * c[1] - b[1] * c[0]);
-        const double ab = a[0] * b[0] + a[1] * b[1] + a[2] * b[2], bc = b[0] * c[0] + b[1] * c[1] + b[2] * c[2],
-                     ca = c[0] * a[0] + c[1] * a[1] + c[2] * a[2];
-        sum += 2.0 * atan2(det, la * lb * lc + ab * lc + bc * la + ca * lb);
+        sum += rb_test_solid_angle(a, b, c);
     }
     return sum / (4.0 * M_PI);
 }
