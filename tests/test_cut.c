@@ -617,6 +617,48 @@ static void test_a_scaled_pillar_breaks_into_its_parts(void **state) {
     break_the_pillar(0.5f);
 }
 
+/* A pattern with no regions of its own (particles: it crumbles; a
+ * plugin's pieces without parts' meshes) is cut along its particles'
+ * cells: the 27-particle cube's 27 pieces, each its particle's cell
+ * clipped to the cube, fill the cube, each particle inside its own; its
+ * plugin's four columns fill it too. */
+static void test_a_crumble_is_cut_along_its_particles_cells(void **state) {
+    (void)state;
+    rb_registry *reg = rb_test_registry();
+    rb_world *world = rb_test_world(rb_default_world_desc());
+    rb_entities *entities = rb_entities_create(reg, world);
+    const int row = rb_entities_find(entities, "cube");
+    assert_true(row >= 0);
+    rb_body_desc b = {.orientation = {0.0f, 0.0f, 0.0f, 1.0f}, .position = {0.0f, 3.0f, 0.0f}};
+    const rb_body_id id = rb_entities_spawn(entities, (uint32_t)row, &b);
+    char err[256];
+    rb_debris *d = rb_debris_create(&(rb_debris_desc){0}, entities, err, sizeof err);
+    assert_non_null(d);
+    const rb_fracture_desc fd = {.kind = RB_FRACTURE_PARTICLES, .strength = RB_FRACTURE_STRENGTH};
+    const double t0 = now_ms();
+    if (!rb_debris_make_breakable(d, id, &fd, err, sizeof err)) fail_msg("%s", err);
+    const double ms = now_ms() - t0;
+    rb_mesh m;
+    assert_true(rb_debris_exploded_mesh(d, id, 0.0f, &m));
+    const rb_shape *cube = rb_entities_get(entities, (uint32_t)row)->shape;
+    print_message("the cube crumbling: 27 pieces, %u triangles, %.4f m^3 (1.728), %.1f ms\n", m.index_count / 3,
+                  volume(&m), ms);
+    assert_near(volume(&m), 1.728, 0.02 * 1.728);
+    for (uint32_t i = 0; i < cube->particle_count; i++) assert_true(winding_near(&m, &cube->particles[3 * i]) > 0.99);
+    rb_mesh_free(&m);
+    /* the cube plugin's own pieces (four columns, no parts' meshes): each column its particles' cells */
+    const rb_body_id other = rb_entities_spawn(entities, (uint32_t)row, &b);
+    const rb_fracture_desc given = {.kind = RB_FRACTURE_GIVEN, .strength = RB_FRACTURE_STRENGTH};
+    if (!rb_debris_make_breakable(d, other, &given, err, sizeof err)) fail_msg("%s", err);
+    assert_true(rb_debris_exploded_mesh(d, other, 0.0f, &m));
+    assert_near(volume(&m), 1.728, 0.02 * 1.728);
+    rb_mesh_free(&m);
+    rb_debris_destroy(d);
+    rb_entities_destroy(entities);
+    rb_world_destroy(world);
+    rb_registry_destroy(reg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cube_in_voronoi),
@@ -627,6 +669,7 @@ int main(void) {
         cmocka_unit_test(test_cost_of_a_thousand_particles_in_30_pieces),
         cmocka_unit_test(test_children_of_a_break_are_drawn_cut),
         cmocka_unit_test(test_scaled_body_cut_at_its_size_and_pulled_apart),
+        cmocka_unit_test(test_a_crumble_is_cut_along_its_particles_cells),
         cmocka_unit_test(test_a_scaled_body_is_cut_at_its_size),
         cmocka_unit_test(test_a_pillar_breaks_into_its_parts),
         cmocka_unit_test(test_a_scaled_pillar_breaks_into_its_parts),

@@ -78,21 +78,59 @@ static bool scaled_mesh(const rb_mesh *m, float scale, rb_mesh *out) {
     return true;
 }
 
+/* The most particles a body whose pattern has no regions (particles, given
+ * pieces of a shape without parts) may have for its pieces to be cut as
+ * their particles' cells: each cell is a clip of its own, a few ms. */
+#define RB_CUT_MAX_PARTICLE_CELLS 256u
+
+/* Pieces with no regions of their own: each the union of its particles'
+ * cells (the Voronoi cells of the body's particle centres) clipped to the
+ * mesh, each cell cut on its own and a piece's cells put together (the
+ * faces between two of them stay inside it, back to back). A piece one of
+ * whose cells could not be cut is left empty. Returns how many were made. */
+static uint32_t cut_particle_cells(const rb_mesh *body, const char *name, const rb_pieces *p, const float *offsets,
+                                   rb_mesh *meshes) {
+    const uint32_t n = p->particle_count;
+    rb_mesh *cells = calloc(n, sizeof *cells);
+    bool *failed = calloc(p->piece_count, sizeof *failed);
+    uint32_t made = 0;
+    if (cells && failed && rb_cut_cells(body, offsets, n, name, cells) > 0) {
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t k = p->piece_of[i];
+            if (!failed[k]) failed[k] = cells[i].vertex_count == 0 || !append_mesh(&meshes[k], &cells[i]);
+        }
+        for (uint32_t k = 0; k < p->piece_count; k++) {
+            if (failed[k]) rb_mesh_free(&meshes[k]);
+            made += !failed[k];
+        }
+    }
+    free_meshes(cells, cells ? n : 0);
+    free(failed);
+    return made;
+}
+
 /* The pieces' meshes of a body whose shape has a render mesh (its registry
- * shape's, of world shape `world_shape`, at its scale): the mesh cut along
- * the pieces' regions, once, here. NULL where the pattern has no regions
- * (particles, given) or the shape no mesh: the pieces are drawn as their
+ * shape's, of world shape `world_shape`, at its scale), its particles at
+ * offsets: the mesh cut along the pieces' regions, or for a pattern with
+ * none (particles, given) along its particles' cells, once, here. NULL
+ * where the shape has no mesh, or a pattern with no regions more than
+ * RB_CUT_MAX_PARTICLE_CELLS particles: the pieces are drawn as their
  * particles' cells. */
-static rb_mesh *cut_pieces(const rb_debris *d, uint32_t world_shape, const rb_pieces *p) {
+static rb_mesh *cut_pieces(const rb_debris *d, uint32_t world_shape, const rb_pieces *p, const float *offsets) {
     const rb_shape *shape = rb_entities_shape_of_world_shape(d->entities, world_shape);
-    if ((!p->seeds && !p->radial) || !shape || shape->mesh.vertex_count == 0) return NULL;
+    const bool regions = p->seeds || p->radial;
+    if ((!regions && (!offsets || p->particle_count > RB_CUT_MAX_PARTICLE_CELLS)) || !shape ||
+        shape->mesh.vertex_count == 0)
+        return NULL;
     const float scale = rb_entities_scale_of_world_shape(d->entities, world_shape);
     rb_mesh *meshes = calloc(p->piece_count, sizeof *meshes), body = {0};
     if (!meshes || (scale != 1.0f && !scaled_mesh(&shape->mesh, scale, &body))) {
         free(meshes);
         return NULL;
     }
-    if (rb_cut_pieces(scale != 1.0f ? &body : &shape->mesh, p, shape->name, meshes) == 0) {
+    const rb_mesh *mesh = scale != 1.0f ? &body : &shape->mesh;
+    if ((regions ? rb_cut_pieces(mesh, p, shape->name, meshes)
+                 : cut_particle_cells(mesh, shape->name, p, offsets, meshes)) == 0) {
         free(meshes);
         meshes = NULL;
     }
@@ -161,7 +199,8 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
         free(offsets);
         return true;
     }
-    rb_mesh *meshes = desc->kind == RB_FRACTURE_GIVEN ? part_pieces(d, s.shape, &p) : cut_pieces(d, s.shape, &p);
+    rb_mesh *meshes = desc->kind == RB_FRACTURE_GIVEN ? part_pieces(d, s.shape, &p) : NULL;
+    if (!meshes) meshes = cut_pieces(d, s.shape, &p, offsets);
     if (!add_breakable(d, id, &p, offsets, r, m, desc, meshes)) {
         snprintf(err, err_size, "breakable: the world refused the pieces (logged)");
         return false;
@@ -308,7 +347,7 @@ static bool split(rb_debris *d, rb_body_id id) {
                                   sizeof err)) {
                 pieces = &again;
                 /* cut now, as a pattern is when it is set (a body whose shape has a mesh) */
-                meshes = fresh = b.meshes ? cut_pieces(d, s.shape, &again) : NULL;
+                meshes = fresh = b.meshes ? cut_pieces(d, s.shape, &again, b.offsets) : NULL;
             } else
                 rb_log(RB_LOG_ERROR, "debris: an impact pattern could not be drawn: %s", err);
         }
