@@ -39,10 +39,16 @@ static inline float4 rb_quat_mul(const float4 a, const float4 b) {
                     a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
 }
 
+/* A held body's sleep timer (world_internal.h, RB_TIMER_DORMANT and
+ * RB_TIMER_ANCHORED): dormant (-1) until a mover touches it, anchored (-2)
+ * for good. */
+static inline bool rb_dormant(const float timer) { return timer < 0.0f && timer > -1.5f; }
+static inline bool rb_anchored(const float timer) { return timer < -1.5f; }
+
 /* True if a body sleeps: it has been slow for sleep_time seconds (body_pos.w
- * counts them); sleep_time 0 turns sleeping off. */
+ * counts them; sleep_time 0 turns sleeping off), or it is held. */
 static inline bool rb_asleep(const float slow_seconds, const float sleep_time) {
-    return sleep_time > 0.0f && slow_seconds >= sleep_time;
+    return slow_seconds < 0.0f || (sleep_time > 0.0f && slow_seconds >= sleep_time);
 }
 
 /* R diag(inv_inertia) R^T a: inverse world inertia applied to a vector, as

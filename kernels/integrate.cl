@@ -90,7 +90,10 @@ static void rb_integrate_body(const uint b, const float3 F, const float3 T, __gl
     const float wake2 = wake_accel * wake_accel;
     const bool loaded = accel2 > wake2 || alpha2 > wake2;
     float4 xn = x;
-    if (rb_asleep(x.w, sleep_time)) {
+    if (x.w < 0.0f) { /* held: anchored for good, dormant until a mover touches it (only that) */
+        if (rb_anchored(x.w) || wake[b] == 0u) return;
+        xn.w = 0.0f;
+    } else if (rb_asleep(x.w, sleep_time)) {
         if (wake[b] == 0u && !loaded) return; /* stays: v, L and omega are zero */
         xn.w = 0.0f;
     }

@@ -3,7 +3,10 @@
  * forces and moments): one work-item a body, as rb_piece_loads
  * (src/sim/pieces.c) computes them, operation for operation. A body without
  * pieces returns at once. Latches piece_load, the largest load over hold;
- * counts in *breaks each piece whose ratio passes 1 for the first time. */
+ * counts in *breaks each piece whose ratio passes 1 for the first time.
+ * A held body (body_pos.w < 0: world.h, rb_body_hold): a dormant one
+ * latches nothing; an anchored one is held still by the world, so the rest
+ * must give each piece all of its contact force: its load is |F_P|. */
 __kernel void rb_piece_loads(const uint bodies, __global const uint *body_first_particle,
                              __global const uint *body_first_piece, __global const uint *body_kind,
                              __global const float4 *body_quat, __global const float4 *body_omega,
@@ -11,11 +14,15 @@ __kernel void rb_piece_loads(const uint bodies, __global const uint *body_first_
                              __global const float4 *body_inv_inertia, __global const float *force,
                              __global const float *moment, __global const float4 *piece_info,
                              __global const float *piece_holds, __global const uint2 *piece_span,
-                             __global const uint *particle_member, __global float *piece_load, __global uint *breaks) {
+                             __global const uint *particle_member, __global float *piece_load, __global uint *breaks,
+                             __global const float4 *body_pos) {
     const uint b = get_global_id(0);
     if (b >= bodies) return;
     const uint pf = body_first_piece[b], pl = body_first_piece[b + 1];
     if (pf == pl || body_kind[b] != RB_BODY_DYNAMIC) return;
+    const float hold = body_pos[b].w;
+    if (rb_dormant(hold)) return;
+    const bool anchored = rb_anchored(hold);
     const float4 q = body_quat[b];
     const float3 w = body_omega[b].xyz, L = body_angmom[b].xyz;
     const uint first = body_first_particle[b], last = body_first_particle[b + 1];
@@ -43,8 +50,10 @@ __kernel void rb_piece_loads(const uint bodies, __global const uint *body_first_
             Fp = (float3)(Fp.x + f.x, Fp.y + f.y, Fp.z + f.z);
         }
         const float3 load =
-            (float3)(c.w * ((F.x * inv_mass + ar.x) + wwr.x) - Fp.x, c.w * ((F.y * inv_mass + ar.y) + wwr.y) - Fp.y,
-                     c.w * ((F.z * inv_mass + ar.z) + wwr.z) - Fp.z);
+            anchored ? -Fp
+                     : (float3)(c.w * ((F.x * inv_mass + ar.x) + wwr.x) - Fp.x,
+                                c.w * ((F.y * inv_mass + ar.y) + wwr.y) - Fp.y,
+                                c.w * ((F.z * inv_mass + ar.z) + wwr.z) - Fp.z);
         const float size = sqrt(load.x * load.x + load.y * load.y + load.z * load.z);
         const float holds = piece_holds[p];
         const float ratio = holds > 0.0f ? size / holds : size > 0.0f ? INFINITY : 0.0f;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "debris_internal.h"
 #include "debris_math.h"
 
@@ -137,6 +138,17 @@ static bool tick(rb_debris *d) {
     const bool read = needs_states(d, t);
     if (read && !read_states(d, &n)) return false;
     d->held_count = 0;
+    /* a blast due now loads the pieces of the breakable bodies it reaches
+     * first: those it breaks are split before it pushes (debris_glue.c) */
+    int blasted = 0;
+    for (uint32_t f = 0; read && f < d->desc.field_count && blasted >= 0; f++) {
+        const rb_field *fd = &d->desc.fields[f];
+        if (fd->kind == RB_FIELD_RADIAL && fd->impulse && !d->fired[f] && t >= fd->start) {
+            const int split = rb_debris_blast(d, fd);
+            blasted = split < 0 ? -1 : blasted + split;
+        }
+    }
+    if (blasted < 0 || (blasted > 0 && !read_states(d, &n))) return false;
     /* the fields push on the state as read, before bodies come and go */
     if (read && !rb_debris_push(d, t, d->states, n)) return false;
     if (read && d->impact_row >= 0 && !rb_debris_throw_chips(d, d->states, n)) return false;
@@ -173,6 +185,16 @@ uint32_t rb_debris_kernel_times(const rb_debris *d, const char *const **names, d
     return d->kernel_count;
 }
 
+/* True if an anchored body can break (debris_glue.c): its breaks are taken
+ * at every step, not at the tick, for a blow on a body that does not give
+ * way lasts a contact time, about half a tick, and would be over (the blow
+ * thrown back) before the tick let the part go. */
+static bool prompt_breaks(const rb_debris *d) {
+    for (uint32_t k = 0; k < d->breakable_count; k++)
+        if (d->breakables[k].anchored) return true;
+    return false;
+}
+
 bool rb_debris_step(rb_debris *d, uint32_t steps) {
     memset(d->stage_ms, 0, sizeof d->stage_ms);
     memset(d->kernel_ms, 0, sizeof d->kernel_ms);
@@ -183,12 +205,14 @@ bool rb_debris_step(rb_debris *d, uint32_t steps) {
         for (uint32_t k = 0; k < d->held_count; k++)
             if (rb_world_body_valid(d->world, d->held[k].id))
                 rb_world_add_load(d->world, d->held[k].id, d->held[k].force, d->held[k].torque);
-        uint32_t n = d->tick_steps - (uint32_t)(d->steps % d->tick_steps);
+        const bool prompt = prompt_breaks(d);
+        uint32_t n = prompt ? 1u : d->tick_steps - (uint32_t)(d->steps % d->tick_steps);
         if (n > steps) n = steps;
         if (!rb_world_step(d->world, n)) return false;
         add_times(d);
         d->steps += n;
         steps -= n;
+        if (prompt && d->steps % d->tick_steps != 0 && !rb_debris_break_bodies(d)) return false;
     }
     return true;
 }
@@ -214,4 +238,11 @@ float rb_debris_fade(const rb_debris *d, rb_body_id id) {
     return (float)fmin(1.0, fmax(0.0, left / RB_DEBRIS_FADE));
 }
 
-void rb_debris_set_colors(rb_debris *d, rb_color_table *colors) { d->colors = colors; }
+void rb_debris_set_colors(rb_debris *d, rb_color_table *colors) {
+    d->colors = colors;
+    /* the assemblies glued before it came take their first parts' colours */
+    for (uint32_t k = 0; colors && k < d->pending_count; k++)
+        if (!rb_color_table_inherit(colors, d->pending_colors[2 * k], d->pending_colors[2 * k + 1]))
+            rb_log(RB_LOG_WARN, "debris: out of memory for an assembly's colours: it is drawn in its default ones");
+    if (colors) d->pending_count = 0;
+}

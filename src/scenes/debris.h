@@ -158,6 +158,38 @@ bool rb_debris_track(rb_debris *d, rb_body_id id, float lifetime);
  * in turn where it has two pieces or more; a debris body's pieces are
  * debris with its lifetime. False with the reason in err. */
 bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_desc *desc, char *err, size_t err_size);
+/* A part of a glued assembly (rb_debris_glue). */
+typedef struct rb_glue_part {
+    rb_body_id id;             /* a dynamic body in the world */
+    bool anchored;             /* held to the world until the bonds that tie it to the rest break */
+    bool breakable;            /* once freed alone, it breaks by its own pattern: */
+    rb_fracture_desc fracture; /* (its `breakable`) */
+} rb_glue_part;
+
+/* How an assembly holds together. */
+typedef struct rb_glue_desc {
+    float strength; /* N a bond between two touching parts holds, > 0 */
+    bool asleep;    /* the assembly starts dormant (world.h, rb_body_hold) unless a part is anchored */
+} rb_glue_desc;
+
+/* The most parts an assembly may have. */
+#define RB_GLUE_MAX_PARTS 100000u
+
+/* Glues count bodies into one breakable body (docs/structures.md): their
+ * particles together, in their places, one body moving with their total
+ * momentum (each particle weighing the same: the parts' total mass over
+ * their particles); each part a piece of it, drawn with its own mesh, two
+ * parts bonded where particles of theirs are within a quarter radius of
+ * touching, each bond holding glue->strength. A part breaks off when its
+ * load passes its bonds' sum (rb_world_set_pieces); the parts still bonded
+ * stay together, an anchored group held; a part freed alone breaks by its
+ * own pattern from then on. The parts' bodies are removed; the assembly
+ * keeps the first part's colours and material. Parts must be dynamic, have
+ * particles of one radius, and not be breakable already. Returns the
+ * assembly's id, or a null id with the reason in err (nothing changed). */
+rb_body_id rb_debris_glue(rb_debris *d, const rb_glue_part *parts, uint32_t count, const rb_glue_desc *glue, char *err,
+                          size_t err_size);
+
 /* The mesh a world shape a split made (a child of a broken body) is drawn
  * with: the body's render mesh cut along the child's pieces' cells, in the
  * child's frame, made when the pattern was set (docs/debris.md, "The

@@ -3,11 +3,13 @@
  * pieces given to the world, which measures the pieces' loads in the step,
  * and the split at the tick after a piece passes its hold. The list of
  * breakable bodies it keeps is the table's (debris_table.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
+#include "base/rb_math.h"
 #include "cut.h"
 #include "debris_internal.h"
 
@@ -17,11 +19,8 @@ static void free_meshes(rb_mesh *meshes, uint32_t count) {
     free(meshes);
 }
 
-/* Makes body id breakable with pieces p of its particles at offsets, made
- * by pattern desc, and its pieces' meshes (NULL: none; all taken over: freed
- * here on failure). */
-static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offsets, float r, float m,
-                          const rb_fracture_desc *desc, rb_mesh *meshes) {
+bool rb_debris_add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offsets, float r, float m,
+                             const rb_fracture_desc *desc, rb_mesh *meshes, uint8_t *anchored, int32_t *inner) {
     rb_piece_desc *descs = malloc(sizeof *descs * p->piece_count);
     bool ok = descs != NULL;
     for (uint32_t k = 0; ok && k < p->piece_count; k++)
@@ -38,15 +37,14 @@ static bool add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offs
     if (!ok) {
         free_meshes(meshes, p->piece_count);
         rb_pieces_free(p);
-        free(offsets);
+        free(offsets), free(anchored), free(inner);
         return false;
     }
-    d->breakables[d->breakable_count++] = (breakable){id, *p, offsets, r, m, *desc, meshes};
+    d->breakables[d->breakable_count++] = (breakable){id, *p, offsets, r, m, *desc, meshes, anchored, inner};
     return true;
 }
 
-/* Appends mesh b to a (a's arrays grown). False if out of memory (a kept as it was). */
-static bool append_mesh(rb_mesh *a, const rb_mesh *b) {
+bool rb_debris_append_mesh(rb_mesh *a, const rb_mesh *b) {
     const uint32_t nv = a->vertex_count + b->vertex_count, ni = a->index_count + b->index_count;
     float *pos = realloc(a->positions, sizeof *pos * 3 * nv);
     if (pos) a->positions = pos;
@@ -73,7 +71,7 @@ static bool append_mesh(rb_mesh *a, const rb_mesh *b) {
  * out of memory (out empty). */
 static bool scaled_mesh(const rb_mesh *m, float scale, rb_mesh *out) {
     memset(out, 0, sizeof *out);
-    if (!append_mesh(out, m)) return rb_mesh_free(out), false;
+    if (!rb_debris_append_mesh(out, m)) return rb_mesh_free(out), false;
     for (uint32_t i = 0; scale != 1.0f && i < 3 * out->vertex_count; i++) out->positions[i] *= scale;
     return true;
 }
@@ -97,7 +95,7 @@ static uint32_t cut_particle_cells(const rb_mesh *body, const char *name, const 
     if (cells && failed && rb_cut_cells(body, offsets, n, name, cells) > 0) {
         for (uint32_t i = 0; i < n; i++) {
             const uint32_t k = p->piece_of[i];
-            if (!failed[k]) failed[k] = cells[i].vertex_count == 0 || !append_mesh(&meshes[k], &cells[i]);
+            if (!failed[k]) failed[k] = cells[i].vertex_count == 0 || !rb_debris_append_mesh(&meshes[k], &cells[i]);
         }
         for (uint32_t k = 0; k < p->piece_count; k++) {
             if (failed[k]) rb_mesh_free(&meshes[k]);
@@ -116,24 +114,28 @@ static uint32_t cut_particle_cells(const rb_mesh *body, const char *name, const 
  * where the shape has no mesh, or a pattern with no regions more than
  * RB_CUT_MAX_PARTICLE_CELLS particles: the pieces are drawn as their
  * particles' cells. */
-static rb_mesh *cut_pieces(const rb_debris *d, uint32_t world_shape, const rb_pieces *p, const float *offsets) {
-    const rb_shape *shape = rb_entities_shape_of_world_shape(d->entities, world_shape);
+static rb_mesh *cut_mesh(const rb_mesh *mesh, const char *name, const rb_pieces *p, const float *offsets) {
     const bool regions = p->seeds || p->radial;
-    if ((!regions && (!offsets || p->particle_count > RB_CUT_MAX_PARTICLE_CELLS)) || !shape ||
-        shape->mesh.vertex_count == 0)
+    if ((!regions && (!offsets || p->particle_count > RB_CUT_MAX_PARTICLE_CELLS)) || !mesh ||
+        mesh->vertex_count == 0)
         return NULL;
-    const float scale = rb_entities_scale_of_world_shape(d->entities, world_shape);
-    rb_mesh *meshes = calloc(p->piece_count, sizeof *meshes), body = {0};
-    if (!meshes || (scale != 1.0f && !scaled_mesh(&shape->mesh, scale, &body))) {
-        free(meshes);
-        return NULL;
-    }
-    const rb_mesh *mesh = scale != 1.0f ? &body : &shape->mesh;
-    if ((regions ? rb_cut_pieces(mesh, p, shape->name, meshes)
-                 : cut_particle_cells(mesh, shape->name, p, offsets, meshes)) == 0) {
+    rb_mesh *meshes = calloc(p->piece_count, sizeof *meshes);
+    if (meshes && (regions ? rb_cut_pieces(mesh, p, name, meshes) : cut_particle_cells(mesh, name, p, offsets, meshes)) == 0) {
         free(meshes);
         meshes = NULL;
     }
+    return meshes;
+}
+
+/* cut_mesh for a body of world shape `world_shape`: its registry shape's
+ * mesh, at its scale; NULL where it has none. */
+static rb_mesh *cut_pieces(const rb_debris *d, uint32_t world_shape, const rb_pieces *p, const float *offsets) {
+    const rb_shape *shape = rb_entities_shape_of_world_shape(d->entities, world_shape);
+    if (!shape || shape->mesh.vertex_count == 0) return NULL;
+    const float scale = rb_entities_scale_of_world_shape(d->entities, world_shape);
+    rb_mesh body = {0};
+    if (scale != 1.0f && !scaled_mesh(&shape->mesh, scale, &body)) return NULL;
+    rb_mesh *meshes = cut_mesh(scale != 1.0f ? &body : &shape->mesh, shape->name, p, offsets);
     rb_mesh_free(&body);
     return meshes;
 }
@@ -162,6 +164,30 @@ static rb_mesh *part_pieces(const rb_debris *d, uint32_t world_shape, const rb_p
     }
     if (!ok) free_meshes(meshes, meshes ? p->piece_count : 0), meshes = NULL;
     return meshes;
+}
+
+/* An anchored breakable body's anchors: its pieces with a particle within
+ * a quarter radius of touching a plane (body state s, particles at offsets
+ * of radius r), held until their bonds break; no part patterns. False if
+ * out of memory. */
+static bool anchor_pieces(const rb_debris *d, const rb_body_state *s, const rb_pieces *p, const float *offsets,
+                          float r, uint8_t **anchored, int32_t **inner) {
+    *anchored = calloc(p->piece_count, 1);
+    *inner = malloc(sizeof **inner * p->piece_count);
+    if (!*anchored || !*inner) {
+        free(*anchored), free(*inner);
+        return false;
+    }
+    const rb_world_desc *w = rb_world_get_desc(d->world);
+    for (uint32_t k = 0; k < p->piece_count; k++) (*inner)[k] = -1;
+    for (uint32_t i = 0; i < p->particle_count; i++) {
+        float x[3];
+        rb_quat_rotate(s->orientation, &offsets[3 * i], x);
+        for (int a = 0; a < 3; a++) x[a] += s->position[a];
+        for (uint32_t k = 0; k < w->plane_count; k++)
+            if (rb_v3_dot(w->planes[k].normal, x) - w->planes[k].offset <= 1.25f * r) (*anchored)[p->piece_of[i]] = 1;
+    }
+    return true;
 }
 
 bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_desc *desc, char *err, size_t err_size) {
@@ -201,7 +227,48 @@ bool rb_debris_make_breakable(rb_debris *d, rb_body_id id, const rb_fracture_des
     }
     rb_mesh *meshes = desc->kind == RB_FRACTURE_GIVEN ? part_pieces(d, s.shape, &p) : NULL;
     if (!meshes) meshes = cut_pieces(d, s.shape, &p, offsets);
-    if (!add_breakable(d, id, &p, offsets, r, m, desc, meshes)) {
+    uint8_t *anchored = NULL;
+    int32_t *inner = NULL;
+    if (s.hold == RB_HOLD_ANCHORED && !anchor_pieces(d, &s, &p, offsets, r, &anchored, &inner)) {
+        snprintf(err, err_size, "breakable: out of memory");
+        return false;
+    }
+    if (!rb_debris_add_breakable(d, id, &p, offsets, r, m, desc, meshes, anchored, inner)) {
+        snprintf(err, err_size, "breakable: the world refused the pieces (logged)");
+        return false;
+    }
+    return true;
+}
+
+bool rb_debris_break_by(rb_debris *d, rb_body_id id, const rb_fracture_desc *desc, const rb_mesh *mesh, char *err,
+                        size_t err_size) {
+    rb_body_state s;
+    if (desc->kind == RB_FRACTURE_GIVEN || !rb_world_get_body_by_id(d->world, id, &s) || s.kind != RB_BODY_DYNAMIC) {
+        snprintf(err, err_size, "breakable: not a dynamic body, or a pattern a plugin gives");
+        return false;
+    }
+    float mass = 0.0f;
+    const uint32_t n = rb_world_shape_particles(d->world, s.shape, NULL, 0, &mass);
+    float *offsets = malloc(sizeof *offsets * 3 * (n ? n : 1));
+    rb_pieces p;
+    if (!offsets || !n) {
+        free(offsets);
+        snprintf(err, err_size, "breakable: out of memory");
+        return false;
+    }
+    rb_world_shape_particles(d->world, s.shape, offsets, n, NULL);
+    const float r = rb_world_shape_radius(d->world, s.shape), m = mass / (float)n;
+    if (!rb_pieces_make(offsets, n, r, m, desc, NULL, &p, err, err_size)) {
+        free(offsets);
+        return false;
+    }
+    if (p.piece_count < 2) {
+        rb_pieces_free(&p);
+        free(offsets);
+        return true;
+    }
+    rb_mesh *meshes = cut_mesh(mesh, "a freed part", &p, offsets);
+    if (!rb_debris_add_breakable(d, id, &p, offsets, r, m, desc, meshes, NULL, NULL)) {
         snprintf(err, err_size, "breakable: the world refused the pieces (logged)");
         return false;
     }
@@ -234,7 +301,7 @@ static void to_child(rb_mesh *m, const rb_split_child *c) {
 /* A copy of mesh b in child c's frame (empty if out of memory). */
 static rb_mesh child_mesh(const rb_mesh *b, const rb_split_child *c) {
     rb_mesh m = {0};
-    if (append_mesh(&m, b))
+    if (rb_debris_append_mesh(&m, b))
         to_child(&m, c);
     else
         rb_mesh_free(&m);
@@ -264,30 +331,32 @@ static rb_mesh *child_meshes(rb_debris *d, const rb_pieces *pieces, const rb_mes
     for (uint32_t k = 0; whole && k < np; k++) {
         if (!mine[k]) continue;
         rb_mesh m = child_mesh(&meshes[k], c);
-        whole = m.vertex_count > 0 && append_mesh(&all, &m);
+        whole = m.vertex_count > 0 && rb_debris_append_mesh(&all, &m);
         if (per && whole)
             per[mine[k] - 1] = m;
         else
             rb_mesh_free(&m);
     }
     free(mine);
-    if (whole && shape >= d->shape_mesh_size) {
+    if (whole)
+        whole = rb_debris_keep_shape_mesh(d, shape, &all);
+    else
+        rb_mesh_free(&all);
+    if (!whole && per) free_meshes(per, sub->piece_count), per = NULL;
+    return per;
+}
+
+bool rb_debris_keep_shape_mesh(rb_debris *d, uint32_t shape, rb_mesh *m) {
+    if (shape >= d->shape_mesh_size) {
         const uint32_t size = shape + 16u;
         rb_mesh *grown = realloc(d->shape_meshes, sizeof *grown * size);
-        if (grown) {
-            memset(&grown[d->shape_mesh_size], 0, sizeof *grown * (size - d->shape_mesh_size));
-            d->shape_meshes = grown, d->shape_mesh_size = size;
-        }
-        whole = grown != NULL;
+        if (!grown) return rb_mesh_free(m), false;
+        memset(&grown[d->shape_mesh_size], 0, sizeof *grown * (size - d->shape_mesh_size));
+        d->shape_meshes = grown, d->shape_mesh_size = size;
     }
-    if (whole) {
-        rb_mesh_free(&d->shape_meshes[shape]);
-        d->shape_meshes[shape] = all;
-    } else {
-        rb_mesh_free(&all);
-        if (per) free_meshes(per, sub->piece_count), per = NULL;
-    }
-    return per;
+    rb_mesh_free(&d->shape_meshes[shape]);
+    d->shape_meshes[shape] = *m;
+    return true;
 }
 
 bool rb_debris_exploded_mesh(const rb_debris *d, rb_body_id id, float spread, rb_mesh *out) {
@@ -299,7 +368,7 @@ bool rb_debris_exploded_mesh(const rb_debris *d, rb_body_id id, float spread, rb
     bool ok = true;
     for (uint32_t k = 0; ok && k < b->pieces.piece_count; k++) {
         const uint32_t from = out->vertex_count;
-        ok = b->meshes[k].vertex_count > 0 && append_mesh(out, &b->meshes[k]);
+        ok = b->meshes[k].vertex_count > 0 && rb_debris_append_mesh(out, &b->meshes[k]);
         for (uint32_t v = from; ok && v < out->vertex_count; v++)
             for (int a = 0; a < 3; a++) out->positions[3 * v + a] += spread * b->pieces.centre[3 * k + a];
     }
@@ -315,15 +384,53 @@ uint32_t rb_debris_breakables(const rb_debris *d, rb_body_id *ids, uint32_t capa
 bool rb_debris_piece_mesh(const rb_debris *d, uint32_t world_shape, rb_mesh *out) {
     memset(out, 0, sizeof *out);
     if (!d || world_shape >= d->shape_mesh_size || d->shape_meshes[world_shape].vertex_count == 0) return false;
-    if (append_mesh(out, &d->shape_meshes[world_shape])) return true;
+    if (rb_debris_append_mesh(out, &d->shape_meshes[world_shape])) return true;
     rb_mesh_free(out);
     return false;
 }
 
-/* Splits a broken body into its groups of pieces (rb_debris_make_breakable).
+/* How a glued assembly's child is held, from its pieces (parent pieces of
+ * its particles): anchored while it keeps an anchored part and another
+ * bonded to it (a part alone has lost the bonds that tied it to the rest,
+ * and falls); *inner: the pattern of its part if it is one part (-1: none). */
+static rb_body_hold child_hold(const breakable *b, const rb_pieces *pieces, const rb_split_child *ch, int32_t *inner) {
+    *inner = -1;
+    if (!b->anchored || pieces != &b->pieces) return RB_HOLD_NONE;
+    const uint32_t first = pieces->piece_of[ch->parent[0]];
+    bool several = false, anchored = false;
+    for (uint32_t i = 0; i < ch->particle_count; i++) {
+        const uint32_t k = pieces->piece_of[ch->parent[i]];
+        several = several || k != first;
+        anchored = anchored || b->anchored[k];
+    }
+    if (!several) *inner = b->inner[first];
+    return several && anchored ? RB_HOLD_ANCHORED : RB_HOLD_NONE;
+}
+
+/* A glued child's per-piece anchored and inner (sub: its pieces, as
+ * rb_pieces_restrict numbers them); false if out of memory (none made). */
+static bool child_glue(const breakable *b, const rb_pieces *pieces, const rb_split_child *ch, const rb_pieces *sub,
+                       uint8_t **anchored, int32_t **inner) {
+    *anchored = malloc(sub->piece_count);
+    *inner = malloc(sizeof **inner * sub->piece_count);
+    if (!*anchored || !*inner) {
+        free(*anchored), free(*inner);
+        *anchored = NULL, *inner = NULL;
+        return false;
+    }
+    for (uint32_t i = 0; i < ch->particle_count; i++) {
+        const uint32_t k = pieces->piece_of[ch->parent[i]], j = sub->piece_of[i];
+        (*anchored)[j] = b->anchored[k], (*inner)[j] = b->inner[k];
+    }
+    return true;
+}
+
+/* Splits a broken body into its groups of pieces (rb_debris_make_breakable),
+ * its pieces over their hold in the world's loads or in extra (per piece,
+ * load over hold; NULL: none) broken.
  * An impact pattern's body comes apart into every piece of its pattern
  * drawn again about the hit, and those pieces are cut from its mesh then. */
-static bool split(rb_debris *d, rb_body_id id) {
+bool rb_debris_split(rb_debris *d, rb_body_id id, const float *extra) {
     const breakable *found = rb_debris_find_breakable(d, id);
     rb_body_state s;
     if (!found || !rb_world_get_body_by_id(d->world, id, &s)) return true;
@@ -340,6 +447,7 @@ static bool split(rb_debris *d, rb_body_id id) {
     uint32_t count = 0;
     char err[256];
     if (loads && rb_world_piece_loads(d->world, id, loads, np) == np) {
+        for (uint32_t k = 0; extra && k < np; k++) loads[k] = fmaxf(loads[k], extra[k]);
         if (b.desc.impact) {
             float hit[3];
             hit_point(&b.pieces, loads, hit);
@@ -375,7 +483,9 @@ static bool split(rb_debris *d, rb_body_id id) {
             ch->particle_count, ch->particles, ch->mass, {ch->inertia[0], ch->inertia[1], ch->inertia[2]}, b.r};
         const int shape = rb_world_add_shape(d->world, &data);
         if (shape < 0) continue; /* logged */
-        rb_body_desc bd = {.shape = (uint32_t)shape, .kind = RB_BODY_DYNAMIC, .material = s.material};
+        int32_t inner = -1;
+        const rb_body_hold hold = child_hold(&b, pieces, ch, &inner);
+        rb_body_desc bd = {.shape = (uint32_t)shape, .kind = RB_BODY_DYNAMIC, .material = s.material, .hold = hold};
         memcpy(bd.position, ch->position, sizeof bd.position);
         memcpy(bd.orientation, ch->orientation, sizeof bd.orientation);
         memcpy(bd.velocity, ch->velocity, sizeof bd.velocity);
@@ -394,13 +504,22 @@ static bool split(rb_debris *d, rb_body_id id) {
             float *offsets = malloc(sizeof *offsets * 3 * ch->particle_count);
             rb_mesh *kid_meshes =
                 child_meshes(d, pieces, meshes, ch, sub.piece_count >= 2 ? &sub : NULL, (uint32_t)shape);
-            if (sub.piece_count >= 2 && offsets) {
+            uint8_t *anchored = NULL;
+            int32_t *inners = NULL;
+            if (sub.piece_count >= 2 && offsets && (!b.anchored || pieces != &b.pieces ||
+                                                    child_glue(&b, pieces, ch, &sub, &anchored, &inners))) {
                 memcpy(offsets, ch->particles, sizeof *offsets * 3 * ch->particle_count);
-                add_breakable(d, kid, &sub, offsets, b.r, b.m, &b.desc, kid_meshes);
+                rb_debris_add_breakable(d, kid, &sub, offsets, b.r, b.m, &b.desc, kid_meshes, anchored, inners);
             } else {
                 free_meshes(kid_meshes, sub.piece_count);
                 rb_pieces_free(&sub);
                 free(offsets);
+                /* a glued part freed alone breaks by its own pattern from now on */
+                const rb_mesh *own = (uint32_t)shape < d->shape_mesh_size && d->shape_meshes[shape].vertex_count
+                                         ? &d->shape_meshes[shape]
+                                         : NULL;
+                if (inner >= 0 && !rb_debris_break_by(d, kid, &d->inner[inner], own, err, sizeof err))
+                    rb_log(RB_LOG_WARN, "debris: a freed part stays whole: %s", err);
             }
         }
     }
@@ -426,7 +545,7 @@ bool rb_debris_break_bodies(rb_debris *d) {
     rb_body_id ids[64];
     for (uint32_t n; (n = rb_world_take_breaks(d->world, ids, 64)) > 0;) {
         for (uint32_t k = 0; k < n; k++)
-            if (!split(d, ids[k])) return false;
+            if (!rb_debris_split(d, ids[k], NULL)) return false;
         if (n < 64) break;
     }
     return true;

@@ -8,6 +8,8 @@
  *   debris_fields.c  fields: added, changed, and their pushes and held loads
  *   debris_impact.c  impact debris: the chips a hard hit throws
  *   debris_break.c   breakable bodies: their pieces, and the split
+ *   debris_glue.c    glued assemblies, and a blast's load on pieces (calls
+ *                    debris_break.c's split)
  *   debris_table.c   the table of debris bodies and the list of breakable
  *                    ones: used by all of the above, calls none of them
  *   debris_math.h    random numbers and vector helpers (header only) */
@@ -67,6 +69,12 @@ typedef struct breakable {
     rb_fracture_desc desc;
     rb_mesh *meshes; /* per piece: its part of the body's mesh, shape frame (cut.h); NULL, or one
                         of vertex_count 0: drawn as its particles' cells */
+    /* a glued assembly's (debris_glue.c; NULL for other bodies), per piece:
+     * whether its part is anchored, and the index of its part's own pattern
+     * in rb_debris.inner (-1: none), which a part breaks by once it is
+     * freed as a body of its own */
+    uint8_t *anchored;
+    int32_t *inner;
 } breakable;
 
 struct rb_debris {
@@ -111,6 +119,13 @@ struct rb_debris {
     uint32_t shape_mesh_size;
     /* the bodies' colours (colors.h, the stage's: rb_debris_set_colors); NULL: none kept */
     rb_color_table *colors;
+    /* assemblies glued before the table came: (first part, assembly) pairs
+     * whose colours it takes when it does */
+    rb_body_id *pending_colors;
+    uint32_t pending_count;
+    /* the parts' own patterns of glued assemblies (breakable.inner) */
+    rb_fracture_desc *inner;
+    uint32_t inner_count;
     /* the last rb_debris_step's stage and kernel times (rb_debris_stage_times) */
     double stage_ms[RB_STAGE_COUNT], kernel_ms[RB_DEBRIS_KERNELS];
     const char *const *kernel_names;
@@ -170,5 +185,32 @@ bool rb_debris_throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n
 /* Breakable bodies (debris_break.c): the bodies the world found broken
  * since the last tick, split. */
 bool rb_debris_break_bodies(rb_debris *d);
+/* Splits body id along its pieces over their hold, in the world's loads
+ * or in extra (per piece, load over hold; NULL: none). False on a failure. */
+bool rb_debris_split(rb_debris *d, rb_body_id id, const float *extra);
+/* Makes body id breakable with pieces p of its particles at offsets, made
+ * by pattern desc, with its pieces' meshes (NULL: none) and a glued
+ * assembly's per-piece anchored and inner (NULL: none): all taken over,
+ * freed here on failure. */
+bool rb_debris_add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *offsets, float r, float m,
+                             const rb_fracture_desc *desc, rb_mesh *meshes, uint8_t *anchored, int32_t *inner);
+/* Keeps mesh m (taken over) as world shape `shape`'s (rb_debris_piece_mesh). False if out of memory (m freed). */
+bool rb_debris_keep_shape_mesh(rb_debris *d, uint32_t shape, rb_mesh *m);
+/* Appends mesh b to a (a's arrays grown). False if out of memory (a kept as it was). */
+bool rb_debris_append_mesh(rb_mesh *a, const rb_mesh *b);
+/* Body id (a world shape with no entity row: a piece or an assembly) made
+ * breakable by desc, its pieces cut from mesh (its own, in its shape frame;
+ * NULL: drawn as cells). False with the reason in err. */
+bool rb_debris_break_by(rb_debris *d, rb_body_id id, const rb_fracture_desc *desc, const rb_mesh *mesh, char *err,
+                        size_t err_size);
+
+/* Blasts (debris_glue.c): the pieces of the anchored breakable bodies a
+ * radial impulse field f reaches, each loaded by the impulse the field
+ * gives a body at its centre over a contact time (the anchor holds the
+ * body still, so the rest must hold all of it back); those over their hold
+ * break now, before the field pushes, and the parts freed are pushed as
+ * bodies of their own. A free body flies as one, and breaks where it
+ * lands. Returns the bodies split (-1 on a failure). */
+int rb_debris_blast(rb_debris *d, const rb_field *f);
 
 #endif

@@ -66,7 +66,7 @@ static void free_breakable(breakable *b) {
     for (uint32_t k = 0; b->meshes && k < b->pieces.piece_count; k++) rb_mesh_free(&b->meshes[k]);
     free(b->meshes);
     rb_pieces_free(&b->pieces);
-    free(b->offsets);
+    free(b->offsets), free(b->anchored), free(b->inner);
 }
 
 /* Every entry's id is a live body's (its generation not 0), so
@@ -90,4 +90,5 @@ void rb_debris_free_breakables(rb_debris *d) {
     free(d->breakables);
     for (uint32_t k = 0; k < d->shape_mesh_size; k++) rb_mesh_free(&d->shape_meshes[k]);
     free(d->shape_meshes);
+    free(d->inner), free(d->pending_colors);
 }

@@ -87,9 +87,9 @@ static int pair_order(const void *a, const void *b) {
 /* Bonds: the piece pairs with a touching particle pair. A sweep along the
  * longest axis (particles sorted on it, each compared with those within
  * reach ahead) instead of all n^2 pairs. */
-static bool find_bonds(const float *p, uint32_t n, float r, const uint32_t *piece_of, uint32_t **bonds,
-                       uint32_t *bond_count) {
-    const double reach = 2.0 * r * RB_BOND_REACH, reach2 = reach * reach;
+static bool find_bonds(const float *p, uint32_t n, float r, float bond_reach, const uint32_t *piece_of,
+                       uint32_t **bonds, uint32_t *bond_count) {
+    const double reach = 2.0 * r * (bond_reach > 0.0f ? bond_reach : RB_BOND_REACH), reach2 = reach * reach;
     float low, extent;
     const int axis = rb_longest_axis(p, n, &low, &extent);
     along *s = malloc(n * sizeof *s);
@@ -228,6 +228,7 @@ static bool make_pieces(const float *offsets, uint32_t n, float r, float m, cons
 
     out->particle_count = n;
     out->strength = desc->strength;
+    out->bond_reach = desc->bond_reach;
     out->radius = r;
     out->piece_of = malloc(n * sizeof *out->piece_of);
     uint32_t *scratch = malloc((count > n ? count : n) * sizeof *scratch);
@@ -289,7 +290,7 @@ static bool make_pieces(const float *offsets, uint32_t n, float r, float m, cons
         }
         free(sum);
     }
-    if (ok) ok = find_bonds(offsets, n, r, out->piece_of, &out->bonds, &out->bond_count);
+    if (ok) ok = find_bonds(offsets, n, r, desc->bond_reach, out->piece_of, &out->bonds, &out->bond_count);
     if (!ok) {
         rb_pieces_free(out);
         say(err, err_size, "fracture: out of memory for the pieces of %u particles", n);
@@ -441,6 +442,24 @@ uint32_t rb_split(const rb_pieces *p, const float *offsets, float r, float m, co
     return count;
 }
 
+bool rb_gather(const float *points, uint32_t n, float r, float m, rb_split_child *out) {
+    memset(out, 0, sizeof *out);
+    out->particle_count = n;
+    out->particles = malloc(3 * sizeof *out->particles * (n ? n : 1));
+    out->parent = malloc(sizeof *out->parent * (n ? n : 1));
+    float *scratch = malloc(3 * sizeof *scratch * (n ? n : 1));
+    if (!n || !out->particles || !out->parent || !scratch) {
+        free(out->particles), free(out->parent), free(scratch);
+        memset(out, 0, sizeof *out);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) out->parent[i] = i;
+    const rb_body_state origin = {.orientation = {0.0f, 0.0f, 0.0f, 1.0f}};
+    make_child(out, points, r, m, &origin, scratch);
+    free(scratch);
+    return true;
+}
+
 void rb_split_free(rb_split_child *children, uint32_t count) {
     if (!children) return;
     for (uint32_t k = 0; k < count; k++) free(children[k].particles), free(children[k].parent);
@@ -470,7 +489,8 @@ bool rb_pieces_restrict(const rb_pieces *parent, const rb_split_child *child, rb
     }
     /* The parent's pieces as given ones: renumbered in the child's order,
      * bonds found afresh among the child's own offsets. */
-    const rb_fracture_desc desc = {.kind = RB_FRACTURE_GIVEN, .strength = parent->strength};
+    const rb_fracture_desc desc = {
+        .kind = RB_FRACTURE_GIVEN, .strength = parent->strength, .bond_reach = parent->bond_reach};
     const bool ok = rb_pieces_make(child->particles, child->particle_count, parent->radius,
                                    child->mass / (float)child->particle_count, &desc, given, out, err, err_size);
     free(given);

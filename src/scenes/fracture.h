@@ -52,6 +52,11 @@ typedef struct rb_fracture_desc {
      * (rb_pieces_make_at), seeds densest there; before it, plain voronoi. */
     bool impact;
     float focus; /* impact: m, how far from the hit seeds are densest; 0: a quarter of the farthest particle */
+    /* Two pieces are bonded where particles of theirs are within this many
+     * particle diameters; 0: 1.01 (touching, with a little slack for
+     * rounding). Glued parts (debris.h, rb_debris_glue) reach across the
+     * small gaps generators leave between bodies. */
+    float bond_reach;
 } rb_fracture_desc;
 
 /* A radial pattern's regions (rb_pieces.radial): `wedges` sectors about an
@@ -90,6 +95,7 @@ typedef struct rb_pieces {
     uint32_t bond_count;
     float strength; /* N a bond holds */
     float radius;   /* m, the particles': rb_pieces_restrict finds a child's bonds with it */
+    float bond_reach; /* rb_fracture_desc.bond_reach, which it finds them with too */
     float *holds;   /* per piece: strength times its bonds, N (0 for a piece with none) */
     /* voronoi, layers, slices: per piece xyz, shape frame, m: its region
      * is the Voronoi cell of this point (the points nearer it than any
@@ -147,6 +153,13 @@ typedef struct rb_split_child {
 uint32_t rb_split(const rb_pieces *p, const float *offsets, float r, float m, const bool *broken,
                   const rb_body_state *parent, rb_split_child **children, char *err, size_t err_size);
 void rb_split_free(rb_split_child *children, uint32_t count);
+
+/* One body of n particles at points (xyz triples, m, any frame: the
+ * parent's, at rest at its origin) of radius r and mass m each, as rb_split
+ * makes a child: its mass properties, principal frame (centre, axes,
+ * orientation in the points' frame) and its particles in that frame; no
+ * motion. False if out of memory (out empty). The caller frees out->particles and out->parent. */
+bool rb_gather(const float *points, uint32_t n, float r, float m, rb_split_child *out);
 
 /* The pieces a child keeps: the parent's pieces restricted to the child's
  * particles (bonds among them only), for a child that can break again. */

@@ -36,11 +36,32 @@ void rb_scene_destroy(rb_scene *s) {
     free(s);
 }
 
+/* Glues assembly a's parts (the scene's bodies that name it, the first of
+ * the world's in order: ids by index, taken before any is removed). */
+static bool glue(const rb_scene *s, uint32_t a, rb_debris *d, rb_world *w, char *why, size_t why_size) {
+    uint32_t count = 0;
+    for (uint32_t b = 0; b < s->body_count; b++) count += s->bodies[b].assembly == a + 1;
+    rb_glue_part *parts = calloc(count ? count : 1, sizeof *parts);
+    if (!parts) return snprintf(why, why_size, "out of memory"), false;
+    count = 0;
+    for (uint32_t b = 0; b < s->body_count && b < rb_world_body_count(w); b++) {
+        const rb_scene_body *sb = &s->bodies[b];
+        if (sb->assembly != a + 1) continue;
+        parts[count++] = (rb_glue_part){rb_world_body_id(w, b), sb->anchored, sb->breakable, sb->fracture};
+    }
+    const rb_scene_assembly *as = &s->assemblies[a];
+    const rb_glue_desc desc = {as->strength, as->asleep};
+    const bool ok = rb_debris_glue(d, parts, count, &desc, why, why_size).generation != 0;
+    free(parts);
+    return ok;
+}
+
 rb_debris *rb_scene_debris(const rb_scene *s, rb_entities *t, char *err, size_t err_size) {
     if (err_size) err[0] = '\0';
-    if (!s->debris) return NULL;
+    if (!s->debris && s->assembly_count == 0) return NULL;
+    static const rb_debris_desc none = {0};
     char why[256];
-    rb_debris *d = rb_debris_create(s->debris, t, why, sizeof why);
+    rb_debris *d = rb_debris_create(s->debris ? s->debris : &none, t, why, sizeof why);
     if (!d) {
         snprintf(err, err_size, "%s: %s", s->name, why);
         return NULL;
@@ -48,6 +69,7 @@ rb_debris *rb_scene_debris(const rb_scene *s, rb_entities *t, char *err, size_t 
     rb_world *w = rb_entities_world(t);
     for (uint32_t b = 0; b < s->body_count && b < rb_world_body_count(w); b++) {
         const rb_scene_body *sb = &s->bodies[b];
+        if (sb->assembly) continue; /* its `breakable` is its own, once its assembly frees it */
         if (sb->lifetime > 0.0f) rb_debris_track(d, rb_world_body_id(w, b), sb->lifetime);
         if (sb->breakable && !rb_debris_make_breakable(d, rb_world_body_id(w, b), &sb->fracture, why, sizeof why)) {
             snprintf(err, err_size, "%s: bodies[%u]: %s", s->name, b, why);
@@ -55,6 +77,13 @@ rb_debris *rb_scene_debris(const rb_scene *s, rb_entities *t, char *err, size_t 
             return NULL;
         }
     }
+    /* last: gluing removes the parts' bodies, after the ones above found theirs by index */
+    for (uint32_t a = 0; a < s->assembly_count; a++)
+        if (!glue(s, a, d, w, why, sizeof why)) {
+            snprintf(err, err_size, "%s: %s: %s", s->name, s->assemblies[a].origin, why);
+            rb_debris_destroy(d);
+            return NULL;
+        }
     return d;
 }
 
@@ -139,6 +168,8 @@ uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err
         rb_body_desc d = b->desc;
         d.kind = b->is_static ? RB_BODY_STATIC : b->is_kinematic ? RB_BODY_KINEMATIC : RB_BODY_DYNAMIC;
         d.material = world_material[b->material];
+        /* a part of an assembly is held as its assembly is, when it is glued (rb_scene_debris) */
+        if (!b->assembly) d.hold = b->anchored ? RB_HOLD_ANCHORED : b->asleep ? RB_HOLD_DORMANT : RB_HOLD_NONE;
         rb_body_id id = rb_entities_spawn_scaled(t, (uint32_t)row, b->scale, &d);
         if (id.generation == 0) {
             snprintf(err, err_size, "%s: body %u (%s): the world refused it (the log says why)", s->name, i, b->shape);

@@ -53,7 +53,27 @@ typedef struct rb_scene_body {
     bool breakable;            /* it breaks into pieces when hit hard enough (fracture.h, rb_debris_make_breakable) */
     rb_fracture_desc fracture;
     rb_color_spec colors; /* its `color` and `inside_color`, or its material's; neither: the defaults (colors.h) */
+    /* Structures (docs/structures.md): `asleep` (dormant until touched),
+     * `anchored` (held to the world until its bonds break), the assembly it
+     * is a part of (1 + its index in rb_scene.assemblies; 0: none); its
+     * `breakable` is then the pattern it breaks by once freed alone. */
+    bool asleep, anchored;
+    uint32_t assembly;
+    char origin[32]; /* where the file gave it, for messages: "bodies[3]", "generators[1]" */
 } rb_scene_body;
+
+/* The most assemblies a scene may hold. */
+#define RB_SCENE_MAX_ASSEMBLIES 256u
+
+/* Bodies glued into one breakable structure (debris.h, rb_debris_glue):
+ * an entry of `assemblies`, or a generator's `glue`. */
+typedef struct rb_scene_assembly {
+    char name[RB_SCENE_NAME_SIZE]; /* "" for a generator's own */
+    char origin[48];               /* where the file gave it: "assemblies[2]", "generators[1].glue" */
+    float strength;                /* N a bond between two touching parts holds */
+    bool anchored;                 /* its parts that touch a plane or a static body are anchored */
+    bool asleep;                   /* it starts dormant */
+} rb_scene_assembly;
 
 /* Camera bookmarks a scene keeps (the `camera` key): the sandbox's Ctrl+1..3. */
 #define RB_SCENE_BOOKMARKS 3
@@ -85,6 +105,8 @@ typedef struct rb_scene {
     /* Debris effects (debris.h): the `emitters`, `fields` and `debris` keys;
      * NULL when the scene has none of them and no body has a lifetime. */
     rb_debris_desc *debris;
+    rb_scene_assembly assemblies[RB_SCENE_MAX_ASSEMBLIES];
+    uint32_t assembly_count;
     /* The `camera` key's bookmarks; has_camera false when the file has none. */
     bool has_camera;
     rb_scene_bookmark bookmarks[RB_SCENE_BOOKMARKS];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/rb_math.h"
 #include "scene_read_internal.h"
 
 bool rb_read_reserve_bodies(rb_scene *s, uint64_t n, uint32_t particles, rb_reader *r) {
@@ -89,6 +90,25 @@ const rb_shape *rb_read_template(rb_reader *r, const rb_scene *s, const cJSON *o
     }
     if (t->breakable && (t->is_static || t->is_kinematic))
         return rb_read_fail_at(r, "breakable", "only a dynamic body breaks (this one is static or kinematic)"), NULL;
+    /* structures (docs/structures.md) */
+    char assembly[RB_SCENE_NAME_SIZE] = "";
+    if (!rb_read_bool(r, o, "asleep", &t->asleep) || !rb_read_bool(r, o, "anchored", &t->anchored) ||
+        !rb_read_string(r, o, "assembly", assembly, sizeof assembly, false))
+        return NULL;
+    if (assembly[0]) {
+        for (uint32_t j = 0; j < s->assembly_count && !t->assembly; j++)
+            if (strcmp(s->assemblies[j].name, assembly) == 0) t->assembly = j + 1;
+        if (!t->assembly)
+            return rb_read_fail_at(r, "assembly", "no assembly '%s' (the top level's \"assemblies\" names them)",
+                                   assembly),
+                   NULL;
+    }
+    if ((t->asleep || t->anchored || t->assembly) && (t->is_static || t->is_kinematic))
+        return rb_read_fail(r, "only a dynamic body starts asleep, is anchored or is a part of an assembly"), NULL;
+    if (t->asleep && t->anchored) return rb_read_fail(r, "a body is asleep or anchored, not both"), NULL;
+    if (t->assembly && t->asleep)
+        return rb_read_fail_at(r, "asleep", "a part sleeps with its assembly: give \"asleep\" to the assembly"), NULL;
+    snprintf(t->origin, sizeof t->origin, "%.31s", r->path);
     return shape;
 }
 
@@ -117,6 +137,9 @@ bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
                                        "breakable",
                                        "color",
                                        "inside_color",
+                                       "asleep",
+                                       "anchored",
+                                       "assembly",
                                        NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
@@ -137,9 +160,12 @@ bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
     if (momentum && cJSON_GetObjectItemCaseSensitive(o, "angular_velocity"))
         return rb_read_fail(r, "give angular_velocity or angular_momentum, not both");
     if (!rb_read_vector(r, o, "angular_momentum", 3, b.angular_momentum) ||
-        !rb_read_float(r, o, "sleep_timer", 0.0, 1e30, &b.sleep_timer) ||
+        !rb_read_float(r, o, "sleep_timer", -2.0, 1e30, &b.sleep_timer) ||
         !rb_read_float(r, o, "support", 0.0, 1e30, &b.support))
         return false;
+    if (b.sleep_timer < 0.0f && b.sleep_timer != -1.0f && b.sleep_timer != -2.0f)
+        return rb_read_fail_at(r, "sleep_timer", "%g: a timer is >= 0 s, or -1 (dormant) or -2 (anchored)",
+                               b.sleep_timer);
     b.exact = momentum || timer || support;
     if (b.exact) {
         const float *q = b.desc.orientation;
@@ -158,6 +184,9 @@ bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
             return rb_read_fail(
                 r, "a static body never moves: give it no velocity or angular_velocity (or make it kinematic)");
     }
+    if ((b.asleep || b.anchored) && (rb_v3_dot(b.desc.velocity, b.desc.velocity) > 0.0f ||
+                                     rb_v3_dot(b.desc.angular_velocity, b.desc.angular_velocity) > 0.0f))
+        return rb_read_fail(r, "a body asleep or anchored starts at rest: give it no velocity");
     if ((b.is_static || b.is_kinematic) && momentum)
         return rb_read_fail(r, "a static or kinematic body has no angular_momentum (its inertia is infinite); give "
                                "angular_velocity");

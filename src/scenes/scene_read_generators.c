@@ -21,7 +21,8 @@ bool rb_read_generator(rb_reader *r, rb_scene *s, const cJSON *o) {
     static const char *const keys[] = {"type",    "shape",        "material", "static",    "kinematic", "scale",
                                        "count",   "rows",         "columns",  "height",    "radius",    "position",
                                        "spacing", "gap",          "walls",    "formation", "lifetime",  "breakable",
-                                       "color",   "inside_color", NULL};
+                                       "color",   "inside_color", "asleep",   "anchored",  "assembly",  "glue",
+                                       NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
     char type[32];
@@ -31,6 +32,9 @@ bool rb_read_generator(rb_reader *r, rb_scene *s, const cJSON *o) {
     t.scale = 1.0f;
     const rb_shape *shape = rb_read_template(r, s, o, &t);
     if (!shape) return false;
+    if (cJSON_GetObjectItemCaseSensitive(o, "glue") && (t.is_static || t.is_kinematic))
+        return rb_read_fail_at(r, "glue", "only dynamic bodies are glued");
+    if (!rb_read_glue(r, s, o, r->path, &t.assembly)) return false;
     float h[3], origin[3] = {0, 0, 0}, gap = 0.0f;
     rb_shape_half_extents(shape, h);
     for (int k = 0; k < 3; k++) h[k] *= t.scale;

@@ -87,6 +87,16 @@ bool rb_read_debris(rb_reader *r, rb_scene *s, const cJSON *root);
 /* A body's or generator's `breakable` key, if there is one, into t (debris_read.c). */
 bool rb_read_breakable(rb_reader *r, const cJSON *o, rb_scene_body *t);
 
+/* Structures (scene_read_assemblies.c): the top level's `assemblies` list
+ * o; a generator's `glue` (an assembly of its own, origin naming it); and,
+ * once every body is read, the checks that need them all: every assembly
+ * has parts of one particle size and no lifetime, every anchored body or
+ * part touches a plane or a static body (an anchored assembly's parts that
+ * do are marked anchored). False, failed, on a bad value. */
+bool rb_read_assemblies(rb_reader *r, rb_scene *s, const cJSON *o);
+bool rb_read_glue(rb_reader *r, rb_scene *s, const cJSON *o, const char *origin, uint32_t *assembly);
+bool rb_read_check_structures(rb_reader *r, rb_scene *s);
+
 /* The top level's `contacts` value o, a saved world's contact history, into
  * s->contacts (scene_read_contacts.c). False, failed, on a bad entry. */
 bool rb_read_contacts(rb_reader *r, rb_scene *s, const cJSON *o);

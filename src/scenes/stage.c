@@ -71,14 +71,24 @@ static bool same_world(const rb_world_desc *a, const rb_world_desc *b) {
     return true;
 }
 
-/* The colours of the scene's bodies, the first of the world (the scene was
- * just built into it), in the table, emptied first; the debris layer keeps
- * its pieces' and its emitters' there. */
-static void paint(rb_stage *s, const rb_scene *scene, rb_world *world, rb_debris *debris) {
+/* The scene's bodies' ids, the first of the world's (the scene was just
+ * built into it), taken before its debris layer is made: gluing an
+ * assembly removes its parts' bodies. NULL if out of memory. */
+static rb_body_id *scene_ids(const rb_scene *scene, rb_world *world) {
+    rb_body_id *ids = calloc(scene->body_count ? scene->body_count : 1, sizeof *ids);
+    for (uint32_t b = 0; ids && b < scene->body_count && b < rb_world_body_count(world); b++)
+        ids[b] = rb_world_body_id(world, b);
+    return ids;
+}
+
+/* The colours of the scene's bodies (their ids: scene_ids) in the table,
+ * emptied first; the debris layer keeps its pieces', its assemblies' (their
+ * first parts') and its emitters' there. */
+static void paint(rb_stage *s, const rb_scene *scene, const rb_body_id *ids, rb_debris *debris) {
     rb_color_table_clear(s->colors);
-    bool ok = true;
-    for (uint32_t b = 0; b < scene->body_count && b < rb_world_body_count(world); b++)
-        ok = rb_color_table_set(s->colors, rb_world_body_id(world, b), &scene->bodies[b].colors) && ok;
+    bool ok = ids != NULL;
+    for (uint32_t b = 0; ids && b < scene->body_count; b++)
+        ok = (ids[b].generation == 0 || rb_color_table_set(s->colors, ids[b], &scene->bodies[b].colors)) && ok;
     if (!ok)
         rb_log(RB_LOG_WARN, "%s: out of memory for the bodies' colours: some are drawn in their defaults", scene->name);
     if (debris) rb_debris_set_colors(debris, s->colors);
@@ -121,6 +131,7 @@ bool rb_stage_install(rb_stage *s, rb_scene *scene, const rb_stage_how *how, uin
     err[0] = '\0';
     const uint32_t took = rb_scene_build(scene, entities, err, err_size);
     if (added) *added = took;
+    rb_body_id *ids = scene_ids(scene, world);
     rb_debris *debris = NULL;
     if (took != scene->body_count || !make_debris(scene, entities, how->debris_optional, &debris, err, err_size)) {
         if (!reuse) {
@@ -134,11 +145,14 @@ bool rb_stage_install(rb_stage *s, rb_scene *scene, const rb_stage_how *how, uin
             rb_color_table_clear(s->colors);
             if (s->scene && scene != s->scene) {
                 rb_scene_build(s->scene, s->entities, again, sizeof again);
+                rb_body_id *old_ids = scene_ids(s->scene, world);
                 make_debris(s->scene, s->entities, true, &s->debris, again, sizeof again);
-                paint(s, s->scene, world, s->debris);
+                paint(s, s->scene, old_ids, s->debris);
+                free(old_ids);
             }
         }
         if (scene != s->scene) rb_scene_destroy(scene);
+        free(ids);
         return false;
     }
     rb_debris_destroy(s->debris); /* it knows the world it was made for */
@@ -149,7 +163,8 @@ bool rb_stage_install(rb_stage *s, rb_scene *scene, const rb_stage_how *how, uin
         s->world = world, s->entities = entities;
         s->world_number++;
     }
-    paint(s, scene, s->world, s->debris);
+    paint(s, scene, ids, s->debris);
+    free(ids);
     if (scene != s->scene) {
         rb_scene_destroy(s->scene);
         s->scene = scene;

@@ -502,7 +502,8 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
              ARG_MEM(K_PIECES, 7, body_vel) && ARG_MEM(K_PIECES, 8, body_inv_inertia) && ARG_MEM(K_PIECES, 9, force) &&
              ARG_MEM(K_PIECES, 10, moment) && ARG_MEM(K_PIECES, 11, piece_info) && ARG_MEM(K_PIECES, 12, piece_holds) &&
              ARG_MEM(K_PIECES, 13, piece_span) && ARG_MEM(K_PIECES, 14, particle_member) &&
-             ARG_MEM(K_PIECES, 15, piece_load) && ARG_MEM(K_PIECES, 16, breaks);
+             ARG_MEM(K_PIECES, 15, piece_load) && ARG_MEM(K_PIECES, 16, breaks) &&
+             ARG_MEM(K_PIECES, 17, body_pos);
 
     ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&

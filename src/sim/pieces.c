@@ -8,6 +8,11 @@
 uint32_t rb_piece_loads(rb_world_data *d, uint32_t b, const rb_float4 *pos, const float *force, const float *moment) {
     const uint32_t pf = d->body_first_piece[b], pl = d->body_first_piece[b + 1];
     if (pf == pl || d->body_kind[b] != RB_BODY_DYNAMIC) return 0;
+    /* held (world_internal.h): a dormant body latches nothing; an anchored
+     * one is held still by the world, so the rest must give each piece all
+     * of its contact force (kernels/pieces.cl) */
+    if (rb_timer_dormant(d->body_pos[b].w)) return 0;
+    const bool anchored = rb_timer_anchored(d->body_pos[b].w);
     const rb_float4 q4 = d->body_quat[b], w4 = d->body_omega[b], L4 = d->body_angmom[b];
     const float q[4] = {q4.x, q4.y, q4.z, q4.w}, w[3] = {w4.x, w4.y, w4.z};
     const uint32_t first = d->body_first_particle[b], last = d->body_first_particle[b + 1];
@@ -45,7 +50,7 @@ uint32_t rb_piece_loads(rb_world_data *d, uint32_t b, const rb_float4 *pos, cons
             for (int j = 0; j < 3; j++) Fp[j] += force[3 * i + j];
         }
         float load[3];
-        for (int j = 0; j < 3; j++) load[j] = c.w * ((F[j] * inv_mass + ar[j]) + wwr[j]) - Fp[j];
+        for (int j = 0; j < 3; j++) load[j] = anchored ? -Fp[j] : c.w * ((F[j] * inv_mass + ar[j]) + wwr[j]) - Fp[j];
         const float size = sqrtf(load[0] * load[0] + load[1] * load[1] + load[2] * load[2]);
         const float holds = d->piece_holds[p];
         const float ratio = holds > 0.0f ? size / holds : size > 0.0f ? INFINITY : 0.0f;

@@ -108,8 +108,9 @@ static void build_grid(reference *r, const rb_world_data *d, const rb_step_param
     for (uint32_t i = 0; i < n; i++) r->sorted[r->cursor[r->hash[i]]++] = i;
 }
 
+/* Asleep, or held (world_internal.h, RB_TIMER_DORMANT and RB_TIMER_ANCHORED). */
 static bool asleep(const rb_world_data *d, const rb_step_params *p, uint32_t body) {
-    return p->sleep_time > 0.0f && d->body_pos[body].w >= p->sleep_time;
+    return d->body_pos[body].w < 0.0f || (p->sleep_time > 0.0f && d->body_pos[body].w >= p->sleep_time);
 }
 
 /* Calls visit(ctx, j) for every particle j of another body in the 27 cells
@@ -354,7 +355,10 @@ static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
         float alpha2 = alpha.x * alpha.x + alpha.y * alpha.y + alpha.z * alpha.z;
         float wake2 = p->wake_accel * p->wake_accel;
         bool loaded = accel2 > wake2 || alpha2 > wake2;
-        if (asleep(d, p, b)) {
+        if (x.w < 0.0f) { /* held: anchored for good, dormant until a mover touches it (only that) */
+            if (rb_timer_anchored(x.w) || !r->wake[b]) continue;
+            x.w = 0.0f;
+        } else if (asleep(d, p, b)) {
             if (!r->wake[b] && !loaded) continue; /* stays as it is: v, L and omega are zero */
             x.w = 0.0f;
         }

@@ -437,6 +437,12 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
                w->material_count);
         return null_id;
     }
+    if (bd->hold != RB_HOLD_NONE &&
+        (bd->hold > RB_HOLD_ANCHORED || bd->kind != RB_BODY_DYNAMIC || any_nonzero(bd->velocity) ||
+         any_nonzero(bd->angular_velocity))) {
+        rb_log(RB_LOG_ERROR, "world: only a dynamic body at rest can start dormant or anchored");
+        return null_id;
+    }
     if (bd->kind == RB_BODY_STATIC && (any_nonzero(bd->velocity) || any_nonzero(bd->angular_velocity))) {
         rb_log(RB_LOG_ERROR, "world: a static body never moves: add it without a velocity (or make it kinematic)");
         return null_id;
@@ -463,7 +469,10 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     rb_float4 inv_inertia = {1.0f / s->inertia[0], 1.0f / s->inertia[1], 1.0f / s->inertia[2],
                              s->mass / (float)s->particle_count};
     if (!dynamic) inv_inertia = (rb_float4){0.0f, 0.0f, 0.0f, INFINITY};
-    d->body_pos[b] = (rb_float4){bd->position[0], bd->position[1], bd->position[2], 0.0f};
+    const float timer = bd->hold == RB_HOLD_DORMANT    ? RB_TIMER_DORMANT
+                        : bd->hold == RB_HOLD_ANCHORED ? RB_TIMER_ANCHORED
+                                                       : 0.0f;
+    d->body_pos[b] = (rb_float4){bd->position[0], bd->position[1], bd->position[2], timer};
     d->body_quat[b] = (rb_float4){q[0], q[1], q[2], q[3]};
     d->body_vel[b] = (rb_float4){bd->velocity[0], bd->velocity[1], bd->velocity[2], dynamic ? 1.0f / s->mass : 0.0f};
     d->body_inv_inertia[b] = inv_inertia;
@@ -592,16 +601,20 @@ static bool body_for_edit(rb_world *w, rb_body_id id, uint32_t *b, const float *
         return false;
     }
     if (!host_current(w)) return false;
-    w->d.body_pos[*b].w = 0.0f; /* any edit wakes the body */
+    /* any edit wakes the body, a dormant one too; an anchored one stays held */
+    if (!rb_timer_anchored(w->d.body_pos[*b].w)) w->d.body_pos[*b].w = 0.0f;
     w->host_dirty = true;
     return true;
 }
+
+/* An anchored body: held still, whatever an edit or a load asks. */
+static bool anchored(const rb_world *w, uint32_t b) { return rb_timer_anchored(w->d.body_pos[b].w); }
 
 bool rb_world_apply_impulse(rb_world *w, rb_body_id id, const float impulse[3], const float point[3]) {
     uint32_t b;
     if (!body_for_edit(w, id, &b, impulse, point)) return false;
     rb_world_data *d = &w->d;
-    if (d->body_kind[b] != RB_BODY_DYNAMIC) return true; /* infinite mass: taken without moving */
+    if (d->body_kind[b] != RB_BODY_DYNAMIC || anchored(w, b)) return true; /* taken without moving */
     float inv_mass = d->body_vel[b].w, r[3], t[3];
     d->body_vel[b].x += impulse[0] * inv_mass, d->body_vel[b].y += impulse[1] * inv_mass;
     d->body_vel[b].z += impulse[2] * inv_mass;
@@ -616,7 +629,7 @@ bool rb_world_apply_force(rb_world *w, rb_body_id id, const float force[3], cons
     uint32_t b;
     if (!body_for_edit(w, id, &b, force, point)) return false;
     rb_world_data *d = &w->d;
-    if (d->body_kind[b] != RB_BODY_DYNAMIC) return true; /* nothing moves it */
+    if (d->body_kind[b] != RB_BODY_DYNAMIC || anchored(w, b)) return true; /* nothing moves it */
     float r[3], t[3];
     r[0] = point[0] - d->body_pos[b].x, r[1] = point[1] - d->body_pos[b].y, r[2] = point[2] - d->body_pos[b].z;
     rb_v3_cross(r, force, t);
@@ -630,7 +643,8 @@ bool rb_world_add_load(rb_world *w, rb_body_id id, const float force[3], const f
     uint32_t b;
     if (!index_of(w, id, &b) || !all_finite(force, 3) || !all_finite(torque, 3) || !host_current(w)) return false;
     rb_world_data *d = &w->d;
-    if (d->body_kind[b] != RB_BODY_DYNAMIC) return true;
+    if (d->body_kind[b] != RB_BODY_DYNAMIC || anchored(w, b)) return true;
+    if (rb_timer_dormant(d->body_pos[b].w)) d->body_pos[b].w = 0.0f; /* a field reached it: it wakes */
     d->body_force[b].x += force[0], d->body_force[b].y += force[1], d->body_force[b].z += force[2];
     d->body_torque[b].x += torque[0], d->body_torque[b].y += torque[1], d->body_torque[b].z += torque[2];
     w->loads_applied = w->host_dirty = true;
@@ -639,8 +653,8 @@ bool rb_world_add_load(rb_world *w, rb_body_id id, const float force[3], const f
 
 bool rb_world_set_velocity(rb_world *w, rb_body_id id, const float velocity[3], const float angular_velocity[3]) {
     uint32_t b;
-    if (index_of(w, id, &b) && w->d.body_kind[b] == RB_BODY_STATIC) {
-        rb_log(RB_LOG_ERROR, "world: set_velocity on a static body, which never moves (make it kinematic)");
+    if (index_of(w, id, &b) && (w->d.body_kind[b] == RB_BODY_STATIC || anchored(w, b))) {
+        rb_log(RB_LOG_ERROR, "world: set_velocity on a static or anchored body, which never moves");
         return false;
     }
     if (!body_for_edit(w, id, &b, velocity, angular_velocity)) return false;
@@ -658,7 +672,7 @@ bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) 
     const float q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     if (!all_finite(st->position, 3) || !all_finite(q, 4) || !all_finite(st->velocity, 3) ||
         !all_finite(st->angular_momentum, 3) || !all_finite(st->angular_velocity, 3) || !isfinite(st->sleep_timer) ||
-        !(st->sleep_timer >= 0.0f) || !(fabsf(q2 - 1.0f) <= 1e-3f) || !(st->support >= 0.0f && isfinite(st->support))) {
+        !(st->sleep_timer >= 0.0f || st->sleep_timer == RB_TIMER_DORMANT || st->sleep_timer == RB_TIMER_ANCHORED) || !(fabsf(q2 - 1.0f) <= 1e-3f) || !(st->support >= 0.0f && isfinite(st->support))) {
         rb_log(RB_LOG_ERROR, "world: restore_body with a non-finite value, a negative sleep timer or support, or an "
                              "orientation that is not a unit quaternion: ignored");
         return false;
@@ -678,7 +692,7 @@ bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) 
         d->body_angmom[b] =
             (rb_float4){st->angular_momentum[0], st->angular_momentum[1], st->angular_momentum[2], 0.0f};
         /* as the step leaves it (reference.c, integrate.cl): zero while asleep, else from L at this orientation */
-        const bool asleep = w->params.sleep_time > 0.0f && timer >= w->params.sleep_time;
+        const bool asleep = timer < 0.0f || (w->params.sleep_time > 0.0f && timer >= w->params.sleep_time);
         d->body_omega[b] = asleep ? (rb_float4){0.0f, 0.0f, 0.0f, 0.0f}
                                   : rb_apply_inv_inertia(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
     } else {
@@ -784,9 +798,12 @@ bool rb_world_get_body(rb_world *w, uint32_t b, rb_body_state *out) {
         .mass = 1.0f / d->body_vel[b].w,
         .sleep_timer = d->body_pos[b].w,
         .support = d->body_support[b],
-        .asleep = w->params.sleep_time > 0.0f && d->body_pos[b].w >= w->params.sleep_time,
+        .asleep = d->body_pos[b].w < 0.0f || (w->params.sleep_time > 0.0f && d->body_pos[b].w >= w->params.sleep_time),
         .kind = (rb_body_kind)d->body_kind[b],
         .material = d->body_material[b],
+        .hold = rb_timer_anchored(d->body_pos[b].w)  ? RB_HOLD_ANCHORED
+                : rb_timer_dormant(d->body_pos[b].w) ? RB_HOLD_DORMANT
+                                                     : RB_HOLD_NONE,
     };
     return true;
 }

@@ -119,6 +119,21 @@ static inline bool rb_body_same(rb_body_id a, rb_body_id b) {
  * body (a static one's does not: it is not moving). */
 typedef enum rb_body_kind { RB_BODY_DYNAMIC = 0, RB_BODY_STATIC, RB_BODY_KINEMATIC } rb_body_kind;
 
+/* How a dynamic body is held where it starts (docs/structures.md). A
+ * dormant body ("asleep until touched") neither moves nor breaks, however
+ * it is loaded, until an awake body moving faster than sleep_speed (or a
+ * moving kinematic one) touches it, or an edit through this API (an
+ * impulse, a force, a load, a velocity) reaches it; then it wakes as any
+ * sleeper does, and sleeps again only as any body does. An anchored body
+ * is held still by the world for good, as a static body is, but its
+ * particles feel contacts as a dynamic body's do, so its pieces'
+ * loads are measured (rb_world_set_pieces): each piece's is its contact
+ * force, all of which the rest must give it. Edits leave it where it is.
+ * The debris layer lets an anchored body's pieces fall once the bonds that
+ * tie them to their anchors break (src/scenes/debris_break.c). Both count
+ * as asleep (rb_body_state.asleep) and hold with sleeping off. */
+typedef enum rb_body_hold { RB_HOLD_NONE = 0, RB_HOLD_DORMANT, RB_HOLD_ANCHORED } rb_body_hold;
+
 /* Where a new body starts. Zero fields mean: a dynamic body at rest, unrotated. */
 typedef struct rb_body_desc {
     uint32_t shape;            /* from rb_world_add_shape() */
@@ -128,6 +143,7 @@ typedef struct rb_body_desc {
     float angular_velocity[3]; /* rad/s, world frame; must be zero for a static body */
     rb_body_kind kind;
     uint32_t material; /* from rb_world_add_material(); 0: the world description's */
+    rb_body_hold hold; /* a dynamic body's, at rest; RB_HOLD_NONE for the others */
 } rb_body_desc;
 
 /* A body's state as read back. Position, orientation, velocity, angular
@@ -143,11 +159,13 @@ typedef struct rb_body_state {
     float angular_velocity[3]; /* world frame */
     float angular_momentum[3]; /* world frame, about the centre of mass; zero for static and kinematic bodies */
     float mass;                /* kg; INFINITY for static and kinematic bodies */
-    float sleep_timer;         /* s the body has been slow (no load, under sleep_speed); asleep once >= sleep_time */
+    float sleep_timer;         /* s the body has been slow (no load, under sleep_speed); asleep once >= sleep_time;
+                                  -1 dormant, -2 anchored (rb_body_hold) */
     float support; /* how many contacts' worth its mass was shared among at the last step (README.md, "The contact") */
-    bool asleep;
+    bool asleep; /* held bodies too */
     rb_body_kind kind;
     uint32_t material;
+    rb_body_hold hold;
 } rb_body_state;
 
 typedef struct rb_world rb_world;
@@ -212,8 +230,9 @@ bool rb_world_set_velocity(rb_world *world, rb_body_id id, const float velocity[
  * momentum); a static body takes position and orientation only, and its
  * velocities must be zero. Static and kinematic bodies never sleep: their
  * timer stays 0. False, with nothing changed, for a stale id, a non-finite
- * value, a negative sleep_timer or an orientation that is not a unit
- * quaternion (within 1e-3; logged). */
+ * value, a negative sleep_timer (but a held body's, -1 or -2: it is held
+ * again) or an orientation that is not a unit quaternion (within 1e-3;
+ * logged). */
 bool rb_world_restore_body(rb_world *world, rb_body_id id, const rb_body_state *state);
 
 /* Advances the world by steps fixed steps. False on a backend failure (logged). */

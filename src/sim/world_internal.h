@@ -42,6 +42,15 @@ _Static_assert(sizeof(rb_contact_rates) == 16, "rb_contact_rates must have the l
  * added in order. (The OpenCL backend sums part k in work-item k of a body's
  * work-group on a CPU; kernels/integrate.cl.) */
 #define RB_SUM_PARTS 8u
+
+/* A held body's sleep timer (body_pos.w; world.h, rb_body_hold): a dormant
+ * body's is -1 until a mover touches it, an anchored body's -2 for good.
+ * Both count as asleep (a mover's touch is what wakes a dormant one; an
+ * anchored one never moves), and neither follows its load. */
+#define RB_TIMER_DORMANT (-1.0f)
+#define RB_TIMER_ANCHORED (-2.0f)
+static inline bool rb_timer_dormant(float timer) { return timer < 0.0f && timer > -1.5f; }
+static inline bool rb_timer_anchored(float timer) { return timer < -1.5f; }
 #define RB_SUM_MIN_CHUNK 32u
 
 /* The pair table's row of materials a and b (a, b < RB_MAX_MATERIALS). */
