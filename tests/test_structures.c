@@ -275,7 +275,8 @@ static void test_ball_breaks_the_wall_along_its_mortar(void **state) {
     print_message("after 2 s: %u bricks freed whole, %u brick pieces; freed before the first brick broke: %u\n", freed,
                   crumbs, freed_first);
     assert_true(freed >= 3);
-    assert_true(crumbs == 0 || (freed_first >= 1 && freed_first != UINT32_MAX));
+    assert_true(crumbs > 0); /* the bricks' own bonds (5 MN) gave way too, later */
+    assert_true(freed_first >= 1 && freed_first != UINT32_MAX);
     close_scene(&r);
 }
 
