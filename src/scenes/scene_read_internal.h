@@ -91,4 +91,13 @@ bool rb_read_breakable(rb_reader *r, const cJSON *o, rb_scene_body *t);
  * s->contacts (scene_read_contacts.c). False, failed, on a bad entry. */
 bool rb_read_contacts(rb_reader *r, rb_scene *s, const cJSON *o);
 
+/* A body's `name` and `path` keys into b, about to be the scene's body
+ * (scene_read_joints.c): the name unique, the path on a kinematic body only.
+ * False, failed, on a bad value. */
+bool rb_read_name_and_path(rb_reader *r, rb_scene *s, const cJSON *o, rb_scene_body *b);
+/* The top level's `joints` value o (scene_read_joints.c), after every body
+ * is read: each joint's bodies by name, or a chain of new bodies. False,
+ * failed, on a bad entry. */
+bool rb_read_joints(rb_reader *r, rb_scene *s, const cJSON *o);
+
 #endif
