@@ -435,13 +435,13 @@ static void test_scene_joints_save_and_load(void **state) {
     (void)state;
     const char *text =
         "{\"rubble_scene\": 1, \"bodies\": ["
-        "{\"shape\": \"cube\", \"name\": \"ball\", \"position\": [0, 2, 0]},"
+        "{\"shape\": \"cube2\", \"scale\": 0.5, \"name\": \"ball\", \"position\": [0, 2, 0]},"
         "{\"shape\": \"cube2\", \"name\": \"swing\", \"position\": [4, 5, 0]},"
         "{\"shape\": \"cube2\", \"name\": \"lift\", \"kinematic\": true, \"path\": {\"keys\": ["
         "{\"t\": 0, \"position\": [8, 2, 0]}, {\"t\": 1, \"position\": [8, 4, 0], \"orientation\": [0, 0.3826834, 0, "
         "0.9238795]}], \"interpolation\": \"smooth\", \"loop\": true}}],"
         "\"joints\": [{\"chain\": {\"shape\": \"cube2\", \"scale\": 0.25, \"links\": 4, \"from\": [0, 6, 0], \"to\": "
-        "\"ball\", \"anchor\": [0, 0.7, 0]}, \"breaking_force\": 1e7},"
+        "\"ball\", \"anchor\": [0, 0.3, 0]}, \"breaking_force\": 1e7},"
         "{\"a\": \"swing\", \"point\": [4, 6, 0]}]}";
     char err[512];
     rb_scene *s = parse(text, err, sizeof err);
@@ -458,7 +458,9 @@ static void test_scene_joints_save_and_load(void **state) {
     assert_true(rb_world_step(w, 300));
     rb_body_state st;
     assert_true(rb_world_get_body(w, 0, &st));
-    assert_true(st.position[1] > 4.0f && st.position[1] < 5.3f); /* the cube hangs on its chain */
+    /* the block hangs on its chain, a little below where it started (the joints stretch under its weight) */
+    assert_true(st.position[1] > 1.8f && st.position[1] < 2.0f);
+    assert_near(st.position[0], 0.0, 1e-3);
     const char *path = "test_joints_saved.json";
     assert_true(rb_scene_save(path, w, t, err, sizeof err));
     rb_scene *back = rb_scene_load(path, g_reg, err, sizeof err);
@@ -466,7 +468,7 @@ static void test_scene_joints_save_and_load(void **state) {
     assert_int_equal(back->joint_count, 6);
     assert_int_equal(back->path_count, 1);
     assert_true(back->paths[0].smooth && back->paths[0].loop);
-    assert_near(back->paths[0].time, 300 * 0.0016f, 1e-9);
+    assert_near(back->paths[0].time, 300.0 * rb_world_get_desc(w)->dt, 1e-9);
     rb_world *w2 = world_on(RB_BACKEND_REFERENCE, rb_scene_world_desc(back, &(rb_world_desc){0}));
     rb_entities *t2 = rb_entities_create(g_reg, w2);
     assert_int_equal(rb_scene_build(back, t2, err, sizeof err), 7);
@@ -477,7 +479,7 @@ static void test_scene_joints_save_and_load(void **state) {
         assert_true(rb_world_get_body(w, b, &s1) && rb_world_get_body(w2, b, &s2));
         for (int c = 0; c < 3; c++) assert_near(s1.position[c], s2.position[c], 1e-4);
     }
-    remove(path);
+    if (!getenv("RB_KEEP")) remove(path);
     rb_entities_destroy(t2), rb_world_destroy(w2), rb_scene_destroy(back);
     rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
 }
