@@ -64,8 +64,8 @@ static uint32_t add_rod(rb_world *w, int n, float r, float m) {
 
 #define LINKS 6
 #define LINK_MASS 20.0f
-#define LINK_R 0.1f  /* two particles: 0.4 m long */
-#define PITCH 0.5f   /* joint to joint: 0.1 m between links */
+#define LINK_R 0.1f /* two particles: 0.4 m long */
+#define PITCH 0.5f  /* joint to joint: 0.1 m between links */
 #define BALL_MASS 400.0f
 #define BALL_R 0.3f
 #define BALL_ANCHOR 0.35f /* the ball's joint 0.05 m above its surface */
@@ -77,9 +77,11 @@ static rb_body_id build_pendulum(rb_world *w) {
     const uint32_t link = add_rod(w, 2, LINK_R, LINK_MASS);
     const float ball_inertia = 0.4f * BALL_MASS * BALL_R * BALL_R;
     const float zero[3] = {0.0f, 0.0f, 0.0f};
-    const int ball_shape = rb_world_add_shape(
-        w, &(rb_shape_data){.particle_count = 1, .offsets = zero, .mass = BALL_MASS,
-                            .inertia = {ball_inertia, ball_inertia, ball_inertia}, .particle_radius = BALL_R});
+    const int ball_shape = rb_world_add_shape(w, &(rb_shape_data){.particle_count = 1,
+                                                                  .offsets = zero,
+                                                                  .mass = BALL_MASS,
+                                                                  .inertia = {ball_inertia, ball_inertia, ball_inertia},
+                                                                  .particle_radius = BALL_R});
     assert_true(ball_shape >= 0);
     const float s = sinf(THETA0), c = cosf(THETA0);
     const float q[4] = {0.0f, 0.0f, sinf(0.5f * THETA0), cosf(0.5f * THETA0)};
@@ -179,7 +181,8 @@ static bool hang(rb_backend_kind backend, float total, float *peak, uint64_t *di
     const float zero[3] = {0.0f, 0.0f, 0.0f};
     const float m = 50.0f, r = 0.2f, i = 0.4f * m * r * r;
     const int shape = rb_world_add_shape(
-        w, &(rb_shape_data){.particle_count = 1, .offsets = zero, .mass = m, .inertia = {i, i, i}, .particle_radius = r});
+        w,
+        &(rb_shape_data){.particle_count = 1, .offsets = zero, .mass = m, .inertia = {i, i, i}, .particle_radius = r});
     const rb_body_id id = rb_world_add_body(w, &(rb_body_desc){.shape = (uint32_t)shape, .position = {0, 5, 0}});
     const uint32_t joint = rb_world_add_joint(
         w, &(rb_joint_desc){.a = id, .anchor_a = {0, 0.25f, 0}, .anchor_b = {0, 5.25f, 0}, .breaking_force = LIMIT});
@@ -248,8 +251,8 @@ static double follow(rb_backend_kind backend, bool smooth, bool loop, uint64_t *
     rb_world_desc desc = rb_default_world_desc();
     rb_world *w = world_on(backend, desc);
     const uint32_t shape = add_rod(w, 2, 0.2f, 10.0f);
-    const rb_body_id id = rb_world_add_body(
-        w, &(rb_body_desc){.shape = shape, .position = {0, 1, 0}, .kind = RB_BODY_KINEMATIC});
+    const rb_body_id id =
+        rb_world_add_body(w, &(rb_body_desc){.shape = shape, .position = {0, 1, 0}, .kind = RB_BODY_KINEMATIC});
     const rb_path_desc path = {.keys = g_keys, .key_count = 4, .smooth = smooth, .loop = loop};
     assert_true(rb_world_set_path(w, id, &path));
     /* a dynamic body beside it: paths step one step at a time, the rest as ever */
@@ -299,7 +302,8 @@ static void test_kinematic_body_follows_its_path(void **state) {
 
 static void test_path_poses(void **state) {
     (void)state;
-    const rb_path_desc lin = {.keys = g_keys, .key_count = 4}, smooth = {.keys = g_keys, .key_count = 4, .smooth = true};
+    const rb_path_desc lin = {.keys = g_keys, .key_count = 4},
+                       smooth = {.keys = g_keys, .key_count = 4, .smooth = true};
     double p[3], q[4];
     for (int k = 0; k < 4; k++)
         for (int s = 0; s < 2; s++) {
@@ -356,10 +360,11 @@ static void test_moving_partner_wakes_a_sleeper(void **state) {
     for (int backend = 0; backend < 2; backend++) {
         rb_world *w = world_on(backend ? RB_BACKEND_OPENCL : RB_BACKEND_REFERENCE, rb_default_world_desc());
         const uint32_t shape = add_rod(w, 2, 0.2f, 10.0f);
-        const rb_body_id sleeper = rb_world_add_body(w, &(rb_body_desc){.shape = shape, .position = {0, 0.2f, 0},
-                                                                        .orientation = {0, 0, 0.70710678f, 0.70710678f}});
-        const rb_body_id mover = rb_world_add_body(
-            w, &(rb_body_desc){.shape = shape, .position = {0, 2, 0}, .kind = RB_BODY_KINEMATIC});
+        const rb_body_id sleeper = rb_world_add_body(
+            w,
+            &(rb_body_desc){.shape = shape, .position = {0, 0.2f, 0}, .orientation = {0, 0, 0.70710678f, 0.70710678f}});
+        const rb_body_id mover =
+            rb_world_add_body(w, &(rb_body_desc){.shape = shape, .position = {0, 2, 0}, .kind = RB_BODY_KINEMATIC});
         /* the sleeper's centre held where it lies: no load until the mover moves */
         assert_true(rb_world_add_joint(w, &(rb_joint_desc){.a = sleeper, .b = mover, .anchor_b = {0, -1.8f, 0}}));
         assert_true(rb_world_step(w, 1000));
@@ -391,11 +396,13 @@ static void refused(const char *text, const char *key, const char *says) {
     }
     char want[128];
     snprintf(want, sizeof want, "test.json: %s: ", key);
-    if (!strstr(err, want) || !strstr(err, says)) fail_msg("for %s\nexpected '%s...%s', got: %s", text, want, says, err);
+    if (!strstr(err, want) || !strstr(err, says))
+        fail_msg("for %s\nexpected '%s...%s', got: %s", text, want, says, err);
 }
 
-#define HEAD "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"name\": \"a\", \"position\": [0, 5, 0]}, " \
-             "{\"shape\": \"cube\", \"name\": \"b\", \"position\": [2, 5, 0]}], "
+#define HEAD                                                                                                           \
+    "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"name\": \"a\", \"position\": [0, 5, 0]}, "             \
+    "{\"shape\": \"cube\", \"name\": \"b\", \"position\": [2, 5, 0]}], "
 
 static void test_bad_scenes_are_refused(void **state) {
     (void)state;
@@ -425,7 +432,8 @@ static void test_bad_scenes_are_refused(void **state) {
     refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"kinematic\": true, \"path\": {\"keys\": "
             "[{\"t\": 0, \"position\": [0, 1, 0]}], \"interpolation\": \"cubic\"}}]}",
             "bodies[0].path.interpolation", "\"linear\" or \"smooth\"");
-    refused(HEAD "\"joints\": [{\"chain\": {\"shape\": \"cube2\", \"links\": 6, \"from\": [0, 8, 0], \"to\": \"nobody\"}}]}",
+    refused(HEAD
+            "\"joints\": [{\"chain\": {\"shape\": \"cube2\", \"links\": 6, \"from\": [0, 8, 0], \"to\": \"nobody\"}}]}",
             "joints[0].chain.to", "no body is named 'nobody'");
 }
 
@@ -493,7 +501,8 @@ static void test_wrecking_ball_knocks_the_wall_down(void **state) {
     uint64_t digests[2];
     uint32_t moved[2];
     for (int backend = 0; backend < 2; backend++) {
-        rb_world *w = world_on(backend ? RB_BACKEND_OPENCL : RB_BACKEND_REFERENCE, rb_scene_world_desc(s, &(rb_world_desc){0}));
+        rb_world *w =
+            world_on(backend ? RB_BACKEND_OPENCL : RB_BACKEND_REFERENCE, rb_scene_world_desc(s, &(rb_world_desc){0}));
         rb_entities *t = rb_entities_create(g_reg, w);
         assert_int_equal(rb_scene_build(s, t, err, sizeof err), s->body_count);
         const uint32_t n = rb_world_body_count(w);

@@ -63,8 +63,8 @@ static bool read_breaking_force(rb_reader *r, const cJSON *o, float *out) {
  * `from` to body `to`'s anchor, each turned so its y axis runs along the
  * row, joined end to end at the points that split the row evenly. */
 static bool read_chain(rb_reader *r, rb_scene *s, const cJSON *o, float breaking_force) {
-    static const char *const keys[] = {"shape", "material", "scale",  "color", "inside_color",
-                                       "links", "from",     "to",     "anchor", NULL};
+    static const char *const keys[] = {"shape", "material", "scale", "color",  "inside_color",
+                                       "links", "from",     "to",    "anchor", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object {\"shape\": ..., \"links\": n, ...}");
     if (!rb_read_check_keys(r, o, keys)) return false;
     rb_scene_body t;
@@ -77,7 +77,8 @@ static bool read_chain(rb_reader *r, rb_scene *s, const cJSON *o, float breaking
     float from[3], anchor[3] = {0.0f, 0.0f, 0.0f}, end[3];
     if (!rb_read_count(r, o, "links", 10000, &links, true)) return false;
     if (links == 0) return rb_read_fail_at(r, "links", "a chain has at least 1 link");
-    if (!cJSON_GetObjectItemCaseSensitive(o, "from")) return rb_read_fail(r, "'from' (the world point it hangs from) is missing");
+    if (!cJSON_GetObjectItemCaseSensitive(o, "from"))
+        return rb_read_fail(r, "'from' (the world point it hangs from) is missing");
     if (!cJSON_GetObjectItemCaseSensitive(o, "to")) return rb_read_fail(r, "'to' (the body at its end) is missing");
     if (!rb_read_vector(r, o, "from", 3, from) || !body_named(r, s, o, "to", &to) ||
         !rb_read_vector(r, o, "anchor", 3, anchor))
@@ -89,7 +90,8 @@ static bool read_chain(rb_reader *r, rb_scene *s, const cJSON *o, float breaking
     float h[3];
     rb_shape_half_extents(shape, h);
     if (!(2.0f * h[1] * t.scale < pitch))
-        return rb_read_fail(r, "%u links %g m long (the shape's y extent) do not fit in the %g m from 'from' to the "
+        return rb_read_fail(r,
+                            "%u links %g m long (the shape's y extent) do not fit in the %g m from 'from' to the "
                             "body's anchor: fewer or smaller links, or a longer chain",
                             links, 2.0 * h[1] * t.scale, length);
     /* the link's y axis onto the row: the turn from +y to dir */
@@ -121,8 +123,11 @@ static bool read_chain(rb_reader *r, rb_scene *s, const cJSON *o, float breaking
         }
         if (!push_joint(r, s, &j)) return false;
     }
-    const rb_scene_joint last = {.a = s->body_count - 1, .b = to, .anchor_a = {0.0f, half, 0.0f},
-                                 .anchor_b = {anchor[0], anchor[1], anchor[2]}, .breaking_force = breaking_force};
+    const rb_scene_joint last = {.a = s->body_count - 1,
+                                 .b = to,
+                                 .anchor_a = {0.0f, half, 0.0f},
+                                 .anchor_b = {anchor[0], anchor[1], anchor[2]},
+                                 .breaking_force = breaking_force};
     return push_joint(r, s, &last);
 }
 

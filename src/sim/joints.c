@@ -172,7 +172,8 @@ static void squad_inner(const rb_path_key *keys, uint32_t n, uint32_t i, double 
     quat_mul_d(q, e, out);
 }
 
-/* the Catmull-Rom tangent at key i (non-uniform times: the chord of its neighbours over their time; one-sided at the ends) */
+/* the Catmull-Rom tangent at key i (non-uniform times: the chord of its neighbours over their time; one-sided at the
+ * ends) */
 static double tangent(const rb_path_key *keys, uint32_t n, uint32_t i, int c) {
     const uint32_t lo = i > 0 ? i - 1 : 0, hi = i + 1 < n ? i + 1 : n - 1;
     const double span = (double)keys[hi].time - keys[lo].time;
@@ -197,7 +198,8 @@ void rb_path_pose(const rb_path_desc *path, double t, double pos[3], double q[4]
     key_quat(&keys[i], q0);
     key_quat(&keys[i + 1], q1);
     if (!path->smooth) {
-        for (int c = 0; c < 3; c++) pos[c] = keys[i].position[c] + h * ((double)keys[i + 1].position[c] - keys[i].position[c]);
+        for (int c = 0; c < 3; c++)
+            pos[c] = keys[i].position[c] + h * ((double)keys[i + 1].position[c] - keys[i].position[c]);
         slerp(q0, q1, h, q);
         return;
     }
