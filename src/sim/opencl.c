@@ -64,9 +64,9 @@ enum {
     K_FORCES,
     K_INTEGRATE,
     K_INTEGRATE_FLAT,
-    K_POSITIONS, /* read-back only, not timed */
-    K_PIECES,    /* breakable bodies' loads (pieces.cl), only with pieces; not timed */
-    K_JOINTS,    /* joints' forces (joints.cl), only with joints; not timed */
+    K_POSITIONS,   /* read-back only, not timed */
+    K_PIECES,      /* breakable bodies' loads (pieces.cl), only with pieces; not timed */
+    K_JOINTS,      /* joints' forces (joints.cl), only with joints; not timed */
     K_JOINT_LOADS, /* bodies' loads with their joints' (joints.cl), only with joints; not timed */
     K_COUNT
 };
@@ -94,9 +94,9 @@ static const char *const kernel_entry[K_COUNT] = {"rb_hash_particles",
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
-    [K_HASH] = 0,          [K_CHUNK_SUMS] = 1, [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,
-    [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,     [K_SCATTER] = 4,        [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,
-    [K_FORCES] = 6,        [K_INTEGRATE] = 7,  [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1, [K_PIECES] = -1,
+    [K_HASH] = 0,          [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,
+    [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,      [K_SCATTER] = 4,        [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,
+    [K_FORCES] = 6,        [K_INTEGRATE] = 7,   [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1, [K_PIECES] = -1,
     [K_JOINTS] = -1,       [K_JOINT_LOADS] = -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
@@ -177,8 +177,8 @@ typedef struct ocl {
 
     ocl_buffers buf;
     uint32_t body_capacity, particle_capacity, table_capacity, scan_capacity;
-    uint32_t body_count, particle_count;  /* as uploaded */
-    uint32_t piece_count, piece_capacity; /* breakable bodies' pieces, as uploaded */
+    uint32_t body_count, particle_count;                       /* as uploaded */
+    uint32_t piece_count, piece_capacity;                      /* breakable bodies' pieces, as uploaded */
     uint32_t joint_count, joint_capacity, joint_body_capacity; /* joints as uploaded; their buffers' room */
     uint32_t table_size, chunk_size, chunk_count, block_count;
     uint32_t stride_z, stride_y;            /* the hash's layout of rows (kernels/common.cl, rb_cell_hash) */
@@ -504,11 +504,10 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(ki, 7, body_angmom) && ARG_MEM(ki, 8, body_omega) && ARG_MEM(ki, 9, body_inv_inertia) &&
          (o->joint_count ? ARG_MEM(ki, 10, load_force) && ARG_MEM(ki, 11, load_torque)
                          : ARG_MEM(ki, 10, body_force) && ARG_MEM(ki, 11, body_torque)) &&
-         ARG_MEM(ki, 12, body_kind) &&
-         ARG_MEM(ki, 13, wake) && ARG_VAL(ki, 14, gravity) && ARG_VAL(ki, 15, dt) && ARG_VAL(ki, 16, sleep_speed) &&
-         ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) && ARG_MEM(ki, 19, transforms) &&
-         ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) && ARG_VAL(ki, 22, support_keep) &&
-         ARG_MEM(ki, 23, body_frame) && ARG_MEM(ki, 24, body_contact);
+         ARG_MEM(ki, 12, body_kind) && ARG_MEM(ki, 13, wake) && ARG_VAL(ki, 14, gravity) && ARG_VAL(ki, 15, dt) &&
+         ARG_VAL(ki, 16, sleep_speed) && ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) &&
+         ARG_MEM(ki, 19, transforms) && ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) &&
+         ARG_VAL(ki, 22, support_keep) && ARG_MEM(ki, 23, body_frame) && ARG_MEM(ki, 24, body_contact);
 
     if (o->piece_count)
         ok = ok && ARG_VAL(K_PIECES, 0, bodies) && ARG_MEM(K_PIECES, 1, body_first_particle) &&
@@ -711,15 +710,15 @@ static bool upload_joints(ocl *o, const rb_world_data *d) {
         o->joint_body_capacity = ok ? (uint32_t)cap : 0;
         if (!ok) return false;
     }
-    const bool ok = write_buffer(o, &B->joint_body, d->joint_body, (size_t)n * 8u, "joint_body") &&
-                    write_buffer(o, &B->joint_anchor_a, d->joint_anchor_a, (size_t)n * 16u, "joint_anchor_a") &&
-                    write_buffer(o, &B->joint_anchor_b, d->joint_anchor_b, (size_t)n * 16u, "joint_anchor_b") &&
-                    write_buffer(o, &B->joint_limit, d->joint_limit, (size_t)n * 4u, "joint_limit") &&
-                    write_buffer(o, &B->joint_broken, d->joint_broken, (size_t)n * 4u, "joint_broken") &&
-                    write_buffer(o, &B->joint_peak, d->joint_peak, (size_t)n * 4u, "joint_peak") &&
-                    write_buffer(o, &B->joint_list, d->joint_list, (size_t)n * 8u, "joint_list") &&
-                    write_buffer(o, &B->body_first_joint, d->body_first_joint, ((size_t)nb + 1u) * 4u,
-                                 "body_first_joint");
+    const bool ok =
+        write_buffer(o, &B->joint_body, d->joint_body, (size_t)n * 8u, "joint_body") &&
+        write_buffer(o, &B->joint_anchor_a, d->joint_anchor_a, (size_t)n * 16u, "joint_anchor_a") &&
+        write_buffer(o, &B->joint_anchor_b, d->joint_anchor_b, (size_t)n * 16u, "joint_anchor_b") &&
+        write_buffer(o, &B->joint_limit, d->joint_limit, (size_t)n * 4u, "joint_limit") &&
+        write_buffer(o, &B->joint_broken, d->joint_broken, (size_t)n * 4u, "joint_broken") &&
+        write_buffer(o, &B->joint_peak, d->joint_peak, (size_t)n * 4u, "joint_peak") &&
+        write_buffer(o, &B->joint_list, d->joint_list, (size_t)n * 8u, "joint_list") &&
+        write_buffer(o, &B->body_first_joint, d->body_first_joint, ((size_t)nb + 1u) * 4u, "body_first_joint");
     o->joint_count = ok ? n : 0;
     return ok;
 }
@@ -745,11 +744,12 @@ static bool ocl_write_velocities(rb_backend *base, const rb_world_data *d, const
     bool ok = true;
     for (uint32_t k = 0; k < count && ok; k++) {
         const size_t at = (size_t)bodies[k] * 16u;
-        ok = CHECK("clEnqueueWriteBuffer(body_vel)", clEnqueueWriteBuffer(o->queue, o->buf.body_vel.mem, CL_FALSE, at,
-                                                                          16u, &d->body_vel[bodies[k]], 0, NULL, NULL)) &&
+        ok = CHECK("clEnqueueWriteBuffer(body_vel)",
+                   clEnqueueWriteBuffer(o->queue, o->buf.body_vel.mem, CL_FALSE, at, 16u, &d->body_vel[bodies[k]], 0,
+                                        NULL, NULL)) &&
              CHECK("clEnqueueWriteBuffer(body_omega)",
-                   clEnqueueWriteBuffer(o->queue, o->buf.body_omega.mem, CL_FALSE, at, 16u, &d->body_omega[bodies[k]], 0,
-                                        NULL, NULL));
+                   clEnqueueWriteBuffer(o->queue, o->buf.body_omega.mem, CL_FALSE, at, 16u, &d->body_omega[bodies[k]],
+                                        0, NULL, NULL));
     }
     return CHECK("clFinish", clFinish(o->queue)) && ok;
 }
@@ -1066,7 +1066,8 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
              "-DRB_MAX_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
              "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf -DRB_JOINT_WORLD=%#xu%s",
              RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_MAX_CONTACT_SLOTS, RB_SLOT_FREE,
-             RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING, (double)RB_ROLLING_SPRING, RB_JOINT_WORLD,
+             RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING, (double)RB_ROLLING_SPRING,
+             RB_JOINT_WORLD,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {

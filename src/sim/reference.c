@@ -31,8 +31,8 @@ typedef struct reference {
     rb_float4 *joint_out;   /* per joint: its force on a, torques on a and b (rb_joint_force) */
     rb_float4 *load;        /* per body, with joints: external load plus joints' (rb_joint_load), force and torque */
     uint32_t joint_capacity;
-    uint8_t *wake;          /* per body: touched by a moving body this step */
-    rb_body_frame *frame;   /* per body: its frame for the contacts' masses (contact.h), formed at the step's start */
+    uint8_t *wake;        /* per body: touched by a moving body this step */
+    rb_body_frame *frame; /* per body: its frame for the contacts' masses (contact.h), formed at the step's start */
     uint32_t body_capacity;
     double stage_ms[RB_STAGE_COUNT];
 } reference;

@@ -1400,8 +1400,10 @@ bool rb_world_set_path(rb_world *w, rb_body_id id, const rb_path_desc *pd) {
         if (!isfinite(key->time) || !all_finite(key->position, 3) || !all_finite(q, 4) ||
             (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) ||
             (k > 0 && !(key->time > pd->keys[k - 1].time))) {
-            rb_log(RB_LOG_ERROR, "world: set_path key %u: a non-finite value, a zero orientation, or a time not "
-                   "after the key before", k);
+            rb_log(RB_LOG_ERROR,
+                   "world: set_path key %u: a non-finite value, a zero orientation, or a time not "
+                   "after the key before",
+                   k);
             return false;
         }
     }
@@ -1421,15 +1423,18 @@ bool rb_world_set_path(rb_world *w, rb_body_id id, const rb_path_desc *pd) {
     } else {
         free(p->keys);
     }
-    *p = (world_path){.body = id, .keys = keys, .key_count = pd->key_count, .smooth = pd->smooth,
-                      .loop = pd->loop, .time = pd->time};
+    *p = (world_path){
+        .body = id, .keys = keys, .key_count = pd->key_count, .smooth = pd->smooth, .loop = pd->loop, .time = pd->time};
     return true;
 }
 
 bool rb_world_get_path(const rb_world *w, rb_body_id id, rb_path_desc *out) {
     const world_path *p = path_of(w, id);
     if (!p) return false;
-    *out = (rb_path_desc){.keys = p->keys, .key_count = p->key_count, .smooth = p->smooth, .loop = p->loop,
+    *out = (rb_path_desc){.keys = p->keys,
+                          .key_count = p->key_count,
+                          .smooth = p->smooth,
+                          .loop = p->loop,
                           .time = p->time + (double)p->steps * w->params.dt};
     return true;
 }
@@ -1445,10 +1450,9 @@ static void steer(rb_world *w, world_path *p, uint32_t b) {
                          w->d.body_vel[b].w};
     /* the turn from q now to the path's: r = q_path q^-1, the short way */
     const double c[4] = {-(double)p->q.x, -(double)p->q.y, -(double)p->q.z, p->q.w};
-    double r[4] = {q[3] * c[0] + q[0] * c[3] + q[1] * c[2] - q[2] * c[1],
-                   q[3] * c[1] - q[0] * c[2] + q[1] * c[3] + q[2] * c[0],
-                   q[3] * c[2] + q[0] * c[1] - q[1] * c[0] + q[2] * c[3],
-                   q[3] * c[3] - q[0] * c[0] - q[1] * c[1] - q[2] * c[2]};
+    double r[4] = {
+        q[3] * c[0] + q[0] * c[3] + q[1] * c[2] - q[2] * c[1], q[3] * c[1] - q[0] * c[2] + q[1] * c[3] + q[2] * c[0],
+        q[3] * c[2] + q[0] * c[1] - q[1] * c[0] + q[2] * c[3], q[3] * c[3] - q[0] * c[0] - q[1] * c[1] - q[2] * c[2]};
     if (r[3] < 0.0) r[0] = -r[0], r[1] = -r[1], r[2] = -r[2], r[3] = -r[3];
     const double s = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), angle = 2.0 * atan2(s, r[3]);
     const double f = s > 0.0 ? angle / (s * dt) : 0.0;

@@ -393,19 +393,19 @@ uint32_t rb_world_kernel_times(const rb_world *world, const char *const **names,
  * material, critically damped (docs/joints.md). The force acts at the
  * anchors, with the contact forces, on both backends alike. */
 typedef struct rb_joint_desc {
-    rb_body_id a;          /* a body */
-    rb_body_id b;          /* another body, or a null id: the world */
-    float anchor_a[3];     /* m, in a's frame (its principal frame: the centre of mass at 0) */
-    float anchor_b[3];     /* m, in b's frame; with the world: a world point */
-    float breaking_force;  /* N, > 0: past it the joint breaks for good; 0: it never breaks */
+    rb_body_id a;         /* a body */
+    rb_body_id b;         /* another body, or a null id: the world */
+    float anchor_a[3];    /* m, in a's frame (its principal frame: the centre of mass at 0) */
+    float anchor_b[3];    /* m, in b's frame; with the world: a world point */
+    float breaking_force; /* N, > 0: past it the joint breaks for good; 0: it never breaks */
 } rb_joint_desc;
 
 /* A joint as read back. */
 typedef struct rb_joint_state {
     uint32_t id;
-    rb_joint_desc desc;   /* breaking_force 0: unbreakable */
-    bool broken;          /* it passed its breaking force: it acts no more */
-    float peak_force;     /* N: the largest force it carried (unbroken) since it was added */
+    rb_joint_desc desc; /* breaking_force 0: unbreakable */
+    bool broken;        /* it passed its breaking force: it acts no more */
+    float peak_force;   /* N: the largest force it carried (unbroken) since it was added */
 } rb_joint_state;
 
 /* Adds a joint; returns its id (> 0, never reused in this world), or 0 on

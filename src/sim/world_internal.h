@@ -205,12 +205,12 @@ typedef struct rb_world_data {
      * are joint_list[body_first_joint[b] .. body_first_joint[b + 1]), each
      * 2 j + end (0: a, 1: b), in joint order. */
     uint32_t joint_count, joint_capacity;
-    uint32_t *joint_body;      /* 8 B */
-    rb_float4 *joint_anchor_a; /* 16 B */
-    rb_float4 *joint_anchor_b; /* 16 B */
-    float *joint_limit;        /* 4 B: breaking force, N (INFINITY: never) */
-    uint32_t *joint_broken;    /* 4 B: 1 once broken */
-    float *joint_peak;         /* 4 B: the largest force carried, N */
+    uint32_t *joint_body;       /* 8 B */
+    rb_float4 *joint_anchor_a;  /* 16 B */
+    rb_float4 *joint_anchor_b;  /* 16 B */
+    float *joint_limit;         /* 4 B: breaking force, N (INFINITY: never) */
+    uint32_t *joint_broken;     /* 4 B: 1 once broken */
+    float *joint_peak;          /* 4 B: the largest force carried, N */
     uint32_t *body_first_joint; /* body_count + 1 entries */
     uint32_t *joint_list;       /* 2 per joint */
 } rb_world_data;
