@@ -33,6 +33,9 @@ void rb_scene_destroy(rb_scene *s) {
     free(s->bodies);
     free(s->contacts);
     free(s->debris);
+    free(s->joints);
+    for (uint32_t k = 0; k < s->path_count; k++) free(s->paths[k].keys);
+    free(s->paths);
     free(s);
 }
 
@@ -157,6 +160,7 @@ uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err
         world_material[i] = (uint32_t)m;
     }
     uint32_t added = 0;
+    const uint32_t base = rb_world_body_count(w); /* the scene's bodies are the world's from here on */
     for (uint32_t i = 0; i < s->body_count; i++) {
         const rb_scene_body *b = &s->bodies[i];
         int row = rb_entities_find(t, b->shape);
@@ -193,7 +197,30 @@ uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err
                 return added;
             }
         }
+        if (b->path) {
+            const rb_scene_path *p = &s->paths[b->path - 1];
+            const rb_path_desc pd = {
+                .keys = p->keys, .key_count = p->key_count, .smooth = p->smooth, .loop = p->loop, .time = p->time};
+            if (!rb_world_set_path(w, id, &pd)) {
+                rb_world_remove_body(w, id);
+                snprintf(err, err_size, "%s: body %u (%s): its path was refused (the log says why)", s->name, i,
+                         b->shape);
+                return added;
+            }
+        }
         added++;
+    }
+    for (uint32_t k = 0; k < s->joint_count; k++) {
+        const rb_scene_joint *j = &s->joints[k];
+        rb_joint_desc jd = {.a = rb_world_body_id(w, base + j->a), .breaking_force = j->breaking_force};
+        if (j->b != RB_SCENE_WORLD) jd.b = rb_world_body_id(w, base + j->b);
+        memcpy(jd.anchor_a, j->anchor_a, sizeof jd.anchor_a);
+        memcpy(jd.anchor_b, j->anchor_b, sizeof jd.anchor_b);
+        if (!rb_world_add_joint(w, &jd)) {
+            remove_added(w, added);
+            snprintf(err, err_size, "%s: joints[%u]: the world refused it (the log says why)", s->name, k);
+            return 0;
+        }
     }
     /* The contact history last: it names the particles of every body. The
      * reader has checked each entry against the scene (scene_read_contacts.c); the
@@ -335,6 +362,73 @@ static void put_colors(FILE *f, const rb_color_table *colors, rb_body_id id) {
 static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_color_table *colors,
                         const rb_scene_bookmark *bookmarks, char *err, size_t err_size);
 
+/* The body indices at each end of each joint the world holds (2 a joint,
+ * UINT32_MAX for the world's end and for both ends of a broken joint, which
+ * is not written); returns the joint count, UINT32_MAX when out of memory. */
+static uint32_t joint_ends(rb_world *w, uint32_t **out) {
+    const uint32_t joints = rb_world_joint_count(w), n = rb_world_body_count(w);
+    *out = NULL;
+    if (!joints) return 0;
+    uint32_t *ends = malloc(2 * (size_t)joints * sizeof *ends);
+    if (!ends) return UINT32_MAX;
+    for (uint32_t k = 0; k < joints; k++) {
+        rb_joint_state js;
+        ends[2 * k] = ends[2 * k + 1] = UINT32_MAX;
+        if (!rb_world_get_joint(w, k, &js) || js.broken) continue;
+        for (uint32_t b = 0; b < n; b++) {
+            const rb_body_id id = rb_world_body_id(w, b);
+            if (rb_body_same(id, js.desc.a)) ends[2 * k] = b;
+            if (rb_body_same(id, js.desc.b)) ends[2 * k + 1] = b;
+        }
+    }
+    *out = ends;
+    return joints;
+}
+
+/* A kinematic body's path (docs/scene-format.md, "path"), with its clock now. */
+static void put_path(FILE *f, rb_world *w, rb_body_id id) {
+    rb_path_desc p;
+    if (!rb_world_get_path(w, id, &p)) return;
+    fputs(", \"path\": {\"keys\": [", f);
+    for (uint32_t k = 0; k < p.key_count; k++) {
+        fputs(k ? ", {\"t\": " : "{\"t\": ", f);
+        put_float(f, p.keys[k].time);
+        fputs(", ", f);
+        put_vector(f, "position", p.keys[k].position, 3);
+        fputs(", ", f);
+        put_vector(f, "orientation", p.keys[k].orientation, 4);
+        fputs("}", f);
+    }
+    fprintf(f, "], \"interpolation\": \"%s\", \"loop\": %s, \"time\": %.17g}", p.smooth ? "smooth" : "linear",
+            p.loop ? "true" : "false", p.time);
+}
+
+/* The joints that hold (a broken one acts no more and is left out), their
+ * bodies by the names the bodies were written with. */
+static void write_joints(FILE *f, rb_world *w, const uint32_t *ends) {
+    const uint32_t joints = rb_world_joint_count(w);
+    bool first = true;
+    for (uint32_t k = 0; k < joints; k++) {
+        rb_joint_state js;
+        if (ends[2 * k] == UINT32_MAX || !rb_world_get_joint(w, k, &js)) continue;
+        fprintf(f, "%s\n    {\"a\": \"b%u\", ", first ? "  \"joints\": [" : ",", ends[2 * k]);
+        if (ends[2 * k + 1] != UINT32_MAX)
+            fprintf(f, "\"b\": \"b%u\", ", ends[2 * k + 1]);
+        else
+            fputs("\"b\": \"world\", ", f);
+        put_vector(f, "anchor_a", js.desc.anchor_a, 3);
+        fputs(", ", f);
+        put_vector(f, "anchor_b", js.desc.anchor_b, 3);
+        if (js.desc.breaking_force > 0.0f) {
+            fputs(", \"breaking_force\": ", f);
+            put_float(f, js.desc.breaking_force);
+        }
+        fputs("}", f);
+        first = false;
+    }
+    if (!first) fputs("\n  ],\n", f);
+}
+
 bool rb_scene_write(FILE *f, rb_world *w, const rb_entities *t, const rb_color_table *colors, char *err,
                     size_t err_size) {
     return write_scene(f, w, t, colors, NULL, err, err_size);
@@ -374,10 +468,14 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_col
     }
     fputs(d->plane_count ? "\n  ],\n  \"bodies\": [" : "],\n  \"bodies\": [", f);
     const uint32_t n = rb_world_body_count(w);
+    uint32_t *ends = NULL;
+    const uint32_t joints = joint_ends(w, &ends);
+    if (joints == UINT32_MAX) return snprintf(err, err_size, "out of memory for the joints"), false;
     for (uint32_t b = 0; b < n; b++) {
         rb_body_state s;
         if (!rb_world_get_body(w, b, &s)) {
             snprintf(err, err_size, "cannot read body %u back from the backend", b);
+            free(ends);
             return false;
         }
         bool finite = isfinite(s.sleep_timer) && isfinite(s.support);
@@ -387,11 +485,13 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_col
         for (int k = 0; k < 4; k++) finite &= isfinite(s.orientation[k]);
         if (!finite) {
             snprintf(err, err_size, "body %u has a state that is not finite (the simulation blew up)", b);
+            free(ends);
             return false;
         }
         int row = rb_entities_of_world_shape(t, s.shape);
         if (row < 0) {
             snprintf(err, err_size, "body %u has a shape the entity table does not know", b);
+            free(ends);
             return false;
         }
         fprintf(f, "%s\n    {\"shape\": \"%s\", ", b ? "," : "", rb_entities_get(t, (uint32_t)row)->shape->name);
@@ -424,9 +524,17 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_col
         if (s.kind == RB_BODY_STATIC) fputs(", \"static\": true", f);
         if (s.kind == RB_BODY_KINEMATIC) fputs(", \"kinematic\": true", f);
         put_colors(f, colors, s.id);
+        for (uint32_t k = 0; k < 2 * joints; k++)
+            if (ends[k] == b) {
+                fprintf(f, ", \"name\": \"b%u\"", b);
+                break;
+            }
+        put_path(f, w, s.id);
         fputs("}", f);
     }
     fputs(n ? "\n  ],\n" : "],\n", f);
+    write_joints(f, w, ends);
+    free(ends);
     write_camera(f, bookmarks);
     return write_contacts(f, w, err, err_size);
 }

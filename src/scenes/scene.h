@@ -60,6 +60,8 @@ typedef struct rb_scene_body {
     bool asleep, anchored;
     uint32_t assembly;
     char origin[32]; /* where the file gave it, for messages: "bodies[3]", "generators[1]" */
+    char name[RB_SCENE_NAME_SIZE]; /* its `name`, unique in the scene ("" : none; joints name bodies by it) */
+    uint32_t path;                 /* its `path`: 1 + an index into the scene's paths; 0: none (kinematic bodies) */
 } rb_scene_body;
 
 /* The most assemblies a scene may hold. */
@@ -74,6 +76,22 @@ typedef struct rb_scene_assembly {
     bool anchored;                 /* its parts that touch a plane or a static body are anchored */
     bool asleep;                   /* it starts dormant */
 } rb_scene_assembly;
+
+/* A joint of the `joints` key (world.h, rb_joint_desc), between bodies by index. */
+typedef struct rb_scene_joint {
+    uint32_t a, b; /* indices into the scene's bodies; b RB_SCENE_WORLD: the world */
+    float anchor_a[3], anchor_b[3];
+    float breaking_force; /* N; 0: unbreakable */
+} rb_scene_joint;
+#define RB_SCENE_WORLD UINT32_MAX
+
+/* A kinematic body's `path` (world.h, rb_path_desc). */
+typedef struct rb_scene_path {
+    rb_path_key *keys;
+    uint32_t key_count;
+    bool smooth, loop;
+    double time; /* the path's clock at the start, s (a saved scene's) */
+} rb_scene_path;
 
 /* Camera bookmarks a scene keeps (the `camera` key): the sandbox's Ctrl+1..3. */
 #define RB_SCENE_BOOKMARKS 3
@@ -110,7 +128,15 @@ typedef struct rb_scene {
     /* The `camera` key's bookmarks; has_camera false when the file has none. */
     bool has_camera;
     rb_scene_bookmark bookmarks[RB_SCENE_BOOKMARKS];
+    /* The `joints` key (and the bodies a chain entry made), and the bodies' paths. */
+    rb_scene_joint *joints;
+    uint32_t joint_count, joint_capacity;
+    rb_scene_path *paths;
+    uint32_t path_count, path_capacity;
 } rb_scene;
+
+/* The index of the scene's body of that name, or -1. */
+int64_t rb_scene_find_body(const rb_scene *scene, const char *name);
 
 /* Reads a scene file; shapes are checked against the registry (and sized by
  * it, for generators). NULL with "FILE: key.path: what is wrong" in err.

@@ -194,9 +194,9 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
         snprintf(err, err_size, "%s: out of memory", name);
         return NULL;
     }
-    static const char *const keys[] = {"rubble_scene", "world",  "materials", "planes", "bodies",     "generators",
-                                       "contacts",     "camera", "emitters",  "fields", "debris",     "assemblies",
-                                       NULL};
+    static const char *const keys[] = {"rubble_scene", "world",    "materials", "planes",   "bodies",
+                                       "generators",   "contacts", "camera",    "emitters", "fields",
+                                       "debris",       "joints",   "assemblies", NULL};
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "rubble_scene");
     size_t len;
     if (!cJSON_IsObject(root)) {
@@ -213,8 +213,8 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
         /* In this order, whatever the file's: materials need the world's
          * step, bodies the materials, the pile generator the planes, the
          * contacts every body's particles and every plane. */
-        static const char *const order[] = {"world",    "materials", "planes", "assemblies", "bodies",
-                                            "generators", "contacts", "camera"};
+        static const char *const order[] = {"world",      "materials", "planes", "assemblies", "bodies",
+                                            "generators", "joints",    "contacts", "camera"};
         for (size_t k = 0; k < sizeof order / sizeof *order && !r.failed; k++) {
             const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, order[k]);
             if (!o) continue;
@@ -239,6 +239,9 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
                 read_list(&r, s, o, rb_read_generator);
                 break;
             case 6:
+                rb_read_joints(&r, s, o);
+                break;
+            case 7:
                 rb_read_contacts(&r, s, o);
                 break;
             default:

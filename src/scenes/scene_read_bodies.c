@@ -140,6 +140,8 @@ bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
                                        "asleep",
                                        "anchored",
                                        "assembly",
+                                       "name",
+                                       "path",
                                        NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
@@ -148,8 +150,8 @@ bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
     b.desc.orientation[3] = 1.0f;
     b.scale = 1.0f;
     const rb_shape *shape = rb_read_template(r, s, o, &b);
-    if (!shape) return false;
-    if (!cJSON_GetObjectItemCaseSensitive(o, "position")) return rb_read_fail(r, "'position' is missing");
+    if (!shape || !rb_read_name_and_path(r, s, o, &b)) return false;
+    if (!cJSON_GetObjectItemCaseSensitive(o, "position") && !b.path) return rb_read_fail(r, "'position' is missing");
     if (!rb_read_vector(r, o, "position", 3, b.desc.position) || !read_orientation(r, o, b.desc.orientation) ||
         !rb_read_vector(r, o, "velocity", 3, b.desc.velocity) ||
         !rb_read_vector(r, o, "angular_velocity", 3, b.desc.angular_velocity))

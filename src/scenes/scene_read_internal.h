@@ -6,6 +6,8 @@
  *   scene_read_bodies.c      `bodies`, and what a body and a generator share
  *   debris_read.c            `emitters`, `fields`, `debris`, `breakable`
  *   scene_read_contacts.c    `contacts`
+ *   scene_read_joints.c      `joints`, chains made into bodies and joints
+ *   scene_read_paths.c       a body's `name` and `path`, bodies by name
  *   scene_read_base.c        the toolkit they all use: the key path every
  *                            message names, and values read and checked at it
  *
@@ -100,5 +102,14 @@ bool rb_read_check_structures(rb_reader *r, rb_scene *s);
 /* The top level's `contacts` value o, a saved world's contact history, into
  * s->contacts (scene_read_contacts.c). False, failed, on a bad entry. */
 bool rb_read_contacts(rb_reader *r, rb_scene *s, const cJSON *o);
+
+/* A body's `name` and `path` keys into b, about to be the scene's body
+ * (scene_read_paths.c): the name unique, the path on a kinematic body only.
+ * False, failed, on a bad value. */
+bool rb_read_name_and_path(rb_reader *r, rb_scene *s, const cJSON *o, rb_scene_body *b);
+/* The top level's `joints` value o (scene_read_joints.c), after every body
+ * is read: each joint's bodies by name, or a chain of new bodies. False,
+ * failed, on a bad entry. */
+bool rb_read_joints(rb_reader *r, rb_scene *s, const cJSON *o);
 
 #endif

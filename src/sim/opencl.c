@@ -64,8 +64,10 @@ enum {
     K_FORCES,
     K_INTEGRATE,
     K_INTEGRATE_FLAT,
-    K_POSITIONS, /* read-back only, not timed */
-    K_PIECES,    /* breakable bodies' loads (pieces.cl), only with pieces; not timed */
+    K_POSITIONS,   /* read-back only, not timed */
+    K_PIECES,      /* breakable bodies' loads (pieces.cl), only with pieces; not timed */
+    K_JOINTS,      /* joints' forces (joints.cl), only with joints; not timed */
+    K_JOINT_LOADS, /* bodies' loads with their joints' (joints.cl), only with joints; not timed */
     K_COUNT
 };
 
@@ -83,16 +85,19 @@ static const char *const kernel_entry[K_COUNT] = {"rb_hash_particles",
                                                   "rb_integrate",
                                                   "rb_integrate_flat",
                                                   "rb_particle_positions",
-                                                  "rb_piece_loads"};
+                                                  "rb_piece_loads",
+                                                  "rb_joint_forces",
+                                                  "rb_joint_loads"};
 
 /* The timed kernels, as kernel_times names them: the two sets share names. */
 #define RB_OPENCL_KERNEL_COUNT 8
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
-    [K_HASH] = 0,          [K_CHUNK_SUMS] = 1, [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,
-    [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,     [K_SCATTER] = 4,        [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,
-    [K_FORCES] = 6,        [K_INTEGRATE] = 7,  [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1, [K_PIECES] = -1};
+    [K_HASH] = 0,          [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,
+    [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,      [K_SCATTER] = 4,        [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,
+    [K_FORCES] = 6,        [K_INTEGRATE] = 7,   [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1, [K_PIECES] = -1,
+    [K_JOINTS] = -1,       [K_JOINT_LOADS] = -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
@@ -141,6 +146,13 @@ typedef struct ocl_buffers {
      * particle_member 4 B a particle, the rest by piece: info 16 B, holds
      * 4 B, span 8 B, load 4 B (state); breaks 4 B: pieces past their hold */
     ocl_buffer body_first_piece, particle_member, piece_info, piece_holds, piece_span, piece_load, breaks;
+    /* joints (world_internal.h), made with the first joint: by joint body 8 B,
+     * anchor_a and anchor_b 16 B, limit 4 B, broken 4 B and peak 4 B (state),
+     * out 48 B (its force and torques this step), list 8 B; by body
+     * first_joint 4 B + 1, load_force and load_torque 16 B (the external load
+     * with the joints', what the integration reads); joint_breaks 4 B */
+    ocl_buffer joint_body, joint_anchor_a, joint_anchor_b, joint_limit, joint_broken, joint_peak, joint_out, joint_list;
+    ocl_buffer body_first_joint, load_force, load_torque, joint_breaks;
 } ocl_buffers;
 
 /* ocl_buffers holds nothing but ocl_buffer fields: it is walked as an array
@@ -165,8 +177,9 @@ typedef struct ocl {
 
     ocl_buffers buf;
     uint32_t body_capacity, particle_capacity, table_capacity, scan_capacity;
-    uint32_t body_count, particle_count;  /* as uploaded */
-    uint32_t piece_count, piece_capacity; /* breakable bodies' pieces, as uploaded */
+    uint32_t body_count, particle_count;                       /* as uploaded */
+    uint32_t piece_count, piece_capacity;                      /* breakable bodies' pieces, as uploaded */
+    uint32_t joint_count, joint_capacity, joint_body_capacity; /* joints as uploaded; their buffers' room */
     uint32_t table_size, chunk_size, chunk_count, block_count;
     uint32_t stride_z, stride_y;            /* the hash's layout of rows (kernels/common.cl, rb_cell_hash) */
     float plane_columns[4 * RB_MAX_PLANES]; /* the planes as last written (set_args) */
@@ -489,11 +502,12 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
          ARG_MEM(ki, 3, moment) && ARG_MEM(ki, 4, body_pos) && ARG_MEM(ki, 5, body_quat) && ARG_MEM(ki, 6, body_vel) &&
          ARG_MEM(ki, 7, body_angmom) && ARG_MEM(ki, 8, body_omega) && ARG_MEM(ki, 9, body_inv_inertia) &&
-         ARG_MEM(ki, 10, body_force) && ARG_MEM(ki, 11, body_torque) && ARG_MEM(ki, 12, body_kind) &&
-         ARG_MEM(ki, 13, wake) && ARG_VAL(ki, 14, gravity) && ARG_VAL(ki, 15, dt) && ARG_VAL(ki, 16, sleep_speed) &&
-         ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) && ARG_MEM(ki, 19, transforms) &&
-         ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) && ARG_VAL(ki, 22, support_keep) &&
-         ARG_MEM(ki, 23, body_frame) && ARG_MEM(ki, 24, body_contact);
+         (o->joint_count ? ARG_MEM(ki, 10, load_force) && ARG_MEM(ki, 11, load_torque)
+                         : ARG_MEM(ki, 10, body_force) && ARG_MEM(ki, 11, body_torque)) &&
+         ARG_MEM(ki, 12, body_kind) && ARG_MEM(ki, 13, wake) && ARG_VAL(ki, 14, gravity) && ARG_VAL(ki, 15, dt) &&
+         ARG_VAL(ki, 16, sleep_speed) && ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) &&
+         ARG_MEM(ki, 19, transforms) && ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) &&
+         ARG_VAL(ki, 22, support_keep) && ARG_MEM(ki, 23, body_frame) && ARG_MEM(ki, 24, body_contact);
 
     if (o->piece_count)
         ok = ok && ARG_VAL(K_PIECES, 0, bodies) && ARG_MEM(K_PIECES, 1, body_first_particle) &&
@@ -504,6 +518,21 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
              ARG_MEM(K_PIECES, 13, piece_span) && ARG_MEM(K_PIECES, 14, particle_member) &&
              ARG_MEM(K_PIECES, 15, piece_load) && ARG_MEM(K_PIECES, 16, breaks) &&
              ARG_MEM(K_PIECES, 17, body_pos);
+
+    if (o->joint_count) {
+        const cl_uint joints = o->joint_count;
+        ok = ok && ARG_VAL(K_JOINTS, 0, joints) && ARG_MEM(K_JOINTS, 1, joint_body) &&
+             ARG_MEM(K_JOINTS, 2, joint_anchor_a) && ARG_MEM(K_JOINTS, 3, joint_anchor_b) &&
+             ARG_MEM(K_JOINTS, 4, joint_limit) && ARG_MEM(K_JOINTS, 5, joint_broken) &&
+             ARG_MEM(K_JOINTS, 6, joint_peak) && ARG_MEM(K_JOINTS, 7, body_pos) && ARG_MEM(K_JOINTS, 8, body_quat) &&
+             ARG_MEM(K_JOINTS, 9, body_vel) && ARG_MEM(K_JOINTS, 10, body_omega) &&
+             ARG_MEM(K_JOINTS, 11, body_inv_inertia) && ARG_MEM(K_JOINTS, 12, joint_out) &&
+             ARG_MEM(K_JOINTS, 13, joint_breaks);
+        ok = ok && ARG_VAL(K_JOINT_LOADS, 0, bodies) && ARG_MEM(K_JOINT_LOADS, 1, body_first_joint) &&
+             ARG_MEM(K_JOINT_LOADS, 2, joint_list) && ARG_MEM(K_JOINT_LOADS, 3, joint_out) &&
+             ARG_MEM(K_JOINT_LOADS, 4, body_force) && ARG_MEM(K_JOINT_LOADS, 5, body_torque) &&
+             ARG_MEM(K_JOINT_LOADS, 6, load_force) && ARG_MEM(K_JOINT_LOADS, 7, load_torque);
+    }
 
     ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
          ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
@@ -646,6 +675,86 @@ static bool upload_pieces(ocl *o, const rb_world_data *d) {
                        write_buffer(o, &B->piece_load, d->piece_load, (size_t)n * 4u, "piece_load")));
 }
 
+/* The joints (world_internal.h), with their broken flags and peaks as the
+ * host has them (it reads them back before it changes anything). Nothing
+ * is made before the first joint. */
+static bool upload_joints(ocl *o, const rb_world_data *d) {
+    ocl_buffers *B = &o->buf;
+    const uint32_t n = d->joint_count, nb = d->body_count;
+    o->joint_count = 0;
+    if (n == 0) return true;
+    if (!B->joint_breaks.mem) {
+        const cl_uint zero = 0;
+        if (!make_buffer(o, &B->joint_breaks, 4u, "joint_breaks") ||
+            !CHECK("clEnqueueFillBuffer(joint_breaks)",
+                   clEnqueueFillBuffer(o->queue, B->joint_breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL)))
+            return false;
+    }
+    if (n > o->joint_capacity || !B->joint_body.mem) {
+        const size_t cap = grown(n < 16 ? 16 : n, o->joint_capacity);
+        bool ok = make_buffer(o, &B->joint_body, cap * 8u, "joint_body") &&
+                  make_buffer(o, &B->joint_anchor_a, cap * 16u, "joint_anchor_a") &&
+                  make_buffer(o, &B->joint_anchor_b, cap * 16u, "joint_anchor_b") &&
+                  make_buffer(o, &B->joint_limit, cap * 4u, "joint_limit") &&
+                  make_buffer(o, &B->joint_broken, cap * 4u, "joint_broken") &&
+                  make_buffer(o, &B->joint_peak, cap * 4u, "joint_peak") &&
+                  make_buffer(o, &B->joint_out, cap * 48u, "joint_out") &&
+                  make_buffer(o, &B->joint_list, cap * 8u, "joint_list");
+        o->joint_capacity = ok ? (uint32_t)cap : 0;
+        if (!ok) return false;
+    }
+    if (nb > o->joint_body_capacity || !B->load_force.mem) {
+        const size_t cap = o->body_capacity;
+        bool ok = make_buffer(o, &B->body_first_joint, (cap + 1u) * 4u, "body_first_joint") &&
+                  make_buffer(o, &B->load_force, cap * 16u, "load_force") &&
+                  make_buffer(o, &B->load_torque, cap * 16u, "load_torque");
+        o->joint_body_capacity = ok ? (uint32_t)cap : 0;
+        if (!ok) return false;
+    }
+    const bool ok =
+        write_buffer(o, &B->joint_body, d->joint_body, (size_t)n * 8u, "joint_body") &&
+        write_buffer(o, &B->joint_anchor_a, d->joint_anchor_a, (size_t)n * 16u, "joint_anchor_a") &&
+        write_buffer(o, &B->joint_anchor_b, d->joint_anchor_b, (size_t)n * 16u, "joint_anchor_b") &&
+        write_buffer(o, &B->joint_limit, d->joint_limit, (size_t)n * 4u, "joint_limit") &&
+        write_buffer(o, &B->joint_broken, d->joint_broken, (size_t)n * 4u, "joint_broken") &&
+        write_buffer(o, &B->joint_peak, d->joint_peak, (size_t)n * 4u, "joint_peak") &&
+        write_buffer(o, &B->joint_list, d->joint_list, (size_t)n * 8u, "joint_list") &&
+        write_buffer(o, &B->body_first_joint, d->body_first_joint, ((size_t)nb + 1u) * 4u, "body_first_joint");
+    o->joint_count = ok ? n : 0;
+    return ok;
+}
+
+static uint32_t ocl_take_joint_break_count(rb_backend *base) {
+    ocl *o = (ocl *)base;
+    cl_uint n = 0;
+    if (!o->buf.joint_breaks.mem || !read_buffer(o, &o->buf.joint_breaks, &n, sizeof n, "joint_breaks") ||
+        !CHECK("clFinish", clFinish(o->queue)))
+        return 0;
+    if (n) {
+        const cl_uint zero = 0;
+        CHECK("clEnqueueFillBuffer(joint_breaks)",
+              clEnqueueFillBuffer(o->queue, o->buf.joint_breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL));
+    }
+    return n;
+}
+
+/* A path's steering (world.c): the listed bodies' velocities, 16 B each of
+ * body_vel and body_omega, waited for (the host may change its arrays next). */
+static bool ocl_write_velocities(rb_backend *base, const rb_world_data *d, const uint32_t *bodies, uint32_t count) {
+    ocl *o = (ocl *)base;
+    bool ok = true;
+    for (uint32_t k = 0; k < count && ok; k++) {
+        const size_t at = (size_t)bodies[k] * 16u;
+        ok = CHECK("clEnqueueWriteBuffer(body_vel)",
+                   clEnqueueWriteBuffer(o->queue, o->buf.body_vel.mem, CL_FALSE, at, 16u, &d->body_vel[bodies[k]], 0,
+                                        NULL, NULL)) &&
+             CHECK("clEnqueueWriteBuffer(body_omega)",
+                   clEnqueueWriteBuffer(o->queue, o->buf.body_omega.mem, CL_FALSE, at, 16u, &d->body_omega[bodies[k]],
+                                        0, NULL, NULL));
+    }
+    return CHECK("clFinish", clFinish(o->queue)) && ok;
+}
+
 static uint32_t ocl_take_break_count(rb_backend *base) {
     ocl *o = (ocl *)base;
     cl_uint n = 0;
@@ -697,7 +806,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
               write_buffer(o, &B->body_frame, frames, (size_t)nb * 32u, "body_frame") &&
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
               write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body") &&
-              upload_pieces(o, d);
+              upload_pieces(o, d) && upload_joints(o, d);
     /* Particles past those uploaded before are new: no history. (When
      * bodies went, the world hands over the whole history: upload_slots.) */
     if (ok && np > o->particle_count) {
@@ -753,6 +862,8 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
         timed_steps += timed;
         ok = enqueue_forces(o, timed) &&
              (o->piece_count == 0 || launch(o, K_PIECES, o->body_count, o->group[K_PIECES], false)) &&
+             (o->joint_count == 0 || (launch(o, K_JOINTS, o->joint_count, o->group[K_JOINTS], false) &&
+                                      launch(o, K_JOINT_LOADS, o->body_count, o->group[K_JOINT_LOADS], false))) &&
              enqueue_integrate(o, timed);
     }
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
@@ -774,7 +885,10 @@ static bool ocl_download(rb_backend *base, rb_world_data *d) {
               read_buffer(o, &B->body_omega, d->body_omega, b16, "body_omega") &&
               read_buffer(o, &B->body_support, d->body_support, (size_t)o->body_count * 4u, "body_support") &&
               (o->piece_count == 0 ||
-               read_buffer(o, &B->piece_load, d->piece_load, (size_t)o->piece_count * 4u, "piece_load"));
+               read_buffer(o, &B->piece_load, d->piece_load, (size_t)o->piece_count * 4u, "piece_load")) &&
+              (o->joint_count == 0 ||
+               (read_buffer(o, &B->joint_broken, d->joint_broken, (size_t)o->joint_count * 4u, "joint_broken") &&
+                read_buffer(o, &B->joint_peak, d->joint_peak, (size_t)o->joint_count * 4u, "joint_peak")));
     return CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
@@ -896,6 +1010,8 @@ static const rb_backend_vtbl opencl_vtbl = {
     .upload_slots = ocl_upload_slots,
     .contact_overflow = ocl_contact_overflow,
     .take_break_count = ocl_take_break_count,
+    .take_joint_break_count = ocl_take_joint_break_count,
+    .write_velocities = ocl_write_velocities,
 };
 
 /* ---- the extras of opencl.h ---- */
@@ -949,9 +1065,10 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
              "-DRB_MAX_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
-             "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf%s",
+             "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf -DRB_JOINT_WORLD=%#xu%s",
              RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_MAX_CONTACT_SLOTS, RB_SLOT_FREE,
              RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING, (double)RB_ROLLING_SPRING,
+             RB_JOINT_WORLD,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {

@@ -27,8 +27,12 @@ typedef struct reference {
     float *support;         /* stage 3: the shares of its body the particle's contacts bear (contact.h) */
     uint64_t overflow;      /* contacts that found no free history slot (contact.h) */
     uint32_t breaks;        /* pieces past their hold since take_break_count (rb_piece_loads) */
-    uint8_t *wake;          /* per body: touched by a moving body this step */
-    rb_body_frame *frame;   /* per body: its frame for the contacts' masses (contact.h), formed at the step's start */
+    uint32_t joint_breaks;  /* joints broken since take_joint_break_count (rb_joint_force) */
+    rb_float4 *joint_out;   /* per joint: its force on a, torques on a and b (rb_joint_force) */
+    rb_float4 *load;        /* per body, with joints: external load plus joints' (rb_joint_load), force and torque */
+    uint32_t joint_capacity;
+    uint8_t *wake;        /* per body: touched by a moving body this step */
+    rb_body_frame *frame; /* per body: its frame for the contacts' masses (contact.h), formed at the step's start */
     uint32_t body_capacity;
     double stage_ms[RB_STAGE_COUNT];
 } reference;
@@ -64,7 +68,9 @@ static bool reserve(reference *r, uint32_t n) {
 
 static bool reserve_bodies(reference *r, uint32_t n) {
     if (n <= r->body_capacity) return true;
-    if (!grow((void **)&r->wake, n) || !grow((void **)&r->frame, n * sizeof *r->frame)) return false;
+    if (!grow((void **)&r->wake, n) || !grow((void **)&r->frame, n * sizeof *r->frame) ||
+        !grow((void **)&r->load, 2 * n * sizeof *r->load))
+        return false;
     r->body_capacity = n;
     return true;
 }
@@ -277,19 +283,6 @@ static void forces(reference *r, const rb_world_data *d, const rb_step_params *p
     for (uint32_t i = 0; i < d->particle_count; i++) particle_force(r, d, p, i, commit);
 }
 
-/* q turned by the rotation of w t (exactly: axis w, angle |w| t), normalised.
- * The half angle's sine and cosine are rb_sincos's, as the kernels' are. */
-static rb_float4 rb_quat_turn(rb_float4 q4, rb_float4 w, float t) {
-    float speed = sqrtf(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * t;
-    if (!(angle > 0.0f)) return q4;
-    float s, c, q[4] = {q4.x, q4.y, q4.z, q4.w};
-    rb_sincos(0.5f * angle, &s, &c);
-    float dq[4] = {w.x / speed * s, w.y / speed * s, w.z / speed * s, c};
-    rb_quat_mul(dq, q, q);
-    rb_quat_normalize(q);
-    return (rb_float4){q[0], q[1], q[2], q[3]};
-}
-
 /* A body's support for the next step's contact masses (contact.h,
  * rb_contact_mass): the sum of its contacts' shares this step, or what it
  * was times keep (rb_step_params.support_keep) if that is more: it rises at
@@ -329,10 +322,13 @@ static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
         for (uint32_t part = 0; part < RB_SUM_PARTS; part++) {
             float pf[3] = {0.0f, 0.0f, 0.0f}, pt[3] = {0.0f, 0.0f, 0.0f}, ps = 0.0f;
             if (part == 0) {
-                pf[0] = d->body_force[b].x + mass * p->gravity[0];
-                pf[1] = d->body_force[b].y + mass * p->gravity[1];
-                pf[2] = d->body_force[b].z + mass * p->gravity[2];
-                pt[0] = d->body_torque[b].x, pt[1] = d->body_torque[b].y, pt[2] = d->body_torque[b].z;
+                /* the external load, with the joints' where there are joints (joints.c) */
+                const rb_float4 ef = d->joint_count ? r->load[2 * b] : d->body_force[b];
+                const rb_float4 et = d->joint_count ? r->load[2 * b + 1] : d->body_torque[b];
+                pf[0] = ef.x + mass * p->gravity[0];
+                pf[1] = ef.y + mass * p->gravity[1];
+                pf[2] = ef.z + mass * p->gravity[2];
+                pt[0] = et.x, pt[1] = et.y, pt[2] = et.z;
             }
             const uint32_t lo = first + part * chunk < last ? first + part * chunk : last;
             const uint32_t hi = lo + chunk < last ? lo + chunk : last;
@@ -390,6 +386,18 @@ static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
     }
 }
 
+/* The joints' forces at the step's start state, then each body's load with
+ * its joints' added (joints.c; kernels/joints.cl in the same order). */
+static bool joint_loads(reference *r, rb_world_data *d) {
+    if (d->joint_count > r->joint_capacity) {
+        if (!grow((void **)&r->joint_out, (size_t)d->joint_count * 3 * sizeof *r->joint_out)) return false;
+        r->joint_capacity = d->joint_count;
+    }
+    for (uint32_t j = 0; j < d->joint_count; j++) r->joint_breaks += rb_joint_force(d, j, &r->joint_out[3 * j]);
+    for (uint32_t b = 0; b < d->body_count; b++) rb_joint_load(d, b, r->joint_out, &r->load[2 * b]);
+    return true;
+}
+
 static bool ref_step(rb_backend *base, rb_world_data *d, const rb_step_params *p, uint32_t steps) {
     reference *r = (reference *)base;
     if (!reserve(r, d->particle_count) || !reserve_bodies(r, d->body_count)) return false;
@@ -403,6 +411,7 @@ static bool ref_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
         forces(r, d, p, true);
         if (d->piece_count)
             for (uint32_t b = 0; b < d->body_count; b++) r->breaks += rb_piece_loads(d, b, r->pos, r->force, r->moment);
+        if (d->joint_count && !joint_loads(r, d)) return false;
         double t3 = 1e3 * rb_seconds();
         integrate(r, d, p);
         double t4 = 1e3 * rb_seconds();
@@ -436,6 +445,18 @@ static bool ref_particle_forces(rb_backend *base, const rb_world_data *d, const 
 /* The host arrays are the reference's own state: nothing to copy. */
 static bool ref_upload(rb_backend *b, const rb_world_data *d, const rb_step_params *p) { return true; }
 static bool ref_download(rb_backend *b, rb_world_data *d) { return true; }
+static uint32_t ref_take_joint_break_count(rb_backend *b) {
+    reference *r = (reference *)b;
+    const uint32_t n = r->joint_breaks;
+    r->joint_breaks = 0;
+    return n;
+}
+
+/* The host arrays are the reference's own: nothing to write. */
+static bool ref_write_velocities(rb_backend *b, const rb_world_data *d, const uint32_t *bodies, uint32_t count) {
+    return true;
+}
+
 static const char *ref_device_name(const rb_backend *b) { return "CPU (sequential C)"; }
 static uint64_t ref_contact_overflow(rb_backend *b) { return ((reference *)b)->overflow; }
 static uint32_t ref_take_break_count(rb_backend *b) {
@@ -459,6 +480,7 @@ static void ref_destroy(rb_backend *base) {
     reference *r = (reference *)base;
     free(r->pos), free(r->vel), free(r->force), free(r->moment), free(r->cell), free(r->hash), free(r->sorted);
     free(r->bucket_start), free(r->cursor), free(r->wake), free(r->support), free(r->frame);
+    free(r->joint_out), free(r->load);
     free(r);
 }
 
@@ -501,6 +523,8 @@ static const rb_backend_vtbl reference_vtbl = {
     .contact_pairs = ref_contact_pairs,
     .contact_overflow = ref_contact_overflow,
     .take_break_count = ref_take_break_count,
+    .take_joint_break_count = ref_take_joint_break_count,
+    .write_velocities = ref_write_velocities,
 };
 
 rb_backend *rb_reference_create(int device_index, char *err, size_t err_size) {

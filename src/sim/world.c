@@ -25,6 +25,27 @@ typedef struct world_shape {
     float onset;      /* rb_shape_onset_support */
 } world_shape;
 
+/* A joint's host side (world.h, rb_world_add_joint): the device side is in
+ * rb_world_data's joint arrays, at the same index. */
+typedef struct world_joint {
+    uint32_t id;
+    rb_body_id a, b; /* b null: the world */
+    bool taken;      /* broken and given out by rb_world_take_joint_breaks */
+} world_joint;
+
+/* A kinematic body's path (world.h, rb_world_set_path), steered from the
+ * host before each step; x and q are the body's pose as the backend steps
+ * it, followed here operation for operation so the host never reads it back. */
+typedef struct world_path {
+    rb_body_id body;
+    rb_path_key *keys;
+    uint32_t key_count;
+    bool smooth, loop;
+    double time;    /* s, the clock when set */
+    uint64_t steps; /* steps since */
+    rb_float4 x, q;
+} world_path;
+
 struct rb_world {
     rb_world_desc desc;
     rb_step_params params;
@@ -46,7 +67,16 @@ struct rb_world {
     /* body ids: slot -> body index, generation (0 = never used) */
     uint32_t *slot_index, *slot_generation, slot_count, slot_capacity;
     uint32_t *free_slots, free_count;
+
+    world_joint *joints; /* d.joint_count of them, d.joint_capacity room */
+    uint32_t next_joint_id, joint_index_capacity;
+    bool joint_breaks_left; /* rb_world_take_joint_breaks had more than room: look again without asking */
+    world_path *paths;
+    uint32_t path_count, path_capacity;
+    uint32_t *path_bodies; /* scratch: the path bodies' indices, path_count of them */
 };
+
+static bool prepare_joints(rb_world *w);
 
 /* ---- growing arrays ---- */
 
@@ -202,6 +232,7 @@ uint32_t rb_world_contact_slots(rb_world *w) {
 
 static bool backend_current(rb_world *w) {
     if (w->host_dirty && !contact_slots_current(w)) return false;
+    if (w->host_dirty && !prepare_joints(w)) return false;
     if (w->host_dirty) {
         if (!w->backend->vtbl->upload(w->backend, &w->d, &w->params)) {
             rb_log(RB_LOG_ERROR, "%s backend: uploading the state failed", w->backend->vtbl->name);
@@ -293,6 +324,10 @@ void rb_world_destroy(rb_world *w) {
     for (uint32_t s = 0; s < w->shape_count; s++) free(w->shapes[s].offsets);
     free(w->shapes);
     free(w->slot_index), free(w->slot_generation), free(w->free_slots);
+    free(d->joint_body), free(d->joint_anchor_a), free(d->joint_anchor_b), free(d->joint_limit), free(d->joint_broken);
+    free(d->joint_peak), free(d->body_first_joint), free(d->joint_list), free(w->joints);
+    for (uint32_t k = 0; k < w->path_count; k++) free(w->paths[k].keys);
+    free(w->paths), free(w->path_bodies);
     free(w);
 }
 
@@ -544,9 +579,14 @@ static void renumber_slots(rb_world_data *d, uint32_t first, uint32_t count) {
     }
 }
 
+static void remove_joints_of(rb_world *w, rb_body_id id);
+static void remove_path_of(rb_world *w, rb_body_id id);
+
 bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     uint32_t b;
     if (!index_of(w, id, &b) || !host_current(w) || !host_slots_current(w)) return false;
+    remove_joints_of(w, id); /* its joints and path go with it */
+    remove_path_of(w, id);
     rb_world_data *d = &w->d;
     uint32_t first = d->body_first_particle[b], count = d->body_first_particle[b + 1] - first;
     uint32_t later_bodies = d->body_count - b - 1, later_particles = d->particle_count - first - count;
@@ -586,7 +626,10 @@ void rb_world_clear(rb_world *w) {
         if (++w->slot_generation[slot] == 0) w->slot_generation[slot] = 1;
         w->free_slots[w->free_count++] = slot;
     }
-    w->d.body_count = w->d.particle_count = w->d.piece_count = 0;
+    w->d.body_count = w->d.particle_count = w->d.piece_count = w->d.joint_count = 0;
+    for (uint32_t k = 0; k < w->path_count; k++) free(w->paths[k].keys);
+    w->path_count = 0;
+    w->joint_breaks_left = false;
     refresh_max_radius(w);
     w->device_ahead = w->loads_applied = w->slots_ahead = false; /* nothing left to read back */
     w->host_dirty = true;
@@ -760,12 +803,18 @@ bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_
 
 /* ---- stepping ---- */
 
+static bool step_paths(rb_world *w, uint32_t steps);
+
 bool rb_world_step(rb_world *w, uint32_t steps) {
     if (steps == 0) return true;
-    if (!backend_current(w)) return false;
-    if (!w->backend->vtbl->step(w->backend, &w->d, &w->params, steps)) {
-        rb_log(RB_LOG_ERROR, "%s backend: step failed", w->backend->vtbl->name);
-        return false;
+    if (w->path_count) {
+        if (!step_paths(w, steps)) return false;
+    } else {
+        if (!backend_current(w)) return false;
+        if (!w->backend->vtbl->step(w->backend, &w->d, &w->params, steps)) {
+            rb_log(RB_LOG_ERROR, "%s backend: step failed", w->backend->vtbl->name);
+            return false;
+        }
     }
     w->device_ahead = w->slots_ahead = true;
     if (w->loads_applied) { /* external loads last one step call */
@@ -871,6 +920,7 @@ uint64_t rb_world_digest(rb_world *w) {
             for (size_t k = 0; k < 3 * sizeof(float) + (a == 1 ? sizeof(float) : 0); k++)
                 h = (h ^ bytes[k]) * 1099511628211ull;
         }
+    for (uint32_t j = 0; j < d->joint_count; j++) h = (h ^ d->joint_broken[j]) * 1099511628211ull; /* none: as before */
     return h;
 }
 
@@ -1162,6 +1212,298 @@ bool rb_world_fits(const rb_world_desc *desc, uint64_t bodies, uint64_t particle
                  (unsigned long long)particles, device ? "OpenCL" : "reference",
                  device ? MAX_DEVICE_PARTICLES : (unsigned long long)UINT32_MAX);
         return false;
+    }
+    return true;
+}
+
+/* ---- joints (world.h; docs/joints.md) ---- */
+
+static bool joint_end_index(const rb_world *w, rb_body_id id, uint32_t *index) {
+    if (id.generation == 0) return *index = RB_JOINT_WORLD, true;
+    return index_of(w, id, index);
+}
+
+/* The joints' device side before an upload: each end's body index (bodies
+ * move when others go), the spring and damper from the pair's contact time,
+ * and every body's list of joints. The spring rings at a period of 4
+ * contact times, w_j = pi / (2 t_c), critically damped (2 zeta w_j, zeta 1):
+ * a quarter of the contact's own rate, so a body on a few joints stays well
+ * inside what the step resolves (docs/joints.md). */
+static bool prepare_joints(rb_world *w) {
+    rb_world_data *d = &w->d;
+    if (d->joint_count == 0) return true;
+    uint32_t cap = w->joint_index_capacity;
+    if (!grow((void **)&d->body_first_joint, sizeof(uint32_t), &cap, d->body_count + 1)) return false;
+    w->joint_index_capacity = cap;
+    memset(d->body_first_joint, 0, (d->body_count + 1) * sizeof(uint32_t));
+    for (uint32_t j = 0; j < d->joint_count; j++) {
+        uint32_t a, b;
+        if (!joint_end_index(w, w->joints[j].a, &a) || !joint_end_index(w, w->joints[j].b, &b)) return false;
+        d->joint_body[2 * j] = a, d->joint_body[2 * j + 1] = b;
+        const rb_material ma = w->materials[d->body_material[a]];
+        const rb_material mb = b == RB_JOINT_WORLD ? ma : w->materials[d->body_material[b]];
+        const double tc = rb_material_mix(ma, mb).contact_time, rate = 3.14159265358979323846 / (2.0 * tc);
+        const float wj = (float)rate;
+        d->joint_anchor_a[j].w = wj * wj;
+        d->joint_anchor_b[j].w = 2.0f * wj;
+        d->body_first_joint[a + 1]++;
+        if (b != RB_JOINT_WORLD) d->body_first_joint[b + 1]++;
+    }
+    for (uint32_t b = 0; b < d->body_count; b++) d->body_first_joint[b + 1] += d->body_first_joint[b];
+    /* filled in joint order, so each body's list is in joint order: body b's
+     * start serves as its cursor and ends at b + 1's start, then all move back */
+    for (uint32_t j = 0; j < d->joint_count; j++)
+        for (uint32_t end = 0; end < 2; end++) {
+            const uint32_t b = d->joint_body[2 * j + end];
+            if (b != RB_JOINT_WORLD) d->joint_list[d->body_first_joint[b]++] = 2 * j + end;
+        }
+    for (uint32_t b = d->body_count; b > 0; b--) d->body_first_joint[b] = d->body_first_joint[b - 1];
+    d->body_first_joint[0] = 0;
+    return true;
+}
+
+static bool reserve_joints(rb_world *w, uint32_t need) {
+    rb_world_data *d = &w->d;
+    uint32_t cap = d->joint_capacity;
+    if (need <= cap) return true;
+    uint32_t c[8] = {cap, cap, cap, cap, cap, cap, cap, cap};
+    if (!grow((void **)&d->joint_body, 2 * sizeof(uint32_t), &c[0], need) ||
+        !grow((void **)&d->joint_anchor_a, sizeof(rb_float4), &c[1], need) ||
+        !grow((void **)&d->joint_anchor_b, sizeof(rb_float4), &c[2], need) ||
+        !grow((void **)&d->joint_limit, sizeof(float), &c[3], need) ||
+        !grow((void **)&d->joint_broken, sizeof(uint32_t), &c[4], need) ||
+        !grow((void **)&d->joint_peak, sizeof(float), &c[5], need) ||
+        !grow((void **)&d->joint_list, 2 * sizeof(uint32_t), &c[6], need) ||
+        !grow((void **)&w->joints, sizeof(world_joint), &c[7], need))
+        return false;
+    d->joint_capacity = c[0];
+    return true;
+}
+
+/* A joint added or removed changes its bodies' loads: they wake. */
+static void wake_joint_ends(rb_world *w, uint32_t j) {
+    uint32_t b;
+    if (index_of(w, w->joints[j].a, &b)) w->d.body_pos[b].w = 0.0f;
+    if (index_of(w, w->joints[j].b, &b)) w->d.body_pos[b].w = 0.0f;
+}
+
+uint32_t rb_world_add_joint(rb_world *w, const rb_joint_desc *jd) {
+    uint32_t a, b;
+    if (!jd || !index_of(w, jd->a, &a) || (jd->b.generation != 0 && !index_of(w, jd->b, &b))) {
+        rb_log(RB_LOG_ERROR, "world: add_joint with a stale body id");
+        return 0;
+    }
+    if (rb_body_same(jd->a, jd->b)) {
+        rb_log(RB_LOG_ERROR, "world: add_joint with the same body at both ends");
+        return 0;
+    }
+    if (!all_finite(jd->anchor_a, 3) || !all_finite(jd->anchor_b, 3) || !isfinite(jd->breaking_force) ||
+        jd->breaking_force < 0.0f) {
+        rb_log(RB_LOG_ERROR, "world: add_joint with a non-finite anchor or a negative or non-finite breaking force");
+        return 0;
+    }
+    rb_world_data *d = &w->d;
+    if (!host_current(w) || !reserve_joints(w, d->joint_count + 1)) {
+        rb_log(RB_LOG_ERROR, "world: cannot add a joint (out of memory or backend failure)");
+        return 0;
+    }
+    const uint32_t j = d->joint_count++;
+    w->joints[j] = (world_joint){.id = ++w->next_joint_id, .a = jd->a, .b = jd->b};
+    d->joint_anchor_a[j] = (rb_float4){jd->anchor_a[0], jd->anchor_a[1], jd->anchor_a[2], 0.0f};
+    d->joint_anchor_b[j] = (rb_float4){jd->anchor_b[0], jd->anchor_b[1], jd->anchor_b[2], 0.0f};
+    d->joint_limit[j] = jd->breaking_force > 0.0f ? jd->breaking_force : INFINITY;
+    d->joint_broken[j] = 0;
+    d->joint_peak[j] = 0.0f;
+    wake_joint_ends(w, j);
+    w->host_dirty = true;
+    return w->joints[j].id;
+}
+
+/* Joint j out of the arrays, later joints moving down. */
+static void drop_joint(rb_world *w, uint32_t j) {
+    rb_world_data *d = &w->d;
+    const uint32_t later = d->joint_count - j - 1;
+    memmove(&w->joints[j], &w->joints[j + 1], later * sizeof *w->joints);
+    memmove(&d->joint_anchor_a[j], &d->joint_anchor_a[j + 1], later * sizeof *d->joint_anchor_a);
+    memmove(&d->joint_anchor_b[j], &d->joint_anchor_b[j + 1], later * sizeof *d->joint_anchor_b);
+    memmove(&d->joint_limit[j], &d->joint_limit[j + 1], later * sizeof *d->joint_limit);
+    memmove(&d->joint_broken[j], &d->joint_broken[j + 1], later * sizeof *d->joint_broken);
+    memmove(&d->joint_peak[j], &d->joint_peak[j + 1], later * sizeof *d->joint_peak);
+    d->joint_count--;
+    w->host_dirty = true;
+}
+
+bool rb_world_remove_joint(rb_world *w, uint32_t id) {
+    for (uint32_t j = 0; id && j < w->d.joint_count; j++) {
+        if (w->joints[j].id != id) continue;
+        if (!host_current(w)) return false;
+        wake_joint_ends(w, j);
+        drop_joint(w, j);
+        return true;
+    }
+    return false;
+}
+
+static void remove_joints_of(rb_world *w, rb_body_id id) {
+    for (uint32_t j = w->d.joint_count; j-- > 0;)
+        if (rb_body_same(w->joints[j].a, id) || rb_body_same(w->joints[j].b, id)) {
+            wake_joint_ends(w, j);
+            drop_joint(w, j);
+        }
+}
+
+uint32_t rb_world_joint_count(const rb_world *w) { return w->d.joint_count; }
+
+bool rb_world_get_joint(rb_world *w, uint32_t index, rb_joint_state *out) {
+    if (index >= w->d.joint_count || !host_current(w)) return false;
+    const rb_world_data *d = &w->d;
+    const rb_float4 aa = d->joint_anchor_a[index], ab = d->joint_anchor_b[index];
+    *out = (rb_joint_state){.id = w->joints[index].id,
+                            .desc = {.a = w->joints[index].a,
+                                     .b = w->joints[index].b,
+                                     .anchor_a = {aa.x, aa.y, aa.z},
+                                     .anchor_b = {ab.x, ab.y, ab.z},
+                                     .breaking_force = isinf(d->joint_limit[index]) ? 0.0f : d->joint_limit[index]},
+                            .broken = d->joint_broken[index] != 0,
+                            .peak_force = d->joint_peak[index]};
+    return true;
+}
+
+uint32_t rb_world_take_joint_breaks(rb_world *w, uint32_t *out, uint32_t max) {
+    if (!w->d.joint_count) return 0;
+    if (!w->joint_breaks_left && !w->backend->vtbl->take_joint_break_count(w->backend)) return 0;
+    if (!host_current(w)) return 0;
+    uint32_t found = 0;
+    for (uint32_t j = 0; j < w->d.joint_count; j++) {
+        if (!w->d.joint_broken[j] || w->joints[j].taken) continue;
+        if (found == max) return w->joint_breaks_left = true, found;
+        w->joints[j].taken = true;
+        out[found++] = w->joints[j].id;
+    }
+    w->joint_breaks_left = false;
+    return found;
+}
+
+/* ---- paths (world.h; docs/joints.md, "Paths") ---- */
+
+static world_path *path_of(const rb_world *w, rb_body_id id) {
+    for (uint32_t k = 0; k < w->path_count; k++)
+        if (rb_body_same(w->paths[k].body, id)) return &w->paths[k];
+    return NULL;
+}
+
+static void remove_path_of(rb_world *w, rb_body_id id) {
+    world_path *p = path_of(w, id);
+    if (!p) return;
+    free(p->keys);
+    *p = w->paths[--w->path_count];
+}
+
+bool rb_world_set_path(rb_world *w, rb_body_id id, const rb_path_desc *pd) {
+    uint32_t b;
+    if (!index_of(w, id, &b)) return false;
+    if (!pd) return remove_path_of(w, id), true;
+    if (w->d.body_kind[b] != RB_BODY_KINEMATIC) {
+        rb_log(RB_LOG_ERROR, "world: set_path on a body that is not kinematic");
+        return false;
+    }
+    if (!pd->keys || pd->key_count == 0 || !isfinite(pd->time)) {
+        rb_log(RB_LOG_ERROR, "world: set_path without keys, or with a non-finite clock");
+        return false;
+    }
+    for (uint32_t k = 0; k < pd->key_count; k++) {
+        const rb_path_key *key = &pd->keys[k];
+        const float *q = key->orientation;
+        if (!isfinite(key->time) || !all_finite(key->position, 3) || !all_finite(q, 4) ||
+            (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) ||
+            (k > 0 && !(key->time > pd->keys[k - 1].time))) {
+            rb_log(RB_LOG_ERROR,
+                   "world: set_path key %u: a non-finite value, a zero orientation, or a time not "
+                   "after the key before",
+                   k);
+            return false;
+        }
+    }
+    rb_path_key *keys = malloc((size_t)pd->key_count * sizeof *keys);
+    if (!keys) return false;
+    memcpy(keys, pd->keys, (size_t)pd->key_count * sizeof *keys);
+    world_path *p = path_of(w, id);
+    if (!p) {
+        uint32_t cap = w->path_capacity, cap2 = cap;
+        if (!grow((void **)&w->paths, sizeof *w->paths, &cap, w->path_count + 1) ||
+            !grow((void **)&w->path_bodies, sizeof *w->path_bodies, &cap2, w->path_count + 1)) {
+            free(keys);
+            return false;
+        }
+        w->path_capacity = cap;
+        p = &w->paths[w->path_count++];
+    } else {
+        free(p->keys);
+    }
+    *p = (world_path){
+        .body = id, .keys = keys, .key_count = pd->key_count, .smooth = pd->smooth, .loop = pd->loop, .time = pd->time};
+    return true;
+}
+
+bool rb_world_get_path(const rb_world *w, rb_body_id id, rb_path_desc *out) {
+    const world_path *p = path_of(w, id);
+    if (!p) return false;
+    *out = (rb_path_desc){.keys = p->keys,
+                          .key_count = p->key_count,
+                          .smooth = p->smooth,
+                          .loop = p->loop,
+                          .time = p->time + (double)p->steps * w->params.dt};
+    return true;
+}
+
+/* The velocities that take body b from its pose (p->x, p->q) onto the
+ * path's pose one step on, and that pose as the step will make it. */
+static void steer(rb_world *w, world_path *p, uint32_t b) {
+    const float dt = w->params.dt;
+    const rb_path_desc pd = {.keys = p->keys, .key_count = p->key_count, .smooth = p->smooth, .loop = p->loop};
+    double pos[3], q[4];
+    rb_path_pose(&pd, p->time + (double)(p->steps + 1) * dt, pos, q);
+    const rb_float4 v = {((float)pos[0] - p->x.x) / dt, ((float)pos[1] - p->x.y) / dt, ((float)pos[2] - p->x.z) / dt,
+                         w->d.body_vel[b].w};
+    /* the turn from q now to the path's: r = q_path q^-1, the short way */
+    const double c[4] = {-(double)p->q.x, -(double)p->q.y, -(double)p->q.z, p->q.w};
+    double r[4] = {
+        q[3] * c[0] + q[0] * c[3] + q[1] * c[2] - q[2] * c[1], q[3] * c[1] - q[0] * c[2] + q[1] * c[3] + q[2] * c[0],
+        q[3] * c[2] + q[0] * c[1] - q[1] * c[0] + q[2] * c[3], q[3] * c[3] - q[0] * c[0] - q[1] * c[1] - q[2] * c[2]};
+    if (r[3] < 0.0) r[0] = -r[0], r[1] = -r[1], r[2] = -r[2], r[3] = -r[3];
+    const double s = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), angle = 2.0 * atan2(s, r[3]);
+    const double f = s > 0.0 ? angle / (s * dt) : 0.0;
+    const rb_float4 omega = {(float)(r[0] * f), (float)(r[1] * f), (float)(r[2] * f), 0.0f};
+    w->d.body_vel[b] = v;
+    w->d.body_omega[b] = omega;
+    /* as the step moves a kinematic body (reference.c, integrate.cl) */
+    p->x = (rb_float4){p->x.x + v.x * dt, p->x.y + v.y * dt, p->x.z + v.z * dt, p->x.w};
+    p->q = rb_quat_turn(p->q, omega, dt);
+    p->steps++;
+}
+
+/* Steps one at a time, each path's body steered first: its velocities
+ * written to the backend alone (or with the upload an edit needs). */
+static bool step_paths(rb_world *w, uint32_t steps) {
+    const rb_backend_vtbl *vt = w->backend->vtbl;
+    for (uint32_t s = 0; s < steps; s++) {
+        const bool host_is_truth = !w->device_ahead;
+        for (uint32_t k = 0; k < w->path_count; k++) {
+            world_path *p = &w->paths[k];
+            uint32_t b;
+            if (!index_of(w, p->body, &b)) return false;
+            if (host_is_truth) p->x = w->d.body_pos[b], p->q = w->d.body_quat[b];
+            w->path_bodies[k] = b;
+            steer(w, p, b);
+        }
+        const bool upload = w->host_dirty;
+        if (!backend_current(w) || (!upload && !vt->write_velocities(w->backend, &w->d, w->path_bodies, w->path_count)))
+            return false;
+        if (!vt->step(w->backend, &w->d, &w->params, 1)) {
+            rb_log(RB_LOG_ERROR, "%s backend: step failed", vt->name);
+            return false;
+        }
+        w->device_ahead = w->slots_ahead = true;
     }
     return true;
 }

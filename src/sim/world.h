@@ -404,4 +404,79 @@ bool rb_world_fits(const rb_world_desc *desc, uint64_t bodies, uint64_t particle
  * Returns the kernel count; 0 for a backend without kernels (the reference). */
 uint32_t rb_world_kernel_times(const rb_world *world, const char *const **names, double *ms, uint32_t capacity);
 
+/* ---- joints and keyframed paths (docs/joints.md) ---- */
+
+/* A point-to-point joint: a stiff spring and damper between an anchor on
+ * body a and one on body b (or a point of the world), sized by the step:
+ * each of its modes rings at a period of 4 contact times of the pair's
+ * material, critically damped (docs/joints.md). The force acts at the
+ * anchors, with the contact forces, on both backends alike. */
+typedef struct rb_joint_desc {
+    rb_body_id a;         /* a body */
+    rb_body_id b;         /* another body, or a null id: the world */
+    float anchor_a[3];    /* m, in a's frame (its principal frame: the centre of mass at 0) */
+    float anchor_b[3];    /* m, in b's frame; with the world: a world point */
+    float breaking_force; /* N, > 0: past it the joint breaks for good; 0: it never breaks */
+} rb_joint_desc;
+
+/* A joint as read back. */
+typedef struct rb_joint_state {
+    uint32_t id;
+    rb_joint_desc desc; /* breaking_force 0: unbreakable */
+    bool broken;        /* it passed its breaking force: it acts no more */
+    float peak_force;   /* N: the largest force it carried (unbroken) since it was added */
+} rb_joint_state;
+
+/* Adds a joint; returns its id (> 0, never reused in this world), or 0 on
+ * bad input (a stale body, the same body at both ends, a non-finite anchor,
+ * a negative or non-finite breaking force: logged). Both bodies wake. */
+uint32_t rb_world_add_joint(rb_world *world, const rb_joint_desc *desc);
+/* Removes a joint (broken or not); false for an unknown id. Its bodies wake.
+ * Removing a body removes its joints. */
+bool rb_world_remove_joint(rb_world *world, uint32_t id);
+/* Joints the world holds, broken ones included, in the order they were added. */
+uint32_t rb_world_joint_count(const rb_world *world);
+/* The index-th joint (0 <= index < rb_world_joint_count); false past the end. */
+bool rb_world_get_joint(rb_world *world, uint32_t index, rb_joint_state *out);
+/* The joints that broke and were not given out before: their ids into out
+ * (up to max); returns how many. Without a new break it costs one 4-byte
+ * read of the backend, as rb_world_take_breaks. */
+uint32_t rb_world_take_joint_breaks(rb_world *world, uint32_t *out, uint32_t max);
+
+/* One key of a kinematic body's path: where its centre of mass is and how
+ * it is turned at a time. */
+typedef struct rb_path_key {
+    float time;           /* s, on the path's clock; keys in increasing time */
+    float position[3];    /* m */
+    float orientation[4]; /* unit quaternion x, y, z, w */
+} rb_path_key;
+
+typedef struct rb_path_desc {
+    const rb_path_key *keys;
+    uint32_t key_count; /* at least 1 */
+    /* false: straight lines and slerp between keys; true: a Catmull-Rom
+     * spline through the positions (cubic Hermite, tangents from the
+     * neighbouring keys) and squad through the orientations. */
+    bool smooth;
+    /* After the last key: false holds its pose; true starts again at the
+     * first key (the clock runs modulo last - first key time). */
+    bool loop;
+    double time; /* s: the path's clock now (0: at the start; a saved scene keeps it) */
+} rb_path_desc;
+
+/* Makes a kinematic body follow a path: before each step the world sets its
+ * velocity and angular velocity so that the step lands it on the path's
+ * pose at the step's end (docs/joints.md, "Paths": within a few float
+ * roundings of its position, on both backends alike). NULL desc removes the
+ * path (the body keeps its last velocities). False (logged) for a stale id,
+ * a body that is not kinematic, no keys, keys out of time order, or
+ * non-finite values. The keys are copied. */
+bool rb_world_set_path(rb_world *world, rb_body_id id, const rb_path_desc *desc);
+/* A body's path: keys (the world's copy, valid until the path changes),
+ * flags and its clock now into out; false if it has none. */
+bool rb_world_get_path(const rb_world *world, rb_body_id id, rb_path_desc *out);
+/* The pose a path gives at time t (s), in double precision: what
+ * rb_world_set_path steers to. */
+void rb_path_pose(const rb_path_desc *path, double t, double position[3], double orientation[4]);
+
 #endif /* RB_WORLD_H */

@@ -203,7 +203,52 @@ typedef struct rb_world_data {
     float *piece_load;         /* 4 B: its largest load / holds since set; the backend keeps it (download()) */
     uint8_t *piece_taken;      /* 1 B, host only: its body was given out by rb_world_take_breaks */
     uint32_t *particle_member; /* 4 B */
+
+    /* Joints (world.h, rb_world_add_joint), in the order they were added;
+     * the world fills the index and rates before each upload
+     * (rb_joints_prepare). joint_body: a and b's body indices (b
+     * RB_JOINT_WORLD: the world). anchor_a: a's anchor in its frame, w the
+     * spring's rate w_j^2 (1/s^2); anchor_b: b's anchor in its frame or the
+     * world point, w the damper's rate 2 zeta w_j (1/s). joint_broken and
+     * joint_peak are state the backend keeps (download()). Body b's joints
+     * are joint_list[body_first_joint[b] .. body_first_joint[b + 1]), each
+     * 2 j + end (0: a, 1: b), in joint order. */
+    uint32_t joint_count, joint_capacity;
+    uint32_t *joint_body;       /* 8 B */
+    rb_float4 *joint_anchor_a;  /* 16 B */
+    rb_float4 *joint_anchor_b;  /* 16 B */
+    float *joint_limit;         /* 4 B: breaking force, N (INFINITY: never) */
+    uint32_t *joint_broken;     /* 4 B: 1 once broken */
+    float *joint_peak;          /* 4 B: the largest force carried, N */
+    uint32_t *body_first_joint; /* body_count + 1 entries */
+    uint32_t *joint_list;       /* 2 per joint */
 } rb_world_data;
+
+/* joint_body's b for a joint to the world. */
+#define RB_JOINT_WORLD 0xFFFFFFFFu
+
+/* Joint j's force on body a and the torques on a and b about their
+ * centres (out[0], out[1], out[2]; .w 0) at the step's start state, as
+ * every backend computes them: the same operations in kernels/joints.cl.
+ * Latches joint_broken and joint_peak; returns 1 if it broke now. */
+uint32_t rb_joint_force(rb_world_data *d, uint32_t j, rb_float4 out[3]);
+/* Body b's external load with its joints' forces and torques added in its
+ * joint list's order (out: force, torque), as kernels/joints.cl sums them. */
+void rb_joint_load(const rb_world_data *d, uint32_t b, const rb_float4 *joint_out, rb_float4 out[2]);
+
+/* q turned by the rotation of w t (exactly: axis w, angle |w| t),
+ * normalised, the half angle's sine and cosine rb_sincos's, as the kernels'
+ * rb_quat_turn (kernels/integrate.cl). */
+static inline rb_float4 rb_quat_turn(rb_float4 q4, rb_float4 w, float t) {
+    float speed = sqrtf(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * t;
+    if (!(angle > 0.0f)) return q4;
+    float s, c, q[4] = {q4.x, q4.y, q4.z, q4.w};
+    rb_sincos(0.5f * angle, &s, &c);
+    float dq[4] = {w.x / speed * s, w.y / speed * s, w.z / speed * s, c};
+    rb_quat_mul(dq, q, q);
+    rb_quat_normalize(q);
+    return (rb_float4){q[0], q[1], q[2], q[3]};
+}
 
 /* The pieces' loads of body b (world.h, rb_world_set_pieces) at the step's
  * start state, this step's particle positions (pos, by particle) and
@@ -262,6 +307,12 @@ typedef struct rb_backend_vtbl {
     uint64_t (*contact_overflow)(rb_backend *b);
     /* Pieces that passed their hold (rb_piece_loads) since the last call. */
     uint32_t (*take_break_count)(rb_backend *b);
+    /* Joints that broke (rb_joint_force) since the last call. */
+    uint32_t (*take_joint_break_count)(rb_backend *b);
+    /* Bodies' velocities and angular velocities (body_vel, body_omega) of
+     * the count bodies listed, from the host's arrays, for the next step
+     * (a path's steering, between single steps). */
+    bool (*write_velocities)(rb_backend *b, const rb_world_data *d, const uint32_t *bodies, uint32_t count);
 } rb_backend_vtbl;
 
 struct rb_backend {
