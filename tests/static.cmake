@@ -10,8 +10,9 @@
 # (test_static_formations) and the rest, and the limits leave room for a
 # machine twice as slow.
 rb_add_test(test_static SOURCES test_static.c LIBS rubble_scenes rubble_shapes rubble_sim rubble_base TIMEOUT 1200)
-target_compile_definitions(test_static PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
-add_dependencies(test_static cube cube2)
+target_compile_definitions(test_static PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
+                                               RB_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_dependencies(test_static cube cube2 mesh)
 set_tests_properties(test_static PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_STATIC_SKIP=test_formations_stand")
 add_test(NAME test_static_formations COMMAND test_static WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(test_static_formations PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_STATIC_ONLY=test_formations_stand"

@@ -533,16 +533,17 @@ static void test_bad_emitters_refused(void **state) {
 /* Impact debris: a 1.2 m cube (1,728 kg) landing flat from 5 m changes its
  * momentum by m v (1 + e) = 1728 x 9.9 x 1.5, about 26 kN s, from 0.2 m by
  * 5 kN s; a threshold of 12 kN s throws chips at the first and not the
- * second. The chips land beside the cube, not in it or in the ground, and
- * throw none themselves. */
-static uint64_t impacts_from(float height, uint64_t *spawned, float *lowest) {
+ * second. Each hit throws its `count` chips, all of them (evenly round the
+ * cube, none where another is); they land beside the cube, not in it or in
+ * the ground, and throw none themselves. */
+static uint64_t impacts_from(float height, uint32_t count, uint64_t *spawned, uint64_t *short_of, float *lowest) {
     fixture f = {0};
     open_world(&f, rb_default_world_desc());
     rb_entities_spawn(f.entities, (uint32_t)rb_entities_find(f.entities, "cube"),
                       &(rb_body_desc){.position = {0.0f, 0.6f + height, 0.0f}});
     rb_debris_desc dd = {
         .impact = {
-            .shape = "cube2", .scale = 0.25f, .threshold = 12000.0f, .count = 4, .speed = 3.0f, .lifetime = 5.0f}};
+            .shape = "cube2", .scale = 0.25f, .threshold = 12000.0f, .count = count, .speed = 3.0f, .lifetime = 5.0f}};
     open_debris(&f, &dd);
     *lowest = INFINITY;
     for (int k = 0; k < 150; k++) {
@@ -555,24 +556,80 @@ static uint64_t impacts_from(float height, uint64_t *spawned, float *lowest) {
     }
     const uint64_t n = rb_debris_impacts(f.debris);
     *spawned = rb_debris_spawned(f.debris);
+    *short_of = rb_debris_chips_short(f.debris);
     close_all(&f);
     return n;
 }
 
 static void test_impact_debris(void **state) {
     (void)state;
-    uint64_t spawned;
+    uint64_t spawned, short_of;
     float lowest;
-    const uint64_t high = impacts_from(5.0f, &spawned, &lowest);
-    print_message("from 5 m: %llu impacts, %llu chips, the lowest chip centre %.3f m\n", (unsigned long long)high,
-                  (unsigned long long)spawned, lowest);
-    assert_true(high >= 1 && high <= 2); /* the landing, and perhaps its first rebound's */
-    /* 4 a hit, less any that would have started in the cube, the ground or another chip */
-    assert_true(spawned >= 2 * high && spawned <= 4 * high);
-    assert_true(lowest > 0.0f); /* above the ground: none started inside it */
-    const uint64_t low = impacts_from(0.2f, &spawned, &lowest);
+    for (uint32_t count = 1; count <= 8; count *= 2) {
+        const uint64_t high = impacts_from(5.0f, count, &spawned, &short_of, &lowest);
+        print_message("count %u from 5 m: %llu impacts, %llu chips, %llu short, the lowest chip centre %.3f m\n", count,
+                      (unsigned long long)high, (unsigned long long)spawned, (unsigned long long)short_of, lowest);
+        /* the landing, perhaps its first rebound's, and a chip falling back on it */
+        assert_true(high >= 1 && high <= 4);
+        assert_int_equal(spawned, (uint64_t)count * high); /* every chip asked for */
+        assert_int_equal(short_of, 0);
+        assert_true(lowest > 0.0f); /* above the ground: none started inside it */
+    }
+    const uint64_t low = impacts_from(0.2f, 4, &spawned, &short_of, &lowest);
     assert_int_equal(low, 0);
     assert_int_equal(spawned, 0);
+}
+
+/* Chips only where contacts struck: a cube thrown up from 20 m (10 m/s, its
+ * start velocity 17 kN s of momentum), one kicked sideways by a blast 2 m
+ * from it at 0.3 s (10 kN s, 5.8 m/s, some of it up), and one under a 150 m/s wind from 0.6 s (a held force
+ * of about 20 kN, 330 N s a tick), all in free flight for 1.5 s, throw
+ * none at a threshold of 200 N s: the start velocity, the blast and the
+ * wind are no hits. */
+static void test_no_chips_in_free_flight(void **state) {
+    (void)state;
+    fixture f = {0};
+    open_world(&f, rb_default_world_desc());
+    const uint32_t cube = (uint32_t)rb_entities_find(f.entities, "cube");
+    rb_entities_spawn(f.entities, cube,
+                      &(rb_body_desc){.position = {0.0f, 20.0f, 0.0f},
+                                      .velocity = {1.0f, 10.0f, 0.0f},
+                                      .angular_velocity = {0.5f, 1.0f, 0.0f}});
+    rb_entities_spawn(f.entities, cube, &(rb_body_desc){.position = {20.0f, 30.0f, 0.0f}});
+    rb_entities_spawn(f.entities, cube, &(rb_body_desc){.position = {-20.0f, 30.0f, 0.0f}});
+    rb_debris_desc dd = {
+        .impact = {.shape = "cube2", .scale = 0.25f, .threshold = 200.0f, .count = 4, .speed = 3.0f, .lifetime = 5.0f},
+        .field_count = 2};
+    dd.fields[0] = (rb_field){.kind = RB_FIELD_RADIAL,
+                              .centre = {18.0f, 30.0f, 0.0f},
+                              .radius = 3.0f,
+                              .start = 0.3f,
+                              .strength = 30000.0f,
+                              .impulse = true,
+                              .falloff = 1.0f};
+    dd.fields[1] = (rb_field){.kind = RB_FIELD_WIND,
+                              .centre = {-20.0f, 30.0f, 0.0f},
+                              .radius = 4.0f,
+                              .start = 0.6f,
+                              .velocity = {150.0f, 0.0f, 0.0f},
+                              .drag = 0.6f};
+    open_debris(&f, &dd);
+    float speed[3] = {0, 0, 0};
+    for (int k = 0; k < 94; k++) assert_true(rb_debris_step(f.debris, 10)); /* 1.5 s */
+    for (uint32_t b = 0; b < 3; b++) {
+        rb_body_state s;
+        assert_true(rb_world_get_body(f.world, b, &s));
+        speed[b] = sqrtf(s.velocity[0] * s.velocity[0] + s.velocity[2] * s.velocity[2]);
+        assert_true(s.position[1] > 5.0f); /* still flying */
+    }
+    print_message("in flight 1.5 s: %llu impacts, %llu chips; sideways the thrown, blasted and blown cubes at %.2f, "
+                  "%.2f, %.2f m/s\n",
+                  (unsigned long long)rb_debris_impacts(f.debris), (unsigned long long)rb_debris_spawned(f.debris),
+                  speed[0], speed[1], speed[2]);
+    assert_true(speed[1] > 3.0f && speed[2] > 3.0f); /* the blast and the wind did push */
+    assert_int_equal(rb_debris_impacts(f.debris), 0);
+    assert_int_equal(rb_debris_spawned(f.debris), 0);
+    close_all(&f);
 }
 
 int main(void) {
@@ -594,6 +651,7 @@ int main(void) {
         cmocka_unit_test(test_add_emitter_refused),
         cmocka_unit_test(test_bad_emitters_refused),
         cmocka_unit_test(test_impact_debris),
+        cmocka_unit_test(test_no_chips_in_free_flight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/rb_math.h"
 #include "rb_test.h"
 #include "scenes/formations.h"
 #include "scenes/pile.h"
@@ -356,7 +357,7 @@ static void test_huge_generators_are_refused_with_the_limit(void **state) {
             "t.json: generators[0].height: 1e+09 is more than the limit of 2000000");
     refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"cube\", \"rows\": 100000, "
             "\"columns\": 100000}]}",
-            "generators[0]: the scene would hold 10000000000 bodies; the limit is 2000000");
+            "generators[0]: the scene would hold 5000050000 bodies; the limit is 2000000");
     refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"grid\", \"shape\": \"cube\", \"count\": [1000, 1000, "
             "1000]}]}",
             "generators[0]: the scene would hold 1000000000 bodies; the limit is 2000000");
@@ -421,18 +422,19 @@ static void test_generators(void **state) {
               "{\"type\": \"ring\", \"shape\": \"cube2\", \"count\": 6, \"radius\": 5, \"position\": [0, 0, 30]},"
               "{\"type\": \"formation\", \"formation\": 2, \"count\": 7, \"shape\": \"cube\"},"
               "{\"type\": \"pile\", \"count\": 300, \"shape\": \"cube\", \"material\": \"default\"}]}");
-    assert_int_equal(s->body_count, 11 + 5 + 24 + 6 + 7 + 300);
+    assert_int_equal(s->body_count, 9 + 5 + 24 + 6 + 7 + 300);
     const rb_scene_body *b = s->bodies;
-    /* the wall: rows of 4 and 3 cubes 1.2 m apart, every other row shifted 0.6 m
-     * (running bond) and one shorter, so nothing overhangs; 1.2 m up a row */
+    /* the wall, without a half body: rows of 4, 3 and 2 cubes 1.2 m apart,
+     * each row shifted 0.6 m (running bond) and one shorter, its ends racked
+     * back, so nothing overhangs; 1.2 m up a row */
     assert_near(b[1].desc.position[0] - b[0].desc.position[0], 1.2, 1e-5);
     assert_near(b[4].desc.position[0] - b[0].desc.position[0], 0.6, 1e-5);
-    assert_near(b[7].desc.position[0] - b[0].desc.position[0], 0.0, 1e-5);
+    assert_near(b[7].desc.position[0] - b[0].desc.position[0], 1.2, 1e-5);
     assert_near(b[4].desc.position[1] - b[0].desc.position[1], 1.2, 1e-5);
-    assert_near(b[10].desc.position[0] - b[3].desc.position[0], 0.0, 1e-5); /* the rows end flush */
+    assert_near(b[6].desc.position[0] - b[3].desc.position[0], -0.6, 1e-5); /* the ends racked back */
     assert_near(b[0].desc.position[1], 0.6, 1e-5);                          /* standing on the ground */
     /* the tower: 0.8 m cubes stacked */
-    b += 11;
+    b += 9;
     for (int i = 1; i < 5; i++) assert_near(b[i].desc.position[1] - b[i - 1].desc.position[1], 0.8 + 0.0016, 1e-5);
     /* the grid */
     b += 5;
@@ -453,6 +455,256 @@ static void test_generators(void **state) {
     assert_memory_equal(b[299].desc.orientation, q, sizeof q);
     assert_int_equal(s->world.plane_count, 5);
     rb_scene_destroy(s);
+}
+
+/* Every body of a wall rests on the row below: its centre of mass at
+ * least a quarter of its length inside the span it is held on (from the
+ * first to the last point where the bodies under it meet it), so none
+ * overhangs; and no two bodies of a row overlap. Rows are told by height. */
+static void assert_no_overhang(const rb_scene *s, uint32_t first, uint32_t n) {
+    for (uint32_t i = first; i < first + n; i++) {
+        const rb_scene_body *a = &s->bodies[i];
+        float ha[3];
+        rb_shape_half_extents(shape(a->shape), ha);
+        const float xa = a->desc.position[0], ya = a->desc.position[1], la = ha[0] * a->scale;
+        float held_lo = INFINITY, held_hi = -INFINITY;
+        if (ya < 2.0f * ha[1] * a->scale) held_lo = xa - la, held_hi = xa + la; /* the bottom row: on the ground */
+        for (uint32_t j = first; j < first + n; j++) {
+            const rb_scene_body *o = &s->bodies[j];
+            float ho[3];
+            rb_shape_half_extents(shape(o->shape), ho);
+            const float xo = o->desc.position[0], yo = o->desc.position[1], lo = ho[0] * o->scale;
+            const float rise = ya - yo;
+            if (fabsf(rise - 2.0f * ha[1] * a->scale) < 0.1f * ha[1] * a->scale && fabsf(xa - xo) < la + lo) {
+                held_lo = fminf(held_lo, fmaxf(xa - la, xo - lo));
+                held_hi = fmaxf(held_hi, fminf(xa + la, xo + lo));
+            }
+            if (i != j && fabsf(rise) < 1e-4f && fabsf(xa - xo) < la + lo)
+                fail_msg("bodies %u and %u of a row overlap (x %.4f, %.4f)", i, j, xa, xo);
+        }
+        if (!(xa >= held_lo + 0.5f * la && xa <= held_hi - 0.5f * la))
+            fail_msg("body %u (%s at x %.4f, y %.4f) overhangs: held from x %.4f to %.4f", i, a->shape, xa, ya, held_lo,
+                     held_hi);
+    }
+}
+
+/* The wall generator's running bond: with a half body (the shipped brick
+ * and half brick) every other row is half, bricks, half, both ends flush;
+ * without one the ends are racked back. Either way no body's centre of
+ * mass is nearer than a quarter of its length to the end of what holds it, and a
+ * wall of more rows than columns without a half, or a half that does not
+ * fit, is refused. */
+static void test_wall_has_no_overhang(void **state) {
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"generators\": ["
+                        "{\"type\": \"wall\", \"shape\": \"brick\", \"half\": \"brick_half\", \"scale\": 14.88, "
+                        "\"rows\": 5, \"columns\": 10},"
+                        "{\"type\": \"wall\", \"shape\": \"brick\", \"scale\": 14.88, \"rows\": 5, \"columns\": 10, "
+                        "\"position\": [0, 0, 20]}]}");
+    assert_int_equal(s->body_count, 52 + 40); /* 10 + 9 and 2 halves, ...; 10 + 9 + 8 + 7 + 6 */
+    /* the brick is 8 x 4 x 3 particles of 0.4 m at this scale, its half 4 x 4 x 3 */
+    assert_int_equal(shape("brick_half")->particle_count, 48);
+    assert_no_overhang(s, 0, 52);
+    assert_no_overhang(s, 52, 40);
+    /* with halves both ends are flush on every row: the left ends of rows 0 and 1 */
+    const rb_scene_body *b = s->bodies;
+    assert_string_equal(b[19].shape, "brick_half");
+    assert_near(b[19].desc.position[0] - 0.8, b[0].desc.position[0] - 1.6, 1e-3); /* 0.4 m particles at 0.39994 */
+    assert_near(b[20].desc.position[0] + 0.8, b[9].desc.position[0] + 1.6, 1e-3);
+    rb_scene_destroy(s);
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"cube\", \"rows\": 5, "
+            "\"columns\": 4}]}",
+            "t.json: generators[0].rows: 5 rows of 4: a wall without 'half' is one body shorter each row up");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"brick\", \"half\": \"cube\", "
+            "\"rows\": 2, \"columns\": 4}]}",
+            "t.json: generators[0].half: 'cube' is 1.2 m tall, the wall's 'brick' 0.1075 m: a half must be as tall");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"brick_half\", \"half\": "
+            "\"brick\", \"rows\": 2, \"columns\": 4}]}",
+            "t.json: generators[0].half: 'brick' is 0.215 m long, more than half the wall's 'brick_half'");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"brick\", \"half\": \"nope\", "
+            "\"rows\": 2, \"columns\": 4}]}",
+            "t.json: generators[0].half: unknown shape 'nope'");
+}
+
+/* `position` means the same for every generator: where the arrangement
+ * stands, the middle of its footprint, its lowest bodies' bottoms half a
+ * gap above it (a grid's too: y 1.2012 for cubes stood on y 0.6). */
+static void test_generators_stand_on_position(void **state) {
+    static const char *const gens[] = {
+        "{\"type\": \"wall\", \"shape\": \"cube\", \"rows\": 2, \"columns\": 3",
+        "{\"type\": \"tower\", \"shape\": \"cube\", \"height\": 3",
+        "{\"type\": \"grid\", \"shape\": \"cube\", \"count\": [2, 3, 4]",
+        "{\"type\": \"ring\", \"shape\": \"cube\", \"count\": 6, \"radius\": 5",
+        "{\"type\": \"heap\", \"shape\": \"cube\", \"count\": 20, \"size\": [6, 6, 6]",
+    };
+    for (size_t g = 0; g < sizeof gens / sizeof *gens; g++) {
+        char text[512];
+        snprintf(text, sizeof text, "{\"rubble_scene\": 1, \"generators\": [%s, \"position\": [3, 0.6, -2]}]}",
+                 gens[g]);
+        rb_scene *s = parse(text);
+        float lowest = INFINITY, sum[2] = {0, 0}, lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        for (uint32_t i = 0; i < s->body_count; i++) lowest = fminf(lowest, s->bodies[i].desc.position[1]);
+        uint32_t bottom = 0;
+        for (uint32_t i = 0; i < s->body_count; i++) {
+            const float *p = s->bodies[i].desc.position;
+            if (p[1] > lowest + 0.01f) continue;
+            bottom++, sum[0] += p[0], sum[1] += p[2];
+            lo[0] = fminf(lo[0], p[0]), hi[0] = fmaxf(hi[0], p[0]), lo[1] = fminf(lo[1], p[2]),
+            hi[1] = fmaxf(hi[1], p[2]);
+        }
+        print_message("%s: the lowest centre at y %.4f; the bottom layer's middle (%.3f, %.3f)\n", gens[g], lowest,
+                      0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]));
+        assert_near(lowest, 0.6 + 0.6 + 0.5 * 0.0024, 1e-5); /* the cube's half height and half a gap above */
+        if (g < 4) { /* the heap's bottom layer is scattered, its footprint within the region (below) */
+            assert_near(sum[0] / (float)bottom, 3.0, 1e-4);
+            assert_near(sum[1] / (float)bottom, -2.0, 1e-4);
+        } else {
+            assert_true(lo[0] >= 0.0f && hi[0] <= 6.0f && lo[1] >= -5.0f && hi[1] <= 1.0f);
+        }
+        rb_scene_destroy(s);
+    }
+}
+
+/* `orientation` turns the whole arrangement about its position: a tower
+ * turned a quarter about z lies along -x from it, each body turned too; a
+ * pile's walls turn and move with it; the identity changes no bit; a
+ * quaternion that is not of unit length or not finite is refused. */
+static void test_generators_turned(void **state) {
+    const float s2 = 0.70710678f;
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"generators\": ["
+                        "{\"type\": \"tower\", \"shape\": \"cube\", \"height\": 3, \"position\": [5, 1, 0], "
+                        "\"orientation\": [0, 0, 0.70710678, 0.70710678]},"
+                        "{\"type\": \"grid\", \"shape\": \"cube\", \"count\": [3, 2, 2], \"position\": [1, 2, 3]},"
+                        "{\"type\": \"grid\", \"shape\": \"cube\", \"count\": [3, 2, 2], \"position\": [1, 2, 3], "
+                        "\"orientation\": [0, 0, 0, 1]},"
+                        "{\"type\": \"pile\", \"shape\": \"cube\", \"count\": 2, \"position\": [100, 0, 0], "
+                        "\"orientation\": [0, 0.70710678, 0, 0.70710678]}]}");
+    assert_int_equal(s->body_count, 3 + 12 + 12 + 2);
+    for (int k = 0; k < 3; k++) {
+        const rb_scene_body *b = &s->bodies[k];
+        assert_near(b->desc.position[0], 5.0 - (0.6 + 0.0012 + k * 1.2024), 1e-4);
+        assert_near(b->desc.position[1], 1.0, 1e-4);
+        assert_near(b->desc.position[2], 0.0, 1e-4);
+        assert_near(b->desc.orientation[2], s2, 1e-6);
+        assert_near(b->desc.orientation[3], s2, 1e-6);
+    }
+    assert_memory_equal(&s->bodies[3], &s->bodies[15], 12 * sizeof s->bodies[0]);
+    /* the pile turned a quarter about y: its body 1 (x -12.3, z -14.1 about its origin) at x 100 - 14.1, z 12.3 */
+    float p[3], q[4];
+    rb_pile_body_pose(1, p, q);
+    assert_near(s->bodies[28].desc.position[0], 100.0 + p[2], 1e-3);
+    assert_near(s->bodies[28].desc.position[2], -p[0], 1e-3);
+    /* its walls: x = 100 +- 15, z = +-15, the ground first */
+    assert_int_equal(s->world.plane_count, 5);
+    for (uint32_t i = 1; i < 5; i++) {
+        const rb_plane *w = &s->world.planes[i];
+        const float centre[3] = {100.0f, 0.0f, 0.0f};
+        assert_near(fabsf(w->normal[0]) + fabsf(w->normal[2]), 1.0, 1e-5);
+        assert_near(rb_v3_dot(w->normal, centre) - w->offset, 15.0, 1e-3); /* the middle 15 m clear of it */
+    }
+    rb_scene_destroy(s);
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"tower\", \"shape\": \"cube\", \"height\": 3, "
+            "\"orientation\": [0, 0, 1, 1]}]}",
+            "t.json: generators[0].orientation: [0, 0, 1, 1] has length 1.41421: expected a unit quaternion");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"tower\", \"shape\": \"cube\", \"height\": 3, "
+            "\"orientation\": [0, 0, 0, 0]}]}",
+            "t.json: generators[0].orientation: [0, 0, 0, 0] has length 0: expected a unit quaternion");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"heap\", \"shape\": \"cube\", \"count\": 3, "
+            "\"size\": [5, 5, 5], \"orientation\": [0, 0, 1e400, 1]}]}",
+            "t.json: generators[0].orientation: element 2 is not a finite number");
+}
+
+/* Whether two heap bodies' boxes, each turned any way about the vertical,
+ * could meet: their footprint circles overlap and their heights do. */
+static bool could_meet(const rb_scene_body *a, const rb_scene_body *b) {
+    float ha[3], hb[3];
+    rb_shape_half_extents(shape(a->shape), ha);
+    rb_shape_half_extents(shape(b->shape), hb);
+    const float ra = a->scale * hypotf(ha[0], ha[2]), rb = b->scale * hypotf(hb[0], hb[2]);
+    const float dx = a->desc.position[0] - b->desc.position[0], dz = a->desc.position[2] - b->desc.position[2];
+    const float dy = fabsf(a->desc.position[1] - b->desc.position[1]);
+    return hypotf(dx, dz) < ra + rb && dy < a->scale * ha[1] + b->scale * hb[1];
+}
+
+/* A heap: count bodies of a weighted list of shapes in a box standing on
+ * its position, no two overlapping, each shape about as often as its
+ * weight asks, the same from the same seed; bad input refused at its key. */
+static void test_heap(void **state) {
+    const char *text = "{\"rubble_scene\": 1, \"generators\": [{\"type\": \"heap\", \"count\": 60, \"seed\": %d, "
+                       "\"shapes\": [{\"shape\": \"cube\", \"weight\": 3}, {\"shape\": \"cube2\"}, "
+                       "{\"shape\": \"cube\", \"scale\": 0.5}], \"size\": [8, 7, 6], \"position\": [10, 0, 0]}]}";
+    char t1[512], t2[512];
+    snprintf(t1, sizeof t1, text, 3), snprintf(t2, sizeof t2, text, 4);
+    rb_scene *s = parse(t1), *same = parse(t1), *other = parse(t2);
+    assert_int_equal(s->body_count, 60);
+    assert_memory_equal(s->bodies, same->bodies, 60 * sizeof *s->bodies);
+    assert_memory_not_equal(s->bodies, other->bodies, 60 * sizeof *s->bodies);
+    uint32_t big = 0, small = 0;
+    for (uint32_t i = 0; i < 60; i++) {
+        const rb_scene_body *a = &s->bodies[i];
+        float h[3];
+        rb_shape_half_extents(shape(a->shape), h);
+        const float r = a->scale * hypotf(h[0], h[2]);
+        big += strcmp(a->shape, "cube") == 0 && a->scale == 1.0f, small += a->scale == 0.5f;
+        /* within the box */
+        assert_true(a->desc.position[0] - r >= 6.0f && a->desc.position[0] + r <= 14.0f);
+        assert_true(a->desc.position[2] - r >= -3.0f && a->desc.position[2] + r <= 3.0f);
+        assert_true(a->desc.position[1] - a->scale * h[1] >= 0.0f && a->desc.position[1] + a->scale * h[1] <= 7.0f);
+        for (uint32_t j = 0; j < i; j++)
+            if (could_meet(a, &s->bodies[j])) fail_msg("heap bodies %u and %u overlap", j, i);
+    }
+    print_message("a heap of 60: %u cubes (weight 3 of 5), %u half cubes (1 of 5)\n", big, small);
+    assert_true(big >= 25 && big <= 47 && small >= 4 && small <= 20);
+    rb_scene_destroy(s), rb_scene_destroy(same), rb_scene_destroy(other);
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"heap\", \"count\": 3, \"shapes\": [], \"size\": [5, "
+            "5, 5]}]}",
+            "t.json: generators[0].shapes: expected at least one shape");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"heap\", \"count\": 0, \"shape\": \"cube\", \"size\": "
+            "[5, 5, 5]}]}",
+            "t.json: generators[0].count: a heap of 0 bodies: expected a count >= 1");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"heap\", \"count\": 50, \"shape\": \"cube\", \"size\": "
+            "[5, 5, 5]}]}",
+            "t.json: generators[0].size: 50 bodies do not fit in [5, 5, 5]: it holds 16 (2 x 2 cells of 1.7 m, 4 "
+            "layers of 1.2 m");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"heap\", \"count\": 5, \"shapes\": [{\"shape\": "
+            "\"cub\"}], \"size\": [5, 5, 5]}]}",
+            "t.json: generators[0].shapes[0].shape: unknown shape 'cub'");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"heap\", \"count\": 5, \"shape\": \"cube\", "
+            "\"shapes\": [{\"shape\": \"cube\"}], \"size\": [5, 5, 5]}]}",
+            "t.json: generators[0]: give 'shape' or 'shapes', not both");
+    refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"heap\", \"count\": 5, \"shape\": \"cube\", "
+            "\"size\": [5, 0, 5]}]}",
+            "t.json: generators[0].size: expected 3 sizes > 0");
+}
+
+/* A heap in a world comes to rest: nothing starts inside anything (no body
+ * faster than 2 m/s after a step: bodies started overlapping fly apart at
+ * tens of m/s), and after 10 s every body sleeps. */
+static void test_heap_settles(void **state) {
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"heap\", \"count\": 40, \"shapes\": "
+                        "[{\"shape\": \"cube\"}, {\"shape\": \"cube2\"}], \"size\": [7, 6, 7]}]}");
+    rb_world_desc base = rb_default_world_desc();
+    rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+    rb_entities *t = rb_entities_create(g_reg, w);
+    char err[256];
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), 40);
+    float fastest = 0.0f;
+    assert_true(rb_world_step(w, 1));
+    for (uint32_t b = 0; b < 40; b++) {
+        rb_body_state st;
+        assert_true(rb_world_get_body(w, b, &st));
+        fastest = fmaxf(fastest, sqrtf(rb_v3_dot(st.velocity, st.velocity)));
+    }
+    assert_true(rb_world_step(w, 6250)); /* 10 s: all asleep by 8 s (39 of 40 at 6 s) */
+    uint32_t asleep = 0;
+    for (uint32_t b = 0; b < 40; b++) {
+        rb_body_state st;
+        assert_true(rb_world_get_body(w, b, &st));
+        asleep += st.asleep;
+    }
+    print_message("a heap of 40: fastest %.3f m/s after a step; %u asleep after 10 s\n", fastest, asleep);
+    assert_true(fastest < 2.0f);
+    assert_int_equal(asleep, 40);
+    rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
 }
 
 /* The formations and the pile that --formation and rubble-bench ask for come from generators. */
@@ -951,6 +1203,11 @@ int main(void) {
         cmocka_unit_test(test_unknown_keys_are_warned_about),
         cmocka_unit_test(test_materials_do_not_depend_on_key_order),
         cmocka_unit_test(test_generators),
+        cmocka_unit_test(test_wall_has_no_overhang),
+        cmocka_unit_test(test_generators_stand_on_position),
+        cmocka_unit_test(test_generators_turned),
+        cmocka_unit_test(test_heap),
+        cmocka_unit_test(test_heap_settles),
         cmocka_unit_test(test_formation_and_pile_scenes),
         cmocka_unit_test(test_save_and_reload_continue_bit_for_bit),
         cmocka_unit_test(test_rolling_friction_saved_and_continued),

@@ -10,7 +10,7 @@
  * repo.
  * Units: each mesh's own numbers, its side file saying what they are
  * (plugins/README.md, "Side file"): the brick is in decimetres (2.15 x
- * 1.025 x 0.65, "units": "dm"), the plank, torus, ball and pillar in
+ * 1.025 x 0.65, "units": "dm"; its half 1.075 long), the plank, torus, ball and pillar in
  * metres, the others sized by "size" (their longest side in metres). */
 #include <math.h>
 #include <stdio.h>
@@ -190,6 +190,14 @@ int main(int argc, char **argv) {
     rb_gen_box(&m, 2.15, 1.025, 0.65);
     emit(&m, "brick.stl",
          "{ \"resolution\": 8, \"units\": \"dm\", \"description\": \"a house brick, 215 x 102.5 x 65 mm\" }");
+    rb_gen_free(&m);
+    /* the half brick a wall's every other row ends on (docs/scene-format.md,
+     * `wall`'s `half`): half the brick's length, 4 particles across it as
+     * the brick has 8, so both have the same lattice and any scale lays
+     * them level */
+    rb_gen_box(&m, 1.075, 1.025, 0.65);
+    emit(&m, "brick_half.stl",
+         "{ \"resolution\": 4, \"units\": \"dm\", \"description\": \"a half brick, 107.5 x 102.5 x 65 mm\" }");
     rb_gen_free(&m);
     rb_gen_box(&m, 8.0, 1.4, 0.4);
     emit(&m, "plank.ply", "{ \"resolution\": 20, \"description\": \"a plank 8 m long, one particle (0.4 m) thick\" }");

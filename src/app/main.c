@@ -80,6 +80,7 @@ static void print_json(const rb_options *o, const rb_scene *scene, rb_run *run, 
         cJSON_AddNumberToObject(dj, "pieces", (double)rb_debris_pieces_made(d));
         cJSON_AddNumberToObject(dj, "impacts", (double)rb_debris_impacts(d));
         cJSON_AddNumberToObject(dj, "crowded", (double)rb_debris_crowded(d));
+        cJSON_AddNumberToObject(dj, "chips_short", (double)rb_debris_chips_short(d));
     }
     cJSON_AddBoolToObject(j, "nan", s->nan);
     cJSON_AddStringToObject(j, "digest", digest);
@@ -112,10 +113,11 @@ static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, 
     const rb_debris *d = rb_run_debris(run);
     if (d)
         printf("debris: %u alive; %llu spawned (%llu put off for room), %llu removed; %llu breaks made %llu bodies; "
-               "%llu impacts threw chips\n",
+               "%llu impacts threw chips (%llu chips short of their count: no room)\n",
                rb_debris_alive(d), (unsigned long long)rb_debris_spawned(d), (unsigned long long)rb_debris_crowded(d),
                (unsigned long long)rb_debris_removed(d), (unsigned long long)rb_debris_breaks(d),
-               (unsigned long long)rb_debris_pieces_made(d), (unsigned long long)rb_debris_impacts(d));
+               (unsigned long long)rb_debris_pieces_made(d), (unsigned long long)rb_debris_impacts(d),
+               (unsigned long long)rb_debris_chips_short(d));
 }
 
 /* --record: each frame of the run into the cache. */

@@ -53,7 +53,7 @@ rb_debris *rb_debris_create(const rb_debris_desc *desc, rb_entities *entities, c
 void rb_debris_destroy(rb_debris *d) {
     if (!d) return;
     rb_debris_free_breakables(d);
-    free(d->last_v);
+    free(d->memory);
     for (uint32_t k = 0; k < d->face_size; k++) free(d->faces[k].data);
     free(d->faces);
     free(d->bodies);
@@ -226,6 +226,7 @@ uint32_t rb_debris_alive(const rb_debris *d) { return d->count; }
 uint64_t rb_debris_spawned(const rb_debris *d) { return d->spawned; }
 uint64_t rb_debris_removed(const rb_debris *d) { return d->removed; }
 uint64_t rb_debris_crowded(const rb_debris *d) { return d->crowded; }
+uint64_t rb_debris_chips_short(const rb_debris *d) { return d->chips_short; }
 uint64_t rb_debris_breaks(const rb_debris *d) { return d->breaks; }
 uint64_t rb_debris_pieces_made(const rb_debris *d) { return d->pieces_made; }
 uint64_t rb_debris_impacts(const rb_debris *d) { return d->impacts; }

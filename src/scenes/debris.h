@@ -271,6 +271,10 @@ uint64_t rb_debris_removed(const rb_debris *d);
 /* Spawns put off because no point of the region was clear of the emitter's
  * latest bodies (they start where those would overlap them). */
 uint64_t rb_debris_crowded(const rb_debris *d);
+/* Impact chips not thrown: a hit's `count` chips found no clear place
+ * beside the body (a plane, a body or another chip there), or the tick had
+ * thrown its 256. */
+uint64_t rb_debris_chips_short(const rb_debris *d);
 /* How much of a body is drawn, 1 down to 0 over its last RB_DEBRIS_FADE s;
  * 1 for a body that is not debris or has no lifetime. */
 float rb_debris_fade(const rb_debris *d, rb_body_id id);

@@ -78,8 +78,14 @@ bool rb_debris_set_field(rb_debris *d, uint32_t k, const rb_field *f, char *err,
 
 /* ---- at a tick: the pushes ---- */
 
-/* Holds force at point on a body whose centre is at centre, for the tick. */
-static bool hold(rb_debris *d, rb_body_id id, const float force[3], const float point[3], const float centre[3]) {
+/* Holds force at point on body s for the tick (told to impact debris, so
+ * that what it gives is no hit). */
+static bool hold(rb_debris *d, const rb_body_state *s, const float force[3], const float point[3]) {
+    const float tick_s = (float)(d->tick_steps * d->dt),
+                impulse[3] = {force[0] * tick_s, force[1] * tick_s, force[2] * tick_s};
+    if (!rb_debris_impact_pushed(d, s, impulse)) return false;
+    const rb_body_id id = s->id;
+    const float *centre = s->position;
     if (d->held_count == d->held_capacity) {
         const uint32_t cap = d->held_capacity ? 2u * d->held_capacity : 64u;
         held_force *h = realloc(d->held, sizeof *h * cap);
@@ -198,13 +204,14 @@ bool rb_debris_push(rb_debris *d, double t, const rb_body_state *states, uint32_
                 const float amount = fd->strength * powf(1.0f - dist / fd->radius, fd->falloff);
                 for (int k = 0; k < 3; k++) out[k] = amount * dir[k];
                 if (once) {
-                    if (!rb_world_apply_impulse(w, s->id, out, s->position)) return false;
+                    if (!rb_world_apply_impulse(w, s->id, out, s->position) || !rb_debris_impact_pushed(d, s, out))
+                        return false;
                     continue;
                 }
             } else if (fd->kind == RB_FIELD_WIND) {
                 float at[3];
                 if (!wind_on(d, s, fd, out, at)) return false;
-                if (rb_v3_dot(out, out) > 0.0f && !hold(d, s->id, out, at, s->position)) return false;
+                if (rb_v3_dot(out, out) > 0.0f && !hold(d, s, out, at)) return false;
                 continue;
             } else { /* vortex: towards a solid swirl within the radius, strength at its edge */
                 const float along = rb_v3_dot(rel, fd->axis);
@@ -222,7 +229,7 @@ bool rb_debris_push(rb_debris *d, double t, const rb_body_state *states, uint32_
                 const float gain = (1.0f - expf(-fd->drag * tick_s)) / tick_s;
                 for (int k = 0; k < 3; k++) out[k] = s->mass * gain * (want - have) * tangent[k];
             }
-            if (!hold(d, s->id, out, s->position, s->position)) return false;
+            if (!hold(d, s, out, s->position)) return false;
         }
     }
     return true;

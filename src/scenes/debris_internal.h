@@ -63,8 +63,8 @@ typedef struct held_force {
 typedef struct breakable {
     rb_body_id id;
     rb_pieces pieces;
-    float *offsets;  /* xyz a particle, shape frame */
-    float r, m;      /* its particles' radius and mass */
+    float *offsets; /* xyz a particle, shape frame */
+    float r, m;     /* its particles' radius and mass */
     /* its pattern: with `impact`, the pieces drawn again about the hit at the break */
     rb_fracture_desc desc;
     rb_mesh *meshes; /* per piece: its part of the body's mesh, shape frame (cut.h); NULL, or one
@@ -76,6 +76,17 @@ typedef struct breakable {
     uint8_t *anchored;
     int32_t *inner;
 } breakable;
+
+/* What impact debris remembers of a body from tick to tick
+ * (debris_impact.c): velocities per mass, m/s. */
+typedef struct impact_memory {
+    float velocity[3];   /* at the last tick */
+    float impulse[3];    /* the contacts' over the tick before it (gravity and the fields' taken out) */
+    float pushed[3];     /* the fields' given at the last tick, acting until this one */
+    float pushing[3];    /* the fields' given at this tick, acting until the next */
+    uint32_t generation; /* the id's; another: a new body in the slot, nothing known of it */
+    uint32_t seen;       /* ticks it was read at, up to 2: from the third its impulse's change is known */
+} impact_memory;
 
 struct rb_debris {
     rb_debris_desc desc;
@@ -105,13 +116,13 @@ struct rb_debris {
     breakable *breakables;
     uint32_t breakable_count, breakable_capacity;
     uint64_t breaks, pieces_made;
-    /* impact debris: each body's velocity and contact impulse at the last
-     * tick, by its id's slot */
-    int impact_row;     /* the entity row it throws; -1: none */
-    float *last_v;      /* 7 a slot: velocity xyz, the last tick's impulse per mass xyz, the id's generation (bits) */
-    uint32_t last_size; /* slots */
+    /* impact debris: what it remembers of each body, by its id's slot */
+    int impact_row; /* the entity row it throws; -1: none */
+    impact_memory *memory;
+    uint32_t memory_size; /* slots */
     uint64_t rng_impact, impacts;
-    face_set *faces; /* by world shape */
+    uint64_t chips_short; /* chips not thrown: no clear place beside the body, or the tick's 256 thrown */
+    face_set *faces;      /* by world shape */
     uint32_t face_size;
     /* by world shape: the mesh a split's child is drawn with, its pieces'
      * meshes together (vertex_count 0: none, drawn as its cells) */
@@ -179,8 +190,13 @@ bool rb_debris_emit(rb_debris *d, double t, double tick_seconds);
 /* Fields (debris_fields.c): their pushes on the n bodies read at tick time t. */
 bool rb_debris_push(rb_debris *d, double t, const rb_body_state *states, uint32_t n);
 
-/* Impact debris (debris_impact.c): chips thrown by the bodies read at this tick hit hard. */
+/* Impact debris (debris_impact.c): chips thrown by the bodies read at this
+ * tick hit hard. A field's push given to a body at this tick (an impulse,
+ * or a held force times the tick), told to it before the chips are thrown,
+ * so that the velocity it gives is not taken for a hit at the next tick;
+ * nothing without impact debris. False if out of memory. */
 bool rb_debris_throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n);
+bool rb_debris_impact_pushed(rb_debris *d, const rb_body_state *s, const float impulse[3]);
 
 /* Breakable bodies (debris_break.c): the bodies the world found broken
  * since the last tick, split. */

@@ -95,7 +95,7 @@ static bool read_region(rb_reader *r, const cJSON *o, rb_region *g) {
     return true;
 }
 
-static bool read_choice(rb_reader *r, const cJSON *o, rb_emit_choice *c) {
+bool rb_read_emit_choice(rb_reader *r, const cJSON *o, rb_emit_choice *c) {
     static const char *const keys[] = {"shape", "scale", "weight", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected {\"shape\": name, \"scale\": s, \"weight\": w}");
     if (!rb_read_check_keys(r, o, keys) || !rb_read_string(r, o, "shape", c->shape, sizeof c->shape, true))
@@ -136,7 +136,7 @@ static bool read_emitter(rb_reader *r, const cJSON *o, uint32_t index, rb_emitte
     uint32_t j = 0;
     for (const cJSON *c = shapes->child; c; c = c->next, j++) {
         size_t at = rb_read_enter(r, NULL, (int)j);
-        if (!read_choice(r, c, &e->choices[j])) return false;
+        if (!rb_read_emit_choice(r, c, &e->choices[j])) return false;
         rb_read_leave(r, at);
     }
     rb_read_leave(r, len);

@@ -86,6 +86,9 @@ bool rb_read_generator(rb_reader *r, rb_scene *s, const cJSON *o);
  * or a body has a lifetime (read with the bodies). False, failed, on a bad
  * value. */
 bool rb_read_debris(rb_reader *r, rb_scene *s, const cJSON *root);
+/* One entry of a weighted list of shapes, {"shape", "scale", "weight"}, as
+ * an emitter's `shapes` and a heap generator's take it (debris_read.c). */
+bool rb_read_emit_choice(rb_reader *r, const cJSON *o, rb_emit_choice *c);
 /* A body's or generator's `breakable` key, if there is one, into t (debris_read.c). */
 bool rb_read_breakable(rb_reader *r, const cJSON *o, rb_scene_body *t);
 
