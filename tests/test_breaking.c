@@ -273,7 +273,8 @@ static uint64_t drop_impact(rb_backend_kind backend, bool report) {
                       tick, bodies, near_pieces, near / near_pieces, far_pieces, far / far_pieces);
     assert_int_equal((int)particles, 216);
     assert_true(near_pieces > 0 && far_pieces > 0);
-    /* 0.5 here; the pieces of plain voronoi 24 (seed 7) split alike make 0.77 */
+    /* 0.41 here; plain voronoi 24 pieces (seed 7) are even, 8.9 to 9.3
+     * particles each about any corner, so they would make about 1 */
     assert_true(near / near_pieces < 0.65 * (far / far_pieces));
     assert_true(rb_debris_step(f.debris, 100));
     const uint64_t digest = rb_world_digest(f.world);

@@ -245,7 +245,7 @@ static bool make_pieces(const float *offsets, uint32_t n, float r, float m, cons
               (weight || !(desc->kind == RB_FRACTURE_VORONOI && desc->impact && hit));
     if (ok) switch (desc->kind) {
         case RB_FRACTURE_VORONOI:
-            ok = rb_pattern_voronoi(offsets, n, count, desc->seed, weight, out->piece_of, out->seeds);
+            ok = rb_pattern_voronoi(offsets, n, r, count, desc->seed, weight, out->piece_of, out->seeds);
             if (ok) count = rb_pattern_drop_empty(out->piece_of, n, count, scratch, out->seeds, NULL);
             break;
         case RB_FRACTURE_LAYERS:

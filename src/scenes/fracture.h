@@ -21,7 +21,7 @@
 #include "sim/world.h"
 
 typedef enum rb_fracture_kind {
-    RB_FRACTURE_VORONOI = 0, /* `pieces` seed particles drawn from `seed`; each particle joins its nearest seed */
+    RB_FRACTURE_VORONOI = 0, /* `pieces` seeds drawn from `seed`, moved to even the pieces; each joins the nearest */
     RB_FRACTURE_LAYERS,      /* `pieces` slabs of equal thickness across the body's longest axis */
     RB_FRACTURE_PARTICLES,   /* every particle a piece: it crumbles */
     RB_FRACTURE_GIVEN,       /* the piece of each particle given (a shape plugin's) */
@@ -100,9 +100,10 @@ typedef struct rb_pieces {
     /* voronoi, layers, slices: per piece xyz, shape frame, m: its region
      * is the Voronoi cell of this point (the points nearer it than any
      * other piece's), and it holds the piece's particles' centres:
-     * voronoi's seed particle, or a point on the slabs' axis at the middle
-     * of its slab. NULL for the other patterns. The pieces' meshes are cut
-     * along these cells (src/scenes/cut.h). */
+     * voronoi's seed (a point, not a particle's centre, but an impact
+     * pattern's), or a point on the slabs' axis at the middle of its slab.
+     * NULL for the other patterns. The pieces' meshes are cut along these
+     * cells (src/scenes/cut.h). */
     float *seeds;
     /* radial: the pieces' regions (above); NULL for the other patterns.
      * Patterns with neither (particles, given) have no regions: their
@@ -121,7 +122,8 @@ void rb_pieces_free(rb_pieces *p);
 /* The pieces of an impact pattern (desc->impact, voronoi) formed about
  * `hit` (shape frame, m): `pieces` seed particles drawn from `seed` with a
  * density 1 / (1 + (d / focus)^2) at a distance d from the hit, never under
- * 1/64 of that at the hit, so pieces are small there and large far away.
+ * 1/64 of that at the hit, so pieces are small there and large far away
+ * (the seeds are not moved to even the pieces, as plain voronoi's are).
  * Otherwise as rb_pieces_make (which, for an impact pattern, makes the
  * plain voronoi pieces the body carries until it breaks). */
 bool rb_pieces_make_at(const float *offsets, uint32_t n, float r, float m, const rb_fracture_desc *desc,

@@ -31,10 +31,11 @@ static inline int rb_longest_axis(const float *p, uint32_t n, float *low, float 
 /* ---- the patterns (fracture_patterns.c): each writes every particle's
  * piece (0 .. count - 1, some perhaps empty) in piece_of ---- */
 
-/* `count` seed particles, drawn from `seed` (with weights: per particle,
- * the density to draw with), their centres in seeds; each particle joins
- * the nearest. False if out of memory. */
-bool rb_pattern_voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, const double *weight,
+/* `count` seeds in seeds, each particle (radius r) joining the nearest:
+ * drawn from `seed` among the particles and moved until the pieces are of
+ * even size, or, with weights (per particle, the density to draw with),
+ * the particles drawn. False if out of memory. */
+bool rb_pattern_voronoi(const float *p, uint32_t n, float r, uint32_t count, uint64_t seed, const double *weight,
                         uint32_t *piece_of, float *seeds);
 /* The impact pattern's weights about hit (rb_pieces_make_at); NULL if out of memory. */
 double *rb_pattern_impact_weights(const float *p, uint32_t n, const float hit[3], float focus);

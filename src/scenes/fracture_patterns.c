@@ -23,36 +23,157 @@ static double next_unit(uint64_t *state) { return (double)(next_random(state) >>
  * draw takes at most 64 tries on average however far the body reaches. */
 #define RB_IMPACT_FLOOR (1.0 / 64.0)
 
+/* Plain voronoi seeds are moved after the draw (relax, balance) so that the
+ * pieces come out of even size: at most this many rounds of Lloyd's, then
+ * at most this many of balancing, which stops once every piece is within
+ * RB_VORONOI_EVEN of the mean size (or one particle). Each round is a
+ * nearest-seed pass, particles x pieces. */
+#define RB_VORONOI_LLOYD_ROUNDS 16
+#define RB_VORONOI_BALANCE_ROUNDS 48
+#define RB_VORONOI_EVEN 0.1
+/* How much of a pair's difference a balancing round evens at first: a
+ * piece has a dozen neighbours pulling at once, so a tenth. */
+#define RB_VORONOI_BALANCE_GAIN 0.1
+
+/* Each particle's nearest seed (seeds in doubles, xyz): the strict < gives
+ * a tie to the lower seed. With `gap`: per particle its second nearest
+ * seed in `second`, and how much nearer the first is, in squared metres.
+ * True if any particle changed its seed. */
+static bool nearest_seeds(const float *p, uint32_t n, const double *seed, uint32_t count, uint32_t *piece_of,
+                          double *gap, uint32_t *second) {
+    bool moved = false;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t best = 0, next = 0;
+        double best_d = INFINITY, next_d = INFINITY;
+        for (uint32_t s = 0; s < count; s++) {
+            const double x = p[3 * i] - seed[3 * s], y = p[3 * i + 1] - seed[3 * s + 1],
+                         z = p[3 * i + 2] - seed[3 * s + 2], d = x * x + y * y + z * z;
+            if (d < best_d)
+                next = best, next_d = best_d, best = s, best_d = d;
+            else if (d < next_d)
+                next = s, next_d = d;
+        }
+        moved |= piece_of[i] != best;
+        piece_of[i] = best;
+        if (gap) gap[i] = next_d - best_d, second[i] = next;
+    }
+    return moved;
+}
+
+/* Lloyd's relaxation: each seed moves to the centre of its particles (one
+ * no particle joined stays), then each particle joins its nearest seed
+ * again, until none changes its seed. It evens the pieces' shapes (round,
+ * not thin) more than their sizes. `sum`: 4 doubles a seed. */
+static void relax(const float *p, uint32_t n, double *seed, uint32_t count, uint32_t *piece_of, double *sum) {
+    for (uint32_t round = 0; round < RB_VORONOI_LLOYD_ROUNDS; round++) {
+        memset(sum, 0, 4 * sizeof *sum * count);
+        for (uint32_t i = 0; i < n; i++) {
+            double *s = &sum[4 * piece_of[i]];
+            s[0] += p[3 * i], s[1] += p[3 * i + 1], s[2] += p[3 * i + 2], s[3] += 1.0;
+        }
+        for (uint32_t s = 0; s < count; s++)
+            if (sum[4 * s + 3] > 0.0)
+                for (int k = 0; k < 3; k++) seed[3 * s + k] = sum[4 * s + k] / sum[4 * s + 3];
+        if (!nearest_seeds(p, n, seed, count, piece_of, NULL, NULL)) break;
+    }
+}
+
+static int u64_order(const void *a, const void *b) {
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Balancing: a big piece gives particles to its smaller neighbours. Moving
+ * seeds a and b both by d along b -> a moves their bisector d into a's
+ * cell; the B particles within r of the bisector (a layer of the lattice,
+ * 2 r thick) change sides per 2 r, so d = (n_a - n_b) r / B evens the two.
+ * Each pair of neighbouring pieces (those with particles within r of their
+ * bisector) moves by a gain times that, summed per seed; the gain halves
+ * whenever a round leaves the sizes' spread (sum of squares) no smaller,
+ * so it settles instead of swinging. `sum`: 4 doubles a seed. */
+static bool balance(const float *p, uint32_t n, float r, double *seed, uint32_t count, uint32_t *piece_of,
+                    double *sum) {
+    double *gap = malloc(n * sizeof *gap), *move = malloc(3 * sizeof *move * count);
+    uint32_t *second = malloc(n * sizeof *second);
+    uint64_t *pairs = malloc(n * sizeof *pairs);
+    const bool ok = gap && move && second && pairs;
+    const double mean = (double)n / count, even = fmax(RB_VORONOI_EVEN * mean, 1.0), r2 = (double)r * r;
+    double gain = RB_VORONOI_BALANCE_GAIN, last = INFINITY;
+    for (uint32_t round = 0; ok && round < RB_VORONOI_BALANCE_ROUNDS; round++) {
+        nearest_seeds(p, n, seed, count, piece_of, gap, second);
+        double *size = sum; /* one a seed */
+        memset(size, 0, count * sizeof *size);
+        for (uint32_t i = 0; i < n; i++) size[piece_of[i]] += 1.0;
+        double worst = 0.0, spread = 0.0;
+        for (uint32_t s = 0; s < count; s++) {
+            const double e = size[s] - mean;
+            worst = fmax(worst, fabs(e)), spread += e * e;
+        }
+        if (worst <= even) break;
+        if (spread >= last) gain *= 0.5;
+        last = spread;
+        /* the pairs of each particle within r of its bisector: gap / (2 |a - b|) < r */
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t a = piece_of[i], b = second[i];
+            if (a == b) continue;
+            double len2 = 0.0;
+            for (int k = 0; k < 3; k++)
+                len2 += (seed[3 * b + k] - seed[3 * a + k]) * (seed[3 * b + k] - seed[3 * a + k]);
+            if (gap[i] * gap[i] < 4.0 * len2 * r2) pairs[m++] = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+        }
+        qsort(pairs, m, sizeof *pairs, u64_order);
+        memset(move, 0, 3 * sizeof *move * count);
+        for (uint32_t j = 0, e; j < m; j = e) {
+            for (e = j; e < m && pairs[e] == pairs[j]; e++) continue;
+            const uint32_t a = (uint32_t)(pairs[j] >> 32), b = (uint32_t)pairs[j];
+            double u[3], len = 0.0;
+            for (int k = 0; k < 3; k++) u[k] = seed[3 * a + k] - seed[3 * b + k], len += u[k] * u[k];
+            len = sqrt(len);
+            if (!(len > 0.0)) continue;
+            const double d = gain * (size[a] - size[b]) * r / (e - j) / len;
+            for (int k = 0; k < 3; k++) move[3 * a + k] += d * u[k], move[3 * b + k] += d * u[k];
+        }
+        for (uint32_t s = 0; s < 3 * count; s++) seed[s] += move[s];
+    }
+    free(gap), free(move), free(second), free(pairs);
+    return ok;
+}
+
 /* Seeds: `count` distinct particles, the first of a partial Fisher-Yates
- * shuffle (their centres in seeds, xyz); with weights (per particle, in
- * [RB_IMPACT_FLOOR, 1]) a draw is kept with its particle's weight and drawn
- * again otherwise, so seeds fall with that density. Each particle joins the
- * nearest seed; the strict < gives a tie to the lower seed. */
-bool rb_pattern_voronoi(const float *p, uint32_t n, uint32_t count, uint64_t seed, const double *weight,
+ * shuffle; with weights (per particle, in [RB_IMPACT_FLOOR, 1]) a draw is
+ * kept with its particle's weight and drawn again otherwise, so seeds fall
+ * with that density, and they stay the particles drawn (the pieces small
+ * where it is high). Without weights they are relaxed and balanced, the
+ * pieces even. Then the seeds are rounded to floats, as rb_pieces keeps
+ * them and the cut takes them, and each particle joins the nearest, so its
+ * centre lies in its seed's cell. */
+bool rb_pattern_voronoi(const float *p, uint32_t n, float r, uint32_t count, uint64_t seed, const double *weight,
                         uint32_t *piece_of, float *seeds) {
     uint32_t *order = malloc(n * sizeof *order);
-    if (!order) return false;
-    for (uint32_t i = 0; i < n; i++) order[i] = i;
+    double *at = malloc(3 * sizeof *at * count), *sum = malloc(4 * sizeof *sum * count);
+    bool ok = order && at && sum;
+    for (uint32_t i = 0; ok && i < n; i++) order[i] = i;
     uint64_t state = seed;
-    for (uint32_t i = 0; i < count; i++) {
+    for (uint32_t i = 0; ok && i < count; i++) {
         uint32_t j;
         do j = i + (uint32_t)(next_random(&state) % (n - i));
         while (weight && !(next_unit(&state) < weight[order[j]]));
         const uint32_t t = order[i];
         order[i] = order[j], order[j] = t;
     }
-    for (uint32_t s = 0; s < count; s++) memcpy(&seeds[3 * s], &p[3 * order[s]], 3 * sizeof *seeds);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t best = 0;
-        double best_d = INFINITY;
-        for (uint32_t s = 0; s < count; s++) {
-            const double d = rb_distance2(&p[3 * i], &p[3 * order[s]]);
-            if (d < best_d) best = s, best_d = d;
-        }
-        piece_of[i] = best;
+    for (uint32_t s = 0; ok && s < count; s++)
+        for (int k = 0; k < 3; k++) at[3 * s + k] = p[3 * order[s] + k];
+    if (ok && !weight) {
+        for (uint32_t i = 0; i < n; i++) piece_of[i] = UINT32_MAX;
+        nearest_seeds(p, n, at, count, piece_of, NULL, NULL);
+        relax(p, n, at, count, piece_of, sum);
+        ok = balance(p, n, r, at, count, piece_of, sum);
     }
-    free(order);
-    return true;
+    for (uint32_t s = 0; ok && s < 3 * count; s++) at[s] = seeds[s] = (float)at[s];
+    if (ok) nearest_seeds(p, n, at, count, piece_of, NULL, NULL);
+    free(order), free(at), free(sum);
+    return ok;
 }
 
 /* The impact pattern's seed density per particle about hit: 1 / (1 +
@@ -87,7 +208,6 @@ void rb_pattern_layers(const float *p, uint32_t n, uint32_t count, uint32_t *pie
         piece_of[i] = s >= count ? count - 1 : (uint32_t)s;
     }
 }
-
 
 /* A unit vector along v (non-zero, finite: checked by the caller), in doubles. */
 static void unit(const float v[3], double u[3]) {
