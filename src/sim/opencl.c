@@ -226,6 +226,16 @@ static bool make_buffer(ocl *o, ocl_buffer *b, size_t bytes, const char *what) {
     return true;
 }
 
+/* A 4-byte counter the kernels bump with atomic_add (breaks of pieces or
+ * joints), made and zeroed the first time it is needed. */
+static bool make_counter(ocl *o, ocl_buffer *b, const char *what) {
+    if (b->mem) return true;
+    const cl_uint zero = 0;
+    return make_buffer(o, b, 4u, what) &&
+           rb_cl_check(clEnqueueFillBuffer(o->queue, b->mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL),
+                       "clEnqueueFillBuffer(counter)", NULL, 0);
+}
+
 static uint32_t grown(uint32_t need, uint32_t cap) {
     uint32_t next = cap + cap / 2; /* geometric growth when the world grows while running */
     return need > next ? need : next;
@@ -650,13 +660,7 @@ static void choose_strides(ocl *o, const rb_world_data *d, const rb_step_params 
 static bool upload_pieces(ocl *o, const rb_world_data *d) {
     ocl_buffers *B = &o->buf;
     const uint32_t nb = d->body_count, np = d->particle_count, n = d->piece_count;
-    if (!B->breaks.mem) {
-        const cl_uint zero = 0;
-        if (!make_buffer(o, &B->breaks, 4u, "breaks") ||
-            !CHECK("clEnqueueFillBuffer(breaks)",
-                   clEnqueueFillBuffer(o->queue, B->breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL)))
-            return false;
-    }
+    if (!make_counter(o, &B->breaks, "breaks")) return false;
     if (n > o->piece_capacity || !B->piece_info.mem) {
         const size_t cap = grown(n < 16 ? 16 : n, o->piece_capacity);
         bool ok = make_buffer(o, &B->piece_info, cap * 16u, "piece_info") &&
@@ -683,13 +687,7 @@ static bool upload_joints(ocl *o, const rb_world_data *d) {
     const uint32_t n = d->joint_count, nb = d->body_count;
     o->joint_count = 0;
     if (n == 0) return true;
-    if (!B->joint_breaks.mem) {
-        const cl_uint zero = 0;
-        if (!make_buffer(o, &B->joint_breaks, 4u, "joint_breaks") ||
-            !CHECK("clEnqueueFillBuffer(joint_breaks)",
-                   clEnqueueFillBuffer(o->queue, B->joint_breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL)))
-            return false;
-    }
+    if (!make_counter(o, &B->joint_breaks, "joint_breaks")) return false;
     if (n > o->joint_capacity || !B->joint_body.mem) {
         const size_t cap = grown(n < 16 ? 16 : n, o->joint_capacity);
         bool ok = make_buffer(o, &B->joint_body, cap * 8u, "joint_body") &&
