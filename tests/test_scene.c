@@ -1144,7 +1144,8 @@ static void test_camera_bookmarks_saved_and_read(void **state) {
         {0},
         {.set = true, .position = {-4.0f, 10.0f, 3e-7f}, .yaw = -2.9f, .pitch = 1.55f}};
     snprintf(path, sizeof path, "%s/tests/saved-bookmarks.json", RB_TEST_BUILD_DIR);
-    assert_true(rb_scene_save_with_bookmarks(path, w, t, NULL, marks, err, sizeof err));
+    const rb_scene_source source = {.world = w, .entities = t, .bookmarks = marks};
+    assert_true(rb_scene_save_source(path, &source, err, sizeof err));
     rb_scene *again = rb_scene_load(path, g_reg, err, sizeof err);
     if (!again) fail_msg("%s", err);
     assert_true(again->has_camera);

@@ -367,8 +367,9 @@ static bool put_key_scene(rb_cache_writer *w) {
     size_t size = 0;
     FILE *f = open_memstream(&text, &size);
     if (!f) return writer_fail(w, "out of memory");
-    const bool ok = w->entities && rb_scene_write(f, w->world, w->entities, w->stage ? rb_stage_colors(w->stage) : NULL,
-                                                  why, sizeof why);
+    rb_scene_source source = {.world = w->world, .entities = w->entities};
+    if (w->stage) source = rb_stage_source(w->stage);
+    const bool ok = source.entities && rb_scene_write_source(f, &source, why, sizeof why);
     if (fclose(f) != 0 || !text) {
         free(text);
         return writer_fail(w, "out of memory");

@@ -92,8 +92,9 @@ bool rb_sandbox_save_as(rb_sandbox *sb, const char *path) {
         localtime_r(&now, &tm);
         strftime(name, sizeof name, "rubble-scene-%Y%m%d-%H%M%S.json", &tm);
     }
-    if (!rb_scene_save_with_bookmarks(name, rb_sandbox_live_world(sb), rb_sandbox_table(sb), rb_stage_colors(sb->stage),
-                                      sb->bookmarks, err, sizeof err)) {
+    rb_scene_source source = rb_stage_source(sb->stage);
+    source.bookmarks = sb->bookmarks;
+    if (!rb_scene_save_source(name, &source, err, sizeof err)) {
         rb_log(RB_LOG_ERROR, "%s", err);
         return false;
     }

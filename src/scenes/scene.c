@@ -359,9 +359,6 @@ static void put_colors(FILE *f, const rb_color_table *colors, rb_body_id id) {
     }
 }
 
-static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_color_table *colors,
-                        const rb_scene_bookmark *bookmarks, char *err, size_t err_size);
-
 /* The body indices at each end of each joint the world holds (2 a joint,
  * UINT32_MAX for the world's end and for both ends of a broken joint, which
  * is not written); returns the joint count, UINT32_MAX when out of memory. */
@@ -429,13 +426,10 @@ static void write_joints(FILE *f, rb_world *w, const uint32_t *ends) {
     if (!first) fputs("\n  ],\n", f);
 }
 
-bool rb_scene_write(FILE *f, rb_world *w, const rb_entities *t, const rb_color_table *colors, char *err,
-                    size_t err_size) {
-    return write_scene(f, w, t, colors, NULL, err, err_size);
-}
-
-static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_color_table *colors,
-                        const rb_scene_bookmark *bookmarks, char *err, size_t err_size) {
+bool rb_scene_write_source(FILE *f, const rb_scene_source *source, char *err, size_t err_size) {
+    rb_world *w = source->world;
+    const rb_entities *t = source->entities;
+    const rb_color_table *colors = source->colors;
     const rb_world_desc *d = rb_world_get_desc(w);
     fprintf(f, "{\n  \"rubble_scene\": %d,\n  \"world\": {", RB_SCENE_VERSION);
     put_vector(f, "gravity", d->gravity, 3);
@@ -535,16 +529,22 @@ static bool write_scene(FILE *f, rb_world *w, const rb_entities *t, const rb_col
     fputs(n ? "\n  ],\n" : "],\n", f);
     write_joints(f, w, ends);
     free(ends);
-    write_camera(f, bookmarks);
+    write_camera(f, source->bookmarks);
     return write_contacts(f, w, err, err_size);
 }
 
-bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
-    return rb_scene_save_with_bookmarks(path, w, t, NULL, NULL, err, err_size);
+bool rb_scene_write(FILE *f, rb_world *w, const rb_entities *t, const rb_color_table *colors, char *err,
+                    size_t err_size) {
+    const rb_scene_source source = {.world = w, .entities = t, .colors = colors};
+    return rb_scene_write_source(f, &source, err, err_size);
 }
 
-bool rb_scene_save_with_bookmarks(const char *path, rb_world *w, const rb_entities *t, const rb_color_table *colors,
-                                  const rb_scene_bookmark *bookmarks, char *err, size_t err_size) {
+bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
+    const rb_scene_source source = {.world = w, .entities = t};
+    return rb_scene_save_source(path, &source, err, err_size);
+}
+
+bool rb_scene_save_source(const char *path, const rb_scene_source *source, char *err, size_t err_size) {
     rb_replace out;
     char why[256] = "";
     FILE *f = rb_replace_open(&out, path, "w", why, sizeof why);
@@ -552,7 +552,7 @@ bool rb_scene_save_with_bookmarks(const char *path, rb_world *w, const rb_entiti
         snprintf(err, err_size, "%s: %s", path, why);
         return false;
     }
-    const bool ok = rb_replace_close(&out, write_scene(f, w, t, colors, bookmarks, why, sizeof why), why, sizeof why);
+    const bool ok = rb_replace_close(&out, rb_scene_write_source(f, source, why, sizeof why), why, sizeof why);
     if (!ok)
         snprintf(err, err_size, "%s: not saved (the old file, if any, is untouched): %s", path,
                  why[0] ? why : strerror(errno));

@@ -175,23 +175,37 @@ uint32_t rb_scene_build(const rb_scene *scene, rb_entities *entities, char *err,
  * when they cannot run in this world. */
 rb_debris *rb_scene_debris(const rb_scene *scene, rb_entities *entities, char *err, size_t err_size);
 
+/* What a scene file is written from: the world and what knows its bodies
+ * beside it. Only world and entities are needed; the rest may be NULL. */
+typedef struct rb_scene_source {
+    rb_world *world;
+    const rb_entities *entities;
+    /* the colours bodies were given (colors.h: a body's `color` and
+     * `inside_color` where the table has them); NULL: none */
+    const rb_color_table *colors;
+    /* the world's debris layer (debris.h), whose state is written with the
+     * world; NULL: none */
+    const rb_debris *debris;
+    /* camera bookmarks (RB_SCENE_BOOKMARKS of them; the `camera` key,
+     * written when one is set); NULL: none */
+    const rb_scene_bookmark *bookmarks;
+} rb_scene_source;
+
 /* Writes the world as a scene file: its settings, every body's full state
  * in body order and the contact history, so loading it and stepping gives
  * the same digest as stepping on. Written to a temporary file and renamed,
  * so a failed save never destroys the file it would replace. False with the
  * reason in err. */
+bool rb_scene_save_source(const char *path, const rb_scene_source *source, char *err, size_t err_size);
+/* The same text to an open stream (a keyframe of a cache,
+ * src/record/cache.c). False with the reason in err (a body the entity
+ * table has no shape for, such as a broken body's piece; a state that is
+ * not finite); what was written then is not a scene. */
+bool rb_scene_write_source(FILE *f, const rb_scene_source *source, char *err, size_t err_size);
+
+/* rb_scene_save_source of the world and its entity table alone. */
 bool rb_scene_save(const char *path, rb_world *world, const rb_entities *entities, char *err, size_t err_size);
-/* The same with the colours bodies were given (colors.h: a body's `color`
- * and `inside_color` where the table has them; NULL: none) and camera
- * bookmarks (RB_SCENE_BOOKMARKS of them; the `camera` key, written when one
- * is set; NULL: none), as the sandbox's Ctrl+S saves. */
-bool rb_scene_save_with_bookmarks(const char *path, rb_world *world, const rb_entities *entities,
-                                  const rb_color_table *colors, const rb_scene_bookmark *bookmarks, char *err,
-                                  size_t err_size);
-/* The same text, with the bodies' colours (NULL: none), to an open stream
- * (a keyframe of a cache, src/record/cache.c). False with the reason in err
- * (a body the entity table has no shape for, such as a broken body's piece;
- * a state that is not finite); what was written then is not a scene. */
+/* rb_scene_write_source of the world, its entity table and colours. */
 bool rb_scene_write(FILE *f, rb_world *world, const rb_entities *entities, const rb_color_table *colors, char *err,
                     size_t err_size);
 

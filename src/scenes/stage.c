@@ -52,6 +52,11 @@ uint64_t rb_stage_world_number(const rb_stage *s) { return s->world_number; }
 rb_debris *rb_stage_debris(const rb_stage *s) { return s->debris; }
 rb_color_table *rb_stage_colors(const rb_stage *s) { return s->colors; }
 
+rb_scene_source rb_stage_source(const rb_stage *s) {
+    return (rb_scene_source){
+        .world = s->world, .entities = s->entities, .colors = s->colors, .debris = s->debris};
+}
+
 /* ---- installing a scene ---- */
 
 static bool same_world(const rb_world_desc *a, const rb_world_desc *b) {
