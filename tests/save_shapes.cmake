@@ -1,6 +1,6 @@
 # A scene file holds the world after breaks (tests/test_save_shapes.c): the
 # pieces saved as shapes of the scene's own with their meshes, a breakable
-# body's piece loads, both continuing bit for bit; damaged entries refused.
+# body's piece loads and a glued assembly's, all continuing bit for bit; damaged entries refused.
 # On the reference and again on the OpenCL backend.
 rb_add_test(test_save_shapes SOURCES test_save_shapes.c LIBS rubble_scenes rubble_shapes rubble_base)
 target_compile_definitions(test_save_shapes PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")

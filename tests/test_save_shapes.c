@@ -7,6 +7,8 @@
  *   digest and piece loads as the world never saved;
  * - a breakable body saved mid-load (its pieces loaded, not broken) goes
  *   on to the same largest loads, bit for bit;
+ * - a glued assembly saved whole and after a part broke off (the rest a
+ *   child of the split, with pieces of its own) goes on the same;
  * - a stage installing the saved scene draws the pieces with the same meshes;
  * - a damaged `shapes` or `pieces` entry is refused, naming the file and key.
  * What this part guarantees is the world's: the worlds are stepped without
@@ -39,6 +41,19 @@ static const char *loaded_text =
     "   {\"shape\": \"cube\", \"position\": [-3, 0.8, 0], \"velocity\": [6, 0, 0]},\n"
     "   {\"shape\": \"cube2\", \"position\": [0.2, 3, 0.1], \"velocity\": [0, -4, 0]}\n"
     " ]}\n";
+
+/* Four cubes glued into one anchored assembly (bonds of %s N), struck:
+ * one body of a shape the world made (its parts its pieces, their bonds
+ * loaded). */
+static const char *glued_text =
+    "{\"rubble_scene\": 1,\n"
+    " \"world\": {\"gravity\": [0, -9.81, 0], \"dt\": 0.0016},\n"
+    " \"assemblies\": [{\"name\": \"wall\", \"strength\": %s, \"anchored\": true}],\n"
+    " \"bodies\": [{\"shape\": \"cube\", \"position\": [-0.6, 0.6, 0], \"assembly\": \"wall\"},\n"
+    "            {\"shape\": \"cube\", \"position\": [0.6, 0.6, 0], \"assembly\": \"wall\"},\n"
+    "            {\"shape\": \"cube\", \"position\": [-0.6, 1.8, 0], \"assembly\": \"wall\"},\n"
+    "            {\"shape\": \"cube\", \"position\": [0.6, 1.8, 0], \"assembly\": \"wall\"},\n"
+    "            {\"shape\": \"cube2\", \"position\": [0.3, 1.2, -3], \"velocity\": [0, 0, 8]}]}\n";
 
 static int setup(void **state) {
     (void)state;
@@ -197,6 +212,48 @@ static void test_loaded_body_saved_continues(void **state) {
     rb_stage_destroy(st);
 }
 
+/* A glued assembly saved after it was struck: whole (bonds of 1 MN, loaded)
+ * and broken (bonds of 300 kN: a part knocked off, the other three still
+ * glued, a child of the split with pieces of its own). Its body or the
+ * child's (shapes no registry has) and the bonds' loads built again;
+ * stepped on, the same digest and loads. */
+static void test_assembly_saved_continues(void **state) {
+    (void)state;
+    static const char *const strength[2] = {"1e6", "3e5"};
+    const uint32_t bodies[2] = {2, 3}, parts[2] = {4, 3};
+    for (int k = 0; k < 2; k++) {
+        char gt[2048];
+        snprintf(gt, sizeof gt, glued_text, strength[k]);
+        rb_stage *st = stage_of(gt);
+        rb_world *w = rb_stage_world(st);
+        assert_int_equal(rb_world_body_count(w), 2); /* the assembly and the striker */
+        assert_true(rb_stage_step(st, 300));
+        assert_int_equal(rb_world_body_count(w), bodies[k]);
+        char *text = write_text(st);
+        rb_scene *scene = parse(text, "saved assembly");
+        assert_int_equal(scene->shape_count, bodies[k] - 1);
+        assert_int_equal(scene->piece_state_count, 1);
+        assert_int_equal(scene->pieces[0].piece_count, parts[k]);
+        float most = 0.0f;
+        for (uint32_t p = 0; p < parts[k]; p++) most = fmaxf(most, scene->pieces[0].peak[p]);
+        assert_true(most > 0.0f); /* struck: its bonds loaded */
+        rb_entities *t2;
+        rb_world *w2 = build(scene, &t2);
+        assert_true(rb_world_digest(w2) == rb_world_digest(w));
+        assert_true(rb_world_step(w, 300) && rb_world_step(w2, 300));
+        assert_true(rb_world_digest(w2) == rb_world_digest(w));
+        assert_same_loads(w, w2);
+        printf("%s: assembly of %s N bonds: %u bodies, a body of %u parts, its largest bond load %.3g of its hold; "
+               "the same digest and loads 300 steps on\n",
+               rb_world_backend_name(w), strength[k], bodies[k], parts[k], most);
+        rb_entities_destroy(t2);
+        rb_world_destroy(w2);
+        rb_scene_destroy(scene);
+        free(text);
+        rb_stage_destroy(st);
+    }
+}
+
 /* The saved scene on a stage: its pieces are drawn with the meshes they had
  * (the debris layer made for them gives them), and it saves again the same. */
 static void test_stage_takes_saved_pieces(void **state) {
@@ -331,6 +388,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_broken_world_saved_continues),
         cmocka_unit_test(test_loaded_body_saved_continues),
+        cmocka_unit_test(test_assembly_saved_continues),
         cmocka_unit_test(test_stage_takes_saved_pieces),
         cmocka_unit_test(test_damaged_shapes_refused),
     };
