@@ -190,7 +190,11 @@ rb_world_desc rb_scene_world_desc(const rb_scene *scene, const rb_world_desc *ba
  * the history names particles by index, and replaces the world's). Returns
  * the bodies added; on a body the world refuses, stops with the reason in
  * err. On a contact history the world refuses, removes the bodies it added
- * and returns 0, with the reason in err. */
+ * and returns 0, with the reason in err. The scene's own shapes (`shapes`)
+ * are registered with the world first, and a body's `pieces` set on it
+ * (rb_world_set_pieces, then its saved loads: rb_world_restore_piece_loads):
+ * whoever makes the body breakable again in the debris layer afterwards
+ * must keep those loads (setting the pieces again starts them at 0). */
 uint32_t rb_scene_build(const rb_scene *scene, rb_entities *entities, char *err, size_t err_size);
 
 /* The scene's debris effects (debris.h) for a world it was built into with
