@@ -16,3 +16,10 @@ rb_add_test(test_resume SOURCES test_resume.c LIBS rubble_app rubble_record)
 target_compile_definitions(test_resume PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
                                                RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
 add_dependencies(test_resume cube cube2)
+
+# The headless runner's warm-up leaves no trace (tests/test_warm.c): bodies
+# touching at the start, a breakable body and a joint, warmed or not, on the
+# reference and OpenCL, end in the same state.
+rb_add_test(test_warm SOURCES test_warm.c LIBS rubble_app)
+target_compile_definitions(test_warm PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
+add_dependencies(test_warm cube cube2)

@@ -71,18 +71,8 @@ const rb_stage *rb_run_stage(const rb_run *run) { return run->stage; }
 const rb_scene *rb_run_get_scene(const rb_run *run) { return rb_stage_scene(run->stage); }
 
 double rb_run_warm(rb_run *run) {
-    rb_world *w = rb_run_world(run);
     const double t0 = rb_seconds();
-    if (strcmp(rb_world_backend_name(w), "opencl") != 0) return 0.0;
-    const uint32_t n = rb_world_body_count(w);
-    rb_body_state *saved = malloc(sizeof *saved * (n ? n : 1));
-    bool ok = saved != NULL;
-    for (uint32_t b = 0; ok && b < n; b++) ok = rb_world_get_body(w, b, &saved[b]);
-    /* one step runs every kernel once (PoCL compiles a kernel at its first
-     * launch); then every body is put back bit for bit, as if it never ran */
-    if (ok && rb_world_step(w, 1))
-        for (uint32_t b = 0; b < n; b++) rb_world_restore_body(w, saved[b].id, &saved[b]);
-    free(saved);
+    rb_world_warm(rb_run_world(run)); /* the world as it was, warmed or not */
     return rb_seconds() - t0;
 }
 

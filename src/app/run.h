@@ -82,9 +82,11 @@ const rb_debris *rb_run_debris(const rb_run *run);
 /* The scene the run was made from. */
 const rb_scene *rb_run_get_scene(const rb_run *run);
 
-/* Runs one step on the OpenCL backend and puts every body back bit for bit:
- * the kernels PoCL compiles at their first launch are compiled before timing
- * starts. Returns the seconds it took (0 on the reference). */
+/* Runs one step's kernels on the OpenCL backend and takes the step back
+ * whole (rb_world_warm: bodies, contact history, pieces, joints; the stage
+ * and its debris layer are not stepped): the kernels PoCL compiles at their
+ * first launch are compiled before timing starts, and the run is the same
+ * warmed or not. Returns the seconds it took (about 0 on the reference). */
 double rb_run_warm(rb_run *run);
 
 /* Called at each frame of a recording with the simulated time since the
