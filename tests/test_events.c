@@ -33,11 +33,10 @@ static const char *break_text =
 /* One cube, its bottom 1 m over the ground, falling from rest; its
  * contacts last %g s (the default material's, or one lasting two ticks and
  * more, whose hit the events sum over the ticks it spans). */
-static const char *drop_format =
-    "{\"rubble_scene\": 1,\n"
-    " \"world\": {\"gravity\": [0, -9.81, 0], \"dt\": 0.0016},\n"
-    " \"materials\": {\"default\": {\"contact_time\": %g}},\n"
-    " \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1.6, 0]}]}\n";
+static const char *drop_format = "{\"rubble_scene\": 1,\n"
+                                 " \"world\": {\"gravity\": [0, -9.81, 0], \"dt\": 0.0016},\n"
+                                 " \"materials\": {\"default\": {\"contact_time\": %g}},\n"
+                                 " \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1.6, 0]}]}\n";
 
 static bool write_lines(void *file, const rb_event *events, uint32_t count, const rb_body_id *pieces) {
     return rb_events_write_all(file, events, count, pieces);

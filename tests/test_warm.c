@@ -44,8 +44,8 @@ static void run_scene(rb_backend_kind backend, bool warm, long steps, outcome *o
     rb_run *run = rb_run_create(g_reg, scene, &base, NULL, err, sizeof err);
     if (!run) fail_msg("%s", err);
     rb_world *w = rb_run_world(run);
-    const rb_joint_desc jd = {.a = rb_world_body_id(w, 0), .b = rb_world_body_id(w, 2), .anchor_a = {0.6f, 0, 0},
-                              .anchor_b = {-1.9f, 0, 0}};
+    const rb_joint_desc jd = {
+        .a = rb_world_body_id(w, 0), .b = rb_world_body_id(w, 2), .anchor_a = {0.6f, 0, 0}, .anchor_b = {-1.9f, 0, 0}};
     assert_true(rb_world_add_joint(w, &jd) > 0);
     if (warm) rb_run_warm(run);
     rb_run_stats stats;
@@ -67,12 +67,10 @@ static void assert_same(const outcome *a, const outcome *b, const char *what) {
                  (unsigned long long)b->digest);
     if (a->contact_count != b->contact_count ||
         memcmp(a->contacts, b->contacts, a->contact_count * sizeof *a->contacts))
-        fail_msg("%s: the contact history differs (%u against %u entries)", what, a->contact_count,
-                 b->contact_count);
+        fail_msg("%s: the contact history differs (%u against %u entries)", what, a->contact_count, b->contact_count);
     if (memcmp(a->loads, b->loads, sizeof a->loads)) fail_msg("%s: the pieces' peak loads differ", what);
     if (a->joint.broken != b->joint.broken || memcmp(&a->joint.peak_force, &b->joint.peak_force, sizeof(float)))
-        fail_msg("%s: the joint's peak force differs (%g against %g)", what, a->joint.peak_force,
-                 b->joint.peak_force);
+        fail_msg("%s: the joint's peak force differs (%g against %g)", what, a->joint.peak_force, b->joint.peak_force);
     if (a->overflow != b->overflow) fail_msg("%s: contact overflow differs", what);
 }
 

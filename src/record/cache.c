@@ -178,7 +178,7 @@ struct rb_cache_writer {
     uint32_t colored_size;
     ZSTD_CCtx *zstd;
     buf raw, packed;
-    buf events; /* events records kept for the next chunk (rb_cache_events) */
+    buf events;          /* events records kept for the next chunk (rb_cache_events) */
     bool *shape_written; /* by world shape index */
     uint32_t shape_cap;
     uint32_t frames;

@@ -7,9 +7,7 @@
 
 #include "base/grow.h"
 
-unsigned long long rb_events_body_number(rb_body_id id) {
-    return (unsigned long long)id.generation << 32 | id.slot;
-}
+unsigned long long rb_events_body_number(rb_body_id id) { return (unsigned long long)id.generation << 32 | id.slot; }
 
 /* A line being built: appended to, grown as it goes. */
 typedef struct line {
@@ -24,7 +22,8 @@ static void add(line *l, const char *fmt, ...) {
     char small[160];
     const int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof small || !rb_grow((void **)&l->text, &l->capacity, l->length + (uint32_t)n + 1, 1)) {
+    if (n < 0 || (size_t)n >= sizeof small ||
+        !rb_grow((void **)&l->text, &l->capacity, l->length + (uint32_t)n + 1, 1)) {
         l->ok = false;
         return;
     }

@@ -22,7 +22,7 @@ typedef struct hit_memory {
 } hit_memory;
 
 struct rb_event_log {
-    float threshold; /* N s */
+    float threshold;  /* N s */
     rb_event *events; /* in time order */
     uint32_t count, capacity, ready;
     rb_body_id *pieces;
@@ -96,8 +96,13 @@ bool rb_debris_note_break(rb_debris *d, rb_body_id parent, const float position[
     if (!l) return true;
     if (!grow((void **)&l->pieces, sizeof *l->pieces, &l->piece_capacity, l->piece_count + count)) return false;
     memcpy(&l->pieces[l->piece_count], pieces, sizeof *pieces * count);
-    rb_event e = {.kind = RB_EVENT_BREAK, .time = rb_debris_now(d), .body = parent, .plane = -1, .emitter = -1,
-                  .piece_first = l->piece_count, .piece_count = count};
+    rb_event e = {.kind = RB_EVENT_BREAK,
+                  .time = rb_debris_now(d),
+                  .body = parent,
+                  .plane = -1,
+                  .emitter = -1,
+                  .piece_first = l->piece_count,
+                  .piece_count = count};
     memcpy(e.position, position, sizeof e.position);
     l->piece_count += count;
     return rb_debris_note(d, &e);
@@ -144,7 +149,8 @@ static float bound_of(rb_debris *d, uint32_t shape) {
         float far = 0.0f;
         if (p && rb_world_shape_particles(d->world, shape, p, n, &mass) == n)
             for (uint32_t i = 0; i < n; i++)
-                far = fmaxf(far, sqrtf(p[3 * i] * p[3 * i] + p[3 * i + 1] * p[3 * i + 1] + p[3 * i + 2] * p[3 * i + 2]));
+                far =
+                    fmaxf(far, sqrtf(p[3 * i] * p[3 * i] + p[3 * i + 1] * p[3 * i + 1] + p[3 * i + 2] * p[3 * i + 2]));
         free(p);
         l->bound[shape] = far + rb_world_shape_radius(d->world, shape);
     }
@@ -221,7 +227,7 @@ bool rb_debris_watch_hits(rb_debris *d, double t, const rb_body_state *states, u
     for (uint32_t k = 0; k < l->open_count; k++) l->memory[l->open[k]].hit = false;
     bool ok = true;
     /* each body's contact impulse over the tick: its change of momentum less gravity's */
-    float (*impulse)[3] = malloc(sizeof *impulse * (n ? n : 1));
+    float(*impulse)[3] = malloc(sizeof *impulse * (n ? n : 1));
     if (!impulse) return false;
     for (uint32_t b = 0; b < n; b++) {
         const rb_body_state *s = &states[b];
@@ -295,8 +301,13 @@ const char *rb_event_cause_name(rb_event_cause cause) {
 bool rb_debris_note_body(rb_debris *d, int kind, rb_body_id id, const float pos[3], int cause, int emitter,
                          rb_body_id parent) {
     if (!d->events) return true;
-    rb_event e = {.kind = (rb_event_kind)kind, .time = rb_debris_now(d), .body = id, .other = parent, .plane = -1,
-                  .cause = (rb_event_cause)cause, .emitter = emitter};
+    rb_event e = {.kind = (rb_event_kind)kind,
+                  .time = rb_debris_now(d),
+                  .body = id,
+                  .other = parent,
+                  .plane = -1,
+                  .cause = (rb_event_cause)cause,
+                  .emitter = emitter};
     if (pos) memcpy(e.position, pos, sizeof e.position);
     return rb_debris_note(d, &e);
 }
