@@ -16,3 +16,21 @@ rb_add_test(test_resume SOURCES test_resume.c LIBS rubble_app rubble_record)
 target_compile_definitions(test_resume PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
                                                RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
 add_dependencies(test_resume cube cube2)
+
+# The headless runner's warm-up leaves no trace (tests/test_warm.c): bodies
+# touching at the start, a breakable body and a joint, warmed or not, on the
+# reference and OpenCL, end in the same state.
+rb_add_test(test_warm SOURCES test_warm.c LIBS rubble_app)
+target_compile_definitions(test_warm PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
+add_dependencies(test_warm cube cube2)
+
+# The events file (tests/test_events.c): a breaking scene's breaks and
+# pieces, an emitter's spawns and removals as the debris layer counted them,
+# a dropped cube's impact at the time and impulse physics gives, bad
+# options refused; on the reference and on OpenCL.
+rb_add_test(test_events SOURCES test_events.c LIBS rubble_app rubble_record cjson)
+target_compile_definitions(test_events PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
+                                               RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
+add_dependencies(test_events cube cube2)
+add_test(NAME test_events_opencl COMMAND test_events WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+set_tests_properties(test_events_opencl PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_TEST_BACKEND=opencl" TIMEOUT 600)

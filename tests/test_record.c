@@ -408,10 +408,10 @@ static void test_bad_caches(void **state) {
     expect_refused(path, "not a Rubble cache");
     memcpy(bad, whole, n), bad[8] = 7;
     spit(build_path(path, sizeof path, "version.rbc"), bad, n);
-    expect_refused(path, "cache format version 7; this build reads versions 2 to 3");
+    expect_refused(path, "cache format version 7; this build reads versions 2 to 4");
     memcpy(bad, whole, n), bad[8] = 1; /* no scene in its keyframes */
     spit(path, bad, n);
-    expect_refused(path, "cache format version 1; this build reads versions 2 to 3");
+    expect_refused(path, "cache format version 1; this build reads versions 2 to 4");
     memcpy(bad, whole, n), bad[32 + 20 + 5] ^= 0x10; /* a byte in the first chunk's data */
     spit(build_path(path, sizeof path, "crc.rbc"), bad, n);
     expect_refused(path, "damaged chunk at byte 32");
@@ -549,6 +549,69 @@ static void test_bad_colours_and_marks(void **state) {
     expect_refused(path, "a body's colours given twice");
 }
 
+/* An events record (version 4, docs/cache-format.md) claiming `count`
+ * events and holding one: of kind, at time t, of body (1, g), with P pieces. */
+static void events_record(bytes *b, uint32_t count, uint8_t kind, double t, uint32_t g, uint32_t pieces) {
+    b_u8(b, 'V');
+    b_u32(b, count);
+    b_u8(b, kind);
+    uint64_t bits;
+    memcpy(&bits, &t, 8);
+    b_u32(b, (uint32_t)bits), b_u32(b, (uint32_t)(bits >> 32));
+    b_u32(b, 1), b_u32(b, g), b_u32(b, 0), b_u32(b, 0); /* the body; no other */
+    b_u32(b, 0xFFFFFFFFu);                               /* plane -1 */
+    b_f32(b, 1.0f), b_f32(b, 2.0f), b_f32(b, 3.0f);
+    b_f32(b, 5.0f), b_f32(b, 0.5f); /* impulse, speed */
+    b_u8(b, 0);
+    b_u32(b, 0xFFFFFFFFu); /* emitter -1 */
+    b_u32(b, pieces);
+    for (uint32_t k = 0; k < pieces && k < 16; k++) b_u32(b, 2 + k), b_u32(b, 1); /* a count past 16: claimed only */
+}
+
+/* The events record: a sound one reads back; a count the bytes cannot
+ * hold is refused before anything is allocated, and so are a kind past
+ * the list, a time that is not a number, a body of generation 0, pieces on
+ * an impact and events out of time order. */
+static void test_bad_events(void **state) {
+    (void)state;
+    char path[512];
+    build_path(path, sizeof path, "crafted-events.rbc");
+    bytes b = {.n = 0};
+    events_record(&b, 1, 1, 0.5, 1, 2); /* a break into two pieces */
+    events_record(&b, 1, 0, 0.75, 1, 0);
+    b_u8(&b, 'E'), b_u32(&b, 0);
+    craft(path, &b);
+    rb_cache *c = open_ok(path);
+    assert_int_equal(c->event_count, 2);
+    assert_int_equal(c->events[0].kind, RB_EVENT_BREAK);
+    assert_int_equal(c->events[0].piece_count, 2);
+    assert_int_equal(c->event_pieces[c->events[0].piece_first + 1].slot, 3);
+    assert_true(c->events[1].time == 0.75 && c->events[1].plane == -1 && c->events[1].position[2] == 3.0f);
+    rb_cache_close(c);
+
+    b.n = 0, events_record(&b, 0x7FFFFFFFu, 0, 0.5, 1, 0); /* 120 GiB of events claimed in 63 bytes */
+    craft(path, &b);
+    expect_refused(path, "an events record of a bad count");
+    b.n = 0, events_record(&b, 1, 9, 0.5, 1, 0);
+    craft(path, &b);
+    expect_refused(path, "an event with a bad kind, cause, time, body or value");
+    b.n = 0, events_record(&b, 1, 0, NAN, 1, 0);
+    craft(path, &b);
+    expect_refused(path, "an event with a bad kind, cause, time, body or value");
+    b.n = 0, events_record(&b, 1, 0, 0.5, 0, 0);
+    craft(path, &b);
+    expect_refused(path, "an event with a bad kind, cause, time, body or value");
+    b.n = 0, events_record(&b, 1, 0, 0.5, 1, 1);
+    craft(path, &b);
+    expect_refused(path, "an event with a bad kind, cause, time, body or value");
+    b.n = 0, events_record(&b, 1, 1, 0.5, 1, 0x10000000u); /* pieces past the record */
+    craft(path, &b);
+    expect_refused(path, "an event with a bad piece count");
+    b.n = 0, events_record(&b, 1, 0, 0.75, 1, 0), events_record(&b, 1, 0, 0.5, 1, 0);
+    craft(path, &b);
+    expect_refused(path, "events out of time order");
+}
+
 /* The export: a row a live body a frame, floats read back to the bit; a
  * bad cache or an unwritable output exits 2 and leaves nothing. */
 static void test_csv(void **state) {
@@ -627,6 +690,7 @@ int main(void) {
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_bad_caches),
         cmocka_unit_test(test_bad_colours_and_marks),
+        cmocka_unit_test(test_bad_events),
         cmocka_unit_test(test_csv),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/decimal.h"
 #include "record/cache.h"
+#include "record/events_file.h"
 #include "run.h"
 #include "scenes/formations.h"
 #ifdef RB_HAVE_SANDBOX
@@ -123,6 +124,21 @@ static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, 
 /* --record: each frame of the run into the cache. */
 static bool record_frame(void *writer, double time) { return rb_cache_frame(writer, time); }
 
+/* Where a headless run's events go: --events' file, --record's cache. */
+typedef struct events_out {
+    FILE *file;
+    rb_cache_writer *cache;
+} events_out;
+
+static bool take_events(void *user, const rb_event *events, uint32_t count, const rb_body_id *pieces) {
+    events_out *out = user;
+    if (out->file && !rb_events_write_all(out->file, events, count, pieces)) {
+        fprintf(stderr, "rubble: --events: a line could not be written: %s\n", strerror(errno));
+        return false;
+    }
+    return !out->cache || rb_cache_events(out->cache, events, count, pieces);
+}
+
 /* The cache a headless run records to: --record's, or for --csv and --gltf
  * alone a temporary one (removed after the export). False if it cannot be made. */
 static bool cache_path(const rb_options *o, char *path, size_t size) {
@@ -205,8 +221,26 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         }
         rb_run_on_frames(run, o->record_rate, record_frame, rec);
     }
+    /* --events: a line an event, written as the run goes; --record: the
+     * events in the cache too, for a replay's markers (docs/events.md) */
+    FILE *events = o->events ? fopen(o->events, "w") : NULL;
+    events_out out = {.file = events, .cache = o->record ? rec : NULL};
+    if ((o->events && !events) ||
+        ((out.file || out.cache) && !rb_run_on_events(run, o->events_impulse, take_events, &out, err, sizeof err))) {
+        fprintf(stderr, "rubble: --events %s: %s\n", o->events, events ? err : strerror(errno));
+        if (events) fclose(events);
+        if (rec) rb_cache_end(rec, err, sizeof err);
+        if (exporting && !o->record) remove(cache);
+        rb_run_destroy(run);
+        rb_registry_destroy(reg);
+        return 1;
+    }
     rb_run_stats stats;
     bool ok = rb_run_steps(run, o->steps, "headless", !o->json && o->steps >= 2000, &stats);
+    if (events && fclose(events) != 0) {
+        fprintf(stderr, "rubble: --events %s: %s\n", o->events, strerror(errno));
+        ok = false;
+    }
     if (!ok) stats.wall_s = 0.0;
     if (rec && !rb_cache_end(rec, err, sizeof err)) { /* the frames written so far still read (cache.h) */
         fprintf(stderr, "rubble: --record %s\n", err);

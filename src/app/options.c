@@ -29,6 +29,7 @@ void rb_options_defaults(rb_options *o, rb_program program) {
         .rolling_friction = -1.0f,
         .settle = 5.0,
         .record_rate = 60.0,
+        .events_impulse = 1.0f,
         .msaa = -1,
         .shadows = -1,
     };
@@ -99,6 +100,8 @@ static const option_spec specs[] = {
     {"--replay", true, RUBBLE},
     {"--csv", true, RUBBLE},
     {"--gltf", true, RUBBLE},
+    {"--events", true, RUBBLE},
+    {"--events-impulse", true, RUBBLE},
     {"--quiet", false, BENCH},
     {"--warmup", true, BENCH},
     {"--time", true, BENCH},
@@ -199,6 +202,11 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
         o->export_csv = v;
     } else if (!strcmp(a, "--gltf")) {
         o->export_gltf = v;
+    } else if (!strcmp(a, "--events")) {
+        o->events = v;
+    } else if (!strcmp(a, "--events-impulse")) {
+        if (!parse_double(v, 0.0, 1e12, &x)) return FAIL("--events-impulse takes an impulse in N s >= 0, not '%s'", v);
+        o->events_impulse = (float)x;
     } else if (!strcmp(a, "--warmup")) {
         if (!parse_double(v, 0.0, 1e6, &x)) return FAIL("--warmup takes simulated seconds >= 0, not '%s'", v);
         o->warmup = x;
@@ -311,6 +319,14 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
     if ((o->export_csv || o->export_gltf) && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
         return FAIL("--csv and --gltf export a --headless run; in the window, --record a cache and then run "
                     "rubble export CACHE --csv OUT.csv or --gltf OUT.glb");
+    if (o->events && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
+        return FAIL("--events writes a --headless run's events; the window does not write them");
+    /* one file, one output: --events over the cache or an export would leave neither whole */
+    const char *others[] = {o->record, o->export_csv, o->export_gltf, o->screenshot, o->video};
+    const char *names[] = {"--record", "--csv", "--gltf", "--screenshot", "--video"};
+    for (size_t k = 0; o->events && k < sizeof others / sizeof *others; k++)
+        if (others[k] && rb_path_same(o->events, others[k]))
+            return FAIL("--events %s is also %s's file: give each output a file of its own", o->events, names[k]);
     if (o->video && o->headless) return FAIL("--video records the sandbox's frames; --headless draws none");
     if (program == RB_PROGRAM_BENCH && o->scene_count == 0 && !o->help)
         return FAIL("no scene given (e.g. rubble-bench pile 1000)");
@@ -333,6 +349,7 @@ static bool usable(const rb_options *o, char *err, int err_size) {
         return FAIL("--csv %s: %s", o->export_csv, why);
     if (o->export_gltf && !rb_path_writable(o->export_gltf, why, sizeof why))
         return FAIL("--gltf %s: %s", o->export_gltf, why);
+    if (o->events && !rb_path_writable(o->events, why, sizeof why)) return FAIL("--events %s: %s", o->events, why);
     if (o->device >= 0 && o->backend != RB_BACKEND_REFERENCE) {
         FILE *null = fopen("/dev/null", "w");
         const int devices = null ? rb_world_list_devices(null) : 0;

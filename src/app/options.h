@@ -35,6 +35,8 @@ typedef struct rb_options {
     double record_rate;                   /* --record-rate HZ: its frames a second [60] */
     const char *replay;                   /* --replay FILE: the sandbox shows a cache instead of a live world */
     const char *export_csv, *export_gltf; /* --csv FILE, --gltf FILE: a headless run exported as rubble export does */
+    const char *events;                   /* --events FILE: a headless run's events (docs/events.md) */
+    float events_impulse;                 /* --events-impulse N: impacts listed above it, N s [1] */
     rb_backend_kind backend;              /* --backend reference|opencl */
     int device;                           /* --device I; -1 = automatic */
     const char *plugin_dirs[RB_MAX_DIRS]; /* --plugins DIR (repeatable) */

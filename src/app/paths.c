@@ -86,6 +86,30 @@ bool rb_path_writable(const char *path, char *err, size_t err_size) {
     return true;
 }
 
+/* The folder a path is in, resolved, and its last name. False if the folder is not there. */
+static bool split_real(const char *path, char *folder, const char **name) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    *name = slash ? path + (slash - dir) + 1 : path;
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    return realpath(dir, folder) != NULL;
+}
+
+bool rb_path_same(const char *a, const char *b) {
+    if (!strcmp(a, b)) return true;
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char fa[PATH_MAX], fb[PATH_MAX];
+    const char *na, *nb;
+    return split_real(a, fa, &na) && split_real(b, fb, &nb) && !strcmp(fa, fb) && !strcmp(na, nb);
+}
+
 bool rb_path_is_folder(const char *dir, char *err, size_t err_size) {
     struct stat st;
     if (stat(dir, &st) != 0) return snprintf(err, err_size, "%s", strerror(errno)), false;

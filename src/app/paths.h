@@ -30,6 +30,10 @@ bool rb_find_data_dir(const char *exe_dir, const char *name, char *out, size_t o
  * write in /proc: Permission denied"). */
 bool rb_path_writable(const char *path, char *err, size_t err_size);
 
+/* Whether two paths name one file: the same file there now, or the same
+ * name in the same folder (a file not made yet). */
+bool rb_path_same(const char *a, const char *b);
+
 /* Whether dir is a folder that can be read. False with the reason in err. */
 bool rb_path_is_folder(const char *dir, char *err, size_t err_size);
 

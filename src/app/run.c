@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "base/decimal.h"
+#include "scenes/debris_events.h"
 #include "scenes/stage.h"
 
 /* Steps per rb_world_step call: progress and stage times are gathered between calls. */
@@ -22,6 +23,9 @@ struct rb_run {
     void *frame_user;
     double frame_rate;
     long next_frame;
+    /* rb_run_on_events: who takes the debris layer's events; NULL: none */
+    rb_run_events_fn events_fn;
+    void *events_user;
 };
 
 rb_scene *rb_run_make_scene(const rb_registry *registry, const char *shape, const rb_run_scene *spec, char *err,
@@ -71,19 +75,33 @@ const rb_stage *rb_run_stage(const rb_run *run) { return run->stage; }
 const rb_scene *rb_run_get_scene(const rb_run *run) { return rb_stage_scene(run->stage); }
 
 double rb_run_warm(rb_run *run) {
-    rb_world *w = rb_run_world(run);
     const double t0 = rb_seconds();
-    if (strcmp(rb_world_backend_name(w), "opencl") != 0) return 0.0;
-    const uint32_t n = rb_world_body_count(w);
-    rb_body_state *saved = malloc(sizeof *saved * (n ? n : 1));
-    bool ok = saved != NULL;
-    for (uint32_t b = 0; ok && b < n; b++) ok = rb_world_get_body(w, b, &saved[b]);
-    /* one step runs every kernel once (PoCL compiles a kernel at its first
-     * launch); then every body is put back bit for bit, as if it never ran */
-    if (ok && rb_world_step(w, 1))
-        for (uint32_t b = 0; b < n; b++) rb_world_restore_body(w, saved[b].id, &saved[b]);
-    free(saved);
+    rb_world_warm(rb_run_world(run)); /* the world as it was, warmed or not */
     return rb_seconds() - t0;
+}
+
+bool rb_run_on_events(rb_run *run, float impulse, rb_run_events_fn fn, void *user, char *err, size_t err_size) {
+    rb_debris *d = rb_stage_debris_layer(run->stage, err, err_size); /* a scene without debris gets an empty layer */
+    if (!d) return false;
+    if (!rb_debris_keep_events(d, impulse)) {
+        snprintf(err, err_size, "events: out of memory, or an impulse threshold that is not a number >= 0");
+        return false;
+    }
+    run->events_fn = fn, run->events_user = user;
+    return true;
+}
+
+/* Writes the events ready (all of them once the run is over). */
+static bool drain_events(rb_run *run, bool over) {
+    if (!run->events_fn) return true;
+    rb_debris *d = rb_stage_debris_layer(run->stage, NULL, 0);
+    if (!d || (over && !rb_debris_flush_events(d))) return false;
+    const rb_event *e;
+    const rb_body_id *pieces;
+    const uint32_t n = rb_debris_events(d, &e, &pieces);
+    const bool ok = n == 0 || run->events_fn(run->events_user, e, n, pieces);
+    rb_debris_clear_events(d);
+    return ok;
 }
 
 /* The step as the decimal it was given as (0.0016, not the float's
@@ -122,7 +140,7 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
         long n = rb_stage_whole_ticks(run->stage, (uint32_t)(steps - done < RB_RUN_CHUNK ? steps - done : RB_RUN_CHUNK));
         if (run->frame_fn && frame_step(run, run->next_frame) - run->step < n)
             n = frame_step(run, run->next_frame) - run->step;
-        if (!rb_stage_step(run->stage, (uint32_t)n)) return false;
+        if (!rb_stage_step(run->stage, (uint32_t)n) || !drain_events(run, false)) return false;
         done += n;
         run->step += n;
         double ms[RB_STAGE_COUNT], kms[RB_RUN_MAX_KERNELS];
@@ -142,7 +160,7 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
             last_note = t;
         }
     }
-    if (!frames_due(run)) return false;
+    if (!drain_events(run, true) || !frames_due(run)) return false;
     r->steps = steps;
     r->wall_s = rb_seconds() - t0;
     r->cpu_s = rb_cpu_seconds() - c0;

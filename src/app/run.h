@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "scenes/debris_events.h"
 #include "scenes/entities.h"
 #include "scenes/scene.h"
 #include "scenes/stage.h"
@@ -82,10 +84,22 @@ const rb_debris *rb_run_debris(const rb_run *run);
 /* The scene the run was made from. */
 const rb_scene *rb_run_get_scene(const rb_run *run);
 
-/* Runs one step on the OpenCL backend and puts every body back bit for bit:
- * the kernels PoCL compiles at their first launch are compiled before timing
- * starts. Returns the seconds it took (0 on the reference). */
+/* Runs one step's kernels on the OpenCL backend and takes the step back
+ * whole (rb_world_warm: bodies, contact history, pieces, joints; the stage
+ * and its debris layer are not stepped): the kernels PoCL compiles at their
+ * first launch are compiled before timing starts, and the run is the same
+ * warmed or not. Returns the seconds it took (about 0 on the reference). */
 double rb_run_warm(rb_run *run);
+
+/* Takes count events (scenes/debris_events.h) in time order, and the
+ * break events' pieces. False stops the run. */
+typedef bool (*rb_run_events_fn)(void *user, const rb_event *events, uint32_t count, const rb_body_id *pieces);
+/* From now on, rb_run_steps hands fn the events of the run's debris layer
+ * (made empty for a scene without debris effects) as they are ready, after
+ * each chunk of steps and all that are left at the end: impacts above
+ * impulse N s, breaks, spawns and removals (docs/events.md). False with
+ * the reason in err. */
+bool rb_run_on_events(rb_run *run, float impulse, rb_run_events_fn fn, void *user, char *err, size_t err_size);
 
 /* Called at each frame of a recording with the simulated time since the
  * run began (s): the world is as it is at that time. False stops the run. */

@@ -9,6 +9,7 @@
 
 #include <zstd.h>
 
+#include "cache_events.h"
 #include "base/transform.h"
 
 #define HEADER_BYTES 32
@@ -21,7 +22,7 @@
 static const char file_magic[8] = {'R', 'U', 'B', 'B', 'L', 'E', 'C', '1'};
 static const char chunk_magic[4] = {'R', 'B', 'C', 'K'};
 
-enum { REC_SHAPE = 'S', REC_KEY = 'K', REC_COLORS = 'C', REC_FRAME = 'F', REC_END = 'E' };
+enum { REC_SHAPE = 'S', REC_KEY = 'K', REC_COLORS = 'C', REC_FRAME = 'F', REC_END = 'E', REC_EVENTS = 'V' };
 /* Bytes of a body's colours in a colours record: u32 slot, u32 generation, 6 f32. */
 #define COLOR_BYTES 32
 
@@ -177,6 +178,7 @@ struct rb_cache_writer {
     uint32_t colored_size;
     ZSTD_CCtx *zstd;
     buf raw, packed;
+    buf events;          /* events records kept for the next chunk (rb_cache_events) */
     bool *shape_written; /* by world shape index */
     uint32_t shape_cap;
     uint32_t frames;
@@ -191,6 +193,18 @@ static bool writer_fail(rb_cache_writer *w, const char *what) {
     if (!w->failed) snprintf(w->why, sizeof w->why, "%s", what);
     w->failed = true;
     return false;
+}
+
+bool rb_cache_events(rb_cache_writer *w, const rb_event *events, uint32_t count, const rb_body_id *pieces) {
+    if (w->failed) return false;
+    if (count == 0) return true;
+    size_t size;
+    uint8_t *packed = rb_cache_events_pack(events, count, pieces, &size);
+    if (!packed) return writer_fail(w, "out of memory");
+    put_u8(&w->events, REC_EVENTS);
+    put_bytes(&w->events, packed, size);
+    free(packed);
+    return !w->events.oom || writer_fail(w, "out of memory");
 }
 
 /* Compresses w->raw into one chunk, writes it and flushes it: a whole chunk
@@ -425,6 +439,7 @@ bool rb_cache_frame(rb_cache_writer *w, double time) {
         w->next_key = floor(time) + 1.0;
     }
     if (!put_colors(w, n)) return false;
+    if (w->events.n) put_bytes(&w->raw, w->events.p, w->events.n), w->events.n = 0;
     put_u8(&w->raw, REC_FRAME);
     put_u32(&w->raw, w->frames);
     put_f64(&w->raw, time);
@@ -446,6 +461,7 @@ bool rb_cache_end(rb_cache_writer *w, char *err, size_t err_size) {
     if (!w) return true;
     if (w->f && !w->failed) {
         w->raw.n = 0;
+        if (w->events.n) put_bytes(&w->raw, w->events.p, w->events.n); /* the events after the last frame */
         put_u8(&w->raw, REC_END);
         put_u32(&w->raw, w->frames);
         write_chunk(w);
@@ -455,6 +471,7 @@ bool rb_cache_end(rb_cache_writer *w, char *err, size_t err_size) {
     if (!ok && err) snprintf(err, err_size, "%s: %s", w->path, w->why);
     ZSTD_freeCCtx(w->zstd);
     free(w->raw.p);
+    free(w->events.p);
     free(w->packed.p);
     free(w->shape_written);
     free(w->colored);
@@ -478,6 +495,7 @@ void rb_cache_close(rb_cache *c) {
     free(c->frames);
     free(c->keys);
     free(c->colors);
+    rb_cache_events_free(c);
     free(c->path);
     free(c);
 }
@@ -703,6 +721,11 @@ static const char *read_records(rb_cache *c, const uint8_t *p, size_t n, bool *e
             why = read_frame(c, &in);
         else if (tag == REC_COLORS && c->version >= 3)
             why = read_colors(c, &in);
+        else if (tag == REC_EVENTS && c->version >= 4) {
+            size_t used = 0;
+            why = rb_cache_events_read(c, in.p + in.at, in.n - in.at, &used);
+            in.at += used;
+        }
         else if (tag == REC_END) {
             if (get_u32(&in) != c->frame_count) return "an end mark with the wrong frame count";
             *end = true;

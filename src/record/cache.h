@@ -25,13 +25,14 @@
 
 #include "anim.h"
 #include "scenes/colors.h"
+#include "scenes/debris_events.h"
 #include "scenes/entities.h"
 #include "scenes/scene.h"
 #include "scenes/stage.h"
 #include "shapes/shapes.h"
 #include "sim/world.h"
 
-#define RB_CACHE_VERSION 3
+#define RB_CACHE_VERSION 4
 /* The oldest version the reader still reads (docs/cache-format.md). */
 #define RB_CACHE_OLDEST_VERSION 2
 
@@ -58,6 +59,11 @@ rb_cache_writer *rb_cache_begin_stage(const char *path, const rb_stage *stage, d
  * frame), then the frame. False on a write or read failure: the writer
  * keeps the reason for rb_cache_end and writes nothing more. */
 bool rb_cache_frame(rb_cache_writer *w, double time);
+/* Keeps count events of the run (scenes/debris_events.h, in time order,
+ * none before those given last) for the next frame's chunk: an events
+ * record `V` (docs/cache-format.md). False when out of memory (the writer
+ * then fails as rb_cache_frame does). */
+bool rb_cache_events(rb_cache_writer *w, const rb_event *events, uint32_t count, const rb_body_id *pieces);
 /* Writes the end mark, closes the file and frees the writer (NULL: true).
  * False with "path: what is wrong" in err if anything failed. */
 bool rb_cache_end(rb_cache_writer *w, char *err, size_t err_size);
@@ -119,6 +125,11 @@ typedef struct rb_cache {
     rb_cached_key *keys;
     uint32_t color_count;
     rb_cached_colors *colors; /* sorted by id (generation, then slot); none in a version 2 cache */
+    /* the run's events (version 4, record V; none in older caches or where none were kept), in time
+     * order; a break's pieces at event_pieces[piece_first ..] */
+    uint32_t event_count, event_piece_count;
+    rb_event *events;
+    rb_body_id *event_pieces;
 } rb_cache;
 
 /* Reads a cache. A file cut short opens with the frames before the cut
@@ -161,6 +172,19 @@ void rb_cache_anim_free(rb_anim *anim);
  * Written to a temporary beside path and renamed: a failure leaves nothing
  * under path. False with "path: what is wrong" in err. */
 bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t err_size);
+/* How long before and after its time an impact or a break is marked in a replay, s. */
+#define RB_CACHE_MARK_SECONDS 0.5
+/* The replay's markers at simulated time `time`: for each impact and break
+ * within RB_CACHE_MARK_SECONDS of it, a cross of three segments (along x,
+ * y and z) at its position, 0.4 m across at its time and shrinking to
+ * nothing at the window's ends. Writes up to max_segments segments to
+ * points (2 xyz triples each, as rb_renderer_lines takes them); returns
+ * how many there are. */
+uint32_t rb_cache_event_marks(const rb_cache *c, double time, float *points, uint32_t max_segments);
+/* The cache's events (version 4, record V) as an events file, a JSON line
+ * each (docs/events.md), written whole or not at all; a cache without
+ * events gives an empty file. False with "path: what is wrong" in err. */
+bool rb_cache_write_events(const rb_cache *c, const char *path, char *err, size_t err_size);
 
 /* The cache as CSV and/or glTF (either path may be NULL), each written
  * whole or not at all. False with "path: what is wrong" in err. */

@@ -57,26 +57,27 @@ bool rb_cache_export(const rb_cache *c, const char *csv, const char *gltf, char 
 }
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]\n"
+    fprintf(out, "usage: rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb] [--events OUT.jsonl]\n"
                  "Writes a cache that rubble --record made (docs/cache-format.md) as CSV (a row a body a frame:\n"
-                 "frame,time,body,shape,x,y,z,qx,qy,qz,qw) and/or as an animated binary glTF.\n");
+                 "frame,time,body,shape,x,y,z,qx,qy,qz,qw) and/or as an animated binary glTF, and its events\n"
+                 "as JSON lines (docs/events.md).\n");
 }
 
 int rb_export_main(int argc, char **argv) {
-    const char *cache = NULL, *csv = NULL, *gltf = NULL;
+    const char *cache = NULL, *csv = NULL, *gltf = NULL, *events = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
         }
-        if (!strcmp(a, "--csv") || !strcmp(a, "--gltf")) {
+        if (!strcmp(a, "--csv") || !strcmp(a, "--gltf") || !strcmp(a, "--events")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "rubble export: option %s needs a value\n\n", a);
                 usage(stderr);
                 return 2;
             }
-            *(a[2] == 'c' ? &csv : &gltf) = argv[++i];
+            *(a[2] == 'c' ? &csv : a[2] == 'g' ? &gltf : &events) = argv[++i];
         } else if (a[0] != '-' && !cache) {
             cache = a;
         } else {
@@ -85,9 +86,14 @@ int rb_export_main(int argc, char **argv) {
             return 2;
         }
     }
-    if (!cache || (!csv && !gltf)) {
-        fprintf(stderr, "rubble export: %s\n\n", !cache ? "no cache given" : "nothing to write: give --csv or --gltf");
+    if (!cache || (!csv && !gltf && !events)) {
+        fprintf(stderr, "rubble export: %s\n\n",
+                !cache ? "no cache given" : "nothing to write: give --csv, --gltf or --events");
         usage(stderr);
+        return 2;
+    }
+    if (events && ((csv && !strcmp(events, csv)) || (gltf && !strcmp(events, gltf)) || !strcmp(events, cache))) {
+        fprintf(stderr, "rubble export: --events %s is also another file of the command: give it its own\n", events);
         return 2;
     }
     char err[4096 + 256];
@@ -99,7 +105,8 @@ int rb_export_main(int argc, char **argv) {
     if (c->cut_short)
         fprintf(stderr, "rubble export: %s was cut short (its writer did not finish); exporting its %u whole frames\n",
                 cache, c->frame_count);
-    const bool ok = rb_cache_export(c, csv, gltf, err, sizeof err);
+    const bool ok = (!(csv || gltf) || rb_cache_export(c, csv, gltf, err, sizeof err)) &&
+                    (!events || rb_cache_write_events(c, events, err, sizeof err));
     if (!ok) fprintf(stderr, "rubble export: %s\n", err);
     rb_cache_close(c);
     return ok ? 0 : 2;

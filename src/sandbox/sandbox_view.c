@@ -137,6 +137,13 @@ void rb_sandbox_draw_views(rb_sandbox *sb, const rb_render_view *view) {
                               .width = sb->width,
                               .height = sb->height};
     rb_debug_views_draw(sb->look.debug, sb->renderer, &f);
+    if (sb->replay) { /* the recorded impacts and breaks near the replay's time (docs/events.md) */
+        static float marks[6 * 3 * 256];
+        uint32_t n = rb_cache_event_marks(rb_replay_cache(sb->replay), rb_replay_time(sb->replay), marks, 3 * 256);
+        static const float orange[4] = {1.0f, 0.55f, 0.1f, 1.0f};
+        if (n > 3 * 256) n = 3 * 256;
+        if (n) rb_renderer_lines(sb->renderer, marks, n, orange, true);
+    }
     uint32_t b;
     const rb_transform *t;
     float lo[3], hi[3], radius;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "debris_events.h"
 #include "debris_internal.h"
 #include "debris_math.h"
 
@@ -53,6 +54,7 @@ rb_debris *rb_debris_create(const rb_debris_desc *desc, rb_entities *entities, c
 void rb_debris_destroy(rb_debris *d) {
     if (!d) return;
     rb_debris_free_breakables(d);
+    rb_debris_free_events(d);
     free(d->memory);
     for (uint32_t k = 0; k < d->face_size; k++) free(d->faces[k].data);
     free(d->faces);
@@ -92,9 +94,9 @@ static bool in_box(const rb_kill_region *k, const float p[3]) {
 static bool expire(rb_debris *d, double t, const rb_body_state *states, uint32_t n) {
     for (uint32_t k = 0; k < d->count; k++) {
         tracked *b = &d->bodies[k];
-        if (b->lifetime > 0.0f && t - b->born >= b->lifetime) b->lifetime = -1.0f;
+        if (b->lifetime > 0.0f && t - b->born >= b->lifetime) b->lifetime = -1.0f, b->why = RB_CAUSE_LIFETIME;
         /* removed by something else (the sandbox's delete tool): dropped, uncounted */
-        if (!rb_world_body_valid(d->world, b->id)) b->lifetime = -1.0f;
+        if (!rb_world_body_valid(d->world, b->id)) b->lifetime = -1.0f, b->why = RB_CAUSE_NONE;
     }
     for (uint32_t b = 0; b < n && states; b++) {
         const rb_body_state *s = &states[b];
@@ -106,15 +108,19 @@ static bool expire(rb_debris *d, double t, const rb_body_state *states, uint32_t
             else if (mine->asleep_since < 0.0)
                 mine->asleep_since = t;
             else if (t - mine->asleep_since >= d->desc.remove_asleep)
-                mine->lifetime = -1.0f;
+                mine->lifetime = -1.0f, mine->why = RB_CAUSE_ASLEEP;
         }
         if (s->kind != RB_BODY_DYNAMIC) continue;
         for (uint32_t r = 0; r < d->desc.kill_count; r++)
             if (in_box(&d->desc.kill[r], s->position)) {
                 if (mine)
-                    mine->lifetime = -1.0f;
-                else if (rb_world_remove_body(d->world, s->id))
+                    mine->lifetime = -1.0f, mine->why = RB_CAUSE_KILL;
+                else if (rb_world_remove_body(d->world, s->id)) {
                     d->removed++, rb_debris_forget_breakable(d, s->id);
+                    if (!rb_debris_note_body(d, RB_EVENT_REMOVE, s->id, s->position, RB_CAUSE_KILL, -1,
+                                             (rb_body_id){0}))
+                        return false;
+                }
                 break;
             }
     }
@@ -122,7 +128,7 @@ static bool expire(rb_debris *d, double t, const rb_body_state *states, uint32_t
 }
 
 static bool needs_states(const rb_debris *d, double t) {
-    if (d->desc.kill_count || d->desc.remove_asleep > 0.0f || d->impact_row >= 0) return true;
+    if (d->desc.kill_count || d->desc.remove_asleep > 0.0f || d->impact_row >= 0 || d->events) return true;
     for (uint32_t f = 0; f < d->desc.field_count; f++) {
         const rb_field *fd = &d->desc.fields[f];
         if (fd->kind == RB_FIELD_RADIAL && fd->impulse ? !d->fired[f] && t >= fd->start
@@ -152,6 +158,7 @@ static bool tick(rb_debris *d) {
     /* the fields push on the state as read, before bodies come and go */
     if (read && !rb_debris_push(d, t, d->states, n)) return false;
     if (read && d->impact_row >= 0 && !rb_debris_throw_chips(d, d->states, n)) return false;
+    if (read && !rb_debris_watch_hits(d, t, d->states, n)) return false;
     if (!rb_debris_break_bodies(d)) return false;
     return expire(d, t, read ? d->states : NULL, n) && rb_debris_emit(d, t, d->tick_steps * d->dt);
 }

@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/rb_math.h"
 #include "cut.h"
+#include "debris_events.h"
 #include "debris_internal.h"
 
 /* Frees count meshes and the array. */
@@ -482,7 +483,9 @@ bool rb_debris_split(rb_debris *d, rb_body_id id, const float *extra) {
     const double born = parent ? parent->born : rb_debris_now(d);
     const float lifetime = parent ? parent->lifetime : 0.0f;
     const int emitter = parent ? parent->emitter : -1;
-    bool ok = true;
+    rb_body_id *kids = malloc(sizeof *kids * count); /* the pieces made, for the break's event */
+    uint32_t kid_count = 0;
+    bool ok = kids != NULL;
     for (uint32_t c = 0; c < count && ok; c++) {
         const rb_split_child *ch = &children[c];
         const rb_shape_data data = {
@@ -504,7 +507,7 @@ bool rb_debris_split(rb_debris *d, rb_body_id id, const float *extra) {
             rb_log(RB_LOG_WARN, "debris: out of memory for a piece's colours: it is drawn in its default ones");
         /* a piece is debris: the body cap and sleep removal count it, with its parent's lifetime */
         ok = rb_debris_add_tracked(d, kid, lifetime, emitter);
-        if (ok) d->bodies[d->count - 1].born = born;
+        if (ok) d->bodies[d->count - 1].born = born, kids[kid_count++] = kid;
         rb_pieces sub;
         if (ok && rb_pieces_restrict(pieces, ch, &sub, err, sizeof err)) {
             float *offsets = malloc(sizeof *offsets * 3 * ch->particle_count);
@@ -532,11 +535,20 @@ bool rb_debris_split(rb_debris *d, rb_body_id id, const float *extra) {
     rb_split_free(children, count);
     free_meshes(fresh, again.piece_count);
     rb_pieces_free(&again);
+    /* the break, then its pieces' spawns */
+    ok = ok && rb_debris_note_break(d, id, s.position, kids, kid_count);
+    for (uint32_t k = 0; ok && d->events && k < kid_count; k++) {
+        rb_body_state ks;
+        ok = rb_world_get_body_by_id(d->world, kids[k], &ks) &&
+             rb_debris_note_body(d, RB_EVENT_SPAWN, kids[k], ks.position, RB_CAUSE_BREAK, -1, id);
+    }
+    free(kids);
     if (!ok) return false;
     d->breaks++;
     /* the parent goes: out of the world, the debris table and the breakables */
     if (at != UINT32_MAX) {
         d->bodies[at].lifetime = -1.0f; /* swept with its counts */
+        d->bodies[at].why = RB_CAUSE_BREAK;
         d->removed--;                   /* a break is not a removal */
         return rb_debris_sweep(d);
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "debris_events.h"
 #include "debris_internal.h"
 #include "debris_math.h"
 
@@ -205,7 +206,8 @@ static bool emit_one(rb_debris *d, uint32_t e) {
     /* the emitter's colours, where it gives any (colors.h) */
     if (d->colors && (em->colors.has_color || em->colors.has_inside) && !rb_color_table_set(d->colors, id, &em->colors))
         rb_log(RB_LOG_WARN, "debris: out of memory for an emitted body's colours: it is drawn in its default ones");
-    return rb_debris_add_tracked(d, id, em->lifetime, (int)e);
+    return rb_debris_add_tracked(d, id, em->lifetime, (int)e) &&
+           rb_debris_note_body(d, RB_EVENT_SPAWN, id, b.position, RB_CAUSE_EMITTER, (int)e, (rb_body_id){0});
 }
 
 bool rb_debris_emit(rb_debris *d, double t, double tick_seconds) {
@@ -231,7 +233,8 @@ bool rb_debris_emit(rb_debris *d, double t, double tick_seconds) {
     const uint32_t cap = d->desc.max_bodies;
     if (cap && rb_world_body_count(d->world) > cap) {
         uint32_t over = rb_world_body_count(d->world) - cap;
-        for (uint32_t k = 0; k < d->count && over > 0; k++, over--) d->bodies[k].lifetime = -1.0f;
+        for (uint32_t k = 0; k < d->count && over > 0; k++, over--)
+            d->bodies[k].lifetime = -1.0f, d->bodies[k].why = RB_CAUSE_CAP;
         return rb_debris_sweep(d);
     }
     return true;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debris_events.h"
 #include "debris_internal.h"
 #include "debris_math.h"
 
@@ -143,7 +144,9 @@ bool rb_debris_throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n
                 continue;
             }
             d->spawned++;
-            if (!rb_debris_add_tracked(d, id, im->lifetime, RB_IMPACT_EMITTER)) return false;
+            if (!rb_debris_add_tracked(d, id, im->lifetime, RB_IMPACT_EMITTER) ||
+                !rb_debris_note_body(d, RB_EVENT_SPAWN, id, bd.position, RB_CAUSE_CHIP, -1, s->id))
+                return false;
         }
     }
     return true;

@@ -33,6 +33,7 @@ typedef struct tracked {
     float lifetime;      /* 0: none */
     int emitter;         /* -1: a scene body */
     double asleep_since; /* < 0: awake at the last tick */
+    int why;             /* once marked gone (lifetime < 0): the rb_event_cause its removal is told with */
 } tracked;
 
 /* A body an emitter spawned lately, where it is headed: a new one must
@@ -141,7 +142,24 @@ struct rb_debris {
     double stage_ms[RB_STAGE_COUNT], kernel_ms[RB_DEBRIS_KERNELS];
     const char *const *kernel_names;
     uint32_t kernel_count;
+    /* the events kept (debris_events.c); NULL: none asked for */
+    struct rb_event_log *events;
 };
+
+/* Events (debris_events.c; nothing while none are kept): one noted, in
+ * time order; a break with its pieces; the impacts found at a tick from
+ * the bodies read then; all freed. False if out of memory. */
+typedef struct rb_event_log rb_event_log;
+struct rb_event;
+bool rb_debris_note(rb_debris *d, const struct rb_event *e);
+bool rb_debris_note_break(rb_debris *d, rb_body_id parent, const float position[3], const rb_body_id *pieces,
+                          uint32_t count);
+bool rb_debris_watch_hits(rb_debris *d, double t, const rb_body_state *states, uint32_t n);
+void rb_debris_free_events(rb_debris *d);
+/* A spawn (cause, the emitter's index or -1, the parent: null for an
+ * emitter's) or a removal (cause) of body id at pos, noted now. */
+bool rb_debris_note_body(rb_debris *d, int kind, rb_body_id id, const float pos[3], int cause, int emitter,
+                         rb_body_id parent);
 
 /* The emitter index impact debris is tracked under (it throws none itself). */
 #define RB_IMPACT_EMITTER (-2)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debris_events.h"
 #include "debris_internal.h"
 
 /* ---- the table of debris bodies ---- */
@@ -35,7 +36,7 @@ bool rb_debris_add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emit
         if (!b) return false;
         d->bodies = b, d->capacity = cap;
     }
-    d->bodies[d->count++] = (tracked){id, rb_debris_now(d), lifetime, emitter, -1.0};
+    d->bodies[d->count++] = (tracked){id, rb_debris_now(d), lifetime, emitter, -1.0, RB_CAUSE_NONE};
     if (emitter >= 0) d->alive_of[emitter]++;
     if (id.slot >= d->where_size) return index_slots(d);
     d->where[id.slot] = d->count;
@@ -52,7 +53,15 @@ bool rb_debris_sweep(rb_debris *d) {
             d->bodies[kept++] = *t;
             continue;
         }
-        if (rb_world_remove_body(d->world, t->id)) d->removed++;
+        rb_body_state s;
+        const bool told = d->events && t->why != RB_CAUSE_NONE && t->why != RB_CAUSE_BREAK &&
+                          rb_world_get_body_by_id(d->world, t->id, &s);
+        if (rb_world_remove_body(d->world, t->id)) {
+            d->removed++;
+            /* a broken body's going is its break's event */
+            if (told && !rb_debris_note_body(d, RB_EVENT_REMOVE, t->id, s.position, t->why, -1, (rb_body_id){0}))
+                return false;
+        }
         rb_debris_forget_breakable(d, t->id);
         if (t->emitter >= 0) d->alive_of[t->emitter]--;
     }

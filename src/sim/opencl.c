@@ -991,6 +991,27 @@ static bool ocl_read_transforms(rb_backend *b, const rb_world_data *d, rb_transf
     return rb_opencl_read_transforms(b, out, d->body_count);
 }
 
+/* rb_world_warm: one step with every buffer kept (rb_cl_snapshot) and put
+ * back after, and the one flag a step changes (counts_dirty): PoCL compiles
+ * a kernel at its first launch, and that launch leaves nothing behind. What
+ * a step writes once and remembers it wrote (the roll buffer, the planes
+ * and the pair table set_args writes when they change) is written before
+ * the copies are taken, so that they keep it. */
+static bool ocl_warm(rb_backend *base, rb_world_data *d, const rb_step_params *p) {
+    ocl *o = (ocl *)base;
+    if (!same_counts(o, d) || o->body_count == 0 || !ensure_roll(o, d, p) || !set_args(o, p, 1)) return false;
+    ocl_buffer *all = (ocl_buffer *)&o->buf;
+    cl_mem mems[RB_BUFFER_COUNT], copies[RB_BUFFER_COUNT];
+    size_t bytes[RB_BUFFER_COUNT];
+    for (size_t i = 0; i < RB_BUFFER_COUNT; i++) mems[i] = all[i].mem, bytes[i] = all[i].bytes;
+    if (!rb_cl_snapshot(o->context, o->queue, mems, bytes, RB_BUFFER_COUNT, copies)) return false;
+    const bool counts_dirty = o->counts_dirty;
+    bool ok = ocl_step(base, d, p, 1);
+    ok = rb_cl_restore(o->queue, mems, bytes, RB_BUFFER_COUNT, copies) && ok;
+    o->counts_dirty = counts_dirty;
+    return ok;
+}
+
 static const rb_backend_vtbl opencl_vtbl = {
     .name = "opencl",
     .destroy = ocl_destroy,
@@ -1010,6 +1031,7 @@ static const rb_backend_vtbl opencl_vtbl = {
     .take_break_count = ocl_take_break_count,
     .take_joint_break_count = ocl_take_joint_break_count,
     .write_velocities = ocl_write_velocities,
+    .warm = ocl_warm,
 };
 
 /* ---- the extras of opencl.h ---- */

@@ -189,3 +189,40 @@ int rb_opencl_list_devices(FILE *out) {
     free(list);
     return (int)n;
 }
+
+bool rb_cl_snapshot(cl_context context, cl_command_queue queue, const cl_mem *mems, const size_t *bytes,
+                    uint32_t count, cl_mem *copies) {
+    bool ok = true;
+    for (uint32_t i = 0; i < count; i++) copies[i] = NULL;
+    for (uint32_t i = 0; i < count && ok; i++) {
+        if (!mems[i]) continue;
+        cl_int e;
+        copies[i] = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes[i], NULL, &e);
+        ok = rb_cl_check(e, "clCreateBuffer(snapshot)", NULL, 0) &&
+             rb_cl_check(clEnqueueCopyBuffer(queue, mems[i], copies[i], 0, 0, bytes[i], 0, NULL, NULL),
+                         "clEnqueueCopyBuffer(snapshot)", NULL, 0);
+        if (e != CL_SUCCESS) copies[i] = NULL;
+    }
+    ok = rb_cl_check(clFinish(queue), "clFinish", NULL, 0) && ok;
+    if (!ok)
+        for (uint32_t i = 0; i < count; i++) {
+            if (copies[i]) clReleaseMemObject(copies[i]);
+            copies[i] = NULL;
+        }
+    return ok;
+}
+
+bool rb_cl_restore(cl_command_queue queue, const cl_mem *mems, const size_t *bytes, uint32_t count, cl_mem *copies) {
+    bool ok = true;
+    for (uint32_t i = 0; i < count; i++)
+        if (copies[i])
+            ok = rb_cl_check(clEnqueueCopyBuffer(queue, copies[i], mems[i], 0, 0, bytes[i], 0, NULL, NULL),
+                             "clEnqueueCopyBuffer(restore)", NULL, 0) &&
+                 ok;
+    ok = rb_cl_check(clFinish(queue), "clFinish", NULL, 0) && ok;
+    for (uint32_t i = 0; i < count; i++) {
+        if (copies[i]) clReleaseMemObject(copies[i]);
+        copies[i] = NULL;
+    }
+    return ok;
+}

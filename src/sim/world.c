@@ -833,6 +833,12 @@ bool rb_world_step(rb_world *w, uint32_t steps) {
     return true;
 }
 
+bool rb_world_warm(rb_world *w) {
+    if (!w->backend->vtbl->warm || w->d.body_count == 0) return false;
+    if (!backend_current(w)) return false;
+    return w->backend->vtbl->warm(w->backend, &w->d, &w->params);
+}
+
 /* ---- reading ---- */
 
 uint32_t rb_world_body_count(const rb_world *w) { return w->d.body_count; }

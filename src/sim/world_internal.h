@@ -313,6 +313,10 @@ typedef struct rb_backend_vtbl {
      * the count bodies listed, from the host's arrays, for the next step
      * (a path's steering, between single steps). */
     bool (*write_velocities)(rb_backend *b, const rb_world_data *d, const uint32_t *bodies, uint32_t count);
+    /* Optional (NULL: nothing to warm): runs every kernel a step runs once
+     * and leaves the backend's state as it found it (rb_world_warm). False
+     * if it could not, the state unchanged. */
+    bool (*warm)(rb_backend *b, rb_world_data *d, const rb_step_params *p);
 } rb_backend_vtbl;
 
 struct rb_backend {
