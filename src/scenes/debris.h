@@ -197,6 +197,10 @@ rb_body_id rb_debris_glue(rb_debris *d, const rb_glue_part *parts, uint32_t coun
  * empty, if that shape has none (its pieces' pattern has no cells, its body
  * no mesh, or the cut failed: draw its particles' cells). */
 bool rb_debris_piece_mesh(const rb_debris *d, uint32_t world_shape, rb_mesh *out);
+/* The body a split's child of world shape world_shape broke from (a piece,
+ * or a group of pieces that broke off together: each has a world shape of
+ * its own); false, parent zero, for a shape no split made. */
+bool rb_debris_piece_parent(const rb_debris *d, uint32_t world_shape, rb_body_id *parent);
 /* A breakable body's pieces' meshes (not yet broken), each moved out from
  * the body's centre of mass by `spread` (>= 0) times its own centre's
  * offset, all in one mesh in the body's frame, at its size: the pattern
