@@ -408,10 +408,10 @@ static void test_bad_caches(void **state) {
     expect_refused(path, "not a Rubble cache");
     memcpy(bad, whole, n), bad[8] = 7;
     spit(build_path(path, sizeof path, "version.rbc"), bad, n);
-    expect_refused(path, "cache format version 7; this build reads versions 2 to 3");
+    expect_refused(path, "cache format version 7; this build reads versions 2 to 4");
     memcpy(bad, whole, n), bad[8] = 1; /* no scene in its keyframes */
     spit(path, bad, n);
-    expect_refused(path, "cache format version 1; this build reads versions 2 to 3");
+    expect_refused(path, "cache format version 1; this build reads versions 2 to 4");
     memcpy(bad, whole, n), bad[32 + 20 + 5] ^= 0x10; /* a byte in the first chunk's data */
     spit(build_path(path, sizeof path, "crc.rbc"), bad, n);
     expect_refused(path, "damaged chunk at byte 32");
@@ -549,6 +549,67 @@ static void test_bad_colours_and_marks(void **state) {
     expect_refused(path, "a body's colours given twice");
 }
 
+/* A camera record (version 4) for frame `frame`, its field of view yfov. */
+static void camera_record(bytes *b, uint32_t frame, uint8_t set, float yfov) {
+    b_u8(b, 'V');
+    b_u32(b, frame), b_u8(b, set);
+    b_f32(b, 1), b_f32(b, 2), b_f32(b, 3);
+    b_f32(b, 0), b_f32(b, 0), b_f32(b, 0), b_f32(b, 1);
+    b_f32(b, yfov), b_f32(b, 1.5f), b_f32(b, 0.05f), b_f32(b, 100);
+}
+
+/* A parent record (version 4): world shape s broke from body (slot 7, generation g). */
+static void parent_record(bytes *b, uint32_t s, uint32_t g) {
+    b_u8(b, 'P');
+    b_u32(b, s), b_u32(b, 7), b_u32(b, g);
+}
+
+/* What version 4 added: a frame's camera and a piece's parent, read back,
+ * and damaged ones refused with the reason. */
+static void test_cameras_and_parents(void **state) {
+    (void)state;
+    char path[512];
+    build_path(path, sizeof path, "crafted4.rbc");
+    bytes b = {.n = 0};
+    shape_record(&b, 3, 0);
+    parent_record(&b, 0, 3);
+    camera_record(&b, 0, 1, 1.0f);
+    b_u8(&b, 'E'), b_u32(&b, 0);
+    craft(path, &b);
+    rb_cache *c = open_ok(path);
+    rb_body_id parent;
+    assert_true(rb_cache_shape_parent(c, 0, &parent));
+    assert_true(parent.slot == 7 && parent.generation == 3);
+    assert_false(rb_cache_shape_parent(c, 1, &parent));
+    assert_int_equal(c->camera_count, 1);
+    rb_cache_camera cam;
+    assert_true(rb_cache_camera_at(c, 0, &cam));
+    assert_true(cam.position[2] == 3.0f && cam.yfov == 1.0f && cam.aspect == 1.5f);
+    rb_cache_close(c);
+
+    b.n = 0, camera_record(&b, 0, 1, 4.0f); /* wider than half a turn */
+    craft(path, &b);
+    expect_refused(path, "a camera with a bad lens");
+    b.n = 0, camera_record(&b, 0, 1, NAN);
+    craft(path, &b);
+    expect_refused(path, "a camera with a bad lens");
+    b.n = 0, camera_record(&b, 3, 1, 1.0f); /* not the frame that follows */
+    craft(path, &b);
+    expect_refused(path, "a camera out of order");
+    b.n = 0, camera_record(&b, 0, 1, 1.0f), camera_record(&b, 0, 0, 0.0f);
+    craft(path, &b);
+    expect_refused(path, "a camera out of order");
+    b.n = 0, parent_record(&b, 0, 3); /* before its shape */
+    craft(path, &b);
+    expect_refused(path, "a parent for a shape never given");
+    b.n = 0, shape_record(&b, 3, 0), parent_record(&b, 0, 0);
+    craft(path, &b);
+    expect_refused(path, "a parent with generation 0");
+    b.n = 0, shape_record(&b, 3, 0), parent_record(&b, 0, 3), parent_record(&b, 0, 4);
+    craft(path, &b);
+    expect_refused(path, "a shape's parent given twice");
+}
+
 /* The export: a row a live body a frame, floats read back to the bit; a
  * bad cache or an unwritable output exits 2 and leaves nothing. */
 static void test_csv(void **state) {
@@ -563,7 +624,7 @@ static void test_csv(void **state) {
     assert_non_null(f);
     char line[512];
     assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(line, "frame,time,body,shape,x,y,z,qx,qy,qz,qw\n");
+    assert_string_equal(line, RB_CACHE_CSV_HEADER "\n");
     uint64_t rows = 0, expected = 0;
     for (uint32_t i = 0; i < c->frame_count; i++) expected += c->frames[i].body_count;
     uint32_t frame = 0, b = 0;
@@ -624,6 +685,7 @@ int main(void) {
         cmocka_unit_test(test_read_back),
         cmocka_unit_test(test_pieces_cut_and_coloured),
         cmocka_unit_test(test_version_2_reads),
+        cmocka_unit_test(test_cameras_and_parents),
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_bad_caches),
         cmocka_unit_test(test_bad_colours_and_marks),

@@ -1,5 +1,6 @@
 /* cache.c - see cache.h; the bytes are in docs/cache-format.md. */
 #include "cache.h"
+#include "cache_records.h"
 
 #include <errno.h>
 #include <math.h>
@@ -183,6 +184,7 @@ struct rb_cache_writer {
     double next_key; /* simulated time of the next keyframe */
     rb_transform *transforms;
     uint32_t transform_cap;
+    rb_camera_track camera; /* version 4's `V` records (cache_camera.c) */
     bool failed;
     char why[512];
 };
@@ -303,6 +305,14 @@ static bool put_shape(rb_cache_writer *w, uint32_t s) {
         for (uint32_t i = 0; i < mesh->vertex_count; i++) put_u8(&w->raw, mesh->inside && mesh->inside[i] ? 1 : 0);
     }
     rb_mesh_free(&cut);
+    /* version 4: the body a piece's shape broke from (cache_parent.c) */
+    rb_body_id parent;
+    if (!made && w->stage && rb_debris_piece_parent(rb_stage_debris(w->stage), s, &parent)) {
+        uint8_t record[RB_PARENT_RECORD_BYTES];
+        rb_parent_record(s, parent, record);
+        put_u8(&w->raw, RB_REC_PARENT);
+        put_bytes(&w->raw, record, sizeof record);
+    }
     return true;
 }
 
@@ -425,6 +435,11 @@ bool rb_cache_frame(rb_cache_writer *w, double time) {
         w->next_key = floor(time) + 1.0;
     }
     if (!put_colors(w, n)) return false;
+    uint8_t camera[RB_CAMERA_RECORD_BYTES];
+    if (rb_camera_track_record(&w->camera, w->frames, camera)) {
+        put_u8(&w->raw, RB_REC_CAMERA);
+        put_bytes(&w->raw, camera, sizeof camera);
+    }
     put_u8(&w->raw, REC_FRAME);
     put_u32(&w->raw, w->frames);
     put_f64(&w->raw, time);
@@ -440,6 +455,10 @@ bool rb_cache_frame(rb_cache_writer *w, double time) {
     if (!write_chunk(w)) return false;
     w->frames++;
     return true;
+}
+
+void rb_cache_set_camera(rb_cache_writer *w, const rb_cache_camera *camera) {
+    if (w) rb_camera_track_set(&w->camera, camera);
 }
 
 bool rb_cache_end(rb_cache_writer *w, char *err, size_t err_size) {
@@ -478,6 +497,7 @@ void rb_cache_close(rb_cache *c) {
     free(c->frames);
     free(c->keys);
     free(c->colors);
+    rb_cache_free_cameras(c);
     free(c->path);
     free(c);
 }
@@ -703,7 +723,13 @@ static const char *read_records(rb_cache *c, const uint8_t *p, size_t n, bool *e
             why = read_frame(c, &in);
         else if (tag == REC_COLORS && c->version >= 3)
             why = read_colors(c, &in);
-        else if (tag == REC_END) {
+        else if ((tag == RB_REC_CAMERA || tag == RB_REC_PARENT) && c->version >= 4) {
+            const size_t size = tag == RB_REC_CAMERA ? RB_CAMERA_RECORD_BYTES : RB_PARENT_RECORD_BYTES;
+            const uint8_t *bytes = take(&in, size);
+            why = !bytes                  ? "a record cut short"
+                  : tag == RB_REC_CAMERA ? rb_cache_read_camera(c, bytes)
+                                         : rb_cache_read_parent(c, bytes);
+        } else if (tag == REC_END) {
             if (get_u32(&in) != c->frame_count) return "an end mark with the wrong frame count";
             *end = true;
             return in.at == in.n ? NULL : "bytes after the end mark";
@@ -852,6 +878,8 @@ void rb_cache_anim_free(rb_anim *a) {
     for (uint32_t i = 0; i < a->body_count; i++) free((void *)a->bodies[i].track);
     free((void *)a->shapes);
     free((void *)a->bodies);
+    if (a->camera) free((void *)a->camera->track);
+    free((void *)a->camera);
     *a = (rb_anim){0};
 }
 
@@ -978,6 +1006,7 @@ bool rb_cache_to_anim(const rb_cache *c, rb_anim *out) {
         }
     free(keys), free(index), free(last);
     out->bodies = bodies, out->body_count = count;
+    ok = ok && rb_cache_anim_camera(c, out);
     if (!ok) rb_cache_anim_free(out);
     return ok;
 }
