@@ -15,6 +15,7 @@
 #include "run.h"
 #include "scenes/formations.h"
 #ifdef RB_HAVE_SANDBOX
+#include "sandbox/camera.h"
 #include "sandbox/sandbox.h"
 #endif
 
@@ -123,6 +124,22 @@ static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, 
 /* --record: each frame of the run into the cache. */
 static bool record_frame(void *writer, double time) { return rb_cache_frame(writer, time); }
 
+/* A headless run's camera in its cache: the scene's first camera bookmark,
+ * fixed, with the sandbox's lens (src/sandbox/camera.c, rb_camera_init);
+ * none for a scene without one (docs/cache-format.md, `V`). */
+static void record_camera(rb_cache_writer *rec, const rb_scene *scene) {
+    for (int i = 0; scene && scene->has_camera && i < RB_SCENE_BOOKMARKS; i++) {
+        const rb_scene_bookmark *b = &scene->bookmarks[i];
+        if (!b->set) continue;
+        rb_camera lens;
+        rb_camera_init(&lens, (const float[3]){0, 0, 0}, (const float[3]){0, 0, -1});
+        rb_cache_camera camera;
+        rb_cache_camera_from_view(&camera, b->position, b->yaw, b->pitch, lens.fov_y, 0.0f, lens.near_m, lens.far_m);
+        rb_cache_set_camera(rec, &camera);
+        return;
+    }
+}
+
 /* The cache a headless run records to: --record's, or for --csv and --gltf
  * alone a temporary one (removed after the export). False if it cannot be made. */
 static bool cache_path(const rb_options *o, char *path, size_t size) {
@@ -203,6 +220,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
             rb_registry_destroy(reg);
             return 1;
         }
+        record_camera(rec, rb_run_get_scene(run));
         rb_run_on_frames(run, o->record_rate, record_frame, rec);
     }
     rb_run_stats stats;

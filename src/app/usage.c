@@ -64,7 +64,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --replay FILE      play a cache in the sandbox window (README, \"Replay\")\n"
                  "  --csv FILE         with --headless: write the run as CSV (a row a body a frame)\n"
                  "  --gltf FILE        with --headless: write the run as animated binary glTF (.glb)\n"
-                 "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]   write a cache as CSV or glTF\n"
+                 "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb] [--fps F]   write a cache as CSV or glTF\n"
                  "Sandbox:\n"
                  "  --width W --height H   window size [1280x720]\n"
                  "  --no-vsync         do not wait for the display\n"
