@@ -1,12 +1,17 @@
 # blender_import.py - imports a Rubble glTF export into Blender and sets the
-# scene up from it (docs/gltf-export.md, "Blender"): the timeline's rate and
-# range from the scene's extras, the exported camera as the scene's camera.
-# Prints what the importer made (its rate, range, the first keys), so that
-# the facts in the doc can be checked again.
+# scene up from it (docs/gltf-export.md, "Blender"): the timeline's rate
+# from the file's scene extras before importing (Blender's importer puts a
+# key at t seconds on frame t x the scene's rate at that moment), its range
+# after, the exported camera as the scene's camera. Prints what the
+# importer made (its rate, range, the keys' frames), so that the facts in
+# the doc can be checked again. For the picture it adds a ground plane at
+# Rubble's y = 0 (the default ground; an export holds no planes).
 #
-#   blender -b --python scripts/blender_import.py -- FILE.glb [OUT.png FRAME]
+#   blender -b --python scripts/blender_import.py -- FILE.glb [OUT.png FRAME [--keep-fps]]
 #
 # With OUT.png and FRAME it renders that frame with Workbench to OUT.png.
+import json
+import struct
 import sys
 
 import bpy
@@ -19,10 +24,24 @@ if not args:
     sys.exit("usage: blender -b --python scripts/blender_import.py -- FILE.glb [OUT.png FRAME]")
 path = args[0]
 
+
+def scene_extras(glb):
+    """The extras of a .glb's scene: its JSON chunk read as the importer will."""
+    with open(glb, "rb") as f:
+        data = f.read()
+    length, = struct.unpack_from("<I", data, 12)
+    gltf = json.loads(data[20:20 + length])
+    return gltf.get("scenes", [{}])[gltf.get("scene", 0)].get("extras", {})
+
+
 # an empty scene: Blender's default one holds a cube, a light and a camera
 bpy.ops.wm.read_factory_settings(use_empty=True)
 s = bpy.context.scene
-s.render.fps = 24  # keys land on frame t x this rate; set it before importing
+if len(args) >= 4 and args[3] == "--keep-fps":
+    pass  # to see what the importer does at Blender's default 24 fps
+elif "fps" in scene_extras(path):
+    s.render.fps = int(round(scene_extras(path)["fps"]))  # before importing: keys land on frame t x this rate
+print(f"before import: fps {s.render.fps}")
 bpy.ops.import_scene.gltf(filepath=path)
 print(f"after import: fps {s.render.fps}, frames {s.frame_start}-{s.frame_end}, "
       f"extras {dict((k, s[k]) for k in s.keys() if k in ('fps', 'frame_start', 'frame_end'))}, "
@@ -37,13 +56,18 @@ for o in cams:
           f"clip {o.data.clip_start:g}-{o.data.clip_end:g}")
 
 if "fps" in s:
-    s.render.fps = int(round(s["fps"]))
     s.frame_start, s.frame_end = int(s["frame_start"]), int(s["frame_end"])
 if cams:
     s.camera = cams[0]
 print(f"set up: fps {s.render.fps}, frames {s.frame_start}-{s.frame_end}, camera {s.camera.name if s.camera else None}")
 
 if len(args) >= 3:
+    bpy.ops.mesh.primitive_plane_add(size=80, location=(0, 0, 0))  # Rubble's ground, y = 0 (Blender's z)
+    ground = bpy.context.object
+    ground.name = "ground"
+    grey = bpy.data.materials.new("ground")
+    grey.diffuse_color = (0.45, 0.45, 0.42, 1)
+    ground.data.materials.append(grey)
     s.render.engine = 'BLENDER_WORKBENCH'
     s.display.shading.light = 'STUDIO'
     s.display.shading.color_type = 'MATERIAL'

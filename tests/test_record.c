@@ -610,6 +610,55 @@ static void test_cameras_and_parents(void **state) {
     expect_refused(path, "a shape's parent given twice");
 }
 
+/* A frame record: body (slot 1, generation 1) of world shape 0 at x, its
+ * orientation a turn of angle about y, negated when flip. */
+static void frame_record(bytes *b, uint32_t index, double time, float x, double angle, bool flip) {
+    uint64_t t;
+    memcpy(&t, &time, 8);
+    b_u8(b, 'F');
+    b_u32(b, index), b_u32(b, (uint32_t)t), b_u32(b, (uint32_t)(t >> 32));
+    b_u32(b, 1);
+    b_u32(b, 1), b_u32(b, 1), b_u32(b, 0);
+    b_f32(b, x), b_f32(b, 0), b_f32(b, 0);
+    const float sign = flip ? -1.0f : 1.0f;
+    b_f32(b, 0), b_f32(b, sign * (float)sin(0.5 * angle)), b_f32(b, 0), b_f32(b, sign * (float)cos(0.5 * angle));
+}
+
+/* The CSV's velocities from three frames whose orientations alternate
+ * between q and -q (the same turns): the turn the short way, 2 rad/s about
+ * y, not the long way round. */
+static void test_csv_short_way(void **state) {
+    (void)state;
+    char path[512], out[512], line[512];
+    build_path(path, sizeof path, "flips.rbc");
+    bytes b = {.n = 0};
+    shape_record(&b, 3, 0);
+    for (uint32_t f = 0; f < 3; f++) frame_record(&b, f, f * 0.1, 0.5f * f, 0.2 * f, f == 1);
+    b_u8(&b, 'E'), b_u32(&b, 3);
+    craft(path, &b);
+    rb_cache *c = open_ok(path);
+    char err[1024];
+    assert_true(rb_cache_write_csv(c, build_path(out, sizeof out, "flips.csv"), err, sizeof err));
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        /* the last six fields: vx, vy, vz, wx, wy, wz */
+        const char *p = line + strlen(line);
+        for (int commas = 0; p > line && commas < 6; p--) commas += p[-1] == ',';
+        double v[6];
+        assert_int_equal(sscanf(p + 1, "%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]), 6);
+        assert_float_equal(v[0], 5.0, 1e-4);
+        assert_float_equal(v[4], 2.0, 1e-3);
+        assert_float_equal(v[3], 0.0, 1e-6);
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, 3);
+    rb_cache_close(c);
+}
+
 /* The export: a row a live body a frame, floats read back to the bit; a
  * bad cache or an unwritable output exits 2 and leaves nothing. */
 static void test_csv(void **state) {
@@ -686,6 +735,7 @@ int main(void) {
         cmocka_unit_test(test_pieces_cut_and_coloured),
         cmocka_unit_test(test_version_2_reads),
         cmocka_unit_test(test_cameras_and_parents),
+        cmocka_unit_test(test_csv_short_way),
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_bad_caches),
         cmocka_unit_test(test_bad_colours_and_marks),
