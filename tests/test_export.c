@@ -471,10 +471,54 @@ static void test_csv_velocity(void **state) {
     rb_cache_close(c);
 }
 
+/* A headless run of a scene with a camera bookmark (the rubble program, as
+ * a user runs it) records that view, fixed, with the sandbox's lens; one
+ * without a bookmark records no camera. */
+static void test_headless_bookmark(void **state) {
+    (void)state;
+    char scene[512], cache[512], cmd[2048];
+    out_path(scene, sizeof scene, "bookmark.json");
+    out_path(cache, sizeof cache, "bookmark.rbc");
+    for (int with = 1; with >= 0; with--) {
+        FILE *f = fopen(scene, "w");
+        assert_non_null(f);
+        fprintf(f, "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 2, 0]}]%s}\n",
+                with ? ", \"camera\": {\"bookmarks\": [null, {\"position\": [4, 5, 6], \"yaw\": 0.7, \"pitch\": -0.3}]}"
+                     : "");
+        fclose(f);
+        remove(cache);
+        snprintf(cmd, sizeof cmd, "'%s' --headless --backend reference --scene '%s' --steps 40 --record '%s' >/dev/null",
+                 RB_TEST_RUBBLE, scene, cache);
+        assert_int_equal(system(cmd), 0);
+        char err[1024];
+        rb_cache *c = rb_cache_open(cache, err, sizeof err);
+        if (!c) fail_msg("%s", err);
+        printf("  %s a bookmark: %u camera records over %u frames\n", with ? "with" : "without", c->camera_count,
+               c->frame_count);
+        assert_int_equal(c->version, 4);
+        rb_cache_camera cam, want;
+        if (!with) {
+            assert_int_equal(c->camera_count, 0);
+            assert_false(rb_cache_camera_at(c, 0, &cam));
+            rb_cache_close(c);
+            continue;
+        }
+        assert_int_equal(c->camera_count, 1); /* fixed: written once */
+        assert_true(rb_cache_camera_at(c, c->frame_count - 1, &cam));
+        rb_cache_camera_from_view(&want, (const float[3]){4, 5, 6}, 0.7f, -0.3f, 60.0f * 3.14159265f / 180.0f, 0.0f,
+                                  cam.znear, cam.zfar);
+        assert_memory_equal(cam.position, want.position, sizeof cam.position);
+        for (int k = 0; k < 4; k++) assert_float_equal(cam.orientation[k], want.orientation[k], 1e-6);
+        assert_float_equal(cam.yfov, want.yfov, 1e-6);
+        assert_true(cam.aspect == 0.0f && cam.znear > 0 && cam.zfar > cam.znear);
+        rb_cache_close(c);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fps_24),      cmocka_unit_test(test_bad_fps),      cmocka_unit_test(test_resample),
-        cmocka_unit_test(test_csv_parents), cmocka_unit_test(test_csv_velocity),
+        cmocka_unit_test(test_csv_parents), cmocka_unit_test(test_csv_velocity), cmocka_unit_test(test_headless_bookmark),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
