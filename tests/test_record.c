@@ -608,6 +608,29 @@ static void test_cameras_and_parents(void **state) {
     b.n = 0, shape_record(&b, 3, 0), parent_record(&b, 0, 3), parent_record(&b, 0, 4);
     craft(path, &b);
     expect_refused(path, "a shape's parent given twice");
+
+    /* a version 3 cache still reads (no camera, no parents), and has no such records */
+    b.n = 0, shape_record(&b, 3, 1), colors_record(&b, 1, 1, 0.25f);
+    b_u8(&b, 'E'), b_u32(&b, 0);
+    craft(path, &b);
+    size_t n;
+    uint8_t *v3 = slurp(path, &n);
+    v3[8] = 3;
+    spit(path, v3, n);
+    c = open_ok(path);
+    assert_int_equal(c->version, 3);
+    assert_int_equal(c->camera_count, 0);
+    assert_false(rb_cache_shape_parent(c, 0, &parent));
+    assert_non_null(c->shapes[0].mesh.inside);
+    rb_cache_close(c);
+    b.n = 0, camera_record(&b, 0, 1, 1.0f);
+    craft(path, &b);
+    free(v3);
+    v3 = slurp(path, &n);
+    v3[8] = 3;
+    spit(path, v3, n);
+    free(v3);
+    expect_refused(path, "a record of unknown type");
 }
 
 /* A frame record: body (slot 1, generation 1) of world shape 0 at x, its
