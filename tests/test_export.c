@@ -409,11 +409,13 @@ static void test_csv_parents(void **state) {
             const rb_cached_body *body = &c->frames[frame - 1].bodies[b];
             if (((uint64_t)body->id.generation << 32 | body->id.slot) != p) continue;
             before = true;
-            const double dx = body->position[0] - strtod(field[4], NULL), dz = body->position[2] - strtod(field[6], NULL);
+            const double dx = body->position[0] - strtod(field[4], NULL),
+                         dz = body->position[2] - strtod(field[6], NULL);
             assert_true(dx * dx + dz * dz < 1.0); /* within the cube's reach */
         }
         for (uint32_t b = 0; b < c->frames[frame].body_count; b++)
-            now = now || ((uint64_t)c->frames[frame].bodies[b].id.generation << 32 | c->frames[frame].bodies[b].id.slot) == p;
+            now = now ||
+                  ((uint64_t)c->frames[frame].bodies[b].id.generation << 32 | c->frames[frame].bodies[b].id.slot) == p;
         assert_false(now);
         /* a piece was born when its cube broke: in the frame before, its parent is */
         bool born_here = true;
@@ -487,8 +489,9 @@ static void test_headless_bookmark(void **state) {
                      : "");
         fclose(f);
         remove(cache);
-        snprintf(cmd, sizeof cmd, "'%s' --headless --backend reference --scene '%s' --steps 40 --record '%s' >/dev/null",
-                 RB_TEST_RUBBLE, scene, cache);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' --headless --backend reference --scene '%s' --steps 40 --record '%s' >/dev/null", RB_TEST_RUBBLE,
+                 scene, cache);
         assert_int_equal(system(cmd), 0);
         char err[1024];
         rb_cache *c = rb_cache_open(cache, err, sizeof err);
@@ -517,8 +520,9 @@ static void test_headless_bookmark(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fps_24),      cmocka_unit_test(test_bad_fps),      cmocka_unit_test(test_resample),
-        cmocka_unit_test(test_csv_parents), cmocka_unit_test(test_csv_velocity), cmocka_unit_test(test_headless_bookmark),
+        cmocka_unit_test(test_fps_24),       cmocka_unit_test(test_bad_fps),
+        cmocka_unit_test(test_resample),     cmocka_unit_test(test_csv_parents),
+        cmocka_unit_test(test_csv_velocity), cmocka_unit_test(test_headless_bookmark),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -85,14 +85,16 @@ const char *rb_cache_read_camera(rb_cache *c, const uint8_t *p) {
         double q = 0;
         bool finite = true;
         for (int k = 0; k < 3; k++) finite = finite && isfinite(cam->position[k]);
-        for (int k = 0; k < 4; k++) finite = finite && isfinite(cam->orientation[k]), q += cam->orientation[k] * cam->orientation[k];
+        for (int k = 0; k < 4; k++)
+            finite = finite && isfinite(cam->orientation[k]), q += cam->orientation[k] * cam->orientation[k];
         if (!finite || q < 1e-12) return "a camera with a bad position or orientation";
         if (!(cam->yfov > 0.0f && cam->yfov < 3.14159265f) || !(cam->aspect >= 0.0f && isfinite(cam->aspect)) ||
             !(cam->znear > 0.0f && cam->zfar > cam->znear && isfinite(cam->zfar)))
             return "a camera with a bad lens (field of view, aspect, near or far)";
     }
     if ((c->camera_count & (c->camera_count - 1)) == 0) { /* capacity doubles at powers of two */
-        rb_cached_camera *grown = realloc(c->cameras, sizeof *grown * (c->camera_count ? 2 * (size_t)c->camera_count : 4));
+        rb_cached_camera *grown =
+            realloc(c->cameras, sizeof *grown * (c->camera_count ? 2 * (size_t)c->camera_count : 4));
         if (!grown) return "out of memory";
         c->cameras = grown;
     }
@@ -144,8 +146,13 @@ bool rb_cache_anim_camera(const rb_cache *c, rb_anim *out) {
             memcpy(t, t - 7, sizeof *t * 7); /* no camera now: where the last one was (f > 0: frame 0 has one) */
         }
     }
-    *cam = (rb_anim_camera){.first = lens->frame, .count = count, .track = track, .yfov = lens->camera.yfov,
-                            .aspect = lens->camera.aspect, .znear = lens->camera.znear, .zfar = lens->camera.zfar};
+    *cam = (rb_anim_camera){.first = lens->frame,
+                            .count = count,
+                            .track = track,
+                            .yfov = lens->camera.yfov,
+                            .aspect = lens->camera.aspect,
+                            .znear = lens->camera.znear,
+                            .zfar = lens->camera.zfar};
     out->camera = cam;
     return true;
 }

@@ -37,7 +37,8 @@ static const rb_cached_body *find(const rb_cached_frame *f, const by_id *sorted,
 
 /* The velocity and angular velocity (world frame) that take pose a at time
  * ta to pose b at time tb; false for no time between them. */
-static bool difference(const rb_cached_body *a, double ta, const rb_cached_body *b, double tb, double v[3], double w[3]) {
+static bool difference(const rb_cached_body *a, double ta, const rb_cached_body *b, double tb, double v[3],
+                       double w[3]) {
     const double dt = tb - ta;
     if (!(dt > 0)) return false;
     for (int k = 0; k < 3; k++) v[k] = ((double)b->position[k] - a->position[k]) / dt;
@@ -106,7 +107,8 @@ static bool write_rows(const rb_cache *c, FILE *f) {
             double vel[3], spin[3];
             if (ok && difference(a ? a : body, ta, z ? z : body, tz, vel, spin)) {
                 char d[6][32];
-                for (int k = 0; k < 3; k++) rb_float_decimal((float)vel[k], d[k]), rb_float_decimal((float)spin[k], d[3 + k]);
+                for (int k = 0; k < 3; k++)
+                    rb_float_decimal((float)vel[k], d[k]), rb_float_decimal((float)spin[k], d[3 + k]);
                 ok = fprintf(f, ",%s,%s,%s,%s,%s,%s\n", d[0], d[1], d[2], d[3], d[4], d[5]) > 0;
             } else if (ok) {
                 ok = fputs(",,,,,,\n", f) >= 0;
