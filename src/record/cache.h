@@ -185,8 +185,8 @@ rb_scene *rb_cache_key_scene(const rb_cache *c, uint32_t key, const rb_registry 
  * with no mesh gets its particles' cells, rb_cell_mesh; a cut mesh keeps its
  * inside marks), a body each body id, in its colours (rb_cache_body_paint),
  * its track from the first frame it is in to the last (a frame it misses in
- * between holds its pose). False if out of memory or the cache
- * has no frames. Free with rb_cache_anim_free. */
+ * between holds its pose), and its camera (rb_cache_anim_camera). False if
+ * out of memory or the cache has no frames. Free with rb_cache_anim_free. */
 bool rb_cache_to_anim(const rb_cache *c, rb_anim *out);
 /* The animation's camera from the cache's `V` records (cache_camera.c):
  * its track from the first frame with a camera to the last frame (a frame
