@@ -26,3 +26,18 @@ target_compile_definitions(
                     RB_VALIDATE_JS="${CMAKE_CURRENT_SOURCE_DIR}/gltf/validate.js"
                     RB_VALIDATOR_MODULES="${RB_GLTF_VALIDATOR_DIR}/node_modules")
 set_tests_properties(test_gltf PROPERTIES FIXTURES_REQUIRED gltf_validator)
+
+# Exports a DCC takes as they are (tests/test_export.c): --fps resampling
+# (every key on a frame, the range in the scene's extras, the validator),
+# the recorded camera (assimp reads it; a headless run's from its scene's
+# bookmark, through the rubble program), the CSV's names, parents and
+# velocities.
+rb_add_test(test_export SOURCES test_export.c LIBS rubble_app rubble_record assimp::assimp cjson m)
+add_dependencies(test_export rubble cube cube2)
+target_compile_definitions(
+  test_export PRIVATE RB_TEST_OUT="${CMAKE_BINARY_DIR}/test-export" RB_NODE="${RB_NODE}"
+                      RB_TEST_RUBBLE="$<TARGET_FILE:rubble>"
+                      RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
+                      RB_VALIDATE_JS="${CMAKE_CURRENT_SOURCE_DIR}/gltf/validate.js"
+                      RB_VALIDATOR_MODULES="${RB_GLTF_VALIDATOR_DIR}/node_modules")
+set_tests_properties(test_export PROPERTIES FIXTURES_REQUIRED gltf_validator)

@@ -552,7 +552,7 @@ static void test_bad_colours_and_marks(void **state) {
 /* An events record (version 4, docs/cache-format.md) claiming `count`
  * events and holding one: of kind, at time t, of body (1, g), with P pieces. */
 static void events_record(bytes *b, uint32_t count, uint8_t kind, double t, uint32_t g, uint32_t pieces) {
-    b_u8(b, 'V');
+    b_u8(b, 'N');
     b_u32(b, count);
     b_u8(b, kind);
     uint64_t bits;
@@ -610,6 +610,137 @@ static void test_bad_events(void **state) {
     b.n = 0, events_record(&b, 1, 0, 0.75, 1, 0), events_record(&b, 1, 0, 0.5, 1, 0);
     craft(path, &b);
     expect_refused(path, "events out of time order");
+/* A camera record (version 4) for frame `frame`, its field of view yfov. */
+static void camera_record(bytes *b, uint32_t frame, uint8_t set, float yfov) {
+    b_u8(b, 'V');
+    b_u32(b, frame), b_u8(b, set);
+    b_f32(b, 1), b_f32(b, 2), b_f32(b, 3);
+    b_f32(b, 0), b_f32(b, 0), b_f32(b, 0), b_f32(b, 1);
+    b_f32(b, yfov), b_f32(b, 1.5f), b_f32(b, 0.05f), b_f32(b, 100);
+}
+
+/* A parent record (version 4): world shape s broke from body (slot 7, generation g). */
+static void parent_record(bytes *b, uint32_t s, uint32_t g) {
+    b_u8(b, 'P');
+    b_u32(b, s), b_u32(b, 7), b_u32(b, g);
+}
+
+/* What version 4 added: a frame's camera and a piece's parent, read back,
+ * and damaged ones refused with the reason. */
+static void test_cameras_and_parents(void **state) {
+    (void)state;
+    char path[512];
+    build_path(path, sizeof path, "crafted4.rbc");
+    bytes b = {.n = 0};
+    shape_record(&b, 3, 0);
+    parent_record(&b, 0, 3);
+    camera_record(&b, 0, 1, 1.0f);
+    b_u8(&b, 'E'), b_u32(&b, 0);
+    craft(path, &b);
+    rb_cache *c = open_ok(path);
+    rb_body_id parent;
+    assert_true(rb_cache_shape_parent(c, 0, &parent));
+    assert_true(parent.slot == 7 && parent.generation == 3);
+    assert_false(rb_cache_shape_parent(c, 1, &parent));
+    assert_int_equal(c->camera_count, 1);
+    rb_cache_camera cam;
+    assert_true(rb_cache_camera_at(c, 0, &cam));
+    assert_true(cam.position[2] == 3.0f && cam.yfov == 1.0f && cam.aspect == 1.5f);
+    rb_cache_close(c);
+
+    b.n = 0, camera_record(&b, 0, 1, 4.0f); /* wider than half a turn */
+    craft(path, &b);
+    expect_refused(path, "a camera with a bad lens");
+    b.n = 0, camera_record(&b, 0, 1, NAN);
+    craft(path, &b);
+    expect_refused(path, "a camera with a bad lens");
+    b.n = 0, camera_record(&b, 3, 1, 1.0f); /* not the frame that follows */
+    craft(path, &b);
+    expect_refused(path, "a camera out of order");
+    b.n = 0, camera_record(&b, 0, 1, 1.0f), camera_record(&b, 0, 0, 0.0f);
+    craft(path, &b);
+    expect_refused(path, "a camera out of order");
+    b.n = 0, parent_record(&b, 0, 3); /* before its shape */
+    craft(path, &b);
+    expect_refused(path, "a parent for a shape never given");
+    b.n = 0, shape_record(&b, 3, 0), parent_record(&b, 0, 0);
+    craft(path, &b);
+    expect_refused(path, "a parent with generation 0");
+    b.n = 0, shape_record(&b, 3, 0), parent_record(&b, 0, 3), parent_record(&b, 0, 4);
+    craft(path, &b);
+    expect_refused(path, "a shape's parent given twice");
+
+    /* a version 3 cache still reads (no camera, no parents), and has no such records */
+    b.n = 0, shape_record(&b, 3, 1), colors_record(&b, 1, 1, 0.25f);
+    b_u8(&b, 'E'), b_u32(&b, 0);
+    craft(path, &b);
+    size_t n;
+    uint8_t *v3 = slurp(path, &n);
+    v3[8] = 3;
+    spit(path, v3, n);
+    c = open_ok(path);
+    assert_int_equal(c->version, 3);
+    assert_int_equal(c->camera_count, 0);
+    assert_false(rb_cache_shape_parent(c, 0, &parent));
+    assert_non_null(c->shapes[0].mesh.inside);
+    rb_cache_close(c);
+    b.n = 0, camera_record(&b, 0, 1, 1.0f);
+    craft(path, &b);
+    free(v3);
+    v3 = slurp(path, &n);
+    v3[8] = 3;
+    spit(path, v3, n);
+    free(v3);
+    expect_refused(path, "a record of unknown type");
+}
+
+/* A frame record: body (slot 1, generation 1) of world shape 0 at x, its
+ * orientation a turn of angle about y, negated when flip. */
+static void frame_record(bytes *b, uint32_t index, double time, float x, double angle, bool flip) {
+    uint64_t t;
+    memcpy(&t, &time, 8);
+    b_u8(b, 'F');
+    b_u32(b, index), b_u32(b, (uint32_t)t), b_u32(b, (uint32_t)(t >> 32));
+    b_u32(b, 1);
+    b_u32(b, 1), b_u32(b, 1), b_u32(b, 0);
+    b_f32(b, x), b_f32(b, 0), b_f32(b, 0);
+    const float sign = flip ? -1.0f : 1.0f;
+    b_f32(b, 0), b_f32(b, sign * (float)sin(0.5 * angle)), b_f32(b, 0), b_f32(b, sign * (float)cos(0.5 * angle));
+}
+
+/* The CSV's velocities from three frames whose orientations alternate
+ * between q and -q (the same turns): the turn the short way, 2 rad/s about
+ * y, not the long way round. */
+static void test_csv_short_way(void **state) {
+    (void)state;
+    char path[512], out[512], line[512];
+    build_path(path, sizeof path, "flips.rbc");
+    bytes b = {.n = 0};
+    shape_record(&b, 3, 0);
+    for (uint32_t f = 0; f < 3; f++) frame_record(&b, f, f * 0.1, 0.5f * f, 0.2 * f, f == 1);
+    b_u8(&b, 'E'), b_u32(&b, 3);
+    craft(path, &b);
+    rb_cache *c = open_ok(path);
+    char err[1024];
+    assert_true(rb_cache_write_csv(c, build_path(out, sizeof out, "flips.csv"), err, sizeof err));
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        /* the last six fields: vx, vy, vz, wx, wy, wz */
+        const char *p = line + strlen(line);
+        for (int commas = 0; p > line && commas < 6; p--) commas += p[-1] == ',';
+        double v[6];
+        assert_int_equal(sscanf(p + 1, "%lf,%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]), 6);
+        assert_float_equal(v[0], 5.0, 1e-4);
+        assert_float_equal(v[4], 2.0, 1e-3);
+        assert_float_equal(v[3], 0.0, 1e-6);
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, 3);
+    rb_cache_close(c);
 }
 
 /* The export: a row a live body a frame, floats read back to the bit; a
@@ -626,7 +757,7 @@ static void test_csv(void **state) {
     assert_non_null(f);
     char line[512];
     assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(line, "frame,time,body,shape,x,y,z,qx,qy,qz,qw\n");
+    assert_string_equal(line, RB_CACHE_CSV_HEADER "\n");
     uint64_t rows = 0, expected = 0;
     for (uint32_t i = 0; i < c->frame_count; i++) expected += c->frames[i].body_count;
     uint32_t frame = 0, b = 0;
@@ -687,6 +818,8 @@ int main(void) {
         cmocka_unit_test(test_read_back),
         cmocka_unit_test(test_pieces_cut_and_coloured),
         cmocka_unit_test(test_version_2_reads),
+        cmocka_unit_test(test_cameras_and_parents),
+        cmocka_unit_test(test_csv_short_way),
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_bad_caches),
         cmocka_unit_test(test_bad_colours_and_marks),

@@ -955,7 +955,8 @@ static void test_f5_with_a_broken_shader_keeps_running(void **state) {
 }
 
 /* --record: a frame of the cache a frame at the fixed 1/60 s clock, frame 0
- * before the first step, each the world's transforms to the bit. */
+ * before the first step, each the world's transforms to the bit, and the
+ * camera the frames were drawn through. */
 static void test_record_takes_a_frame_a_frame(void **state) {
     (void)state;
     setenv("SDL_VIDEODRIVER", "offscreen", 0);
@@ -986,6 +987,13 @@ static void test_record_takes_a_frame_a_frame(void **state) {
     for (uint32_t b = 0; b < n; b++)
         assert_memory_equal(c->frames[30].bodies[b].position, last[b].position, sizeof(float) * 3);
     free(last);
+    /* the view each frame was seen through (a `V` record from frame 0 on):
+     * the sandbox's lens and window */
+    rb_cache_camera cam;
+    assert_true(c->camera_count >= 1 && c->cameras[0].frame == 0);
+    assert_true(rb_cache_camera_at(c, 30, &cam));
+    assert_float_equal(cam.yfov, 60.0 * 3.14159265358979 / 180.0, 1e-6);
+    assert_float_equal(cam.aspect, (double)W / H, 1e-6);
     rb_cache_close(c);
 }
 

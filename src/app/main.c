@@ -16,6 +16,7 @@
 #include "run.h"
 #include "scenes/formations.h"
 #ifdef RB_HAVE_SANDBOX
+#include "sandbox/camera.h"
 #include "sandbox/sandbox.h"
 #endif
 
@@ -137,6 +138,20 @@ static bool take_events(void *user, const rb_event *events, uint32_t count, cons
         return false;
     }
     return !out->cache || rb_cache_events(out->cache, events, count, pieces);
+/* A headless run's camera in its cache: the scene's first camera bookmark,
+ * fixed, with the sandbox's lens (src/sandbox/camera.c, rb_camera_init);
+ * none for a scene without one (docs/cache-format.md, `V`). */
+static void record_camera(rb_cache_writer *rec, const rb_scene *scene) {
+    for (int i = 0; scene && scene->has_camera && i < RB_SCENE_BOOKMARKS; i++) {
+        const rb_scene_bookmark *b = &scene->bookmarks[i];
+        if (!b->set) continue;
+        rb_camera lens;
+        rb_camera_init(&lens, (const float[3]){0, 0, 0}, (const float[3]){0, 0, -1});
+        rb_cache_camera camera;
+        rb_cache_camera_from_view(&camera, b->position, b->yaw, b->pitch, lens.fov_y, 0.0f, lens.near_m, lens.far_m);
+        rb_cache_set_camera(rec, &camera);
+        return;
+    }
 }
 
 /* The cache a headless run records to: --record's, or for --csv and --gltf
@@ -219,6 +234,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
             rb_registry_destroy(reg);
             return 1;
         }
+        record_camera(rec, rb_run_get_scene(run));
         rb_run_on_frames(run, o->record_rate, record_frame, rec);
     }
     /* --events: a line an event, written as the run goes; --record: the

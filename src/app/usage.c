@@ -67,7 +67,7 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --events FILE      with --headless: write impacts, breaks, spawns and removals as\n"
                  "                     JSON lines as the run goes (docs/events.md)\n"
                  "  --events-impulse N impacts listed above N s of contact impulse [1]\n"
-                 "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb] [--events OUT.jsonl]\n"
+                 "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb] [--fps F] [--events OUT.jsonl]\n"
                  "                     write a cache as CSV, glTF or its events\n"
                  "Sandbox:\n"
                  "  --width W --height H   window size [1280x720]\n"

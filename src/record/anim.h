@@ -30,6 +30,16 @@ typedef struct rb_anim_body {
     float inside[3];    /* sRGB 0..1: its shape's cut faces' colour */
 } rb_anim_body;
 
+/* The camera the run was seen through: a track like a body's (its eye and
+ * its frame, looking along its -z with +y up) and a fixed lens. */
+typedef struct rb_anim_camera {
+    uint32_t first, count; /* as a body's */
+    const float *track;    /* count x 7 floats */
+    float yfov;            /* rad */
+    float aspect;          /* width / height; 0: not known */
+    float znear, zfar;     /* m */
+} rb_anim_camera;
+
 typedef struct rb_anim {
     double rate;          /* frames a second, > 0 */
     uint32_t frame_count; /* frames in all, >= 1 */
@@ -37,6 +47,7 @@ typedef struct rb_anim {
     uint32_t shape_count;
     const rb_anim_body *bodies;
     uint32_t body_count;
+    const rb_anim_camera *camera; /* NULL: none */
 } rb_anim;
 
 #endif

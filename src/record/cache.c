@@ -1,5 +1,6 @@
 /* cache.c - see cache.h; the bytes are in docs/cache-format.md. */
 #include "cache.h"
+#include "cache_records.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,7 +23,7 @@
 static const char file_magic[8] = {'R', 'U', 'B', 'B', 'L', 'E', 'C', '1'};
 static const char chunk_magic[4] = {'R', 'B', 'C', 'K'};
 
-enum { REC_SHAPE = 'S', REC_KEY = 'K', REC_COLORS = 'C', REC_FRAME = 'F', REC_END = 'E', REC_EVENTS = 'V' };
+enum { REC_SHAPE = 'S', REC_KEY = 'K', REC_COLORS = 'C', REC_FRAME = 'F', REC_END = 'E', REC_EVENTS = 'N' };
 /* Bytes of a body's colours in a colours record: u32 slot, u32 generation, 6 f32. */
 #define COLOR_BYTES 32
 
@@ -185,6 +186,7 @@ struct rb_cache_writer {
     double next_key; /* simulated time of the next keyframe */
     rb_transform *transforms;
     uint32_t transform_cap;
+    rb_camera_track camera; /* version 4's `V` records (cache_camera.c) */
     bool failed;
     char why[512];
 };
@@ -317,6 +319,14 @@ static bool put_shape(rb_cache_writer *w, uint32_t s) {
         for (uint32_t i = 0; i < mesh->vertex_count; i++) put_u8(&w->raw, mesh->inside && mesh->inside[i] ? 1 : 0);
     }
     rb_mesh_free(&cut);
+    /* version 4: the body a piece's shape broke from (cache_parent.c) */
+    rb_body_id parent;
+    if (!made && w->stage && rb_debris_piece_parent(rb_stage_debris(w->stage), s, &parent)) {
+        uint8_t record[RB_PARENT_RECORD_BYTES];
+        rb_parent_record(s, parent, record);
+        put_u8(&w->raw, RB_REC_PARENT);
+        put_bytes(&w->raw, record, sizeof record);
+    }
     return true;
 }
 
@@ -440,6 +450,11 @@ bool rb_cache_frame(rb_cache_writer *w, double time) {
     }
     if (!put_colors(w, n)) return false;
     if (w->events.n) put_bytes(&w->raw, w->events.p, w->events.n), w->events.n = 0;
+    uint8_t camera[RB_CAMERA_RECORD_BYTES];
+    if (rb_camera_track_record(&w->camera, w->frames, camera)) {
+        put_u8(&w->raw, RB_REC_CAMERA);
+        put_bytes(&w->raw, camera, sizeof camera);
+    }
     put_u8(&w->raw, REC_FRAME);
     put_u32(&w->raw, w->frames);
     put_f64(&w->raw, time);
@@ -455,6 +470,10 @@ bool rb_cache_frame(rb_cache_writer *w, double time) {
     if (!write_chunk(w)) return false;
     w->frames++;
     return true;
+}
+
+void rb_cache_set_camera(rb_cache_writer *w, const rb_cache_camera *camera) {
+    if (w) rb_camera_track_set(&w->camera, camera);
 }
 
 bool rb_cache_end(rb_cache_writer *w, char *err, size_t err_size) {
@@ -496,6 +515,7 @@ void rb_cache_close(rb_cache *c) {
     free(c->keys);
     free(c->colors);
     rb_cache_events_free(c);
+    rb_cache_free_cameras(c);
     free(c->path);
     free(c);
 }
@@ -725,8 +745,13 @@ static const char *read_records(rb_cache *c, const uint8_t *p, size_t n, bool *e
             size_t used = 0;
             why = rb_cache_events_read(c, in.p + in.at, in.n - in.at, &used);
             in.at += used;
-        }
-        else if (tag == REC_END) {
+        } else if ((tag == RB_REC_CAMERA || tag == RB_REC_PARENT) && c->version >= 4) {
+            const size_t size = tag == RB_REC_CAMERA ? RB_CAMERA_RECORD_BYTES : RB_PARENT_RECORD_BYTES;
+            const uint8_t *bytes = take(&in, size);
+            why = !bytes                  ? "a record cut short"
+                  : tag == RB_REC_CAMERA ? rb_cache_read_camera(c, bytes)
+                                         : rb_cache_read_parent(c, bytes);
+        } else if (tag == REC_END) {
             if (get_u32(&in) != c->frame_count) return "an end mark with the wrong frame count";
             *end = true;
             return in.at == in.n ? NULL : "bytes after the end mark";
@@ -875,6 +900,8 @@ void rb_cache_anim_free(rb_anim *a) {
     for (uint32_t i = 0; i < a->body_count; i++) free((void *)a->bodies[i].track);
     free((void *)a->shapes);
     free((void *)a->bodies);
+    if (a->camera) free((void *)a->camera->track);
+    free((void *)a->camera);
     *a = (rb_anim){0};
 }
 
@@ -1001,6 +1028,7 @@ bool rb_cache_to_anim(const rb_cache *c, rb_anim *out) {
         }
     free(keys), free(index), free(last);
     out->bodies = bodies, out->body_count = count;
+    ok = ok && rb_cache_anim_camera(c, out);
     if (!ok) rb_cache_anim_free(out);
     return ok;
 }

@@ -36,6 +36,23 @@
 /* The oldest version the reader still reads (docs/cache-format.md). */
 #define RB_CACHE_OLDEST_VERSION 2
 
+/* The camera a run was seen through at a frame (a `V` record, version 4:
+ * cache_camera.c). Its view looks along its local -z with +y up, as glTF's
+ * camera does. */
+typedef struct rb_cache_camera {
+    float position[3];    /* m, the eye */
+    float orientation[4]; /* x, y, z, w: the camera's frame in the world */
+    float yfov;           /* rad, vertical field of view, 0 < yfov < pi */
+    float aspect;         /* width / height of the view; 0: not known */
+    float znear, zfar;    /* m, 0 < znear < zfar */
+} rb_cache_camera;
+
+/* A camera at position looking as the sandbox's fly camera with that yaw
+ * and pitch does (src/sandbox/camera.h: yaw 0 looks along -z, positive yaw
+ * turns toward -x, pitch > 0 looks up). */
+void rb_cache_camera_from_view(rb_cache_camera *out, const float position[3], float yaw, float pitch, float yfov,
+                               float aspect, float znear, float zfar);
+
 /* ---- writing ---- */
 
 typedef struct rb_cache_writer rb_cache_writer;
@@ -64,6 +81,11 @@ bool rb_cache_frame(rb_cache_writer *w, double time);
  * record `V` (docs/cache-format.md). False when out of memory (the writer
  * then fails as rb_cache_frame does). */
 bool rb_cache_events(rb_cache_writer *w, const rb_event *events, uint32_t count, const rb_body_id *pieces);
+/* The camera of the frames written from now on (NULL: none from now on):
+ * a `V` record goes with the next frame when it differs from the last one
+ * written. The sandbox sets its view each frame; a headless run the
+ * scene's first camera bookmark once. */
+void rb_cache_set_camera(rb_cache_writer *w, const rb_cache_camera *camera);
 /* Writes the end mark, closes the file and frees the writer (NULL: true).
  * False with "path: what is wrong" in err if anything failed. */
 bool rb_cache_end(rb_cache_writer *w, char *err, size_t err_size);
@@ -78,7 +100,16 @@ typedef struct rb_cached_shape {
     uint32_t particle_count;
     float *particles; /* xyz triples, its principal frame */
     rb_mesh mesh; /* vertex_count 0: none was recorded; mesh.inside: its cut faces (NULL: none, or a version 2 cache) */
+    /* the body this shape's body broke from (a `P` record, version 4): generation 0 for none */
+    rb_body_id parent;
 } rb_cached_shape;
+
+/* A camera from frame `frame` on, until the next one (a `V` record). */
+typedef struct rb_cached_camera {
+    uint32_t frame;
+    bool set; /* false: no camera from this frame on */
+    rb_cache_camera camera;
+} rb_cached_camera;
 
 /* One body in one frame. */
 typedef struct rb_cached_body {
@@ -130,6 +161,8 @@ typedef struct rb_cache {
     uint32_t event_count, event_piece_count;
     rb_event *events;
     rb_body_id *event_pieces;
+    uint32_t camera_count;
+    rb_cached_camera *cameras; /* in frame order; none before version 4 */
 } rb_cache;
 
 /* Reads a cache. A file cut short opens with the frames before the cut
@@ -141,6 +174,11 @@ void rb_cache_close(rb_cache *c);
 /* The colours body id is drawn in: as the cache gives them, or the
  * defaults (colors.h) for a body it gives none for (a version 2 cache). */
 void rb_cache_body_paint(const rb_cache *c, rb_body_id id, rb_paint *out);
+/* The camera frame `frame` was seen through (the last `V` record at or
+ * before it); false for none. */
+bool rb_cache_camera_at(const rb_cache *c, uint32_t frame, rb_cache_camera *out);
+/* The body the shape world_shape's body broke from; false (parent zero) for none. */
+bool rb_cache_shape_parent(const rb_cache *c, uint32_t world_shape, rb_body_id *parent);
 /* The index into c->shapes of a world shape, or -1. */
 int rb_cache_find_shape(const rb_cache *c, uint32_t world_shape);
 /* The last keyframe at or before a frame (the first keyframe is at frame
@@ -159,18 +197,26 @@ rb_scene *rb_cache_key_scene(const rb_cache *c, uint32_t key, const rb_registry 
  * with no mesh gets its particles' cells, rb_cell_mesh; a cut mesh keeps its
  * inside marks), a body each body id, in its colours (rb_cache_body_paint),
  * its track from the first frame it is in to the last (a frame it misses in
- * between holds its pose). False if out of memory or the cache
- * has no frames. Free with rb_cache_anim_free. */
+ * between holds its pose), and its camera (rb_cache_anim_camera). False if
+ * out of memory or the cache has no frames. Free with rb_cache_anim_free. */
 bool rb_cache_to_anim(const rb_cache *c, rb_anim *out);
+/* The animation's camera from the cache's `V` records (cache_camera.c):
+ * its track from the first frame with a camera to the last frame (a frame
+ * after a record saying "none" holds the last pose); out->camera NULL for
+ * a cache without one. False if out of memory. */
+bool rb_cache_anim_camera(const rb_cache *c, rb_anim *out);
 void rb_cache_anim_free(rb_anim *anim);
 
-/* ---- export (export.c) ---- */
+/* ---- export (csv.c, export.c) ---- */
 
-/* The cache as CSV: a header `frame,time,body,shape,x,y,z,qx,qy,qz,qw`, a
- * row a live body a frame (body: (generation << 32) | slot; shape: the
- * world shape; floats as the shortest decimal that reads back as them).
- * Written to a temporary beside path and renamed: a failure leaves nothing
- * under path. False with "path: what is wrong" in err. */
+/* The cache as CSV (RB_CACHE_CSV_HEADER, docs/gltf-export.md, "CSV"): a
+ * row a live body a frame (body and parent: (generation << 32) | slot;
+ * shape: the world shape, shape_name its name; floats as the shortest
+ * decimal that reads back as them; velocity and angular velocity by finite
+ * differences of the recorded frames). Written to a temporary beside path
+ * and renamed: a failure leaves nothing under path. False with "path:
+ * what is wrong" in err. */
+#define RB_CACHE_CSV_HEADER "frame,time,body,shape,x,y,z,qx,qy,qz,qw,shape_name,parent,vx,vy,vz,wx,wy,wz"
 bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t err_size);
 /* How long before and after its time an impact or a break is marked in a replay, s. */
 #define RB_CACHE_MARK_SECONDS 0.5
@@ -187,12 +233,17 @@ uint32_t rb_cache_event_marks(const rb_cache *c, double time, float *points, uin
 bool rb_cache_write_events(const rb_cache *c, const char *path, char *err, size_t err_size);
 
 /* The cache as CSV and/or glTF (either path may be NULL), each written
- * whole or not at all. False with "path: what is wrong" in err. */
+ * whole or not at all; the glTF's keys at the cache's own frames. False
+ * with "path: what is wrong" in err. */
 bool rb_cache_export(const rb_cache *c, const char *csv, const char *gltf, char *err, size_t err_size);
+/* The same with the glTF resampled to fps frames a second (resample.h;
+ * 0: the cache's own rate). */
+bool rb_cache_export_at(const rb_cache *c, const char *csv, const char *gltf, double fps, char *err,
+                        size_t err_size);
 
-/* `rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb]`: argv[0] is
- * "export". Returns the exit status: 0, 1 when writing fails, 2 for a bad
- * command line or a cache that cannot be read. */
+/* `rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb] [--fps F]`: argv[0]
+ * is "export". Returns the exit status: 0, 2 for a bad command line, a
+ * cache that cannot be read or a failed write. */
 int rb_export_main(int argc, char **argv);
 
 #endif

@@ -1,77 +1,71 @@
-/* export.c - a cache as CSV or glTF, and `rubble export` (see cache.h). */
+/* export.c - a cache as CSV (csv.c) or glTF, and `rubble export` (see cache.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "base/replace.h"
-#include "base/decimal.h"
 #include "cache.h"
 #include "gltf.h"
-
-bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t err_size) {
-    /* written beside the name and renamed when whole (base/replace.h) */
-    rb_replace out;
-    char why[256] = "";
-    FILE *f = rb_replace_open(&out, path, "w", why, sizeof why);
-    if (!f) {
-        snprintf(err, err_size, "%.300s: %s", path, why);
-        return false;
-    }
-    bool ok = fputs("frame,time,body,shape,x,y,z,qx,qy,qz,qw\n", f) >= 0;
-    for (uint32_t i = 0; i < c->frame_count && ok; i++) {
-        const rb_cached_frame *fr = &c->frames[i];
-        char time[32]; /* the shortest decimal that reads back as the frame's time */
-        for (int digits = 1; digits <= 17; digits++) {
-            snprintf(time, sizeof time, "%.*g", digits, fr->time);
-            if (strtod(time, NULL) == fr->time) break;
-        }
-        for (uint32_t b = 0; b < fr->body_count && ok; b++) {
-            const rb_cached_body *body = &fr->bodies[b];
-            char v[7][32];
-            for (int k = 0; k < 3; k++) rb_float_decimal(body->position[k], v[k]);
-            for (int k = 0; k < 4; k++) rb_float_decimal(body->orientation[k], v[3 + k]);
-            ok = fprintf(f, "%u,%s,%llu,%u,%s,%s,%s,%s,%s,%s,%s\n", i, time,
-                         (unsigned long long)((uint64_t)body->id.generation << 32 | body->id.slot), body->world_shape,
-                         v[0], v[1], v[2], v[3], v[4], v[5], v[6]) > 0;
-        }
-    }
-    if (!ok) snprintf(why, sizeof why, "cannot write: %s", strerror(errno));
-    ok = rb_replace_close(&out, ok, why, sizeof why);
-    if (!ok) snprintf(err, err_size, "%.300s: %s", path, why);
-    return ok;
-}
+#include "resample.h"
 
 bool rb_cache_export(const rb_cache *c, const char *csv, const char *gltf, char *err, size_t err_size) {
+    return rb_cache_export_at(c, csv, gltf, 0.0, err, err_size);
+}
+
+bool rb_cache_export_at(const rb_cache *c, const char *csv, const char *gltf, double fps, char *err,
+                        size_t err_size) {
+    if (fps != 0.0 && !rb_anim_rate_ok(fps)) {
+        snprintf(err, err_size, "%s: the frame rate %g is not a positive number", gltf ? gltf : csv, fps);
+        return false;
+    }
     if (csv && !rb_cache_write_csv(c, csv, err, err_size)) return false;
     if (!gltf) return true;
-    rb_anim anim;
+    rb_anim anim, at;
     if (!rb_cache_to_anim(c, &anim)) {
         snprintf(err, err_size, "%s: %s", gltf, c->frame_count ? "out of memory" : "the cache has no frames");
         return false;
     }
-    const bool ok = rb_gltf_write(gltf, &anim, err, err_size);
+    /* the cache's own rate: its frames as they are (resampling would give them back) */
+    const bool same = fps == 0.0 || fps == c->rate;
+    bool ok = same || rb_anim_resample(&anim, fps, &at);
+    if (!ok) snprintf(err, err_size, "%s: out of memory, or too many frames at %g a second", gltf, fps);
+    if (ok) ok = rb_gltf_write(gltf, same ? &anim : &at, err, err_size);
+    if (!same) rb_anim_resample_free(&at); /* emptied by a failed resample */
     rb_cache_anim_free(&anim);
     return ok;
 }
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb] [--events OUT.jsonl]\n"
+    fprintf(out, "usage: rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb] [--fps F] [--events OUT.jsonl]\n"
                  "Writes a cache that rubble --record made (docs/cache-format.md) as CSV (a row a body a frame:\n"
-                 "frame,time,body,shape,x,y,z,qx,qy,qz,qw) and/or as an animated binary glTF, and its events\n"
-                 "as JSON lines (docs/events.md).\n");
+                 RB_CACHE_CSV_HEADER ")\n"
+                 "and/or as an animated binary glTF (docs/gltf-export.md), and its events as JSON lines\n"
+                 "(docs/events.md). --fps F: the glTF's keys resampled onto frames of F a second (24, 25, 30,\n"
+                 "60 or any positive rate; the default: the cache's own).\n");
 }
 
 int rb_export_main(int argc, char **argv) {
     const char *cache = NULL, *csv = NULL, *gltf = NULL, *events = NULL;
+    double fps = 0.0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
         }
-        if (!strcmp(a, "--csv") || !strcmp(a, "--gltf") || !strcmp(a, "--events")) {
+        if (!strcmp(a, "--fps")) {
+            char *end = NULL;
+            errno = 0;
+            fps = i + 1 < argc ? strtod(argv[i + 1], &end) : 0.0;
+            if (i + 1 >= argc || end == argv[i + 1] || *end || errno || !rb_anim_rate_ok(fps)) {
+                fprintf(stderr, "rubble export: --fps needs a positive, finite frame rate (24, 25, 30, 60...), not '%s'\n\n",
+                        i + 1 < argc ? argv[i + 1] : "");
+                usage(stderr);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--csv") || !strcmp(a, "--gltf") || !strcmp(a, "--events")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "rubble export: option %s needs a value\n\n", a);
                 usage(stderr);
@@ -105,7 +99,7 @@ int rb_export_main(int argc, char **argv) {
     if (c->cut_short)
         fprintf(stderr, "rubble export: %s was cut short (its writer did not finish); exporting its %u whole frames\n",
                 cache, c->frame_count);
-    const bool ok = (!(csv || gltf) || rb_cache_export(c, csv, gltf, err, sizeof err)) &&
+    const bool ok = (!(csv || gltf) || rb_cache_export_at(c, csv, gltf, fps, err, sizeof err)) &&
                     (!events || rb_cache_write_events(c, events, err, sizeof err));
     if (!ok) fprintf(stderr, "rubble export: %s\n", err);
     rb_cache_close(c);

@@ -171,6 +171,19 @@ static bool check_anim(writer *w, const rb_anim *a) {
                 return fail(w, "shape %u '%.*s': index %u is %u, past its %u vertices", s, len, name, i, sh->indices[i],
                             sh->vertex_count);
     }
+    const rb_anim_camera *c = a->camera;
+    if (c) {
+        if (c->count == 0 || !c->track || c->first >= a->frame_count || c->count > a->frame_count - c->first)
+            return fail(w, "the camera's frames are not within the animation's %u", a->frame_count);
+        if (!(c->yfov > 0.0f && c->yfov < 3.14159265f) || !(c->znear > 0.0f) || !(c->zfar > c->znear) ||
+            !isfinite(c->zfar) || !(c->aspect >= 0.0f) || !isfinite(c->aspect))
+            return fail(w, "the camera's lens is not a perspective one (field of view, near, far, aspect)");
+        for (uint32_t f = 0; f < c->count; f++) {
+            const float *t = c->track + (size_t)f * 7;
+            if (!finite_all(t, 7) || t[3] * t[3] + t[4] * t[4] + t[5] * t[5] + t[6] * t[6] < 1e-12f)
+                return fail(w, "the camera: frame %u is not finite or has no orientation", c->first + f);
+        }
+    }
     for (uint32_t b = 0; b < a->body_count; b++) {
         const rb_anim_body *body = &a->bodies[b];
         if (body->shape >= a->shape_count) return fail(w, "body %u has shape %u of %u", b, body->shape, a->shape_count);
@@ -399,14 +412,12 @@ static void add_channel(writer *w, cJSON *samplers, cJSON *channels, uint32_t no
     add_string(w, t, "path", path);
 }
 
-/* Body b's node, and its channels in the animation; times, moves and turns
- * room for its frames. */
-static bool write_body(writer *w, const rb_anim *a, uint32_t b, cJSON *nodes, cJSON *samplers, cJSON *channels,
-                       float *times, float *moves, float *turns) {
-    const rb_anim_body *body = &a->bodies[b];
-    for (uint32_t f = 0; f < body->count; f++) {
-        const float *t = body->track + (size_t)f * 7;
-        times[f] = (float)((body->first + f) / a->rate);
+/* A track's keys (count frames from first): times, moves and turns. */
+static void fill_keys(const rb_anim *a, uint32_t first, uint32_t count, const float *track, float *times,
+                      float *moves, float *turns) {
+    for (uint32_t f = 0; f < count; f++) {
+        const float *t = track + (size_t)f * 7;
+        times[f] = (float)((first + f) / a->rate);
         memcpy(moves + (size_t)f * 3, t, 3 * sizeof *t);
         /* unit quaternions, each on the same side as the one before: q and
          * -q are the same turn, but an importer that interpolates without
@@ -418,6 +429,26 @@ static bool write_body(writer *w, const rb_anim *a, uint32_t b, cJSON *nodes, cJ
         for (int c = 0; f > 0 && c < 4; c++) dot += q[c] * turns[(size_t)(f - 1) * 4 + c];
         for (int c = 0; c < 4; c++) turns[(size_t)f * 4 + c] = (float)(dot < 0 ? -q[c] : q[c]);
     }
+}
+
+/* A node's translation and rotation channels, LINEAR, from its keys. */
+static bool add_moves(writer *w, cJSON *samplers, cJSON *channels, uint32_t node, uint32_t count, const float *times,
+                      const float *moves, const float *turns) {
+    const int input = add_accessor(w, times, count, "SCALAR", 1, GL_FLOAT, 0, true);
+    const int move = add_accessor(w, moves, count, "VEC3", 3, GL_FLOAT, 0, false);
+    const int turn = add_accessor(w, turns, count, "VEC4", 4, GL_FLOAT, 0, false);
+    if (input < 0 || move < 0 || turn < 0) return false;
+    add_channel(w, samplers, channels, node, "translation", input, move, "LINEAR");
+    add_channel(w, samplers, channels, node, "rotation", input, turn, "LINEAR");
+    return !w->oom;
+}
+
+/* Body b's node, and its channels in the animation; times, moves and turns
+ * room for its frames. */
+static bool write_body(writer *w, const rb_anim *a, uint32_t b, cJSON *nodes, cJSON *samplers, cJSON *channels,
+                       float *times, float *moves, float *turns) {
+    const rb_anim_body *body = &a->bodies[b];
+    fill_keys(a, body->first, body->count, body->track, times, moves, turns);
     const uint32_t after = body->first + body->count; /* the first frame after its life */
     const bool born_late = body->first > 0, dies_early = after < a->frame_count;
 
@@ -433,12 +464,7 @@ static bool write_body(writer *w, const rb_anim *a, uint32_t b, cJSON *nodes, cJ
     add_floats(w, node, "rotation", turns, 4);
     if (born_late) add_floats(w, node, "scale", zero, 3);
 
-    const int input = add_accessor(w, times, body->count, "SCALAR", 1, GL_FLOAT, 0, true);
-    const int move = add_accessor(w, moves, body->count, "VEC3", 3, GL_FLOAT, 0, false);
-    const int turn = add_accessor(w, turns, body->count, "VEC4", 4, GL_FLOAT, 0, false);
-    if (input < 0 || move < 0 || turn < 0) return false;
-    add_channel(w, samplers, channels, b, "translation", input, move, "LINEAR");
-    add_channel(w, samplers, channels, b, "rotation", input, turn, "LINEAR");
+    if (!add_moves(w, samplers, channels, b, body->count, times, moves, turns)) return false;
 
     /* Shown only while it lives: scale 0 until its first frame, 1 from it,
      * 0 again from the frame after its last. A body alive from the first
@@ -459,6 +485,48 @@ static bool write_body(writer *w, const rb_anim *a, uint32_t b, cJSON *nodes, cJ
     return !w->oom;
 }
 
+/* The camera (a.camera): a perspective camera, its node `camera` after the
+ * bodies', keyed like a body from its first frame (held before it); times,
+ * moves and turns room for its frames. */
+static bool write_camera(writer *w, const rb_anim *a, cJSON *nodes, cJSON *roots, cJSON *samplers, cJSON *channels,
+                         float *times, float *moves, float *turns) {
+    const rb_anim_camera *c = a->camera;
+    cJSON *cameras = cJSON_AddArrayToObject(w->root, "cameras");
+    cJSON *cam = cameras ? add_object(w, cameras) : NULL;
+    cJSON *lens = cam ? cJSON_AddObjectToObject(cam, "perspective") : NULL;
+    cJSON *node = lens ? add_object(w, nodes) : NULL;
+    cJSON *index = cJSON_CreateNumber(a->body_count);
+    if (!node || !index || !cJSON_AddItemToArray(roots, index)) {
+        cJSON_Delete(index); /* not in roots: the array did not take it */
+        return !(w->oom = true);
+    }
+    add_string(w, cam, "name", "Rubble camera");
+    add_string(w, cam, "type", "perspective");
+    add_number(w, lens, "yfov", c->yfov);
+    add_number(w, lens, "znear", c->znear);
+    add_number(w, lens, "zfar", c->zfar);
+    if (c->aspect > 0) add_number(w, lens, "aspectRatio", c->aspect);
+    fill_keys(a, c->first, c->count, c->track, times, moves, turns);
+    add_string(w, node, "name", "camera");
+    add_number(w, node, "camera", 0);
+    add_floats(w, node, "translation", moves, 3);
+    add_floats(w, node, "rotation", turns, 4);
+    return add_moves(w, samplers, channels, a->body_count, c->count, times, moves, turns);
+}
+
+/* The frames the animation spans, as scene extras (Blender imports them as
+ * the scene's custom properties: docs/gltf-export.md, "Blender"). */
+static void write_range(writer *w, const rb_anim *a, cJSON *scene) {
+    cJSON *extras = cJSON_AddObjectToObject(scene, "extras");
+    if (!extras) {
+        w->oom = true;
+        return;
+    }
+    add_number(w, extras, "frame_start", 0);
+    add_number(w, extras, "frame_end", a->frame_count - 1);
+    add_number(w, extras, "fps", a->rate);
+}
+
 static bool write_bodies(writer *w, const rb_anim *a) {
     cJSON *nodes = cJSON_AddArrayToObject(w->root, "nodes");
     cJSON *scenes = cJSON_AddArrayToObject(w->root, "scenes");
@@ -473,7 +541,8 @@ static bool write_bodies(writer *w, const rb_anim *a) {
     add_string(w, scene, "name", "Rubble");
     add_string(w, anim, "name", "Rubble");
 
-    uint32_t longest = 0;
+    write_range(w, a, scene);
+    uint32_t longest = a->camera ? a->camera->count : 0;
     for (uint32_t b = 0; b < a->body_count; b++)
         if (a->bodies[b].count > longest) longest = a->bodies[b].count;
     float *times = malloc((size_t)longest * sizeof *times);
@@ -489,6 +558,7 @@ static bool write_bodies(writer *w, const rb_anim *a) {
         }
         ok = !w->oom && write_body(w, a, b, nodes, samplers, channels, times, moves, turns);
     }
+    if (ok && a->camera) ok = write_camera(w, a, nodes, roots, samplers, channels, times, moves, turns);
     free(times);
     free(moves);
     free(turns);

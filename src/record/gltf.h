@@ -4,7 +4,10 @@
  * the inside colour: docs/gltf-export.md), one node a body, one animation with a translation and a rotation
  * channel a body sampled at the animation's rate; a body is scaled to zero
  * outside its life (a scale channel, step interpolation), so what Blender,
- * Godot, Unity (glTFast) or three.js import shows it only while it lived. */
+ * Godot, Unity (glTFast) or three.js import shows it only while it lived;
+ * the camera the run was seen through (anim.camera) as a perspective
+ * camera on a node of its own, keyed the same way; the frame range and
+ * rate as the scene's extras. */
 #ifndef RB_GLTF_H
 #define RB_GLTF_H
 

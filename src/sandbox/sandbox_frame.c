@@ -46,6 +46,12 @@ void rb_sandbox_record(rb_sandbox *sb) {
     const uint64_t done = sb->steps - sb->rec.start;
     const double step = 1.0 / (sb->opts.record_rate * dt); /* steps a frame */
     if ((double)done + 0.5 * step < (double)sb->rec.next * step) return;
+    /* the view the frame was seen through (a `V` record, docs/cache-format.md) */
+    const rb_camera *c = &sb->camera;
+    rb_cache_camera view;
+    rb_cache_camera_from_view(&view, c->position, c->yaw, c->pitch, c->fov_y,
+                              sb->height > 0 ? (float)sb->width / (float)sb->height : 0.0f, c->near_m, c->far_m);
+    rb_cache_set_camera(sb->rec.writer, &view);
     if (!rb_cache_frame(sb->rec.writer, (double)done * dt)) {
         rb_sandbox_end_recording(sb);
         return;

@@ -201,6 +201,10 @@ bool rb_debris_piece_mesh(const rb_debris *d, uint32_t world_shape, rb_mesh *out
  * from a scene file: src/scenes/scene.c) mesh m (copied) as the one
  * rb_debris_piece_mesh gives. False if out of memory. */
 bool rb_debris_set_piece_mesh(rb_debris *d, uint32_t world_shape, const rb_mesh *m);
+/* The body a split's child of world shape world_shape broke from (a piece,
+ * or a group of pieces that broke off together: each has a world shape of
+ * its own); false, parent zero, for a shape no split made. */
+bool rb_debris_piece_parent(const rb_debris *d, uint32_t world_shape, rb_body_id *parent);
 /* A breakable body's pieces' meshes (not yet broken), each moved out from
  * the body's centre of mass by `spread` (>= 0) times its own centre's
  * offset, all in one mesh in the body's frame, at its size: the pattern

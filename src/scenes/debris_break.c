@@ -492,6 +492,8 @@ bool rb_debris_split(rb_debris *d, rb_body_id id, const float *extra) {
             ch->particle_count, ch->particles, ch->mass, {ch->inertia[0], ch->inertia[1], ch->inertia[2]}, b.r};
         const int shape = rb_world_add_shape(d->world, &data);
         if (shape < 0) continue; /* logged */
+        if (!rb_debris_keep_shape_parent(d, (uint32_t)shape, id))
+            rb_log(RB_LOG_WARN, "debris: out of memory for a piece's parent: a cache records none for it");
         int32_t inner = -1;
         const rb_body_hold hold = child_hold(&b, pieces, ch, &inner);
         rb_body_desc bd = {.shape = (uint32_t)shape, .kind = RB_BODY_DYNAMIC, .material = s.material, .hold = hold};

@@ -129,6 +129,9 @@ struct rb_debris {
      * meshes together (vertex_count 0: none, drawn as its cells) */
     rb_mesh *shape_meshes;
     uint32_t shape_mesh_size;
+    /* by world shape: the body a split's child broke from (generation 0: none) */
+    rb_body_id *shape_parents;
+    uint32_t shape_parent_size;
     /* the bodies' colours (colors.h, the stage's: rb_debris_set_colors); NULL: none kept */
     rb_color_table *colors;
     /* assemblies glued before the table came: (first part, assembly) pairs
@@ -230,6 +233,9 @@ bool rb_debris_add_breakable(rb_debris *d, rb_body_id id, rb_pieces *p, float *o
                              const rb_fracture_desc *desc, rb_mesh *meshes, uint8_t *anchored, int32_t *inner);
 /* Keeps mesh m (taken over) as world shape `shape`'s (rb_debris_piece_mesh). False if out of memory (m freed). */
 bool rb_debris_keep_shape_mesh(rb_debris *d, uint32_t shape, rb_mesh *m);
+/* Keeps parent as the body world shape `shape`'s body broke from
+ * (rb_debris_piece_parent). False if out of memory. */
+bool rb_debris_keep_shape_parent(rb_debris *d, uint32_t shape, rb_body_id parent);
 /* Appends mesh b to a (a's arrays grown). False if out of memory (a kept as it was). */
 bool rb_debris_append_mesh(rb_mesh *a, const rb_mesh *b);
 /* Body id (a world shape with no entity row: a piece or an assembly) made

@@ -99,5 +99,27 @@ void rb_debris_free_breakables(rb_debris *d) {
     free(d->breakables);
     for (uint32_t k = 0; k < d->shape_mesh_size; k++) rb_mesh_free(&d->shape_meshes[k]);
     free(d->shape_meshes);
+    free(d->shape_parents);
     free(d->inner), free(d->pending_colors);
+}
+
+bool rb_debris_keep_shape_parent(rb_debris *d, uint32_t shape, rb_body_id parent) {
+    if (shape >= d->shape_parent_size) {
+        uint32_t size = d->shape_parent_size ? d->shape_parent_size : 64;
+        while (size <= shape && size <= UINT32_MAX / 2) size *= 2;
+        if (size <= shape) return false;
+        rb_body_id *grown = realloc(d->shape_parents, sizeof *grown * size);
+        if (!grown) return false;
+        memset(&grown[d->shape_parent_size], 0, sizeof *grown * (size - d->shape_parent_size));
+        d->shape_parents = grown, d->shape_parent_size = size;
+    }
+    d->shape_parents[shape] = parent;
+    return true;
+}
+
+bool rb_debris_piece_parent(const rb_debris *d, uint32_t world_shape, rb_body_id *parent) {
+    *parent = (rb_body_id){0};
+    if (!d || world_shape >= d->shape_parent_size || d->shape_parents[world_shape].generation == 0) return false;
+    *parent = d->shape_parents[world_shape];
+    return true;
 }
