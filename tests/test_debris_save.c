@@ -5,6 +5,7 @@
  * checks that the reference gives the same); a damaged `debris_state` is
  * refused naming its key. Files are written in the build folder. */
 #include <cjson/cJSON.h>
+#include <unistd.h>
 
 #include "app/run.h"
 #include "rb_test.h"
@@ -72,7 +73,7 @@ static void step(rb_run *run, long steps) {
 
 /* What a run ended with: the world's digest and the layer's counts. */
 typedef struct outcome {
-    uint64_t digest, spawned, removed, crowded, impacts, chips_short;
+    uint64_t digest, spawned, removed, crowded, impacts, chips_short, breaks, pieces;
     uint32_t alive, bodies;
 } outcome;
 
@@ -85,6 +86,8 @@ static outcome outcome_of(rb_run *run) {
                      rb_debris_crowded(d),
                      rb_debris_impacts(d),
                      rb_debris_chips_short(d),
+                     rb_debris_breaks(d),
+                     rb_debris_pieces_made(d),
                      rb_debris_alive(d),
                      rb_world_body_count(rb_run_world(run))};
 }
@@ -101,6 +104,7 @@ static void assert_same(const outcome *a, const outcome *b) {
     assert_int_equal(a->alive, b->alive);
     assert_true(a->spawned == b->spawned && a->removed == b->removed && a->crowded == b->crowded);
     assert_true(a->impacts == b->impacts && a->chips_short == b->chips_short);
+    assert_true(a->breaks == b->breaks && a->pieces == b->pieces);
 }
 
 /* N + M steps in one run. */
@@ -155,6 +159,46 @@ static void test_saved_fountain_goes_on(void **state) {
     /* and saved again at a tick's step */
     const outcome three = resumed(fountain_text, rb_test_backend(), 600, n + m - 600, path);
     assert_same(&one, &three);
+}
+
+/* A breakable cube struck by another at 25 m/s (it arrives at about 0.1 s),
+ * and a breakable cube in layers with a lifetime that nothing hits. */
+static const char *strike_text =
+    "{\"rubble_scene\": 1,\n"
+    " \"world\": {\"gravity\": [0, -9.81, 0], \"dt\": 0.0016},\n"
+    " \"bodies\": [\n"
+    "   {\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 4,\n"
+    "    \"seed\": 2, \"strength\": 20000}},\n"
+    "   {\"shape\": \"cube\", \"position\": [-3, 0.8, 0], \"velocity\": [25, 0, 0]},\n"
+    "   {\"shape\": \"cube\", \"position\": [5, 0.6, 0], \"breakable\": {\"pattern\": \"layers\", \"strength\": 100000},\n"
+    "    \"lifetime\": 5}\n"
+    " ]}\n";
+
+/* Saved before the strike (40 steps: 0.064 s, mid-tick), the cube breaks
+ * after the reload as it does in one run; saved after the break, the
+ * pieces are refused by name and no file is written. */
+static void test_breakable_saved_before_its_break(void **state) {
+    (void)state;
+    char path[512], err[1024];
+    build_path(path, sizeof path, "strike.json");
+    const outcome one = straight(strike_text, rb_test_backend(), 400);
+    const outcome two = resumed(strike_text, rb_test_backend(), 43, 400 - 43, path);
+    assert_same(&one, &two);
+    assert_true(one.breaks >= 2 && one.bodies > 3); /* both broke after the save */
+    rb_scene *scene = rb_scene_load(path, g_reg, err, sizeof err);
+    if (!scene) fail_msg("%s", err);
+    rb_run *run = run_of(scene, rb_test_backend());
+    uint32_t n = rb_debris_breakables(rb_run_debris(run), NULL, 0);
+    assert_int_equal(n, 2); /* both breakable again after the reload */
+    step(run, 400 - 43);
+    assert_true(rb_debris_breaks(rb_run_debris(run)) >= 1);
+    remove(path);
+    const rb_scene_source source = rb_stage_source(rb_run_stage(run));
+    assert_false(rb_scene_save_source(path, &source, err, sizeof err));
+    print_message("after the break: %s\n", err);
+    assert_non_null(strstr(err, "entity table does not know"));
+    assert_int_not_equal(access(path, F_OK), 0);
+    rb_run_destroy(run);
 }
 
 /* ---- damaged files ---- */
@@ -269,6 +313,7 @@ static void test_no_layer_no_keys(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_saved_fountain_goes_on),
+        cmocka_unit_test(test_breakable_saved_before_its_break),
         cmocka_unit_test(test_damaged_state_refused),
         cmocka_unit_test(test_no_layer_no_keys),
     };
