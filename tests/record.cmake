@@ -11,7 +11,7 @@ add_dependencies(test_record cube cube2)
 
 # Resume from a keyframe (tests/test_resume.c): a recorded heap built again
 # from its keyframe's scene reaches the next keyframe bit for bit on both
-# backends; a keyframe holding a broken body's pieces says why it cannot.
+# backends; so does a keyframe after a break, its pieces saved as the scene's own shapes.
 rb_add_test(test_resume SOURCES test_resume.c LIBS rubble_app rubble_record)
 target_compile_definitions(test_resume PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
                                                RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")

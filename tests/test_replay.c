@@ -596,6 +596,96 @@ static void test_program_refuses_what_it_cannot_replay(void **state) {
     remove(damaged), remove(shot);
 }
 
+/* A breakable cube struck hard (tests/test_resume.c's), recorded through
+ * the stage as the sandbox records: its pieces' cut meshes are in the cache. */
+static const char *break_text =
+    "{\"rubble_scene\": 1,\n"
+    " \"world\": {\"gravity\": [0, -9.81, 0], \"dt\": 0.0016},\n"
+    " \"bodies\": [\n"
+    "   {\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 4,\n"
+    "    \"seed\": 2, \"strength\": 2000}},\n"
+    "   {\"shape\": \"cube\", \"position\": [-3, 0.8, 0], \"velocity\": [25, 0, 0]}\n"
+    " ]}\n";
+
+/* Enter after a break: the keyframe at frame 60 holds the pieces (the
+ * scene's own shapes with their meshes); the live world is its bodies to
+ * the bit, the pieces drawn with their meshes, and stepped on to the next
+ * keyframe (frame 120) it has that keyframe's states to the bit. */
+static void test_simulate_from_here_after_a_break(void **state) {
+    (void)state;
+    char path[512], err[1024];
+    build_path(path, sizeof path, "break.rbc");
+    rb_registry *reg = rb_registry_create(&(rb_registry_desc){.particle_radius = 0.2f});
+    rb_registry_scan_dir(reg, g_plugin_dirs[0]);
+    rb_scene *scene = rb_scene_parse(break_text, "break", reg, err, sizeof err);
+    if (!scene) fail_msg("%s", err);
+    rb_world_desc base = rb_default_world_desc();
+    base.backend = RB_BACKEND_REFERENCE;
+    rb_run *run = rb_run_create(reg, scene, &base, NULL, err, sizeof err);
+    if (!run) fail_msg("%s", err);
+    rb_cache_writer *w = rb_cache_begin_stage(path, rb_run_stage(run), RATE, err, sizeof err);
+    if (!w) fail_msg("%s", err);
+    rb_run_on_frames(run, RATE, on_frame, w);
+    rb_run_stats rs;
+    assert_true(rb_run_steps(run, (long)(2.05 / 0.0016 + 0.5), "break", false, &rs));
+    if (!rb_cache_end(w, err, sizeof err)) fail_msg("%s", err);
+    rb_run_destroy(run);
+    rb_registry_destroy(reg);
+    rb_cache *c = rb_cache_open(path, err, sizeof err);
+    if (!c) fail_msg("%s", err);
+    assert_int_equal(c->key_count, 3);
+    const rb_cached_key *key = &c->keys[1], *next = &c->keys[2];
+    assert_true(key->resumable && next->resumable);
+    assert_true(key->body_count > 2); /* broken */
+    assert_non_null(strstr(key->text, "\"shapes\": ["));
+
+    rb_sandbox *sb = make_replay(path, 1);
+    script(sb, "0 key Space\n0 key End\n");
+    run_frames(sb, 1);
+    char text[4096] = "";
+    for (uint32_t k = c->frame_count - 1; k > 75; k--) strcat(text, "0 key ,\n");
+    strcat(text, "0 key Return\n");
+    script(sb, text);
+    run_frames(sb, 1);
+    assert_null(rb_sandbox_replay(sb));
+    assert_non_null(strstr(stats(sb).message, "keyframe at frame 60"));
+    rb_world *live = rb_sandbox_world(sb);
+    assert_int_equal(rb_world_body_count(live), key->body_count);
+    uint32_t meshed = 0; /* bodies whose recorded shape has a mesh: all are drawn with one again */
+    for (uint32_t b = 0; b < key->body_count; b++) {
+        const int k = rb_cache_find_shape(c, key->states[b].shape);
+        assert_true(k >= 0);
+        meshed += c->shapes[k].mesh.vertex_count > 0;
+    }
+    assert_true(meshed > 2);
+    run_frames(sb, 1); /* drawn once as live */
+    assert_int_equal(stats(sb).drawn_instances, meshed);
+    const uint64_t steps = stats(sb).steps;
+    const long want = lround((next->time - key->time) / c->dt);
+    for (long i = 0; i < want; i++) {
+        script(sb, "0 key N\n");
+        run_frames(sb, 1);
+    }
+    assert_int_equal(stats(sb).steps, steps + (uint64_t)want);
+    assert_int_equal(rb_world_body_count(live), next->body_count);
+    for (uint32_t b = 0; b < next->body_count; b++) {
+        rb_body_state s;
+        assert_true(rb_world_get_body(live, b, &s));
+        const rb_body_state *t = &next->states[b];
+        assert_memory_equal(s.position, t->position, sizeof s.position);
+        assert_memory_equal(s.orientation, t->orientation, sizeof s.orientation);
+        assert_memory_equal(s.velocity, t->velocity, sizeof s.velocity);
+        assert_memory_equal(s.angular_momentum, t->angular_momentum, sizeof s.angular_momentum);
+        assert_memory_equal(&s.mass, &t->mass, sizeof s.mass);
+        assert_memory_equal(&s.sleep_timer, &t->sleep_timer, sizeof s.sleep_timer);
+    }
+    printf("resumed after the break: %u bodies (%u drawn with their cut meshes), equal to the keyframe %ld steps on\n",
+           key->body_count, meshed, want);
+    assert_int_equal(stats(sb).gl_errors, 0);
+    rb_sandbox_destroy(sb);
+    rb_cache_close(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frame_at_follows_the_speed),
@@ -607,6 +697,7 @@ int main(void) {
         cmocka_unit_test(test_screenshots_show_the_frame),
         cmocka_unit_test(test_simulate_from_here_resumes_the_keyframe),
         cmocka_unit_test(test_simulate_from_here_refused_goes_on),
+        cmocka_unit_test(test_simulate_from_here_after_a_break),
         cmocka_unit_test(test_program_refuses_what_it_cannot_replay),
     };
     const char *skip = getenv("RB_TEST_SKIP");

@@ -7,7 +7,8 @@
  * (the entity table's, or for a broken body's piece the mesh the debris
  * layer cut for it, its cut faces marked); and every second of simulated
  * time a keyframe: every body's whole state (rb_body_state) and the world as
- * a scene file (rb_scene_write: settings, bodies, contact history), from
+ * a scene file (rb_scene_write: settings, bodies, contact history, and
+ * after a break the pieces' shapes with their meshes), from
  * which rb_cache_key_scene builds the world again, bit for bit, to simulate
  * on from there. Each frame is one zstd-compressed chunk with its own
  * length and CRC, flushed as it is written, so a run that is killed, or a
@@ -137,9 +138,9 @@ int rb_cache_key_before(const rb_cache *c, uint32_t frame);
 /* The scene of keyframe k: the world's settings, every body's full state
  * and the contact history as rb_scene_save writes them, so that building it
  * gives the world the recording had at that frame, bit for bit (the
- * scene's debris effects are not in it: see docs/cache-format.md). NULL
- * with the reason in err when the keyframe has none (a body of a shape the
- * entity table did not know, such as a broken body's piece) or the
+ * scene's debris effects are not in it: see docs/cache-format.md; a broken
+ * body's pieces are, as the scene's own shapes). NULL with the reason in
+ * err when the keyframe has none (a state that was not finite) or the
  * registry lacks one of its shapes. */
 rb_scene *rb_cache_key_scene(const rb_cache *c, uint32_t key, const rb_registry *registry, char *err, size_t err_size);
 

@@ -10,8 +10,9 @@
 
 /* Enter: the live simulation from the last keyframe at or before the frame
  * shown, its world as the recording had it there (rb_cache_key_scene), the
- * camera where it is, paused if the replay was. A keyframe without a scene
- * (after a break) is said, and the replay goes on. */
+ * camera where it is, paused if the replay was (after a break too: the
+ * keyframe holds the pieces' shapes). A keyframe without a scene, or with a
+ * shape the registry lacks, is said, and the replay goes on. */
 static void simulate_from_here(rb_sandbox *sb) {
     const rb_cache *c = rb_replay_cache(sb->replay);
     const int key = rb_replay_key(sb->replay);

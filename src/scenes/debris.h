@@ -198,6 +198,10 @@ rb_body_id rb_debris_glue(rb_debris *d, const rb_glue_part *parts, uint32_t coun
  * empty, if that shape has none (its pieces' pattern has no cells, its body
  * no mesh, or the cut failed: draw its particles' cells). */
 bool rb_debris_piece_mesh(const rb_debris *d, uint32_t world_shape, rb_mesh *out);
+/* Gives a world shape with no entity row (a saved world's piece, rebuilt
+ * from a scene file: src/scenes/scene.c) mesh m (copied) as the one
+ * rb_debris_piece_mesh gives. False if out of memory. */
+bool rb_debris_set_piece_mesh(rb_debris *d, uint32_t world_shape, const rb_mesh *m);
 /* A breakable body's pieces' meshes (not yet broken), each moved out from
  * the body's centre of mass by `spread` (>= 0) times its own centre's
  * offset, all in one mesh in the body's frame, at its size: the pattern

@@ -389,6 +389,12 @@ bool rb_debris_piece_mesh(const rb_debris *d, uint32_t world_shape, rb_mesh *out
     return false;
 }
 
+bool rb_debris_set_piece_mesh(rb_debris *d, uint32_t world_shape, const rb_mesh *m) {
+    rb_mesh copy = {0};
+    if (!rb_debris_append_mesh(&copy, m)) return rb_mesh_free(&copy), false;
+    return rb_debris_keep_shape_mesh(d, world_shape, &copy);
+}
+
 /* How a glued assembly's child is held, from its pieces (parent pieces of
  * its particles): anchored while it keeps an anchored part and another
  * bonded to it (a part alone has lost the bonds that tied it to the rest,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/decimal.h"
+#include "base/log.h"
 #include "debris_internal.h"
 
 #define DEGREES (3.14159265358979323846 / 180.0)
@@ -297,33 +298,23 @@ static void put_fracture(FILE *f, const rb_fracture_desc *x) {
 
 /* The breakable bodies not yet broken, in the list's order: [body, pattern].
  * Only those a pattern makes from their own shape, which the reload makes
- * again (rb_debris_make_breakable) as the scene made them; why not in err. */
-static bool write_breakables(FILE *f, const rb_debris *d, const uint32_t *at, uint32_t size, char *err,
-                             size_t err_size) {
+ * again (rb_debris_make_breakable) as the scene made them; the world's
+ * piece loads are the scene writer's (the bodies' `pieces`). */
+static bool write_breakables(FILE *f, const rb_debris *d, const uint32_t *at, uint32_t size) {
     fputs(",\n   \"breakables\": [", f);
     bool first = true;
     for (uint32_t k = 0; k < d->breakable_count; k++) {
         const breakable *b = &d->breakables[k];
         const uint32_t body = index_of(d->world, at, size, b->id);
         rb_body_state s;
-        float load = 0.0f;
-        uint32_t pieces = body == UINT32_MAX ? 0 : rb_world_piece_loads(d->world, b->id, NULL, 0);
-        float *loads = pieces ? malloc(sizeof *loads * pieces) : NULL;
-        if (loads) rb_world_piece_loads(d->world, b->id, loads, pieces);
-        for (uint32_t j = 0; loads && j < pieces; j++) load = fmaxf(load, loads[j]);
-        free(loads);
         if (body == UINT32_MAX || !rb_world_get_body_by_id(d->world, b->id, &s)) continue;
-        if (b->anchored || rb_entities_of_world_shape(d->entities, s.shape) < 0 ||
-            b->desc.kind == RB_FRACTURE_GIVEN) {
-            snprintf(err, err_size,
-                     "body %u is a breakable piece or glued assembly: the debris layer's pieces are not saved yet",
-                     body);
-            return false;
-        }
-        if (pieces && !loads) return snprintf(err, err_size, "out of memory"), false;
-        if (load > 1.0f) {
-            snprintf(err, err_size, "body %u breaks at the next tick (a piece is over its hold): save after it", body);
-            return false;
+        /* a broken body's breakable piece or a glued assembly: its pieces
+         * are not saved yet (docs/debris.md, "Saving"); the world keeps
+         * its piece loads, and it breaks no further after a reload */
+        if (b->anchored || rb_entities_of_world_shape(d->entities, s.shape) < 0) {
+            rb_log(RB_LOG_WARN, "debris: body %u (a breakable piece or a glued assembly) is saved without its pieces: "
+                   "loaded again, it will not break", body);
+            continue;
         }
         fprintf(f, "%s[%" PRIu32 ", ", first ? "" : ", ", body);
         put_fracture(f, &b->desc);
@@ -363,7 +354,7 @@ bool rb_debris_write_state(FILE *f, const rb_debris *d, char *err, size_t err_si
     fputs("]", f);
     bool ok = write_bodies(f, d, at, size) && write_held(f, d, at, size) && write_memory(f, d);
     if (!ok) snprintf(err, err_size, "a debris body's time, load or impact memory is not finite");
-    ok = ok && write_breakables(f, d, at, size, err, err_size);
+    ok = ok && write_breakables(f, d, at, size);
     free(at);
     if (!ok) return false;
     fputs("},\n", f);
@@ -434,14 +425,29 @@ rb_debris *rb_debris_restore(const rb_debris_desc *desc, const rb_debris *saved,
         rb_debris_destroy(d);
         return NULL;
     }
-    /* the breakable bodies made again by their patterns, as the scene made them */
+    /* the breakable bodies made again by their patterns, as the scene made
+     * them; the world's piece loads, which the scene's bodies' `pieces` gave
+     * it, kept across (making them starts them at 0) */
     for (uint32_t k = 0; k < saved->breakable_count; k++) {
         const breakable *b = &saved->breakables[k];
-        char why[256];
-        if (b->id.slot >= id_count || ids[b->id.slot].generation == 0 ||
-            !rb_debris_make_breakable(d, ids[b->id.slot], &b->desc, why, sizeof why)) {
+        char why[256] = "out of memory";
+        const bool there = b->id.slot < id_count && ids[b->id.slot].generation != 0;
+        const uint32_t n = there ? rb_world_piece_loads(d->world, ids[b->id.slot], NULL, 0) : 0;
+        float *loads = n ? malloc(sizeof *loads * n) : NULL;
+        bool taken = false;
+        if (loads) {
+            rb_world_piece_loads(d->world, ids[b->id.slot], loads, n);
+            rb_world_get_pieces(d->world, ids[b->id.slot], NULL, 0, &taken);
+        }
+        bool made = there && (!n || loads) && rb_debris_make_breakable(d, ids[b->id.slot], &b->desc, why, sizeof why);
+        if (made && loads) {
+            made = rb_world_restore_piece_loads(d->world, ids[b->id.slot], loads, n, taken);
+            if (!made) snprintf(why, sizeof why, "its saved piece loads do not fit its pattern's %u pieces", n);
+        }
+        free(loads);
+        if (!made) {
             snprintf(err, err_size, "debris_state.breakables[%u]: %s", k,
-                     b->id.slot >= id_count || ids[b->id.slot].generation == 0 ? "its body is not in the world" : why);
+                     there ? why : "its body is not in the world");
             rb_debris_destroy(d);
             return NULL;
         }

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/replace.h"
 #include "base/rb_math.h"
+#include "scene_write_internal.h"
 
 /* ---- the scene in memory ---- */
 
@@ -37,6 +38,11 @@ void rb_scene_destroy(rb_scene *s) {
     free(s->joints);
     for (uint32_t k = 0; k < s->path_count; k++) free(s->paths[k].keys);
     free(s->paths);
+    for (uint32_t k = 0; k < s->shape_count; k++) free(s->shapes[k].particles), rb_mesh_free(&s->shapes[k].mesh);
+    free(s->shapes);
+    for (uint32_t k = 0; k < s->piece_state_count; k++)
+        free(s->pieces[k].piece_of), free(s->pieces[k].pieces), free(s->pieces[k].peak);
+    free(s->pieces);
     free(s);
 }
 
@@ -60,9 +66,23 @@ static bool glue(const rb_scene *s, uint32_t a, rb_debris *d, rb_world *w, char 
     return ok;
 }
 
+/* A saved world's own shapes' meshes given to the debris layer (rb_debris_piece_mesh). */
+static bool keep_meshes(const rb_scene *s, rb_debris *d, rb_world *w, char *err, size_t err_size) {
+    for (uint32_t b = 0; b < s->body_count && b < rb_world_body_count(w); b++) {
+        const rb_scene_body *sb = &s->bodies[b];
+        const rb_mesh *mesh = sb->saved_shape ? &s->shapes[sb->saved_shape - 1].mesh : NULL;
+        if (mesh && mesh->vertex_count && !rb_debris_set_piece_mesh(d, rb_world_body_shapes(w)[b], mesh)) {
+            snprintf(err, err_size, "%s: shapes.%s: out of memory for its mesh", s->name, sb->shape);
+            return false;
+        }
+    }
+    return true;
+}
+
 rb_debris *rb_scene_debris(const rb_scene *s, rb_entities *t, char *err, size_t err_size) {
     if (err_size) err[0] = '\0';
-    if (!s->debris && s->assembly_count == 0) return NULL;
+    /* a saved world's own shapes' meshes are the debris layer's (rb_debris_piece_mesh): it is made for them */
+    if (!s->debris && s->assembly_count == 0 && s->shape_count == 0) return NULL;
     static const rb_debris_desc none = {0};
     char why[256];
     rb_world *w = rb_entities_world(t);
@@ -73,11 +93,16 @@ rb_debris *rb_scene_debris(const rb_scene *s, rb_entities *t, char *err, size_t 
         rb_debris *d = ids ? rb_debris_restore(s->debris, s->debris_state, t, ids, n, why, sizeof why) : NULL;
         if (!d) snprintf(err, err_size, "%s: %s", s->name, ids ? why : "out of memory");
         free(ids);
+        if (d && !keep_meshes(s, d, w, err, err_size)) rb_debris_destroy(d), d = NULL;
         return d;
     }
     rb_debris *d = rb_debris_create(s->debris ? s->debris : &none, t, why, sizeof why);
     if (!d) {
         snprintf(err, err_size, "%s: %s", s->name, why);
+        return NULL;
+    }
+    if (!keep_meshes(s, d, w, err, err_size)) {
+        rb_debris_destroy(d);
         return NULL;
     }
     for (uint32_t b = 0; b < s->body_count && b < rb_world_body_count(w); b++) {
@@ -170,24 +195,42 @@ uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err
         }
         world_material[i] = (uint32_t)m;
     }
+    /* a saved world's own shapes, registered as they were saved (their world shape index is the world's next) */
+    int *saved = s->shape_count ? malloc(sizeof *saved * s->shape_count) : NULL;
+    if (s->shape_count && !saved) return snprintf(err, err_size, "%s: out of memory", s->name), 0;
+    for (uint32_t k = 0; k < s->shape_count; k++) {
+        const rb_shape *sh = &s->shapes[k];
+        const rb_shape_data data = {sh->particle_count, sh->particles, sh->mass,
+                                    {sh->inertia[0], sh->inertia[1], sh->inertia[2]}, sh->particle_radius};
+        if ((saved[k] = rb_world_add_shape(w, &data)) < 0) {
+            free(saved);
+            snprintf(err, err_size, "%s: shapes[%u] (%s): the world refused it (the log says why)", s->name, k,
+                     sh->name);
+            return 0;
+        }
+    }
     uint32_t added = 0;
     const uint32_t base = rb_world_body_count(w); /* the scene's bodies are the world's from here on */
     for (uint32_t i = 0; i < s->body_count; i++) {
         const rb_scene_body *b = &s->bodies[i];
-        int row = rb_entities_find(t, b->shape);
-        if (row < 0) {
+        int row = b->saved_shape ? -1 : rb_entities_find(t, b->shape);
+        if (row < 0 && !b->saved_shape) {
             snprintf(err, err_size, "%s: body %u: shape '%s' is not loaded", s->name, i, b->shape);
+            free(saved);
             return added;
         }
-        warn_inside_planes(s, i, rb_entities_get(t, (uint32_t)row)->shape, rb_world_get_desc(w));
+        warn_inside_planes(s, i, b->saved_shape ? &s->shapes[b->saved_shape - 1] : rb_entities_get(t, (uint32_t)row)->shape,
+                           rb_world_get_desc(w));
         rb_body_desc d = b->desc;
         d.kind = b->is_static ? RB_BODY_STATIC : b->is_kinematic ? RB_BODY_KINEMATIC : RB_BODY_DYNAMIC;
         d.material = world_material[b->material];
         /* a part of an assembly is held as its assembly is, when it is glued (rb_scene_debris) */
         if (!b->assembly) d.hold = b->anchored ? RB_HOLD_ANCHORED : b->asleep ? RB_HOLD_DORMANT : RB_HOLD_NONE;
-        rb_body_id id = rb_entities_spawn_scaled(t, (uint32_t)row, b->scale, &d);
+        if (b->saved_shape) d.shape = (uint32_t)saved[b->saved_shape - 1];
+        rb_body_id id = b->saved_shape ? rb_world_add_body(w, &d) : rb_entities_spawn_scaled(t, (uint32_t)row, b->scale, &d);
         if (id.generation == 0) {
             snprintf(err, err_size, "%s: body %u (%s): the world refused it (the log says why)", s->name, i, b->shape);
+            free(saved);
             return added;
         }
         if (b->exact) {
@@ -205,6 +248,7 @@ uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err
                 rb_world_remove_body(w, id);
                 snprintf(err, err_size, "%s: body %u (%s): its saved state was refused (the log says why)", s->name, i,
                          b->shape);
+                free(saved);
                 return added;
             }
         }
@@ -216,11 +260,24 @@ uint32_t rb_scene_build(const rb_scene *s, rb_entities *t, char *err, size_t err
                 rb_world_remove_body(w, id);
                 snprintf(err, err_size, "%s: body %u (%s): its path was refused (the log says why)", s->name, i,
                          b->shape);
+                free(saved);
+                return added;
+            }
+        }
+        if (b->pieces) {
+            const rb_scene_pieces *p = &s->pieces[b->pieces - 1];
+            if (!rb_world_set_pieces(w, id, p->piece_count, p->piece_of, p->pieces) ||
+                !rb_world_restore_piece_loads(w, id, p->peak, p->piece_count, p->taken)) {
+                rb_world_remove_body(w, id);
+                snprintf(err, err_size, "%s: body %u (%s): its pieces were refused (the log says why)", s->name, i,
+                         b->shape);
+                free(saved);
                 return added;
             }
         }
         added++;
     }
+    free(saved);
     for (uint32_t k = 0; k < s->joint_count; k++) {
         const rb_scene_joint *j = &s->joints[k];
         rb_joint_desc jd = {.a = rb_world_body_id(w, base + j->a), .breaking_force = j->breaking_force};
@@ -471,16 +528,24 @@ bool rb_scene_write_source(FILE *f, const rb_scene_source *source, char *err, si
         put_float(f, d->planes[i].offset);
         fputs("}", f);
     }
-    fputs(d->plane_count ? "\n  ],\n  \"bodies\": [" : "],\n  \"bodies\": [", f);
+    fputs(d->plane_count ? "\n  ],\n" : "],\n", f);
+    /* the world's own shapes (pieces, assemblies) before the bodies that name them */
+    rb_saved_shapes saved;
+    if (!rb_scene_write_shapes(f, source, &saved, err, err_size)) return false;
+    fputs("  \"bodies\": [", f);
     const uint32_t n = rb_world_body_count(w);
     uint32_t *ends = NULL;
     const uint32_t joints = joint_ends(w, &ends);
-    if (joints == UINT32_MAX) return snprintf(err, err_size, "out of memory for the joints"), false;
+    if (joints == UINT32_MAX) {
+        rb_saved_shapes_free(&saved);
+        return snprintf(err, err_size, "out of memory for the joints"), false;
+    }
     for (uint32_t b = 0; b < n; b++) {
         rb_body_state s;
         if (!rb_world_get_body(w, b, &s)) {
             snprintf(err, err_size, "cannot read body %u back from the backend", b);
             free(ends);
+            rb_saved_shapes_free(&saved);
             return false;
         }
         bool finite = isfinite(s.sleep_timer) && isfinite(s.support);
@@ -491,15 +556,12 @@ bool rb_scene_write_source(FILE *f, const rb_scene_source *source, char *err, si
         if (!finite) {
             snprintf(err, err_size, "body %u has a state that is not finite (the simulation blew up)", b);
             free(ends);
+            rb_saved_shapes_free(&saved);
             return false;
         }
-        int row = rb_entities_of_world_shape(t, s.shape);
-        if (row < 0) {
-            snprintf(err, err_size, "body %u has a shape the entity table does not know", b);
-            free(ends);
-            return false;
-        }
-        fprintf(f, "%s\n    {\"shape\": \"%s\", ", b ? "," : "", rb_entities_get(t, (uint32_t)row)->shape->name);
+        const int row = rb_entities_of_world_shape(t, s.shape);
+        const char *shape = row >= 0 ? rb_entities_get(t, (uint32_t)row)->shape->name : rb_saved_shape_name(&saved, s.shape);
+        fprintf(f, "%s\n    {\"shape\": \"%s\", ", b ? "," : "", shape);
         put_vector(f, "position", s.position, 3);
         fputs(", ", f);
         put_vector(f, "orientation", s.orientation, 4);
@@ -535,8 +597,14 @@ bool rb_scene_write_source(FILE *f, const rb_scene_source *source, char *err, si
                 break;
             }
         put_path(f, w, s.id);
+        if (s.kind == RB_BODY_DYNAMIC && !rb_scene_write_pieces(f, w, s.id, s.shape, err, err_size)) {
+            free(ends);
+            rb_saved_shapes_free(&saved);
+            return false;
+        }
         fputs("}", f);
     }
+    rb_saved_shapes_free(&saved);
     fputs(n ? "\n  ],\n" : "],\n", f);
     write_joints(f, w, ends);
     free(ends);

@@ -62,7 +62,23 @@ typedef struct rb_scene_body {
     char origin[32]; /* where the file gave it, for messages: "bodies[3]", "generators[1]" */
     char name[RB_SCENE_NAME_SIZE]; /* its `name`, unique in the scene ("" : none; joints name bodies by it) */
     uint32_t path;                 /* its `path`: 1 + an index into the scene's paths; 0: none (kinematic bodies) */
+    /* A saved world's (docs/scene-format.md, "shapes"): the shape it names
+     * is the scene's own, 1 + an index into rb_scene.shapes (0: shape names
+     * a registry shape); its world piece state, 1 + an index into
+     * rb_scene.pieces (0: none). */
+    uint32_t saved_shape;
+    uint32_t pieces;
 } rb_scene_body;
+
+/* A breakable body's piece state in the world (world.h, rb_world_set_pieces,
+ * rb_world_piece_loads): a body's `pieces` key, set again as it was saved. */
+typedef struct rb_scene_pieces {
+    uint32_t piece_count, particle_count;
+    uint32_t *piece_of;    /* particle_count: each particle's piece */
+    rb_piece_desc *pieces; /* piece_count: centre, mass, holds */
+    float *peak;           /* piece_count: the largest load over hold so far (+inf: a piece that holds nothing, loaded) */
+    bool taken;            /* its break was given out (rb_world_take_breaks) */
+} rb_scene_pieces;
 
 /* The most assemblies a scene may hold. */
 #define RB_SCENE_MAX_ASSEMBLIES 256u
@@ -138,6 +154,15 @@ typedef struct rb_scene {
     uint32_t joint_count, joint_capacity;
     rb_scene_path *paths;
     uint32_t path_count, path_capacity;
+    /* The `shapes` key: a saved world's shapes that no registry shape is (a
+     * broken body's pieces, a glued assembly), each registered with the
+     * world as it is when the scene is built; name, particles, mass,
+     * inertia, particle_radius, bounding_radius and mesh are set. */
+    rb_shape *shapes;
+    uint32_t shape_count;
+    /* The bodies' `pieces` keys. */
+    rb_scene_pieces *pieces;
+    uint32_t piece_state_count, piece_state_capacity;
 } rb_scene;
 
 /* The index of the scene's body of that name, or -1. */
@@ -203,9 +228,12 @@ typedef struct rb_scene_source {
  * reason in err. */
 bool rb_scene_save_source(const char *path, const rb_scene_source *source, char *err, size_t err_size);
 /* The same text to an open stream (a keyframe of a cache,
- * src/record/cache.c). False with the reason in err (a body the entity
- * table has no shape for, such as a broken body's piece; a state that is
- * not finite); what was written then is not a scene. */
+ * src/record/cache.c). A body of a world shape the entity table has no
+ * row for (a broken body's piece, a glued assembly) has its shape written
+ * in the `shapes` key, with the mesh the debris layer keeps for it, and a
+ * breakable body its world piece state (`pieces`). False with the reason
+ * in err (a state that is not finite); what was written then is not a
+ * scene. */
 bool rb_scene_write_source(FILE *f, const rb_scene_source *source, char *err, size_t err_size);
 
 /* rb_scene_save_source of the world and its entity table alone. */

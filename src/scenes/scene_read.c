@@ -196,7 +196,7 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
     }
     static const char *const keys[] = {"rubble_scene", "world",    "materials", "planes",   "bodies",
                                        "generators",   "contacts", "camera",    "emitters", "fields",
-                                       "debris",       "joints",   "assemblies", "debris_state", NULL};
+                                       "debris",       "joints",   "assemblies", "shapes", "debris_state", NULL};
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "rubble_scene");
     size_t len;
     if (!cJSON_IsObject(root)) {
@@ -213,8 +213,8 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
         /* In this order, whatever the file's: materials need the world's
          * step, bodies the materials, the pile generator the planes, the
          * contacts every body's particles and every plane. */
-        static const char *const order[] = {"world",      "materials", "planes", "assemblies", "bodies",
-                                            "generators", "joints",    "contacts", "camera"};
+        static const char *const order[] = {"world",  "materials", "planes",   "shapes", "assemblies",
+                                            "bodies", "generators", "joints", "contacts", "camera"};
         for (size_t k = 0; k < sizeof order / sizeof *order && !r.failed; k++) {
             const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, order[k]);
             if (!o) continue;
@@ -230,18 +230,21 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
                 read_planes(&r, s, o);
                 break;
             case 3:
-                rb_read_assemblies(&r, s, o);
+                rb_read_shapes(&r, s, o);
                 break;
             case 4:
-                read_list(&r, s, o, rb_read_body);
+                rb_read_assemblies(&r, s, o);
                 break;
             case 5:
-                read_list(&r, s, o, rb_read_generator);
+                read_list(&r, s, o, rb_read_body);
                 break;
             case 6:
-                rb_read_joints(&r, s, o);
+                read_list(&r, s, o, rb_read_generator);
                 break;
             case 7:
+                rb_read_joints(&r, s, o);
+                break;
+            case 8:
                 rb_read_contacts(&r, s, o);
                 break;
             default:

@@ -33,7 +33,10 @@ bool rb_read_reserve_bodies(rb_scene *s, uint64_t n, uint32_t particles, rb_read
 const rb_shape *rb_read_template(rb_reader *r, const rb_scene *s, const cJSON *o, rb_scene_body *t) {
     if (!rb_read_string(r, o, "shape", t->shape, sizeof t->shape, true)) return NULL;
     size_t len = rb_read_enter(r, "shape", 0);
-    const rb_shape *shape = rb_read_find_shape(r, t->shape);
+    /* a saved world's own shape (the top level's `shapes`), else the registry's */
+    const int saved = rb_read_saved_shape(s, t->shape);
+    t->saved_shape = saved >= 0 ? (uint32_t)saved + 1 : 0;
+    const rb_shape *shape = saved >= 0 ? &s->shapes[saved] : rb_read_find_shape(r, t->shape);
     rb_read_leave(r, len);
     if (!shape) return NULL;
     char material[RB_SCENE_NAME_SIZE] = "default";
@@ -57,6 +60,8 @@ const rb_shape *rb_read_template(rb_reader *r, const rb_scene *s, const cJSON *o
     if (!(t->scale > 0.0f)) return rb_read_fail_at(r, "scale", "scale must be greater than 0 (got %g)", t->scale), NULL;
     if (!(t->scale >= 0.01f && t->scale <= 100.0f))
         return rb_read_fail_at(r, "scale", "scale %g is out of range [0.01, 100]", t->scale), NULL;
+    if (t->saved_shape && t->scale != 1.0f)
+        return rb_read_fail_at(r, "scale", "a saved shape ('%s') is at its own size: scale 1", t->shape), NULL;
     /* s; a body with one is debris (debris.h), removed when its time is up */
     if (!rb_read_float(r, o, "lifetime", 0.0, 1e9, &t->lifetime)) return NULL;
     if (!rb_read_breakable(r, o, t)) return NULL;
@@ -142,6 +147,7 @@ bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
                                        "assembly",
                                        "name",
                                        "path",
+                                       "pieces",
                                        NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
@@ -194,6 +200,7 @@ bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
                                "angular_velocity");
     if ((b.is_static || b.is_kinematic) && support)
         return rb_read_fail_at(r, "support", "a static or kinematic body has no support (its mass is infinite)");
+    if (!rb_read_body_pieces(r, s, o, shape, &b)) return false;
     if (!rb_read_reserve_bodies(s, 1, shape->particle_count, r)) return false;
     s->bodies[s->body_count++] = b;
     return true;

@@ -9,6 +9,7 @@
  *   scene_read_contacts.c    `contacts`
  *   scene_read_joints.c      `joints`, chains made into bodies and joints
  *   scene_read_paths.c       a body's `name` and `path`, bodies by name
+ *   scene_read_shapes.c      `shapes` (a saved world's own), a body's `pieces`
  *   scene_read_base.c        the toolkit they all use: the key path every
  *                            message names, and values read and checked at it
  *
@@ -121,5 +122,15 @@ bool rb_read_name_and_path(rb_reader *r, rb_scene *s, const cJSON *o, rb_scene_b
  * is read: each joint's bodies by name, or a chain of new bodies. False,
  * failed, on a bad entry. */
 bool rb_read_joints(rb_reader *r, rb_scene *s, const cJSON *o);
+
+/* A saved world's own shapes (scene_read_shapes.c): the top level's
+ * `shapes` list o into s->shapes, each checked (a name no registry shape
+ * has, positive radius, mass and inertia, finite particles, a mesh checked
+ * by rb_read_mesh); the index of the scene's shape of that name, or -1; a
+ * body's `pieces` (its world piece state, checked against its shape's
+ * particles) into s->pieces and b->pieces. False, failed, on a bad value. */
+bool rb_read_shapes(rb_reader *r, rb_scene *s, const cJSON *o);
+int rb_read_saved_shape(const rb_scene *s, const char *name);
+bool rb_read_body_pieces(rb_reader *r, rb_scene *s, const cJSON *o, const rb_shape *shape, rb_scene_body *b);
 
 #endif

@@ -377,6 +377,12 @@ int rb_world_add_shape(rb_world *w, const rb_shape_data *s) {
 
 uint32_t rb_world_shape_count(const rb_world *w) { return w->shape_count; }
 
+bool rb_world_shape_inertia(const rb_world *w, uint32_t shape, float inertia[3]) {
+    if (shape >= w->shape_count) return false;
+    memcpy(inertia, w->shapes[shape].inertia, sizeof w->shapes[shape].inertia);
+    return true;
+}
+
 float rb_world_shape_radius(const rb_world *w, uint32_t shape) {
     return shape < w->shape_count ? w->shapes[shape].radius : 0.0f;
 }
@@ -1120,6 +1126,44 @@ uint32_t rb_world_piece_loads(rb_world *w, rb_body_id id, float *out, uint32_t m
     const uint32_t pf = w->d.body_first_piece[b], pc = w->d.body_first_piece[b + 1] - pf;
     for (uint32_t p = 0; p < pc && p < max; p++) out[p] = w->d.piece_load[pf + p];
     return pc;
+}
+
+uint32_t rb_world_get_pieces(const rb_world *w, rb_body_id id, rb_piece_desc *out, uint32_t max, bool *taken) {
+    uint32_t b;
+    if (taken) *taken = false;
+    if (!index_of(w, id, &b)) return 0;
+    const rb_world_data *d = &w->d;
+    const uint32_t pf = d->body_first_piece[b], pc = d->body_first_piece[b + 1] - pf;
+    for (uint32_t p = 0; p < pc && p < max; p++) {
+        const rb_float4 c = d->piece_info[pf + p];
+        out[p] = (rb_piece_desc){{c.x, c.y, c.z}, c.w, d->piece_holds[pf + p]};
+    }
+    if (taken && pc) *taken = d->piece_taken[pf] != 0;
+    return pc;
+}
+
+bool rb_world_restore_piece_loads(rb_world *w, rb_body_id id, const float *loads, uint32_t count, bool taken) {
+    uint32_t b;
+    if (!index_of(w, id, &b) || !host_current(w)) return false;
+    rb_world_data *d = &w->d;
+    const uint32_t pf = d->body_first_piece[b], pc = d->body_first_piece[b + 1] - pf;
+    if (pc == 0 || count != pc) {
+        rb_log(RB_LOG_ERROR, "world: %u piece loads for a body of %u pieces", count, pc);
+        return false;
+    }
+    for (uint32_t p = 0; p < pc; p++)
+        if (!(loads[p] >= 0.0f)) { /* +inf is a load on a piece that holds nothing */
+            rb_log(RB_LOG_ERROR, "world: piece %u's load %g is not a number >= 0", p, loads[p]);
+            return false;
+        }
+    for (uint32_t p = 0; p < pc; p++) {
+        d->piece_load[pf + p] = loads[p];
+        d->piece_taken[pf + p] = taken;
+        /* a piece past its hold whose break was not taken yet: the next rb_world_take_breaks looks */
+        if (!taken && loads[p] > 1.0f) w->breaks_left = true;
+    }
+    w->host_dirty = true;
+    return true;
 }
 
 uint32_t rb_world_particle_pieces(const rb_world *w, rb_body_id id, uint32_t *piece_of, uint32_t max) {

@@ -190,6 +190,8 @@ float rb_world_shape_radius(const rb_world *world, uint32_t shape);
  * max particles into out (NULL: none), and its mass (kg) into *mass (may be
  * NULL); returns its particle count, 0 for an unknown shape. */
 uint32_t rb_world_shape_particles(const rb_world *world, uint32_t shape, float *out, uint32_t max, float *mass);
+/* A shape's principal moments of inertia (kg m^2) into inertia; false for an unknown shape. */
+bool rb_world_shape_inertia(const rb_world *world, uint32_t shape, float inertia[3]);
 
 /* Adds a body; returns a null id on bad input (unknown shape, kind or
  * material, non-finite values, a static body with a velocity: logged). */
@@ -336,6 +338,21 @@ uint32_t rb_world_piece_loads(rb_world *world, rb_body_id id, float *out, uint32
  * up to max of them into piece_of; returns its piece count (0: not
  * breakable or a stale id). Host data only: it costs no read of the backend. */
 uint32_t rb_world_particle_pieces(const rb_world *world, rb_body_id id, uint32_t *piece_of, uint32_t max);
+/* A breakable body's pieces as rb_world_set_pieces set them, up to max into
+ * out, and (taken not NULL) whether rb_world_take_breaks gave the body out;
+ * returns its piece count (0: not breakable or a stale id). Host data only.
+ * With rb_world_particle_pieces and rb_world_piece_loads, what a saved
+ * scene needs to set the pieces again (src/scenes/scene_write_shapes.c). */
+uint32_t rb_world_get_pieces(const rb_world *world, rb_body_id id, rb_piece_desc *out, uint32_t max, bool *taken);
+/* Sets a breakable body's pieces' largest loads so far (rb_world_piece_loads;
+ * count of them, its piece count) and whether its break was taken, as a
+ * saved scene had them: called after rb_world_set_pieces, which starts them
+ * at 0, so the body goes on to break where the saved one would have. A
+ * load past 1 not taken is found by the next rb_world_take_breaks. Every
+ * backend steps from the host's loads (uploaded with the pieces). False
+ * (logged) for a stale id, a body that is not breakable, a count that is
+ * not its piece count or a load that is not a number >= 0. */
+bool rb_world_restore_piece_loads(rb_world *world, rb_body_id id, const float *loads, uint32_t count, bool taken);
 /* The bodies with a piece over its hold that have not been taken before:
  * their ids into out (up to max); returns how many there are. Without a new
  * break it costs one 4-byte read of the backend. */
