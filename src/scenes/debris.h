@@ -294,8 +294,10 @@ const rb_debris_desc *rb_debris_get_desc(const rb_debris *d);
  * `debris`, and its run-time state (clock, generators, tables, counters)
  * as `debris_state`, each a line of a scene file's top level ending ",\n";
  * bodies named by their index in the world's body order, as the scene
- * writer writes them. False with the reason in err (a value that is not
- * finite, breakable bodies); what was written then is not a scene. */
+ * writer writes them. A breakable body of a world shape of its own (a
+ * broken body's piece, a glued assembly) is written without its pieces,
+ * warned of (docs/debris.md, "Saving"). False with the reason in err (a
+ * value that is not finite); what was written then is not a scene. */
 bool rb_debris_write_state(FILE *f, const rb_debris *d, char *err, size_t err_size);
 /* A layer made from desc for the world of entities (rb_debris_create), its
  * run-time state taken from saved: a `debris_state` as the scene reader
