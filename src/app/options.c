@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "paths.h"
 #include "render/quality.h"
@@ -102,6 +103,8 @@ static const option_spec specs[] = {
     {"--gltf", true, RUBBLE},
     {"--events", true, RUBBLE},
     {"--events-impulse", true, RUBBLE},
+    {"--save", true, RUBBLE},
+    {"--save-every", true, RUBBLE},
     {"--quiet", false, BENCH},
     {"--warmup", true, BENCH},
     {"--time", true, BENCH},
@@ -207,6 +210,11 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
     } else if (!strcmp(a, "--events-impulse")) {
         if (!parse_double(v, 0.0, 1e12, &x)) return FAIL("--events-impulse takes an impulse in N s >= 0, not '%s'", v);
         o->events_impulse = (float)x;
+    } else if (!strcmp(a, "--save")) {
+        o->save = v;
+    } else if (!strcmp(a, "--save-every")) {
+        if (!parse_double(v, 1e-6, 1e9, &x)) return FAIL("--save-every takes simulated seconds > 0, not '%s'", v);
+        o->save_every = x;
     } else if (!strcmp(a, "--warmup")) {
         if (!parse_double(v, 0.0, 1e6, &x)) return FAIL("--warmup takes simulated seconds >= 0, not '%s'", v);
         o->warmup = x;
@@ -322,14 +330,60 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
     if (o->events && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
         return FAIL("--events writes a --headless run's events; the window does not write them");
     /* one file, one output: --events over the cache or an export would leave neither whole */
-    const char *others[] = {o->record, o->export_csv, o->export_gltf, o->screenshot, o->video};
-    const char *names[] = {"--record", "--csv", "--gltf", "--screenshot", "--video"};
+    const char *others[] = {o->record, o->export_csv, o->export_gltf, o->screenshot, o->video, o->save};
+    const char *names[] = {"--record", "--csv", "--gltf", "--screenshot", "--video", "--save"};
     for (size_t k = 0; o->events && k < sizeof others / sizeof *others; k++)
         if (others[k] && rb_path_same(o->events, others[k]))
             return FAIL("--events %s is also %s's file: give each output a file of its own", o->events, names[k]);
     if (o->video && o->headless) return FAIL("--video records the sandbox's frames; --headless draws none");
+    if ((o->save || o->save_every > 0) && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
+        return FAIL("--save and --save-every write a --headless run's state; in the window, Ctrl+S saves the scene");
+    if (o->save_every > 0 && !o->save) return FAIL("--save-every needs --save FILE: its files are named after FILE");
     if (program == RB_PROGRAM_BENCH && o->scene_count == 0 && !o->help)
         return FAIL("no scene given (e.g. rubble-bench pile 1000)");
+    return true;
+}
+
+bool rb_options_save_name(const char *out, unsigned k, char *name, size_t size) {
+    size_t n = strlen(out);
+    if (n >= 5 && !strcmp(out + n - 5, ".json")) n -= 5;
+    const int len = snprintf(name, size, "%.*s-%04u.json", (int)n, out, k);
+    return len >= 0 && (size_t)len < size;
+}
+
+/* True if path a and path b name one file: the same name, or the same
+ * file on disk where both exist. */
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    if (!strcmp(a, b)) return true;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* True if path is one of --save OUT's numbered files (OUT-NNNN.json, digits
+ * only between), which --save-every would write over. */
+static bool numbered_save(const rb_options *o, const char *path) {
+    char first[PATH_MAX + 16];
+    if (!o->save_every || !rb_options_save_name(o->save, 0, first, sizeof first)) return false;
+    const size_t stem = strlen(first) - strlen("0000.json"), n = strlen(path);
+    if (n < stem + strlen("0.json") || strncmp(path, first, stem) || strcmp(path + n - 5, ".json")) return false;
+    for (size_t i = stem; i < n - 5; i++)
+        if (path[i] < '0' || path[i] > '9') return false;
+    return true;
+}
+
+/* --save's file (and its numbered ones) is none of the files the run
+ * reads or writes besides: a file not asked for is never written over. */
+static bool save_apart(const rb_options *o, char *err, int err_size) {
+    const char *names[] = {"--scene", "--record", "--csv", "--gltf"};
+    const char *paths[] = {o->scene, o->record, o->export_csv, o->export_gltf};
+    for (int i = 0; i < 4; i++) {
+        if (!paths[i]) continue;
+        if (same_file(o->save, paths[i]))
+            return FAIL("--save %s is the file %s names: give the saved scene a name of its own", o->save, names[i]);
+        if (numbered_save(o, paths[i]))
+            return FAIL("--save-every would write over %s %s (it writes %s's numbered files)", names[i], paths[i],
+                        o->save);
+    }
     return true;
 }
 
@@ -350,6 +404,8 @@ static bool usable(const rb_options *o, char *err, int err_size) {
     if (o->export_gltf && !rb_path_writable(o->export_gltf, why, sizeof why))
         return FAIL("--gltf %s: %s", o->export_gltf, why);
     if (o->events && !rb_path_writable(o->events, why, sizeof why)) return FAIL("--events %s: %s", o->events, why);
+    if (o->save && !rb_path_writable(o->save, why, sizeof why)) return FAIL("--save %s: %s", o->save, why);
+    if (o->save && !save_apart(o, err, err_size)) return false;
     if (o->device >= 0 && o->backend != RB_BACKEND_REFERENCE) {
         FILE *null = fopen("/dev/null", "w");
         const int devices = null ? rb_world_list_devices(null) : 0;

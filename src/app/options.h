@@ -37,6 +37,8 @@ typedef struct rb_options {
     const char *export_csv, *export_gltf; /* --csv FILE, --gltf FILE: a headless run exported as rubble export does */
     const char *events;                   /* --events FILE: a headless run's events (docs/events.md) */
     float events_impulse;                 /* --events-impulse N: impacts listed above it, N s [1] */
+    const char *save;                     /* --save FILE: a headless run's end state as a scene file */
+    double save_every;                    /* --save-every S: also FILE-0001.json ... every S simulated s; 0 = none */
     rb_backend_kind backend;              /* --backend reference|opencl */
     int device;                           /* --device I; -1 = automatic */
     const char *plugin_dirs[RB_MAX_DIRS]; /* --plugins DIR (repeatable) */
@@ -78,6 +80,10 @@ void rb_options_defaults(rb_options *o, rb_program program);
  * options (and options of the other program), bad values and, for
  * rubble-bench, a missing scene. */
 bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, char *err, int err_size);
+/* The name of --save OUT's k-th numbered file (--save-every): OUT less a
+ * ".json" ending, then "-0001.json" (four digits at least). False if it
+ * does not fit in size. */
+bool rb_options_save_name(const char *out, unsigned k, char *name, size_t size);
 /* The program's usage screen, written to out (usage.c). */
 void rb_options_usage(rb_program program, FILE *out);
 /* Defaults, then argv: a bad command line prints what is wrong and the usage

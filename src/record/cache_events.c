@@ -1,4 +1,4 @@
-/* cache_events.c - the events record `V` of a cache (cache_events.h). */
+/* cache_events.c - the events record `N` of a cache (cache_events.h). */
 #include "cache_events.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* cache_events.h - a cache's events record `V` (docs/cache-format.md,
+/* cache_events.h - a cache's events record `N` (docs/cache-format.md,
  * docs/events.md): what rb_cache_events writes and the reader takes back
  * into rb_cache.events. Used by cache.c only. */
 #ifndef RB_CACHE_EVENTS_H

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "colors.h"
 #include "entities.h"
@@ -291,5 +292,23 @@ bool rb_debris_emitter_active(const rb_debris *d, uint32_t k);
 /* True if field k acts at the current time (the sandbox draws its extent). */
 bool rb_debris_field_active(const rb_debris *d, uint32_t k);
 const rb_debris_desc *rb_debris_get_desc(const rb_debris *d);
+
+/* Saving (src/scenes/debris_save.c; docs/scene-format.md, "debris_state"):
+ * writes the layer's effects as the scene keys `emitters`, `fields` and
+ * `debris`, and its run-time state (clock, generators, tables, counters)
+ * as `debris_state`, each a line of a scene file's top level ending ",\n";
+ * bodies named by their index in the world's body order, as the scene
+ * writer writes them. A breakable body of a world shape of its own (a
+ * broken body's piece, a glued assembly) is written without its pieces,
+ * warned of (docs/debris.md, "Saving"). False with the reason in err (a
+ * value that is not finite); what was written then is not a scene. */
+bool rb_debris_write_state(FILE *f, const rb_debris *d, char *err, size_t err_size);
+/* A layer made from desc for the world of entities (rb_debris_create), its
+ * run-time state taken from saved: a `debris_state` as the scene reader
+ * read it (src/scenes/debris_state_read.c), a layer of no world whose
+ * bodies are indices into ids (the scene's bodies in the world). NULL with
+ * the reason in err. */
+rb_debris *rb_debris_restore(const rb_debris_desc *desc, const rb_debris *saved, rb_entities *entities,
+                             const rb_body_id *ids, uint32_t id_count, char *err, size_t err_size);
 
 #endif

@@ -34,6 +34,7 @@ void rb_scene_destroy(rb_scene *s) {
     free(s->bodies);
     free(s->contacts);
     free(s->debris);
+    rb_debris_destroy(s->debris_state);
     free(s->joints);
     for (uint32_t k = 0; k < s->path_count; k++) free(s->paths[k].keys);
     free(s->paths);
@@ -65,26 +66,47 @@ static bool glue(const rb_scene *s, uint32_t a, rb_debris *d, rb_world *w, char 
     return ok;
 }
 
+/* A saved world's own shapes' meshes given to the debris layer (rb_debris_piece_mesh). */
+static bool keep_meshes(const rb_scene *s, rb_debris *d, rb_world *w, char *err, size_t err_size) {
+    for (uint32_t b = 0; b < s->body_count && b < rb_world_body_count(w); b++) {
+        const rb_scene_body *sb = &s->bodies[b];
+        const rb_mesh *mesh = sb->saved_shape ? &s->shapes[sb->saved_shape - 1].mesh : NULL;
+        if (mesh && mesh->vertex_count && !rb_debris_set_piece_mesh(d, rb_world_body_shapes(w)[b], mesh)) {
+            snprintf(err, err_size, "%s: shapes.%s: out of memory for its mesh", s->name, sb->shape);
+            return false;
+        }
+    }
+    return true;
+}
+
 rb_debris *rb_scene_debris(const rb_scene *s, rb_entities *t, char *err, size_t err_size) {
     if (err_size) err[0] = '\0';
     /* a saved world's own shapes' meshes are the debris layer's (rb_debris_piece_mesh): it is made for them */
     if (!s->debris && s->assembly_count == 0 && s->shape_count == 0) return NULL;
     static const rb_debris_desc none = {0};
     char why[256];
+    rb_world *w = rb_entities_world(t);
+    if (s->debris_state) { /* a saved layer, whole (the reader refused bodies' lifetimes and assemblies with it) */
+        const uint32_t n = s->body_count < rb_world_body_count(w) ? s->body_count : rb_world_body_count(w);
+        rb_body_id *ids = calloc(n ? n : 1, sizeof *ids);
+        for (uint32_t b = 0; ids && b < n; b++) ids[b] = rb_world_body_id(w, b);
+        rb_debris *d = ids ? rb_debris_restore(s->debris, s->debris_state, t, ids, n, why, sizeof why) : NULL;
+        if (!d) snprintf(err, err_size, "%s: %s", s->name, ids ? why : "out of memory");
+        free(ids);
+        if (d && !keep_meshes(s, d, w, err, err_size)) rb_debris_destroy(d), d = NULL;
+        return d;
+    }
     rb_debris *d = rb_debris_create(s->debris ? s->debris : &none, t, why, sizeof why);
     if (!d) {
         snprintf(err, err_size, "%s: %s", s->name, why);
         return NULL;
     }
-    rb_world *w = rb_entities_world(t);
+    if (!keep_meshes(s, d, w, err, err_size)) {
+        rb_debris_destroy(d);
+        return NULL;
+    }
     for (uint32_t b = 0; b < s->body_count && b < rb_world_body_count(w); b++) {
         const rb_scene_body *sb = &s->bodies[b];
-        const rb_mesh *mesh = sb->saved_shape ? &s->shapes[sb->saved_shape - 1].mesh : NULL;
-        if (mesh && mesh->vertex_count && !rb_debris_set_piece_mesh(d, rb_world_body_shapes(w)[b], mesh)) {
-            snprintf(err, err_size, "%s: shapes.%s: out of memory for its mesh", s->name, sb->shape);
-            rb_debris_destroy(d);
-            return NULL;
-        }
         if (sb->assembly) continue; /* its `breakable` is its own, once its assembly frees it */
         if (sb->lifetime > 0.0f) rb_debris_track(d, rb_world_body_id(w, b), sb->lifetime);
         if (sb->breakable && !rb_debris_make_breakable(d, rb_world_body_id(w, b), &sb->fracture, why, sizeof why)) {
@@ -133,7 +155,8 @@ static void remove_added(rb_world *w, uint32_t added) {
  * see. (Bodies set a hair into the ground, a cube at y = 0.6, rest.) */
 static void warn_inside_planes(const rb_scene *s, uint32_t i, const rb_shape *shape, const rb_world_desc *w) {
     const rb_scene_body *b = &s->bodies[i];
-    if (b->is_static || b->is_kinematic) return;
+    /* a saved state (rb_scene_save) is where the run had the body, touching what it touched */
+    if (b->is_static || b->is_kinematic || b->exact) return;
     float q[4] = {b->desc.orientation[0], b->desc.orientation[1], b->desc.orientation[2], b->desc.orientation[3]};
     if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) q[3] = 1.0f;
     rb_quat_normalize(q);
@@ -586,6 +609,8 @@ bool rb_scene_write_source(FILE *f, const rb_scene_source *source, char *err, si
     write_joints(f, w, ends);
     free(ends);
     write_camera(f, source->bookmarks);
+    /* the debris layer's effects and state (src/scenes/debris_save.c) */
+    if (source->debris && !rb_debris_write_state(f, source->debris, err, err_size)) return false;
     return write_contacts(f, w, err, err_size);
 }
 

@@ -139,6 +139,11 @@ typedef struct rb_scene {
     /* Debris effects (debris.h): the `emitters`, `fields` and `debris` keys;
      * NULL when the scene has none of them and no body has a lifetime. */
     rb_debris_desc *debris;
+    /* A saved debris layer's run-time state (the `debris_state` key,
+     * src/scenes/debris_state_read.c): a layer of no world, its bodies
+     * indices into bodies, which rb_scene_debris builds the layer from;
+     * NULL: none. */
+    rb_debris *debris_state;
     rb_scene_assembly assemblies[RB_SCENE_MAX_ASSEMBLIES];
     uint32_t assembly_count;
     /* The `camera` key's bookmarks; has_camera false when the file has none. */

@@ -196,7 +196,7 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
     }
     static const char *const keys[] = {"rubble_scene", "world",    "materials", "planes",   "bodies",
                                        "generators",   "contacts", "camera",    "emitters", "fields",
-                                       "debris",       "joints",   "assemblies", "shapes", NULL};
+                                       "debris",       "joints",   "assemblies", "shapes", "debris_state", NULL};
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "rubble_scene");
     size_t len;
     if (!cJSON_IsObject(root)) {
@@ -257,6 +257,13 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
         if (!r.failed) rb_read_check_structures(&r, s);
         /* After the bodies: a body's lifetime makes the scene one with debris. */
         if (!r.failed) rb_read_debris(&r, s, root);
+        /* After the effects: the state a saved layer had, of each of them */
+        const cJSON *state = cJSON_GetObjectItemCaseSensitive(root, "debris_state");
+        if (!r.failed && state) {
+            len = rb_read_enter(&r, "debris_state", 0);
+            rb_read_debris_state(&r, s, state);
+            rb_read_leave(&r, len);
+        }
     }
     cJSON_Delete(root);
     if (r.failed) {

@@ -5,6 +5,7 @@
  *   scene_read_generators.c  `generators`, expanded into bodies
  *   scene_read_bodies.c      `bodies`, and what a body and a generator share
  *   debris_read.c            `emitters`, `fields`, `debris`, `breakable`
+ *   debris_state_read.c      `debris_state`, a saved debris layer's state
  *   scene_read_contacts.c    `contacts`
  *   scene_read_joints.c      `joints`, chains made into bodies and joints
  *   scene_read_paths.c       a body's `name` and `path`, bodies by name
@@ -87,6 +88,12 @@ bool rb_read_generator(rb_reader *r, rb_scene *s, const cJSON *o);
  * or a body has a lifetime (read with the bodies). False, failed, on a bad
  * value. */
 bool rb_read_debris(rb_reader *r, rb_scene *s, const cJSON *root);
+/* A saved debris layer's run-time state, the top level's `debris_state`
+ * value o (debris_state_read.c), after the effects keys and the bodies:
+ * into s->debris_state, its emitters and fields checked against the
+ * scene's (s->debris, made if the scene had none). False, failed, on a bad
+ * value. */
+bool rb_read_debris_state(rb_reader *r, rb_scene *s, const cJSON *o);
 /* One entry of a weighted list of shapes, {"shape", "scale", "weight"}, as
  * an emitter's `shapes` and a heap generator's take it (debris_read.c). */
 bool rb_read_emit_choice(rb_reader *r, const cJSON *o, rb_emit_choice *c);
