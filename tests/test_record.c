@@ -610,6 +610,8 @@ static void test_bad_events(void **state) {
     b.n = 0, events_record(&b, 1, 0, 0.75, 1, 0), events_record(&b, 1, 0, 0.5, 1, 0);
     craft(path, &b);
     expect_refused(path, "events out of time order");
+}
+
 /* A camera record (version 4) for frame `frame`, its field of view yfov. */
 static void camera_record(bytes *b, uint32_t frame, uint8_t set, float yfov) {
     b_u8(b, 'V');
