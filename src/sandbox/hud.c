@@ -22,7 +22,7 @@ const char *const rb_hud_help_lines[][2] = {
     {"Alt + left", "grab, whatever the tool"},
     {"middle mouse", "select the body under the cursor (nothing there: none)"},
     {"Alt + right, O", "orbit about the selection or the point under the cursor (O: right mouse orbits)"},
-    {"F", "focus on the selection (else on what is under the cursor)"},
+    {"F", "focus on the selection (else the body under the cursor; else frame the whole scene)"},
     {"Ctrl / Shift + 1-3", "store / recall a camera bookmark (saved with the scene)"},
     {"M", "an emitter of the shape at the cursor, 20 a second (M on it again: gone)"},
     {"Shift+M", "remove the last emitter"},
