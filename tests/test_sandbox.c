@@ -13,6 +13,7 @@
 #include "record/cache.h"
 #include "sandbox/debug_views.h"
 #include "sandbox/framing.h"
+#include "sandbox/hud.h"
 #include "render/quality.h"
 #include "sandbox/sandbox.h"
 #include "rb_sandbox_test.h"
@@ -1748,20 +1749,22 @@ static void test_orbit_about_the_selection_or_the_point(void **state) {
 static void camera_equals(rb_sandbox *sb, const rb_camera *want);
 
 /* Every corner of each cube (centred at centres[i], 1.2 m a side) inside
- * the view with the framing's margin to spare, in front of the eye. */
+ * the view with the framing's margin to spare, below the HUD's lines, in
+ * front of the eye. */
 static void assert_cubes_framed(rb_sandbox *sb, const float centres[][3], int count) {
     float view[16], proj[16];
     rb_camera_matrices(rb_sandbox_camera(sb), W, H, view, proj);
     mat4 vp;
     glm_mat4_mul((vec4 *)proj, (vec4 *)view, vp);
+    const float top = rb_hud_lines_height(W) / (float)H; /* the HUD's share along the top, kept clear */
     for (int i = 0; i < count; i++)
         for (int k = 0; k < 8; k++) {
             vec4 in = {centres[i][0] + ((k & 1) ? 0.6f : -0.6f), centres[i][1] + ((k & 2) ? 0.6f : -0.6f),
                        centres[i][2] + ((k & 4) ? 0.6f : -0.6f), 1.0f},
                  o;
             glm_mat4_mulv(vp, in, o);
-            if (!(o[3] > 0.0f && fabsf(o[0] / o[3]) <= 1.0f - RB_FRAMING_MARGIN &&
-                  fabsf(o[1] / o[3]) <= 1.0f - RB_FRAMING_MARGIN))
+            if (!(o[3] > 0.0f && fabsf(o[0] / o[3]) <= 1.0f - RB_FRAMING_MARGIN + 1e-4f &&
+                  fabsf(o[1] / o[3] + top) <= (1.0f - top) * (1.0f - RB_FRAMING_MARGIN) + 1e-4f))
                 fail_msg("cube %d's corner %d at (%.3f, %.3f) w %.3f: outside the framed view", i, k, o[0] / o[3],
                          o[1] / o[3], o[3]);
         }

@@ -114,6 +114,8 @@ static float wrapped(rb_renderer *r, float x, float y, float max_w, const float 
 
 float rb_hud_scale(int width) { return width >= 900 ? 2.0f : 1.0f; }
 
+float rb_hud_lines_height(int width) { return (6.0f + 5.0f * 11.0f) * rb_hud_scale(width); }
+
 /* A live run: bodies, backend, tool, shape, scene, debris, paused or slowed. */
 static float live_lines(rb_renderer *r, float x, float y, const rb_hud_info *in) {
     char buf[256];

@@ -162,8 +162,13 @@ static void frame_all(rb_sandbox *sb) {
     if (!rb_sandbox_read_bodies(sb) || !rb_view_bounds(sb->view, rb_sandbox_live_world(sb), lo, hi))
         lo[0] = 1.0f, hi[0] = 0.0f; /* nothing there (or unread): the default box */
     rb_framing_box(lo, hi, box_lo, box_hi);
-    const float aspect = sb->width > 0 && sb->height > 0 ? (float)sb->width / (float)sb->height : 16.0f / 9.0f;
-    rb_framing_fit(&sb->camera, box_lo, box_hi, aspect, RB_FRAMING_MARGIN);
+    rb_log(RB_LOG_INFO, "camera: framing the box (%.2f, %.2f, %.2f) .. (%.2f, %.2f, %.2f) m", box_lo[0], box_lo[1], box_lo[2],
+           box_hi[0], box_hi[1], box_hi[2]);
+    const bool sized = sb->width > 0 && sb->height > 0;
+    const float aspect = sized ? (float)sb->width / (float)sb->height : 16.0f / 9.0f;
+    /* clear of the HUD's lines along the top (unless H hid them) */
+    const float top = sized && !sb->hide_hud ? rb_hud_lines_height(sb->width) / (float)sb->height : 0.0f;
+    rb_framing_fit(&sb->camera, box_lo, box_hi, aspect, RB_FRAMING_MARGIN, top);
 }
 
 void rb_sandbox_frame_camera(rb_sandbox *sb) {
