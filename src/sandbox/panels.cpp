@@ -70,6 +70,8 @@ void draw_panel(rb_panels *p, int k, float x, float y, float max_h) {
     // every panel starts folded.
     if (p->compact || k == RB_PANEL_SHAPES || (k == RB_PANEL_SCENE && !p->view->replaying))
         ImGui::SetNextWindowCollapsed(true, ImGuiCond_Once);
+    if (p->fold[k]) ImGui::SetNextWindowCollapsed(p->fold[k] > 0, ImGuiCond_Always);
+    p->fold[k] = 0;
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoFocusOnAppearing;
     p->panel = k;
@@ -110,8 +112,9 @@ int columns(const rb_panels *p, float top0, float top, float bottom, int column[
 // a window too narrow for the first column beside those lines it starts
 // below them too; in one too small for all the columns below them, they
 // start at the top as a last resort; columns that the window's width does
-// not hold are kept inside it, over one another. Each panel is placed by
-// its height in the frame before.
+// not hold are kept inside it, over one another, and a panel that would
+// reach past the bottom is moved up over the one above it. Each panel is
+// placed by its height in the frame before.
 void layout_and_draw(rb_panels *p) {
     const ImGuiIO &io = ImGui::GetIO();
     p->compact = io.DisplaySize.x < kCompactWidth || io.DisplaySize.y < kCompactHeight;
@@ -139,8 +142,10 @@ void layout_and_draw(rb_panels *p) {
         if (!p->shown[k]) continue;
         const int col = column[k];
         const float x = fmaxf(kGap, right - (float)col * (width + kGap)), lowest = col == 0 ? top0 : top_n;
-        draw_panel(p, k, x, y[col], bottom - lowest);
-        y[col] += p->panel_height[k] + kGap;
+        // never past the bottom: over the panel above rather than out of the window
+        const float at = fmaxf(lowest, fminf(y[col], bottom - p->panel_height[k]));
+        draw_panel(p, k, x, at, bottom - lowest);
+        y[col] = at + p->panel_height[k] + kGap;
     }
 }
 
@@ -339,6 +344,10 @@ extern "C" void rb_panels_show(rb_panels *p, rb_panel_id id, bool shown) {
 
 extern "C" bool rb_panels_shown(const rb_panels *p, rb_panel_id id) {
     return id >= 0 && id < RB_PANEL_COUNT && p->shown[id];
+}
+
+extern "C" void rb_panels_fold(rb_panels *p, rb_panel_id id, bool folded) {
+    if (id >= 0 && id < RB_PANEL_COUNT) p->fold[id] = folded ? 1 : -1;
 }
 
 extern "C" void rb_panels_say(rb_panels *p, rb_panel_id id, const char *text, bool refused) {
