@@ -24,6 +24,9 @@ rb_add_test(test_stats SOURCES test_stats.c LIBS rubble_sandbox)
 rb_add_test(test_tools SOURCES test_tools.c LIBS rubble_sandbox TIMEOUT 300)
 set_tests_properties(test_tools PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
 
+# The camera's framing of a box (src/sandbox/framing.c), pure maths.
+rb_add_test(test_framing SOURCES test_framing.c LIBS rubble_sandbox)
+
 # A plugin whose shape has no mesh, in a folder of its own (given with --plugins).
 set(RB_MESHLESS_DIR ${CMAKE_BINARY_DIR}/tests/meshless-plugin)
 add_library(test_meshless_plugin MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/meshless.c)

@@ -517,6 +517,56 @@ static void test_replay_timeline(void **st) {
     remove(cache);
 }
 
+/* Each panel drawn inside a sw x sh window; with inside_only false also
+ * clear of its middle (a 40 % x 40 % box about the centre). */
+static void assert_panels_fit(rb_sandbox *sb, int sw, int sh, bool inside_only) {
+    float r[4];
+    int drawn = 0;
+    for (int k = 0; k < RB_PANEL_COUNT; k++) {
+        if (!rb_panels_rect(rb_sandbox_panels(sb), (rb_panel_id)k, NULL, r)) continue;
+        drawn++;
+        fprintf(stderr, "%dx%d: panel %d at (%.0f, %.0f), %.0f x %.0f\n", sw, sh, k, r[0], r[1], r[2], r[3]);
+        assert_true(r[0] >= 0.0f && r[1] >= 0.0f && r[0] + r[2] <= (float)sw && r[1] + r[3] <= (float)sh);
+        if (inside_only) continue;
+        const float mx0 = 0.3f * sw, mx1 = 0.7f * sw, my0 = 0.3f * sh, my1 = 0.7f * sh;
+        assert_false(r[0] < mx1 && r[0] + r[2] > mx0 && r[1] < my1 && r[1] + r[3] > my0);
+    }
+    assert_int_equal(drawn, RB_PANEL_COUNT);
+    assert_false(rb_panels_over(rb_sandbox_panels(sb), 0.5f * sw, 0.5f * sh) && !inside_only);
+}
+
+/* At 960 x 540, live and replaying (whose Scene panel opens at 1280 x 720):
+ * every panel starts folded, inside the window and clear of its middle;
+ * every one opened, none goes past the left edge or out of the window. */
+static void test_panels_fit_a_small_window(void **st) {
+    char cache[600];
+    snprintf(cache, sizeof cache, "%s/panels-small.rbc", RB_TEST_BUILD_DIR);
+    rb_options o;
+    options_of(&o, false, 4);
+    o.record = cache;
+    rb_sandbox *sb = make_with(&o);
+    run_frames(sb, 10);
+    rb_sandbox_destroy(sb);
+    for (int replaying = 0; replaying < 2; replaying++) {
+        options_of(&o, true, 4);
+        o.width = 960, o.height = 540;
+        o.replay = replaying ? cache : NULL;
+        sb = make_with(&o);
+        run_frames(sb, 3); /* the layout settles on the heights of the frame before */
+        assert_panels_fit(sb, 960, 540, false);
+        float r[4];
+        for (int k = 0; k < RB_PANEL_COUNT; k++) rb_panels_fold(rb_sandbox_panels(sb), (rb_panel_id)k, false);
+        run_frames(sb, 4);
+        for (int k = 0; k < RB_PANEL_COUNT; k++) {
+            rect_of(sb, (rb_panel_id)k, NULL, r);
+            assert_true(r[3] > 60.0f); /* opened */
+        }
+        assert_panels_fit(sb, 960, 540, true);
+        rb_sandbox_destroy(sb);
+    }
+    remove(cache);
+}
+
 /* The program shows the panels in a window a person drives, not in a
  * scripted run (its screenshots keep their look) unless --panels. */
 static void test_panels_wanted(void **st) {
@@ -552,6 +602,7 @@ int main(void) {
         cmocka_unit_test(test_scene_panel_places_an_emitter_and_a_blast),
         cmocka_unit_test(test_wheel_over_a_panel_is_the_panels),
         cmocka_unit_test(test_replay_timeline),
+        cmocka_unit_test(test_panels_fit_a_small_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <cglm/cglm.h>
 
 #include "app/run.h"
+#include "sandbox/framing.h"
 #include "sandbox/hud.h"
 #include "record/cache.h"
 #include "sandbox/replay.h"
@@ -432,6 +433,111 @@ static void test_screenshots_show_the_frame(void **state) {
     rb_sandbox_destroy(sb);
 }
 
+/* ---- the replay's first view ---- */
+
+/* Records text (a scene) for half a second at RATE through the headless
+ * runner, from its stage (what a --record does), into the build folder. */
+static void record_scene(const char *text, const char *name, char *path, size_t size) {
+    rb_registry *reg = rb_registry_create(&(rb_registry_desc){.particle_radius = 0.2f});
+    for (int i = 0; i < 2; i++) rb_registry_scan_dir(reg, g_plugin_dirs[i]);
+    char err[1024];
+    rb_scene *scene = rb_scene_parse(text, name, reg, err, sizeof err);
+    if (!scene) fail_msg("%s", err);
+    rb_world_desc base = rb_default_world_desc();
+    base.backend = RB_BACKEND_REFERENCE;
+    rb_run *run = rb_run_create(reg, scene, &base, NULL, err, sizeof err);
+    if (!run) fail_msg("%s", err);
+    build_path(path, size, name);
+    rb_cache_writer *w = rb_cache_begin_stage(path, rb_run_stage(run), RATE, err, sizeof err);
+    if (!w) fail_msg("%s", err);
+    rb_run_on_frames(run, RATE, on_frame, w);
+    rb_run_stats stats;
+    assert_true(rb_run_steps(run, (long)(0.5 / 0.0016 + 0.5), "replay", false, &stats));
+    if (!rb_cache_end(w, err, sizeof err)) fail_msg("%s", err);
+    rb_run_destroy(run);
+    rb_registry_destroy(reg);
+}
+
+/* A recording of a scene with a start camera opens there, to the bit, its
+ * bookmarks the sandbox's; one with only bookmarks at its first; one
+ * without a camera framed on the recorded bodies: every particle of the
+ * first frame inside the view, from the framing's heading. */
+static void test_replay_opens_at_the_recorded_camera(void **state) {
+    (void)state;
+    char path[512], text[2048];
+    const char *bodies = "\"bodies\": [{\"shape\": \"cube\", \"position\": [30, 0.6, -20]}, "
+                         "{\"shape\": \"cube2\", \"position\": [36, 4.5, -22]}]";
+    snprintf(text, sizeof text,
+             "{\"rubble_scene\": 1, %s, \"camera\": {\"start\": {\"position\": [12.5, 7.25, 3], \"yaw\": 0.75, "
+             "\"pitch\": -0.3125}, \"bookmarks\": [null, {\"position\": [1, 2, 3], \"yaw\": 1, \"pitch\": 0}]}}",
+             bodies);
+    record_scene(text, "start.rbc", path, sizeof path);
+    rb_options o;
+    rb_options_defaults(&o, RB_PROGRAM_RUBBLE);
+    o.width = W, o.height = H, o.vsync = false, o.backend = RB_BACKEND_REFERENCE;
+    o.plugin_dirs[0] = g_plugin_dirs[0], o.plugin_dirs[1] = g_plugin_dirs[1];
+    o.plugin_dir_count = 2;
+    o.replay = path;
+    char err[4096];
+    rb_paths paths;
+    rb_paths_find(&paths, NULL);
+    rb_sandbox *sb = rb_sandbox_create(&o, &paths, err, sizeof err);
+    if (!sb) fail_msg("rb_sandbox_create: %s", err);
+    const rb_camera *c = rb_sandbox_camera(sb);
+    assert_true(c->position[0] == 12.5f && c->position[1] == 7.25f && c->position[2] == 3.0f);
+    assert_true(c->yaw == 0.75f && c->pitch == -0.3125f);
+    script(sb, "0 key down Left Shift\n0 key 2\n0 key up Left Shift\n"); /* the recording's bookmark 2 */
+    run_frames(sb, 1);
+    assert_true(c->position[0] == 1.0f && c->position[1] == 2.0f && c->position[2] == 3.0f && c->yaw == 1.0f);
+    rb_sandbox_destroy(sb);
+    remove(path);
+
+    /* bookmarks alone: the first set one */
+    snprintf(text, sizeof text,
+             "{\"rubble_scene\": 1, %s, \"camera\": {\"bookmarks\": [null, {\"position\": [-4, 5, 6], \"yaw\": "
+             "-0.5, \"pitch\": -0.25}]}}",
+             bodies);
+    record_scene(text, "marks.rbc", path, sizeof path);
+    sb = rb_sandbox_create(&o, &paths, err, sizeof err);
+    if (!sb) fail_msg("rb_sandbox_create: %s", err);
+    c = rb_sandbox_camera(sb);
+    assert_true(c->position[0] == -4.0f && c->position[1] == 5.0f && c->position[2] == 6.0f);
+    assert_true(c->yaw == -0.5f && c->pitch == -0.25f);
+    rb_sandbox_destroy(sb);
+    remove(path);
+
+    /* no camera: the recorded bodies framed, far from where the eye would be for the origin */
+    snprintf(text, sizeof text, "{\"rubble_scene\": 1, %s}", bodies);
+    record_scene(text, "framed.rbc", path, sizeof path);
+    rb_cache *cache = rb_cache_open(path, err, sizeof err);
+    assert_non_null(cache);
+    sb = rb_sandbox_create(&o, &paths, err, sizeof err);
+    if (!sb) fail_msg("rb_sandbox_create: %s", err);
+    c = rb_sandbox_camera(sb);
+    assert_true(c->yaw == RB_FRAMING_YAW && c->pitch == RB_FRAMING_PITCH);
+    const rb_cached_frame *f = &cache->frames[0];
+    float view[16], proj[16];
+    rb_camera_matrices(c, W, H, view, proj);
+    mat4 vp;
+    glm_mat4_mul((vec4 *)proj, (vec4 *)view, vp);
+    const float top = rb_hud_lines_height(W) / (float)H; /* the HUD's share along the top, kept clear */
+    for (uint32_t b = 0; b < f->body_count; b++) {
+        const rb_cached_shape *shape = &cache->shapes[rb_cache_find_shape(cache, f->bodies[b].world_shape)];
+        for (uint32_t i = 0; i < shape->particle_count; i++) {
+            vec4 in = {0, 0, 0, 1.0f}, out;
+            rb_quat_rotate(f->bodies[b].orientation, &shape->particles[3 * i], in);
+            for (int k = 0; k < 3; k++) in[k] += f->bodies[b].position[k];
+            glm_mat4_mulv(vp, in, out);
+            assert_true(out[3] > 0.0f);
+            assert_true(fabsf(out[0] / out[3]) <= 1.0f - RB_FRAMING_MARGIN + 1e-4f);
+            assert_true(fabsf(out[1] / out[3] + top) <= (1.0f - top) * (1.0f - RB_FRAMING_MARGIN) + 1e-4f);
+        }
+    }
+    rb_cache_close(cache);
+    rb_sandbox_destroy(sb);
+    remove(path);
+}
+
 /* ---- simulate from here ---- */
 
 /* A body's whole state, field by field to the bit (a struct's padding is
@@ -723,6 +829,7 @@ int main(void) {
         cmocka_unit_test(test_keys_drive_the_replay),
         cmocka_unit_test(test_timeline_click_and_drag),
         cmocka_unit_test(test_screenshots_show_the_frame),
+        cmocka_unit_test(test_replay_opens_at_the_recorded_camera),
         cmocka_unit_test(test_simulate_from_here_resumes_the_keyframe),
         cmocka_unit_test(test_simulate_from_here_refused_goes_on),
         cmocka_unit_test(test_simulate_from_here_after_a_break),

@@ -12,6 +12,8 @@
 #include "base/log.h"
 #include "record/cache.h"
 #include "sandbox/debug_views.h"
+#include "sandbox/framing.h"
+#include "sandbox/hud.h"
 #include "render/quality.h"
 #include "sandbox/sandbox.h"
 #include "rb_sandbox_test.h"
@@ -1287,6 +1289,8 @@ static void test_quality_is_chosen_and_f9_cycles(void **state) {
     assert_int_equal(w, W);
     assert_int_equal(h, H);
     assert_int_equal(stats(sb).gl_errors, 0);
+    /* a scripted screenshot is said in the log, not on the HUD: the next one does not show it */
+    assert_null(strstr(stats(sb).message, "saved"));
     rb_sandbox_destroy(sb);
 }
 
@@ -1752,9 +1756,33 @@ static void test_orbit_about_the_selection_or_the_point(void **state) {
     rb_sandbox_destroy(sb);
 }
 
+static void camera_equals(rb_sandbox *sb, const rb_camera *want);
+
+/* Every corner of each cube (centred at centres[i], 1.2 m a side) inside
+ * the view with the framing's margin to spare, below the HUD's lines, in
+ * front of the eye. */
+static void assert_cubes_framed(rb_sandbox *sb, const float centres[][3], int count) {
+    float view[16], proj[16];
+    rb_camera_matrices(rb_sandbox_camera(sb), W, H, view, proj);
+    mat4 vp;
+    glm_mat4_mul((vec4 *)proj, (vec4 *)view, vp);
+    const float top = rb_hud_lines_height(W) / (float)H; /* the HUD's share along the top, kept clear */
+    for (int i = 0; i < count; i++)
+        for (int k = 0; k < 8; k++) {
+            vec4 in = {centres[i][0] + ((k & 1) ? 0.6f : -0.6f), centres[i][1] + ((k & 2) ? 0.6f : -0.6f),
+                       centres[i][2] + ((k & 4) ? 0.6f : -0.6f), 1.0f},
+                 o;
+            glm_mat4_mulv(vp, in, o);
+            if (!(o[3] > 0.0f && fabsf(o[0] / o[3]) <= 1.0f - RB_FRAMING_MARGIN + 1e-4f &&
+                  fabsf(o[1] / o[3] + top) <= (1.0f - top) * (1.0f - RB_FRAMING_MARGIN) + 1e-4f))
+                fail_msg("cube %d's corner %d at (%.3f, %.3f) w %.3f: outside the framed view", i, k, o[0] / o[3],
+                         o[1] / o[3], o[3]);
+        }
+}
+
 /* F brings the selection to the middle of the view, near enough to fill
  * half its height; with nothing selected, the body under the cursor; with
- * nothing there, it says so and the camera stays. */
+ * nothing there, the whole scene framed. */
 static void test_focus_on_the_selection(void **state) {
     (void)state;
     rb_sandbox *sb = make_sandbox(0);
@@ -1786,15 +1814,101 @@ static void test_focus_on_the_selection(void **state) {
     run_frames(sb, 1);
     project(sb, other_centre, &x, &y);
     assert_true(fabsf(x - 0.5f * W) < 0.5f && fabsf(y - 0.5f * H) < 0.5f);
-    /* nothing at all: said, and the camera stays */
-    float eye[3];
-    memcpy(eye, c->position, sizeof eye);
+    /* nothing selected and no body under the cursor: the whole scene
+     * framed from the camera's heading, both cubes inside the view */
+    const float yaw = c->yaw, pitch = c->pitch;
     script(sb, "0 move 160 2\n0 key F\n"); /* the sky above the cube */
     run_frames(sb, 1);
-    assert_memory_equal(c->position, eye, sizeof eye);
-    assert_non_null(strstr(stats(sb).message, "nothing to focus on"));
+    assert_non_null(strstr(stats(sb).message, "the whole scene"));
+    assert_true(c->yaw == yaw && c->pitch == pitch);
+    assert_cubes_framed(sb, (const float[][3]){{3.0f, 0.6f, -4.0f}, {-3.0f, 0.6f, 0.0f}}, 2);
+    /* looking up at the sky: framed looking down */
+    look(sb, (float[3]){0.0f, 1.0f, 30.0f}, (float[3]){0.0f, 20.0f, 0.0f});
+    script(sb, "0 move 160 120\n0 key F\n");
+    run_frames(sb, 1);
+    assert_true(c->pitch == RB_FRAMING_PITCH);
+    assert_cubes_framed(sb, (const float[][3]){{3.0f, 0.6f, -4.0f}, {-3.0f, 0.6f, 0.0f}}, 2);
     (void)other;
     rb_sandbox_destroy(sb);
+}
+
+/* A sandbox on a scene file, 320x240. */
+static rb_sandbox *make_scene_sandbox(const char *file) {
+    rb_options o;
+    rb_options_defaults(&o, RB_PROGRAM_RUBBLE);
+    o.width = W, o.height = H, o.vsync = false, o.backend = RB_BACKEND_REFERENCE;
+    o.plugin_dirs[0] = g_plugin_dirs[0], o.plugin_dirs[1] = g_plugin_dirs[1];
+    o.plugin_dir_count = 2;
+    o.scene = file;
+    char err[4096];
+    rb_paths paths;
+    rb_paths_find(&paths, NULL);
+    rb_sandbox *sb = rb_sandbox_create(&o, &paths, err, sizeof err);
+    if (!sb) fail_msg("rb_sandbox_create: %s", err);
+    rb_sandbox_set_fixed_dt(sb, 1.0 / 60.0);
+    return sb;
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A scene file without a camera opens framed on its bodies (the framing's
+ * heading, every cube inside the view); Ctrl+S saves the camera as its
+ * camera.start, and loading that file (Ctrl+O) brings the camera back to
+ * it to the bit; a file with camera.start opens there. */
+static void test_scene_opens_framed_or_at_its_start(void **state) {
+    (void)state;
+    char dir[] = "/tmp/rubble-framing-XXXXXX", cwd[1024], file[600];
+    assert_non_null(mkdtemp(dir));
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    snprintf(file, sizeof file, "%s/spread.json", dir);
+    write_text(file, "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [-14, 0.6, 3]},"
+                     " {\"shape\": \"cube\", \"position\": [9, 0.6, -6]}, {\"shape\": \"cube\", "
+                     "\"position\": [0, 9.6, 0], \"static\": true}]}\n");
+    rb_sandbox *sb = make_scene_sandbox(file);
+    const rb_camera *c = rb_sandbox_camera(sb);
+    assert_true(c->yaw == RB_FRAMING_YAW && c->pitch == RB_FRAMING_PITCH);
+    const float cubes[][3] = {{-14.0f, 0.6f, 3.0f}, {9.0f, 0.6f, -6.0f}, {0.0f, 9.6f, 0.0f}};
+    assert_cubes_framed(sb, cubes, 3);
+    run_frames(sb, 1);
+    assert_cubes_framed(sb, cubes, 3);
+    /* Ctrl+S: the camera as camera.start */
+    look(sb, (float[3]){5.0f, 4.0f, 30.0f}, (float[3]){0.0f, 2.0f, 0.0f});
+    const rb_camera saved = *c;
+    script(sb, "0 key down Left Ctrl\n0 key S\n0 key up Left Ctrl\n");
+    run_frames(sb, 1);
+    char text[1 << 16];
+    FILE *f = fopen(stats(sb).last_saved, "r");
+    assert_non_null(f);
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "\"camera\": {\"start\": {\"position\": ["));
+    look(sb, (float[3]){-20.0f, 1.0f, 0.0f}, (float[3]){0.0f, 0.0f, 0.0f});
+    script(sb, "0 key down Left Ctrl\n0 key O\n0 key up Left Ctrl\n");
+    run_frames(sb, 1);
+    camera_equals(sb, &saved);
+    rb_sandbox_destroy(sb);
+    /* a file with camera.start opens there */
+    write_text(file, "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0]}],"
+                     " \"camera\": {\"start\": {\"position\": [1.5, 2.25, 14], \"yaw\": -0.125, \"pitch\": -0.5}}}\n");
+    sb = make_scene_sandbox(file);
+    c = rb_sandbox_camera(sb);
+    assert_true(c->position[0] == 1.5f && c->position[1] == 2.25f && c->position[2] == 14.0f);
+    assert_true(c->yaw == -0.125f && c->pitch == -0.5f);
+    run_frames(sb, 2);
+    assert_true(c->position[0] == 1.5f && c->yaw == -0.125f);
+    rb_sandbox_destroy(sb);
+    remove(file);
+    assert_int_equal(chdir(cwd), 0);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void camera_equals(rb_sandbox *sb, const rb_camera *want) {
@@ -1860,7 +1974,7 @@ static void test_bookmarks_stored_recalled_saved_and_loaded(void **state) {
     const size_t n = fread(text, 1, sizeof text - 1, f);
     text[n] = '\0';
     fclose(f);
-    assert_non_null(strstr(text, "\"camera\": {\"bookmarks\": ["));
+    assert_non_null(strstr(text, "\"bookmarks\": ["));
     /* bookmark 1 stored over, then the file loaded: its bookmarks are the sandbox's again */
     look(sb, (float[3]){4.0f, 4.0f, 4.0f}, (float[3]){0.0f, 0.0f, 0.0f});
     char lines[800];
@@ -1913,6 +2027,7 @@ int main(void) {
         cmocka_unit_test(test_debug_views_leave_the_run_alone),
         cmocka_unit_test(test_orbit_about_the_selection_or_the_point),
         cmocka_unit_test(test_focus_on_the_selection),
+        cmocka_unit_test(test_scene_opens_framed_or_at_its_start),
         cmocka_unit_test(test_bookmarks_stored_recalled_saved_and_loaded),
     };
     /* RB_TEST_SKIP="pattern" leaves out matching tests (cmocka globs), for runs by hand; RB_TEST_ONLY="pattern"

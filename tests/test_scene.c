@@ -1173,7 +1173,8 @@ static void test_camera_bookmarks_saved_and_read(void **state) {
     assert_true(s->bookmarks[1].set && s->bookmarks[1].position[2] == 3.0f && s->bookmarks[1].yaw == 4.0f);
     rb_scene_destroy(s);
 #define CAMERA(list) "{\"rubble_scene\": 1, \"camera\": {\"bookmarks\": " list "}}"
-    refused("{\"rubble_scene\": 1, \"camera\": []}", "t.json: camera: expected an object with \"bookmarks\"");
+    refused("{\"rubble_scene\": 1, \"camera\": []}",
+            "t.json: camera: expected an object with \"bookmarks\" or \"start\"");
     refused(CAMERA("{}"), "t.json: camera.bookmarks: expected an array of up to 3 bookmarks");
     refused(CAMERA("[null, null, null, null]"), "t.json: camera.bookmarks: at most 3 bookmarks (got 4)");
     refused(CAMERA("[7]"), "t.json: camera.bookmarks[0]: expected null or an object with position, yaw and pitch");
@@ -1192,6 +1193,60 @@ static void test_camera_bookmarks_saved_and_read(void **state) {
               "0, \"fov\": 1}]}}");
     assert_non_null(strstr(g_log, "t.json: camera.bookmarks[0].fov: unknown key, ignored"));
     rb_scene_destroy(s);
+}
+
+/* The start camera (`camera.start`): written by a save with one, alone or
+ * beside the bookmarks, read back to the bit; null or left out: none; each
+ * bad value refused at its key as a bookmark's is. */
+static void test_camera_start_saved_and_read(void **state) {
+    rb_scene *s = parse("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0]}]}");
+    assert_false(s->start.set);
+    rb_world_desc base = rb_default_world_desc();
+    rb_world *w = rb_test_world(rb_scene_world_desc(s, &base));
+    rb_entities *t = rb_entities_create(g_reg, w);
+    char err[1024], path[256];
+    assert_int_equal(rb_scene_build(s, t, err, sizeof err), 1);
+    const rb_scene_bookmark start = {.set = true, .position = {1.0f / 3.0f, 4.75f, 9.1f}, .yaw = 0.61f, .pitch = -0.44f};
+    const rb_scene_bookmark marks[RB_SCENE_BOOKMARKS] = {{0}, {.set = true, .position = {1, 2, 3}, .yaw = -1.0f}, {0}};
+    snprintf(path, sizeof path, "%s/tests/saved-start.json", RB_TEST_BUILD_DIR);
+    for (int with_marks = 0; with_marks < 2; with_marks++) {
+        const rb_scene_source source = {.world = w, .entities = t, .start = &start, .bookmarks = with_marks ? marks : NULL};
+        assert_true(rb_scene_save_source(path, &source, err, sizeof err));
+        rb_scene *again = rb_scene_load(path, g_reg, err, sizeof err);
+        if (!again) fail_msg("%s", err);
+        assert_true(again->has_camera && again->start.set);
+        assert_memory_equal(again->start.position, start.position, sizeof start.position);
+        assert_true(again->start.yaw == start.yaw && again->start.pitch == start.pitch);
+        assert_int_equal(again->bookmarks[1].set, with_marks);
+        if (with_marks) assert_true(again->bookmarks[1].position[2] == 3.0f && again->bookmarks[1].yaw == -1.0f);
+        assert_false(again->bookmarks[0].set || again->bookmarks[2].set);
+        rb_scene_destroy(again);
+    }
+    /* a start that is not set is not written */
+    const rb_scene_bookmark unset = {0};
+    const rb_scene_source none = {.world = w, .entities = t, .start = &unset};
+    assert_true(rb_scene_save_source(path, &none, err, sizeof err));
+    rb_scene *again = rb_scene_load(path, g_reg, err, sizeof err);
+    assert_non_null(again);
+    assert_false(again->has_camera || again->start.set);
+    rb_scene_destroy(again);
+    remove(path);
+    rb_entities_destroy(t), rb_world_destroy(w), rb_scene_destroy(s);
+
+    s = parse("{\"rubble_scene\": 1, \"camera\": {\"start\": null}}");
+    assert_true(s->has_camera && !s->start.set);
+    rb_scene_destroy(s);
+#define START(view) "{\"rubble_scene\": 1, \"camera\": {\"start\": " view "}}"
+    refused(START("[1, 2, 3]"), "t.json: camera.start: expected null or an object with position, yaw and pitch");
+    refused(START("{\"position\": [0, 1, 2], \"yaw\": 0}"), "t.json: camera.start: 'pitch' is missing");
+    refused(START("{\"yaw\": 0, \"pitch\": 0}"), "t.json: camera.start: 'position' is missing");
+    refused(START("{\"position\": [0, 1, 2, 3], \"yaw\": 0, \"pitch\": 0}"),
+            "t.json: camera.start.position: expected 3 numbers, got 4");
+    refused(START("{\"position\": [0, 1, 2], \"yaw\": 0, \"pitch\": -1.6}"),
+            "t.json: camera.start.pitch: -1.6 is out of range [-1.5708, 1.5708]");
+    refused(START("{\"position\": [0, 1, 2], \"yaw\": true, \"pitch\": 0}"),
+            "t.json: camera.start.yaw: expected a number");
+#undef START
 }
 
 int main(void) {
@@ -1217,6 +1272,7 @@ int main(void) {
         cmocka_unit_test(test_no_rolling_friction_no_keys),
         cmocka_unit_test(test_failed_save_keeps_the_old_file),
         cmocka_unit_test(test_camera_bookmarks_saved_and_read),
+        cmocka_unit_test(test_camera_start_saved_and_read),
         cmocka_unit_test(test_colors_read_written_and_refused),
         cmocka_unit_test(test_shipped_scenes_build),
         cmocka_unit_test(test_pattern_parts),

@@ -27,6 +27,12 @@ void rb_camera_look_at(rb_camera *c, const float target[3]) {
     c->pitch = atan2f(d[1], h);
 }
 
+void rb_camera_place(rb_camera *c, const float position[3], float yaw, float pitch) {
+    memcpy(c->position, position, 3 * sizeof(float));
+    c->yaw = yaw;
+    c->pitch = pitch > RB_PITCH_LIMIT ? RB_PITCH_LIMIT : pitch < -RB_PITCH_LIMIT ? -RB_PITCH_LIMIT : pitch;
+}
+
 void rb_camera_basis(const rb_camera *c, float forward[3], float right[3], float up[3]) {
     float cp = cosf(c->pitch), sp = sinf(c->pitch), cy = cosf(c->yaw), sy = sinf(c->yaw);
     forward[0] = -sy * cp, forward[1] = sp, forward[2] = -cy * cp;

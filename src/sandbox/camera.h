@@ -18,6 +18,9 @@ typedef struct rb_camera {
 /* A camera at eye looking at target, 60 degree field of view, 8 m/s. */
 void rb_camera_init(rb_camera *c, const float eye[3], const float target[3]);
 void rb_camera_look_at(rb_camera *c, const float target[3]);
+/* The eye at position looking along yaw and pitch (a scene's start camera
+ * or bookmark), the pitch kept short of straight up or down. */
+void rb_camera_place(rb_camera *c, const float position[3], float yaw, float pitch);
 /* Unit vectors of the view: forward (where it looks), right, and up (y). */
 void rb_camera_basis(const rb_camera *c, float forward[3], float right[3], float up[3]);
 /* Mouse look: dx, dy in pixels of mouse motion (y down, as SDL reports it). */

@@ -22,7 +22,7 @@ const char *const rb_hud_help_lines[][2] = {
     {"Alt + left", "grab, whatever the tool"},
     {"middle mouse", "select the body under the cursor (nothing there: none)"},
     {"Alt + right, O", "orbit about the selection or the point under the cursor (O: right mouse orbits)"},
-    {"F", "focus on the selection (else on what is under the cursor)"},
+    {"F", "focus on the selection (else the body under the cursor; else frame the whole scene)"},
     {"Ctrl / Shift + 1-3", "store / recall a camera bookmark (saved with the scene)"},
     {"M", "an emitter of the shape at the cursor, 20 a second (M on it again: gone)"},
     {"Shift+M", "remove the last emitter"},
@@ -113,6 +113,8 @@ static float wrapped(rb_renderer *r, float x, float y, float max_w, const float 
 }
 
 float rb_hud_scale(int width) { return width >= 900 ? 2.0f : 1.0f; }
+
+float rb_hud_lines_height(int width) { return (6.0f + 5.0f * 11.0f) * rb_hud_scale(width); }
 
 /* A live run: bodies, backend, tool, shape, scene, debris, paused or slowed. */
 static float live_lines(rb_renderer *r, float x, float y, const rb_hud_info *in) {

@@ -72,6 +72,10 @@ void rb_notice_vsay(rb_notice *n, double now, const char *format, va_list args);
 const char *rb_notice_text(const rb_notice *n, double now);
 /* Pixels per unit of the HUD's text in a window `width` pixels wide: 2, or 1 in a small one. */
 float rb_hud_scale(int width);
+/* Pixels from the top of a window `width` wide that the HUD's usual lines
+ * (times, quality, bodies, tool and scene, debris) take: what the camera's
+ * framing keeps clear (framing.h). */
+float rb_hud_lines_height(int width);
 
 /* The help text: {keys, what they do} per line, ending with {NULL, NULL};
  * a replay's (its keys, and the camera's and the view's) apart. */

@@ -29,6 +29,11 @@ namespace {
 const float kPanelWidth = 300.0f; // px: the labels' column and a slider
 const float kGap = 6.0f;          // px between panels, and from the window's edges
 const float kLabelWidth = 132.0f; // px of a panel's width for its controls' labels
+// A window narrower or lower than this (960 x 540, say) is small: its
+// column is narrower and every panel starts folded, so they leave the
+// middle of the scene free until one is opened.
+const float kCompactWidth = 1200.0f, kCompactHeight = 700.0f;
+const float kCompactPanelWidth = 250.0f, kCompactLabelWidth = 110.0f;
 
 void (*const kPanelFns[RB_PANEL_COUNT])(rb_panels *) = {world_panel,  material_panel,  tools_panel,
                                                         shapes_panel, inspector_panel, scene_panel};
@@ -38,13 +43,14 @@ void (*const kPanelFns[RB_PANEL_COUNT])(rb_panels *) = {world_panel,  material_p
 // The checkboxes that show and hide each panel, at the top of the column.
 void toggles(rb_panels *p, float x, float y) {
     ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_Always);
-    ImGui::SetNextWindowSize(ImVec2(kPanelWidth, 0.0f), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(p->width, 0.0f), ImGuiCond_Always);
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize |
                                    ImGuiWindowFlags_NoFocusOnAppearing;
     ImGui::Begin("Panels (F2 hides all)", NULL, flags);
+    const int per_row = p->compact ? 2 : 3;
     for (int k = 0; k < RB_PANEL_COUNT; k++) {
-        if (k % 3) ImGui::SameLine(12.0f + (float)(k % 3) * 95.0f);
+        if (k % per_row) ImGui::SameLine(12.0f + (float)(k % per_row) * (p->compact ? 115.0f : 95.0f));
         ImGui::Checkbox(kPanelNames[k], &p->shown[k]);
         p->panel = k;
         remember(p, "shown");
@@ -58,16 +64,19 @@ void toggles(rb_panels *p, float x, float y) {
 
 void draw_panel(rb_panels *p, int k, float x, float y, float max_h) {
     ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_Always);
-    ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0.0f), ImVec2(kPanelWidth, max_h));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(p->width, 0.0f), ImVec2(p->width, max_h));
     // Shapes and Scene start folded, so the rest fit beside a 720-pixel-high
-    // scene; a replay's Scene (its timeline) starts open
-    if (k == RB_PANEL_SHAPES || (k == RB_PANEL_SCENE && !p->view->replaying))
+    // scene; a replay's Scene (its timeline) starts open. In a small window
+    // every panel starts folded.
+    if (p->compact || k == RB_PANEL_SHAPES || (k == RB_PANEL_SCENE && !p->view->replaying))
         ImGui::SetNextWindowCollapsed(true, ImGuiCond_Once);
+    if (p->fold[k]) ImGui::SetNextWindowCollapsed(p->fold[k] > 0, ImGuiCond_Always);
+    p->fold[k] = 0;
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoFocusOnAppearing;
     p->panel = k;
     if (ImGui::Begin(kPanelNames[k], &p->shown[k], flags)) {
-        ImGui::PushItemWidth(kPanelWidth - kLabelWidth);
+        ImGui::PushItemWidth(p->width - (p->compact ? kCompactLabelWidth : kLabelWidth));
         kPanelFns[k](p);
         ImGui::PopItemWidth();
     }
@@ -102,20 +111,25 @@ int columns(const rb_panels *p, float top0, float top, float bottom, int column[
 // left: up to 7 lines, an error's included, about 870 px wide at most). In
 // a window too narrow for the first column beside those lines it starts
 // below them too; in one too small for all the columns below them, they
-// start at the top as a last resort. Each panel is placed by its height in
-// the frame before.
+// start at the top as a last resort; columns that the window's width does
+// not hold are kept inside it, over one another, and a panel that would
+// reach past the bottom is moved up over the one above it. Each panel is
+// placed by its height in the frame before.
 void layout_and_draw(rb_panels *p) {
     const ImGuiIO &io = ImGui::GetIO();
+    p->compact = io.DisplaySize.x < kCompactWidth || io.DisplaySize.y < kCompactHeight;
+    p->width = p->compact ? kCompactPanelWidth : kPanelWidth;
+    const float width = p->width;
     const bool big = io.DisplaySize.x >= 900.0f;      // the HUD's scale 2 (hud.c): lines of 22 px, else 11
     const float top = big ? 40.0f : 24.0f;            // below "F1 help"
     const float clear = top + (big ? 154.0f : 77.0f); // below the HUD's lines
     const float hud_width = big ? 870.0f : 435.0f;
     const float bottom = io.DisplaySize.y - kGap - p->view->keep_bottom;
-    const float right = io.DisplaySize.x - kGap - kPanelWidth;
+    const float right = io.DisplaySize.x - kGap - width;
     int column[RB_PANEL_COUNT];
     float used[RB_PANEL_COUNT + 1];
     float top0 = right >= hud_width ? top : clear, top_n = clear;
-    const int fit = (int)((right + kGap) / (kPanelWidth + kGap)) + 1; // columns the width holds
+    const int fit = (int)((right + kGap) / (width + kGap)) + 1; // columns the width holds
     if (columns(p, top0, top_n, bottom, column, used) > fit) top0 = top_n = top;
     const int n = columns(p, top0, top_n, bottom, column, used);
     toggles(p, right, top0);
@@ -127,9 +141,11 @@ void layout_and_draw(rb_panels *p) {
         p->panel_drawn[k] = false;
         if (!p->shown[k]) continue;
         const int col = column[k];
-        const float x = right - (float)col * (kPanelWidth + kGap), lowest = col == 0 ? top0 : top_n;
-        draw_panel(p, k, x, y[col], bottom - lowest);
-        y[col] += p->panel_height[k] + kGap;
+        const float x = fmaxf(kGap, right - (float)col * (width + kGap)), lowest = col == 0 ? top0 : top_n;
+        // never past the bottom: over the panel above rather than out of the window
+        const float at = fmaxf(lowest, fminf(y[col], bottom - p->panel_height[k]));
+        draw_panel(p, k, x, at, bottom - lowest);
+        y[col] = at + p->panel_height[k] + kGap;
     }
 }
 
@@ -328,6 +344,10 @@ extern "C" void rb_panels_show(rb_panels *p, rb_panel_id id, bool shown) {
 
 extern "C" bool rb_panels_shown(const rb_panels *p, rb_panel_id id) {
     return id >= 0 && id < RB_PANEL_COUNT && p->shown[id];
+}
+
+extern "C" void rb_panels_fold(rb_panels *p, rb_panel_id id, bool folded) {
+    if (id >= 0 && id < RB_PANEL_COUNT) p->fold[id] = folded ? 1 : -1;
 }
 
 extern "C" void rb_panels_say(rb_panels *p, rb_panel_id id, const char *text, bool refused) {

@@ -160,6 +160,10 @@ bool rb_panels_visible(const rb_panels *p);
 void rb_panels_show(rb_panels *p, rb_panel_id id, bool shown);
 bool rb_panels_shown(const rb_panels *p, rb_panel_id id);
 
+/* Panel id folded to its title or opened at the next frame (its title's
+ * arrow does the same). */
+void rb_panels_fold(rb_panels *p, rb_panel_id id, bool folded);
+
 /* A line shown in panel id until the next: what became of a request, or a
  * refusal (refused: drawn as an error). */
 void rb_panels_say(rb_panels *p, rb_panel_id id, const char *text, bool refused);

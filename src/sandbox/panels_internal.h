@@ -45,6 +45,9 @@ struct rb_panels {
     bool panel_drawn[RB_PANEL_COUNT];
     float panel_height[RB_PANEL_COUNT]; // the last frame's, to stack the next
     float toggles_rect[4];              // the checkboxes' window
+    int fold[RB_PANEL_COUNT];           // rb_panels_fold's request for the next frame: 1 fold, -1 open, 0 none
+    float width;                        // px: this frame's column width (narrower in a small window)
+    bool compact;                       // this frame's window is small (panels.cpp, layout_and_draw)
     bool toggles_drawn;
     rb_panel_ui::Item items[rb_panel_ui::kMaxItems];
     int item_count;

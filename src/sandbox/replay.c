@@ -151,6 +151,23 @@ bool rb_replay_world_desc(const rb_replay *r, const rb_registry *registry, rb_wo
     return true;
 }
 
+bool rb_replay_camera(const rb_replay *r, const rb_registry *registry, rb_scene_bookmark *bookmarks,
+                      rb_scene_bookmark *start) {
+    char err[1024];
+    rb_scene *first = r->cache->key_count ? rb_cache_key_scene(r->cache, 0, registry, err, sizeof err) : NULL;
+    if (!first) return false; /* the world's settings said so already (rb_replay_world_desc) */
+    const rb_scene_bookmark *view = first->start.set ? &first->start : NULL;
+    for (int i = 0; !view && i < RB_SCENE_BOOKMARKS; i++)
+        if (first->bookmarks[i].set) view = &first->bookmarks[i];
+    const bool found = first->has_camera && view;
+    if (found) {
+        memcpy(bookmarks, first->bookmarks, RB_SCENE_BOOKMARKS * sizeof *bookmarks);
+        *start = *view;
+    }
+    rb_scene_destroy(first);
+    return found;
+}
+
 /* ---- the timeline ---- */
 
 rb_replay_bar rb_replay_bar_layout(int width, int height, float scale) {

@@ -19,6 +19,7 @@
 #include "hud.h"
 #include "record/cache.h"
 #include "render/render.h"
+#include "scenes/scene.h"
 #include "view.h"
 
 /* The speeds [ and ] step through: 0.25x, 0.5x, 1x, 2x, 4x. */
@@ -81,6 +82,15 @@ int rb_replay_key(const rb_replay *r);
  * that keyframe cannot be read. */
 bool rb_replay_world_desc(const rb_replay *r, const rb_registry *registry, rb_world_desc *desc, char *err,
                           size_t err_size);
+
+/* The recording's camera, from its first keyframe's scene (the scene file
+ * it was recorded from keeps its `camera` key there): its bookmarks into
+ * bookmarks (RB_SCENE_BOOKMARKS, the empty ones unset), and into *start
+ * its start camera, else its first bookmark. False (nothing written) when
+ * that scene has no camera or cannot be read: the sandbox frames the
+ * recorded bodies instead. */
+bool rb_replay_camera(const rb_replay *r, const rb_registry *registry, rb_scene_bookmark *bookmarks,
+                      rb_scene_bookmark *start);
 
 /* ---- the timeline ---- */
 

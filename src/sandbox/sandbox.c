@@ -16,6 +16,12 @@
 
 /* ---- create and destroy ---- */
 
+/* Whether the stage's scene came from a file with a start camera. */
+static bool scene_started(const rb_sandbox *sb) {
+    const rb_scene *scene = rb_stage_scene(sb->stage);
+    return sb->scene_file[0] && scene && scene->start.set;
+}
+
 /* rb_sandbox_create with --replay's cache already read (taken, whatever happens). */
 static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_replay *replay, char *err,
                           size_t err_size) {
@@ -89,6 +95,8 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
         if (!sb->script) goto fail;
     }
     rb_step_clock_init(&sb->steps_clock, desc.dt, sb->fixed_dt > 0.0);
+    SDL_GL_GetDrawableSize(sb->window, &sb->width, &sb->height); /* the framing's aspect */
+    rb_camera_init(&sb->camera, (const float[3]){0.0f, 3.0f, 10.0f}, (const float[3]){0.0f, 1.0f, 0.0f});
     if (scene) { /* built into the world made for it; installing takes the scene */
         rb_scene *taken = scene;
         scene = NULL;
@@ -96,8 +104,14 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     } else if (!sb->replay) { /* a replay's world stays empty until Enter */
         rb_sandbox_reset(sb, sb->formation);
     }
-    rb_sandbox_frame_camera(sb);
-    SDL_GL_GetDrawableSize(sb->window, &sb->width, &sb->height);
+    /* The camera: the scene's start camera (installing it placed it there),
+     * a replay's recorded camera, else the bodies framed. */
+    rb_scene_bookmark start;
+    if (sb->replay && rb_replay_camera(sb->replay, sb->registry, sb->bookmarks, &start))
+        rb_camera_place(&sb->camera, start.position, start.yaw, start.pitch);
+    else if (sb->replay || sb->look.frame_pending || !scene_started(sb))
+        rb_sandbox_frame_camera(sb);
+    sb->look.frame_pending = false;
     int window_w, window_h; /* the cursor is in window coordinates, not drawable pixels (high DPI) */
     SDL_GetWindowSize(sb->window, &window_w, &window_h);
     rb_input_init(&sb->input, 0.5f * (float)window_w, 0.5f * (float)window_h);

@@ -256,6 +256,10 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
     rb_action asked[RB_PANEL_MAX_REQUESTS];
     const int n_asked = rb_sandbox_panels_frame(sb, dt, asked, RB_PANEL_MAX_REQUESTS);
     for (int i = 0; i < n_asked; i++) rb_sandbox_do(sb, &asked[i]);
+    if (sb->look.frame_pending) { /* a scene file without a start camera was loaded */
+        sb->look.frame_pending = false;
+        rb_sandbox_frame_camera(sb);
+    }
     const double sim_start = rb_seconds();
     if (sb->replay)
         rb_sandbox_replay_tick(sb, dt); /* the replay clock moves, not the world */
@@ -268,8 +272,15 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
     draw(sb);
     double draw_s = rb_seconds() - draw_start;
     if (sb->pending_shot[0]) {
+        /* A person's F12 is said on the HUD; a scripted run's (--script,
+         * --screenshot, --frames) only in the log, so its next screenshot
+         * does not show the notice of this one. */
+        const bool scripted = sb->script || sb->opts.screenshot || sb->opts.frames > 0;
         if (save_shot(sb, sb->pending_shot)) {
-            rb_sandbox_notice(sb, "saved %s", sb->pending_shot);
+            if (scripted)
+                rb_log(RB_LOG_INFO, "saved %s", sb->pending_shot);
+            else
+                rb_sandbox_notice(sb, "saved %s", sb->pending_shot);
         }
         sb->pending_shot[0] = '\0';
     }

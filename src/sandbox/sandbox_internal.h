@@ -89,6 +89,9 @@ typedef struct rb_sandbox_look {
     uint32_t swap_cap;
     uint64_t swap_world; /* the stage's world the swaps are for (rb_stage_world_number) */
     float before_ctrl[3];        /* m: the eye at the last frame drawn without Ctrl */
+    /* a scene file without camera.start was loaded: the loop frames its
+     * bodies (rb_sandbox_frame_camera) once this frame's actions are done */
+    bool frame_pending;
 } rb_sandbox_look;
 
 struct rb_sandbox {
@@ -255,7 +258,8 @@ void rb_sandbox_cursor_ray(const rb_sandbox *sb, float x, float y, float origin[
 /* The pick through a cursor position (window coordinates) against the
  * bodies as drawn (pick.h), the transforms read now. */
 rb_pick rb_sandbox_pick(rb_sandbox *sb, float x, float y);
-/* Looks at the bodies from the front right and above. */
+/* Looks at the bodies from the front right and above (framing.h), the
+ * whole of their particles' box in the view with a margin and headroom. */
 void rb_sandbox_frame_camera(rb_sandbox *sb);
 /* After the frame's read: the body under the cursor (sb->hover) and the
  * sleeping tint into the view's style. */

@@ -22,9 +22,15 @@
 #include "sandbox_internal.h"
 #include "scenes/formations.h"
 
-/* A scene loaded, not a reset: its camera bookmarks, if it has them. */
-static void take_bookmarks(rb_sandbox *sb, const rb_scene *scene) {
+/* A scene loaded, not a reset: its camera bookmarks, if it has them; from
+ * a file, the camera at its start view (camera.start), or without one its
+ * bodies framed by the loop once the frame's actions are done
+ * (sandbox_frame.c). */
+static void take_camera(rb_sandbox *sb, const rb_scene *scene, bool from_file) {
     if (scene->has_camera) memcpy(sb->bookmarks, scene->bookmarks, sizeof sb->bookmarks);
+    if (!from_file) return;
+    if (scene->start.set) rb_camera_place(&sb->camera, scene->start.position, scene->start.yaw, scene->start.pitch);
+    sb->look.frame_pending = !scene->start.set;
 }
 
 bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file, char *err, size_t err_size) {
@@ -40,7 +46,7 @@ bool rb_sandbox_install_scene(rb_sandbox *sb, rb_scene *scene, const char *file,
         return false;
     }
     rb_grab_end(&sb->hands.grab);
-    if (!reset) take_bookmarks(sb, scene); /* the stage's scene now */
+    if (!reset) take_camera(sb, scene, file != NULL); /* the stage's scene now */
     if (rb_stage_world_number(sb->stage) != world) {
         sb->shapes_meshed = 0; /* the new world's shapes: its pieces' are yet to be meshed */
         rb_pick_meshes_forget(sb->look.pick_meshes);
@@ -94,6 +100,12 @@ bool rb_sandbox_save_as(rb_sandbox *sb, const char *path) {
     }
     rb_scene_source source = rb_stage_source(sb->stage);
     source.bookmarks = sb->bookmarks;
+    /* the camera as it is: where the scene opens when loaded (camera.start) */
+    rb_scene_bookmark start = {.set = true, .yaw = sb->camera.yaw, .pitch = sb->camera.pitch};
+    memcpy(start.position, sb->camera.position, sizeof start.position);
+    if (sb->look.ctrl_held) /* Ctrl+S: Ctrl alone flies down; the eye from before it went down */
+        memcpy(start.position, sb->look.before_ctrl, sizeof start.position);
+    source.start = &start;
     if (!rb_scene_save_source(name, &source, err, sizeof err)) {
         rb_log(RB_LOG_ERROR, "%s", err);
         return false;

@@ -13,6 +13,7 @@
 #include "base/grow.h"
 #include "base/log.h"
 #include "base/rb_math.h"
+#include "framing.h"
 #include "sandbox_internal.h"
 
 bool rb_sandbox_read_bodies(rb_sandbox *sb) {
@@ -162,31 +163,24 @@ void rb_sandbox_draw_views(rb_sandbox *sb, const rb_render_view *view) {
 
 /* ---- the camera ---- */
 
+/* The bodies' box framed (framing.h) from the camera's heading. */
+static void frame_all(rb_sandbox *sb) {
+    float lo[3], hi[3], box_lo[3], box_hi[3];
+    if (!rb_sandbox_read_bodies(sb) || !rb_view_bounds(sb->view, rb_sandbox_live_world(sb), lo, hi))
+        lo[0] = 1.0f, hi[0] = 0.0f; /* nothing there (or unread): the default box */
+    rb_framing_box(lo, hi, box_lo, box_hi);
+    rb_log(RB_LOG_INFO, "camera: framing the box (%.2f, %.2f, %.2f) .. (%.2f, %.2f, %.2f) m", box_lo[0], box_lo[1], box_lo[2],
+           box_hi[0], box_hi[1], box_hi[2]);
+    const bool sized = sb->width > 0 && sb->height > 0;
+    const float aspect = sized ? (float)sb->width / (float)sb->height : 16.0f / 9.0f;
+    /* clear of the HUD's lines along the top (unless H hid them) */
+    const float top = sized && !sb->hide_hud ? rb_hud_lines_height(sb->width) / (float)sb->height : 0.0f;
+    rb_framing_fit(&sb->camera, box_lo, box_hi, aspect, RB_FRAMING_MARGIN, top);
+}
+
 void rb_sandbox_frame_camera(rb_sandbox *sb) {
-    float lo[3] = {-4.0f, 0.0f, -4.0f}, hi[3] = {4.0f, 3.0f, 4.0f};
-    uint32_t n = 0;
-    const rb_transform *t = rb_sandbox_read_bodies(sb) ? rb_view_transforms(sb->view, &n) : NULL;
-    for (uint32_t b = 0; b < n; b++)
-        for (int k = 0; k < 3; k++) {
-            if (t[b].position[k] < lo[k]) lo[k] = t[b].position[k];
-            if (t[b].position[k] > hi[k]) hi[k] = t[b].position[k];
-        }
-    float target[3], radius = 0.0f;
-    for (int k = 0; k < 3; k++) {
-        target[k] = 0.5f * (lo[k] + hi[k]);
-        radius += 0.25f * (hi[k] - lo[k]) * (hi[k] - lo[k]);
-    }
-    radius = sqrtf(radius);
-    /* The stacks fall and spread: aim a little below their middle. */
-    target[1] *= 0.9f;
-    float dist = 1.1f * radius / sinf(0.5f * glm_rad(60.0f));
-    float dir[3] = {0.42f, 0.38f, 1.0f};
-    float len = sqrtf(rb_v3_dot(dir, dir));
-    float eye[3];
-    for (int k = 0; k < 3; k++) eye[k] = target[k] + dir[k] / len * dist;
-    float speed = sb->camera.speed;
-    rb_camera_init(&sb->camera, eye, target);
-    if (speed > 0.0f) sb->camera.speed = speed;
+    sb->camera.yaw = RB_FRAMING_YAW, sb->camera.pitch = RB_FRAMING_PITCH;
+    frame_all(sb);
 }
 
 /* A cursor position in drawable pixels: mouse events are in window units,
@@ -252,17 +246,18 @@ void rb_sandbox_orbit(rb_sandbox *sb, float dx, float dy) {
     rb_camera_orbit(&sb->camera, sb->look.orbit_centre, dx, dy);
 }
 
-/* F: the selection, else the body under the cursor, else the point there. */
+/* F: the selection, else the body under the cursor, else the whole scene
+ * (from the heading the camera has, looking down at it if it looked up). */
 static void focus(rb_sandbox *sb, float x, float y) {
     float centre[3], radius = 1.0f;
     if (!body_sphere(sb, sb->look.selected, centre, &radius)) {
         const rb_pick p = rb_sandbox_pick(sb, x, y);
-        if (!p.hit) {
-            rb_sandbox_notice(sb, "nothing to focus on: select a body (middle button) or point at something");
+        if (!p.body_hit || !body_sphere(sb, p.body, centre, &radius)) {
+            if (sb->camera.pitch > -0.1f) sb->camera.pitch = RB_FRAMING_PITCH;
+            frame_all(sb);
+            rb_sandbox_notice(sb, "the whole scene (F with a body selected or under the cursor: that body)");
             return;
         }
-        if (!p.body_hit || !body_sphere(sb, p.body, centre, &radius))
-            memcpy(centre, p.point, sizeof centre), radius = 1.0f;
     }
     rb_camera_focus(&sb->camera, centre, radius);
 }

@@ -242,6 +242,26 @@ static const uint32_t *read_particles(rb_view *v, rb_world *world) {
     return rb_view_particles(v, world) ? rb_world_body_first_particle(world) : NULL;
 }
 
+bool rb_view_bounds(rb_view *v, rb_world *world, float lo[3], float hi[3]) {
+    for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+    const uint32_t *first = v->body_count ? read_particles(v, world) : NULL;
+    if (!first) return false;
+    const uint32_t *shapes = v->table ? NULL : rb_world_body_shapes(world);
+    bool any = false;
+    for (uint32_t b = 0; b < v->body_count; b++) {
+        const float radius = radius_of(v, world, shapes, b);
+        for (uint32_t i = first[b]; i < first[b + 1]; i++)
+            for (int k = 0; k < 3; k++) {
+                const float x = v->particles[3 * i + k];
+                if (!isfinite(x)) continue;
+                if (x - radius < lo[k]) lo[k] = x - radius;
+                if (x + radius > hi[k]) hi[k] = x + radius;
+                any = true;
+            }
+    }
+    return any;
+}
+
 void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entities *entities,
                     const rb_view_style *style) {
     double t0 = rb_seconds();

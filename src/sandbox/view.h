@@ -81,6 +81,10 @@ void rb_view_submit(rb_view *v, rb_renderer *r, rb_world *world, const rb_entiti
  * from its shapes, body after body; world unused); NULL on failure. Valid
  * until the next call into the view. */
 const float *rb_view_particles(rb_view *v, rb_world *world);
+/* The box about every particle of the bodies just read, each grown by its
+ * radius (m): what the camera frames (framing.h). False with lo > hi when
+ * there is no body; false too when the particles cannot be read. */
+bool rb_view_bounds(rb_view *v, rb_world *world, float lo[3], float hi[3]);
 
 /* What the last submit drew: bodies as mesh instances, bodies as particles. */
 void rb_view_drawn(const rb_view *v, uint32_t *instances, uint32_t *particle_bodies);

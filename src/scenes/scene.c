@@ -387,27 +387,37 @@ static bool write_contacts(FILE *f, rb_world *w, char *err, size_t err_size) {
     return true;
 }
 
-/* The camera bookmarks (docs/scene-format.md, "camera"): written when one
- * is set, an empty slot as null. */
-static void write_camera(FILE *f, const rb_scene_bookmark *bookmarks) {
+/* One camera view: {"position": [...], "yaw": y, "pitch": p}. */
+static void write_view(FILE *f, const rb_scene_bookmark *b) {
+    fputs("{", f);
+    put_vector(f, "position", b->position, 3);
+    fputs(", \"yaw\": ", f);
+    put_float(f, b->yaw);
+    fputs(", \"pitch\": ", f);
+    put_float(f, b->pitch);
+    fputs("}", f);
+}
+
+/* The camera (docs/scene-format.md, "camera"): its start camera and its
+ * bookmarks, each written when set (an empty bookmark slot as null), the
+ * key not at all when neither is. */
+static void write_camera(FILE *f, const rb_scene_bookmark *bookmarks, const rb_scene_bookmark *start) {
     bool any = false;
     for (int i = 0; bookmarks && i < RB_SCENE_BOOKMARKS; i++) any |= bookmarks[i].set;
+    const bool has_start = start && start->set;
+    if (!any && !has_start) return;
+    fputs("  \"camera\": {", f);
+    if (has_start) {
+        fputs("\"start\": ", f);
+        write_view(f, start);
+        fputs(any ? ",\n             " : "},\n", f);
+    }
     if (!any) return;
-    fputs("  \"camera\": {\"bookmarks\": [", f);
+    fputs("\"bookmarks\": [", f);
     for (int i = 0; i < RB_SCENE_BOOKMARKS; i++) {
-        const rb_scene_bookmark *b = &bookmarks[i];
         fputs(i ? ",\n    " : "\n    ", f);
-        if (!b->set) {
-            fputs("null", f);
-            continue;
-        }
-        fputs("{", f);
-        put_vector(f, "position", b->position, 3);
-        fputs(", \"yaw\": ", f);
-        put_float(f, b->yaw);
-        fputs(", \"pitch\": ", f);
-        put_float(f, b->pitch);
-        fputs("}", f);
+        if (bookmarks[i].set) write_view(f, &bookmarks[i]);
+        else fputs("null", f);
     }
     fputs("\n  ]},\n", f);
 }
@@ -608,7 +618,7 @@ bool rb_scene_write_source(FILE *f, const rb_scene_source *source, char *err, si
     fputs(n ? "\n  ],\n" : "],\n", f);
     write_joints(f, w, ends);
     free(ends);
-    write_camera(f, source->bookmarks);
+    write_camera(f, source->bookmarks, source->start);
     /* the debris layer's effects and state (src/scenes/debris_save.c) */
     if (source->debris && !rb_debris_write_state(f, source->debris, err, err_size)) return false;
     return write_contacts(f, w, err, err_size);

@@ -146,9 +146,11 @@ typedef struct rb_scene {
     rb_debris *debris_state;
     rb_scene_assembly assemblies[RB_SCENE_MAX_ASSEMBLIES];
     uint32_t assembly_count;
-    /* The `camera` key's bookmarks; has_camera false when the file has none. */
+    /* The `camera` key's bookmarks and start camera (`camera.start`;
+     * start.set false: none); has_camera false when the file has no `camera`. */
     bool has_camera;
     rb_scene_bookmark bookmarks[RB_SCENE_BOOKMARKS];
+    rb_scene_bookmark start;
     /* The `joints` key (and the bodies a chain entry made), and the bodies' paths. */
     rb_scene_joint *joints;
     uint32_t joint_count, joint_capacity;
@@ -223,6 +225,9 @@ typedef struct rb_scene_source {
     /* camera bookmarks (RB_SCENE_BOOKMARKS of them; the `camera` key,
      * written when one is set); NULL: none */
     const rb_scene_bookmark *bookmarks;
+    /* the camera the sandbox opens at (`camera.start`, written when set);
+     * NULL: none */
+    const rb_scene_bookmark *start;
 } rb_scene_source;
 
 /* Writes the world as a scene file: its settings, every body's full state

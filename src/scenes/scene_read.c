@@ -149,10 +149,16 @@ static bool read_bookmark(rb_reader *r, const cJSON *o, rb_scene_bookmark *b) {
 }
 
 static bool read_camera(rb_reader *r, rb_scene *s, const cJSON *o) {
-    static const char *const keys[] = {"bookmarks", NULL};
-    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object with \"bookmarks\"");
+    static const char *const keys[] = {"bookmarks", "start", NULL};
+    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object with \"bookmarks\" or \"start\"");
     if (!rb_read_check_keys(r, o, keys)) return false;
     s->has_camera = true;
+    const cJSON *start = cJSON_GetObjectItemCaseSensitive(o, "start");
+    if (start) { /* the camera the sandbox opens at: a bookmark's keys */
+        size_t at = rb_read_enter(r, "start", 0);
+        if (!read_bookmark(r, start, &s->start)) return false;
+        rb_read_leave(r, at);
+    }
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "bookmarks");
     if (!list) return true;
     size_t len = rb_read_enter(r, "bookmarks", 0);

@@ -53,8 +53,13 @@ rb_debris *rb_stage_debris(const rb_stage *s) { return s->debris; }
 rb_color_table *rb_stage_colors(const rb_stage *s) { return s->colors; }
 
 rb_scene_source rb_stage_source(const rb_stage *s) {
-    return (rb_scene_source){
-        .world = s->world, .entities = s->entities, .colors = s->colors, .debris = s->debris};
+    const rb_scene *scene = s->scene && s->scene->has_camera ? s->scene : NULL;
+    return (rb_scene_source){.world = s->world,
+                             .entities = s->entities,
+                             .colors = s->colors,
+                             .debris = s->debris,
+                             .bookmarks = scene ? scene->bookmarks : NULL,
+                             .start = scene ? &scene->start : NULL};
 }
 
 /* ---- installing a scene ---- */

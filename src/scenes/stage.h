@@ -71,7 +71,9 @@ rb_color_table *rb_stage_colors(const rb_stage *s);
 /* The scene's debris layer, or NULL when it has none. */
 rb_debris *rb_stage_debris(const rb_stage *s);
 /* What a scene file of the live world is written from (scene.h): the
- * world, the entity table, the colours and the debris layer; no bookmarks. */
+ * world, the entity table, the colours, the debris layer, and the installed
+ * scene's camera (its bookmarks and start camera, as its file had them: a
+ * recording's keyframes keep them for the replay's first view). */
 rb_scene_source rb_stage_source(const rb_stage *s);
 /* The debris layer, made empty now where the scene has none (the sandbox's
  * tools add emitters and fields to it; the next install drops it again).
