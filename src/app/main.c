@@ -139,6 +139,8 @@ static bool take_events(void *user, const rb_event *events, uint32_t count, cons
         return false;
     }
     return !out->cache || rb_cache_events(out->cache, events, count, pieces);
+}
+
 /* A headless run's camera in its cache: the scene's first camera bookmark,
  * fixed, with the sandbox's lens (src/sandbox/camera.c, rb_camera_init);
  * none for a scene without one (docs/cache-format.md, `V`). */

@@ -78,7 +78,7 @@ rb_cache_writer *rb_cache_begin_stage(const char *path, const rb_stage *stage, d
 bool rb_cache_frame(rb_cache_writer *w, double time);
 /* Keeps count events of the run (scenes/debris_events.h, in time order,
  * none before those given last) for the next frame's chunk: an events
- * record `V` (docs/cache-format.md). False when out of memory (the writer
+ * record `N` (docs/cache-format.md). False when out of memory (the writer
  * then fails as rb_cache_frame does). */
 bool rb_cache_events(rb_cache_writer *w, const rb_event *events, uint32_t count, const rb_body_id *pieces);
 /* The camera of the frames written from now on (NULL: none from now on):
@@ -156,7 +156,7 @@ typedef struct rb_cache {
     rb_cached_key *keys;
     uint32_t color_count;
     rb_cached_colors *colors; /* sorted by id (generation, then slot); none in a version 2 cache */
-    /* the run's events (version 4, record V; none in older caches or where none were kept), in time
+    /* the run's events (version 4, record N; none in older caches or where none were kept), in time
      * order; a break's pieces at event_pieces[piece_first ..] */
     uint32_t event_count, event_piece_count;
     rb_event *events;
