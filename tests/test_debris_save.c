@@ -2,8 +2,11 @@
  * (src/scenes/debris_save.c, debris_state_read.c): N steps, saved, loaded
  * and M more steps give the digest and the debris counts of N + M steps in
  * one run, on the backend RUBBLE_TEST_BACKEND names (the OpenCL run also
- * checks that the reference gives the same); a damaged `debris_state` is
- * refused naming its key. Files are written in the build folder. */
+ * checks that the reference gives the same); a glued wall whose
+ * breakables are saved whole (src/scenes/debris_whole.c) breaks on after
+ * the reload as in one run; a damaged `debris_state` (and a damaged whole
+ * breakable) is refused naming its key. Files are written in the build
+ * folder. */
 #include <cjson/cJSON.h>
 #include <unistd.h>
 
