@@ -153,9 +153,9 @@ static bool check_bonds(rb_reader *r, const rb_pieces *p) {
 }
 
 bool rb_debris_read_whole(rb_reader *r, const cJSON *o, breakable *b, uint32_t inner_count) {
-    static const char *const keys[] = {"offsets", "r",      "m",          "piece_of", "mass",   "centre",
-                                       "bonds",   "strength", "radius",   "bond_reach", "holds", "seeds",
-                                       "meshes",  "anchored", "inner",    NULL};
+    static const char *const keys[] = {"offsets", "r",        "m",      "piece_of",   "mass",  "centre",
+                                       "bonds",   "strength", "radius", "bond_reach", "holds", "seeds",
+                                       "meshes",  "anchored", "inner",  NULL};
     rb_pieces *p = &b->pieces;
     uint32_t n3 = 0, np = 0, count = 0;
     if (!exact_keys(r, o, keys) || !rb_read_floats(r, o, "offsets", 3, true, &b->offsets, &n3) ||
@@ -172,7 +172,8 @@ bool rb_debris_read_whole(rb_reader *r, const cJSON *o, breakable *b, uint32_t i
     for (uint32_t k = 0; k < np; k++)
         if (!(p->mass[k] > 0.0f)) return rb_read_fail_at(r, "mass", "piece %u's mass %g is not above 0", k, p->mass[k]);
     if (!rb_read_floats(r, o, "centre", 3, true, &p->centre, &count)) return false;
-    if (count != 3 * np) return rb_read_fail_at(r, "centre", "expected %u numbers (xyz a piece), got %u", 3 * np, count);
+    if (count != 3 * np)
+        return rb_read_fail_at(r, "centre", "expected %u numbers (xyz a piece), got %u", 3 * np, count);
     if (!rb_read_floats(r, o, "holds", 1, true, &p->holds, &count)) return false;
     if (count != np) return rb_read_fail_at(r, "holds", "expected one for each of its %u pieces, got %u", np, count);
     for (uint32_t k = 0; k < np; k++)
@@ -215,8 +216,7 @@ static bool copy_mesh(const rb_mesh *m, rb_mesh *out) {
     out->indices = copy_of(m->indices, sizeof *m->indices * m->index_count);
     out->inside = copy_of(m->inside, m->vertex_count);
     out->vertex_count = m->vertex_count, out->index_count = m->index_count;
-    if (out->positions && out->normals && (out->indices || !m->index_count) && (out->inside || !m->inside))
-        return true;
+    if (out->positions && out->normals && (out->indices || !m->index_count) && (out->inside || !m->inside)) return true;
     rb_mesh_free(out);
     return false;
 }
@@ -246,9 +246,8 @@ bool rb_debris_add_whole(rb_debris *d, rb_body_id id, const breakable *saved, ch
     uint8_t *anchored = copy_of(saved->anchored, np);
     int32_t *inner = copy_of(saved->inner, sizeof *inner * np);
     rb_mesh *meshes = saved->meshes ? calloc(np, sizeof *meshes) : NULL;
-    bool ok = p.piece_of && p.mass && p.centre && (p.bonds || !sp->bond_count) && p.holds &&
-              (p.seeds || !sp->seeds) && offsets && (anchored || !saved->anchored) && (inner || !saved->inner) &&
-              (meshes || !saved->meshes);
+    bool ok = p.piece_of && p.mass && p.centre && (p.bonds || !sp->bond_count) && p.holds && (p.seeds || !sp->seeds) &&
+              offsets && (anchored || !saved->anchored) && (inner || !saved->inner) && (meshes || !saved->meshes);
     for (uint32_t k = 0; ok && meshes && k < np; k++) ok = copy_mesh(&saved->meshes[k], &meshes[k]);
     if (!ok) {
         snprintf(err, err_size, "out of memory");
