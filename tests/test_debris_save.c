@@ -2,8 +2,11 @@
  * (src/scenes/debris_save.c, debris_state_read.c): N steps, saved, loaded
  * and M more steps give the digest and the debris counts of N + M steps in
  * one run, on the backend RUBBLE_TEST_BACKEND names (the OpenCL run also
- * checks that the reference gives the same); a damaged `debris_state` is
- * refused naming its key. Files are written in the build folder. */
+ * checks that the reference gives the same); a glued wall whose
+ * breakables are saved whole (src/scenes/debris_whole.c) breaks on after
+ * the reload as in one run; a damaged `debris_state` (and a damaged whole
+ * breakable) is refused naming its key. Files are written in the build
+ * folder. */
 #include <cjson/cJSON.h>
 #include <unistd.h>
 
@@ -205,6 +208,64 @@ static void test_breakable_saved_before_its_break(void **state) {
     rb_run_destroy(run);
 }
 
+/* Four cubes glued into one anchored wall (bonds of 300 kN), each part
+ * breakable on its own (voronoi, 100 kN bonds: it breaks where it is hit
+ * or lands once freed), struck by a cube at 8 m/s (at about 0.26 s: parts
+ * are knocked off, three stay glued, anchored: a child of the split with
+ * pieces of its own) and by a second one at 9 m/s lower down (at about
+ * 0.6 s: it breaks that child again). None of these a pattern makes again
+ * from a registry shape: all are saved whole (debris_whole.c). */
+static const char *glued_text =
+    "{\"rubble_scene\": 1,\n"
+    " \"world\": {\"gravity\": [0, -9.81, 0], \"dt\": 0.0016},\n"
+    " \"assemblies\": [{\"name\": \"wall\", \"strength\": 3e5, \"anchored\": true}],\n"
+    " \"generators\": [{\"type\": \"grid\", \"shape\": \"cube\", \"count\": [2, 2, 1], \"position\": [0, 0, 0],\n"
+    "   \"assembly\": \"wall\", \"breakable\": {\"pattern\": \"voronoi\", \"pieces\": 4, \"seed\": 7, \"strength\": 1e5}}],\n"
+    " \"bodies\": [{\"shape\": \"cube2\", \"position\": [0.3, 1.2, -3], \"velocity\": [0, 0, 8]},\n"
+    "            {\"shape\": \"cube2\", \"position\": [-0.3, 0.6, -6], \"velocity\": [0, 0, 9]}]}\n";
+
+/* How many breakables the saved file at path holds whole (a "piece_of" each). */
+static uint32_t whole_entries(const char *path);
+
+/* Steps of glued_text until its first break, in steps of 8; the breaks
+ * and pieces made then. */
+static long first_break(rb_backend_kind backend, uint64_t *breaks) {
+    char err[1024];
+    rb_scene *scene = rb_scene_parse(glued_text, "glued", g_reg, err, sizeof err);
+    if (!scene) fail_msg("%s", err);
+    rb_run *run = run_of(scene, backend);
+    long steps = 0;
+    while (rb_debris_breaks(rb_run_debris(run)) == 0 && steps < 1200) step(run, 8), steps += 8;
+    *breaks = rb_debris_breaks(rb_run_debris(run));
+    rb_run_destroy(run);
+    return steps;
+}
+
+/* The glued wall saved before it is hit and just after its first break:
+ * after the reload it breaks as often, into as many pieces, bit for bit
+ * as in one run, and breaks further (the part freed, saved whole as
+ * breakable by its own pattern, crumbles where it lands). */
+static void test_glued_saved_whole(void **state) {
+    (void)state;
+    const long total = 900;
+    char path[512];
+    build_path(path, sizeof path, "glued.json");
+    uint64_t at_first = 0;
+    const long first = first_break(rb_test_backend(), &at_first);
+    print_message("glued wall: first break by step %ld (%llu breaks then)\n", first, (unsigned long long)at_first);
+    assert_true(first > 100 && first < 600 && at_first >= 1);
+    const outcome one = straight(glued_text, rb_test_backend(), total);
+    print_message("glued wall: first break at step %ld; %llu breaks, %llu pieces in %ld steps\n", first,
+                  (unsigned long long)one.breaks, (unsigned long long)one.pieces, total);
+    assert_true(one.breaks > at_first); /* breaks after the second save, which it must carry */
+    const outcome before = resumed(glued_text, rb_test_backend(), 100, total - 100, path);
+    assert_same(&one, &before);
+    const outcome after = resumed(glued_text, rb_test_backend(), first, total - first, path);
+    assert_same(&one, &after);
+    /* that file held the wall's glued rest and the part freed, whole */
+    assert_true(whole_entries(path) >= 2);
+}
+
 /* ---- damaged files ---- */
 
 static char *read_text(const char *path) {
@@ -219,6 +280,14 @@ static char *read_text(const char *path) {
     text[n] = '\0';
     fclose(f);
     return text;
+}
+
+static uint32_t whole_entries(const char *path) {
+    char *text = read_text(path);
+    uint32_t n = 0;
+    for (const char *at = strstr(text, "\"piece_of\""); at; at = strstr(at + 1, "\"piece_of\"")) n++;
+    free(text);
+    return n;
 }
 
 /* The saved fountain with one change made by fn to its debris_state, read: refused with a message holding want. */
@@ -265,6 +334,74 @@ static void alive_wrong(cJSON *st) {
     cJSON_ReplaceItemInObject(e, "alive", cJSON_CreateNumber(cJSON_GetObjectItemCaseSensitive(e, "alive")->valuedouble + 1));
 }
 static void steps_missing(cJSON *st) { cJSON_DeleteItemFromObject(st, "steps"); }
+
+/* The first breakable saved whole (with a glued table, when glued is set). */
+static cJSON *whole_of(cJSON *st, bool glued) {
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(st, "breakables")) {
+        cJSON *w = cJSON_GetArrayItem(e, 2);
+        if (w && (!glued || cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(w, "inner")) > 0)) return w;
+    }
+    fail_msg("no breakable saved whole");
+    return NULL;
+}
+static void bond_past_pieces(cJSON *st) {
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(whole_of(st, false), "bonds"), 1, cJSON_CreateNumber(99));
+}
+static void bonds_reversed(cJSON *st) {
+    cJSON *b = cJSON_GetObjectItemCaseSensitive(whole_of(st, false), "bonds");
+    const double a = cJSON_GetArrayItem(b, 0)->valuedouble, c = cJSON_GetArrayItem(b, 1)->valuedouble;
+    cJSON_ReplaceItemInArray(b, 0, cJSON_CreateNumber(c));
+    cJSON_ReplaceItemInArray(b, 1, cJSON_CreateNumber(a));
+}
+static void piece_of_short(cJSON *st) {
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(whole_of(st, false), "piece_of"), 0);
+}
+static void offset_nan(cJSON *st) {
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(whole_of(st, false), "offsets"), 4,
+                             cJSON_CreateNumber(NAN));
+}
+static void holds_missing(cJSON *st) { cJSON_DeleteItemFromObject(whole_of(st, false), "holds"); }
+static void mesh_missing(cJSON *st) {
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(whole_of(st, false), "meshes"), 0);
+}
+static void inner_past_table(cJSON *st) {
+    const int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(st, "inner"));
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(whole_of(st, true), "inner"), 0, cJSON_CreateNumber(n));
+}
+static void anchored_two(cJSON *st) {
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(whole_of(st, true), "anchored"), 0, cJSON_CreateNumber(2));
+}
+
+/* The glued wall saved after its first break, each of its breakables saved
+ * whole: damaged, refused naming the key. */
+static void test_damaged_whole_refused(void **state) {
+    (void)state;
+    char err[1024], path[512];
+    build_path(path, sizeof path, "damaged-whole.json");
+    uint64_t breaks = 0;
+    const long first = first_break(RB_BACKEND_REFERENCE, &breaks);
+    rb_scene *scene = rb_scene_parse(glued_text, "glued", g_reg, err, sizeof err);
+    if (!scene) fail_msg("%s", err);
+    rb_run *run = run_of(scene, RB_BACKEND_REFERENCE);
+    step(run, first);
+    const rb_scene_source source = rb_stage_source(rb_run_stage(run));
+    if (!rb_scene_save_source(path, &source, err, sizeof err)) fail_msg("%s", err);
+    rb_run_destroy(run);
+    char *text = read_text(path);
+    rb_scene *ok = rb_scene_parse(text, "damaged.json", g_reg, err, sizeof err);
+    if (!ok) fail_msg("%s", err);
+    rb_scene_destroy(ok);
+    assert_refused(text, bond_past_pieces, "[2].bonds: element 1 is not a whole number from 0 to");
+    assert_refused(text, bonds_reversed, "[2].bonds: bond 0");
+    assert_refused(text, piece_of_short, "[2].piece_of: expected one for each of its");
+    assert_refused(text, offset_nan, "[2].offsets: element 4 is not a finite number");
+    assert_refused(text, holds_missing, "[2]: 'holds' is missing");
+    assert_refused(text, mesh_missing, "[2].meshes: expected none or one for each of its");
+    assert_refused(text, inner_past_table, "[2].inner: element 0 is not -1 or a pattern of the layer's");
+    assert_refused(text, anchored_two, "[2].anchored: element 0 is not a whole number from 0 to 1");
+    free(text);
+}
 
 static void test_damaged_state_refused(void **state) {
     (void)state;
@@ -318,7 +455,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_saved_fountain_goes_on),
         cmocka_unit_test(test_breakable_saved_before_its_break),
+        cmocka_unit_test(test_glued_saved_whole),
         cmocka_unit_test(test_damaged_state_refused),
+        cmocka_unit_test(test_damaged_whole_refused),
         cmocka_unit_test(test_no_layer_no_keys),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "base/decimal.h"
-#include "base/log.h"
 #include "debris_internal.h"
+#include "debris_whole.h"
 
 #define DEGREES (3.14159265358979323846 / 180.0)
 
@@ -296,11 +296,17 @@ static void put_fracture(FILE *f, const rb_fracture_desc *x) {
     fputs("}", f);
 }
 
-/* The breakable bodies not yet broken, in the list's order: [body, pattern].
- * Only those a pattern makes from their own shape, which the reload makes
- * again (rb_debris_make_breakable) as the scene made them; the world's
- * piece loads are the scene writer's (the bodies' `pieces`). */
-static bool write_breakables(FILE *f, const rb_debris *d, const uint32_t *at, uint32_t size) {
+/* The breakable bodies, in the list's order. [body, pattern] for one a
+ * pattern makes again from its own shape (rb_debris_make_breakable, as
+ * the scene made it): not anchored, of a shape of the registry. [body,
+ * pattern, whole] for any other (a broken body's child that can break
+ * again, an anchored breakable, a glued assembly, a glued part freed
+ * alone): its pieces, particles and meshes (debris_whole.c). Then the
+ * glued parts' own patterns (rb_debris.inner). The world's piece loads are
+ * the scene writer's (the bodies' `pieces`). False on a value that is not
+ * finite. */
+static bool write_breakables(FILE *f, const rb_debris *d, const uint32_t *at, uint32_t size, char *err,
+                             size_t err_size) {
     fputs(",\n   \"breakables\": [", f);
     bool first = true;
     for (uint32_t k = 0; k < d->breakable_count; k++) {
@@ -308,18 +314,22 @@ static bool write_breakables(FILE *f, const rb_debris *d, const uint32_t *at, ui
         const uint32_t body = index_of(d->world, at, size, b->id);
         rb_body_state s;
         if (body == UINT32_MAX || !rb_world_get_body_by_id(d->world, b->id, &s)) continue;
-        /* a broken body's breakable piece or a glued assembly: its pieces
-         * are not saved yet (docs/debris.md, "Saving"); the world keeps
-         * its piece loads, and it breaks no further after a reload */
-        if (b->anchored || rb_entities_of_world_shape(d->entities, s.shape) < 0) {
-            rb_log(RB_LOG_WARN, "debris: body %u (a breakable piece or a glued assembly) is saved without its pieces: "
-                   "loaded again, it will not break", body);
-            continue;
-        }
-        fprintf(f, "%s[%" PRIu32 ", ", first ? "" : ", ", body);
+        fprintf(f, "%s[%" PRIu32 ", ", first ? "\n    " : ",\n    ", body);
         put_fracture(f, &b->desc);
+        if (b->anchored || rb_entities_of_world_shape(d->entities, s.shape) < 0) {
+            fputs(",\n     ", f);
+            if (!rb_debris_put_whole(f, b))
+                return snprintf(err, err_size, "breakable body %u has a piece, particle or mesh value that is not finite",
+                                body), false;
+        }
         fputs("]", f);
         first = false;
+    }
+    fputs(first ? "]" : "\n   ]", f);
+    fputs(",\n   \"inner\": [", f);
+    for (uint32_t k = 0; k < d->inner_count; k++) {
+        fputs(k ? ", " : "", f);
+        put_fracture(f, &d->inner[k]);
     }
     fputs("]", f);
     return true;
@@ -354,7 +364,7 @@ bool rb_debris_write_state(FILE *f, const rb_debris *d, char *err, size_t err_si
     fputs("]", f);
     bool ok = write_bodies(f, d, at, size) && write_held(f, d, at, size) && write_memory(f, d);
     if (!ok) snprintf(err, err_size, "a debris body's time, load or impact memory is not finite");
-    ok = ok && write_breakables(f, d, at, size);
+    ok = ok && write_breakables(f, d, at, size, err, err_size);
     free(at);
     if (!ok) return false;
     fputs("},\n", f);
@@ -425,9 +435,20 @@ rb_debris *rb_debris_restore(const rb_debris_desc *desc, const rb_debris *saved,
         rb_debris_destroy(d);
         return NULL;
     }
-    /* the breakable bodies made again by their patterns, as the scene made
-     * them; the world's piece loads, which the scene's bodies' `pieces` gave
-     * it, kept across (making them starts them at 0) */
+    /* the glued parts' own patterns, which the breakables' inner name */
+    if (saved->inner_count) {
+        if (!(d->inner = malloc(sizeof *d->inner * saved->inner_count))) {
+            snprintf(err, err_size, "debris_state: out of memory");
+            rb_debris_destroy(d);
+            return NULL;
+        }
+        memcpy(d->inner, saved->inner, sizeof *d->inner * saved->inner_count);
+        d->inner_count = saved->inner_count;
+    }
+    /* the breakable bodies made again, by their patterns as the scene made
+     * them or as saved whole (the reader's have offsets); the world's piece
+     * loads, which the scene's bodies' `pieces` gave it, kept across
+     * (making them starts them at 0) */
     for (uint32_t k = 0; k < saved->breakable_count; k++) {
         const breakable *b = &saved->breakables[k];
         char why[256] = "out of memory";
@@ -439,10 +460,12 @@ rb_debris *rb_debris_restore(const rb_debris_desc *desc, const rb_debris *saved,
             rb_world_piece_loads(d->world, ids[b->id.slot], loads, n);
             rb_world_get_pieces(d->world, ids[b->id.slot], NULL, 0, &taken);
         }
-        bool made = there && (!n || loads) && rb_debris_make_breakable(d, ids[b->id.slot], &b->desc, why, sizeof why);
+        bool made = there && (!n || loads) &&
+                    (b->offsets ? rb_debris_add_whole(d, ids[b->id.slot], b, why, sizeof why)
+                                : rb_debris_make_breakable(d, ids[b->id.slot], &b->desc, why, sizeof why));
         if (made && loads) {
             made = rb_world_restore_piece_loads(d->world, ids[b->id.slot], loads, n, taken);
-            if (!made) snprintf(why, sizeof why, "its saved piece loads do not fit its pattern's %u pieces", n);
+            if (!made) snprintf(why, sizeof why, "its saved piece loads do not fit its %u pieces", n);
         }
         free(loads);
         if (!made) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "debris_internal.h"
+#include "debris_whole.h"
 #include "scene_read_internal.h"
 
 /* Every key of o is in known, and every one of known is in o. */
@@ -280,9 +281,28 @@ static bool read_fracture(rb_reader *r, const cJSON *o, rb_fracture_desc *x) {
     return true;
 }
 
-/* `breakables`: [body, pattern], each body once; made again when the layer is (rb_debris_restore). */
+/* `inner`: the glued parts' own patterns (rb_debris.inner). */
+static bool read_inner(rb_reader *r, const cJSON *o, rb_debris *d) {
+    const cJSON *a = array_at(r, o, "inner", 0);
+    if (!a) return false;
+    const int n = cJSON_GetArraySize(a);
+    if (n > 0 && !(d->inner = calloc((size_t)n, sizeof *d->inner))) return rb_read_fail(r, "out of memory");
+    size_t len = rb_read_enter(r, "inner", 0);
+    for (const cJSON *e = a->child; e; e = e->next) {
+        size_t at = rb_read_enter(r, NULL, (int)d->inner_count);
+        if (!read_fracture(r, e, &d->inner[d->inner_count])) return false;
+        d->inner_count++;
+        rb_read_leave(r, at);
+    }
+    rb_read_leave(r, len);
+    return true;
+}
+
+/* `breakables`: [body, pattern] (made again by the pattern) or [body,
+ * pattern, whole] (debris_whole.c), each body once; made breakable again
+ * when the layer is (rb_debris_restore). */
 static bool read_breakables(rb_reader *r, const rb_scene *s, const cJSON *o, rb_debris *d, uint8_t *seen) {
-    const cJSON *a = array_at(r, o, "breakables", 2);
+    const cJSON *a = array_at(r, o, "breakables", 0);
     if (!a) return false;
     const int n = cJSON_GetArraySize(a);
     if (n > 0 && !(d->breakables = calloc((size_t)n, sizeof *d->breakables))) return rb_read_fail(r, "out of memory");
@@ -290,7 +310,10 @@ static bool read_breakables(rb_reader *r, const rb_scene *s, const cJSON *o, rb_
     size_t len = rb_read_enter(r, "breakables", 0);
     for (const cJSON *e = a->child; e; e = e->next) {
         size_t at = rb_read_enter(r, NULL, (int)d->breakable_count);
-        breakable *b = &d->breakables[d->breakable_count];
+        const int entries = cJSON_IsArray(e) ? cJSON_GetArraySize(e) : 0;
+        if (entries != 2 && entries != 3) return rb_read_fail(r, "expected [body, pattern] or [body, pattern, whole]");
+        /* counted now: what a whole entry read before a failure is freed with the layer */
+        breakable *b = &d->breakables[d->breakable_count++];
         uint32_t body = 0;
         if (!body_at(r, s, e, &body)) return false;
         if (seen[body] & 2) return rb_read_fail(r, "body %u is breakable twice", body);
@@ -299,7 +322,11 @@ static bool read_breakables(rb_reader *r, const rb_scene *s, const cJSON *o, rb_
         size_t in = rb_read_enter(r, NULL, 1);
         if (!read_fracture(r, cJSON_GetArrayItem(e, 1), &b->desc)) return false;
         rb_read_leave(r, in);
-        d->breakable_count++;
+        if (entries == 3) {
+            in = rb_read_enter(r, NULL, 2);
+            if (!rb_debris_read_whole(r, cJSON_GetArrayItem(e, 2), b, d->inner_count)) return false;
+            rb_read_leave(r, in);
+        }
         rb_read_leave(r, at);
     }
     rb_read_leave(r, len);
@@ -312,7 +339,7 @@ static bool read_state(rb_reader *r, rb_scene *s, const cJSON *o, rb_debris *d) 
     static const char *const keys[] = {"steps",   "ticked_step", "tick_steps",  "spawned",    "removed",
                                        "crowded", "breaks",      "pieces_made", "impacts",    "chips_short",
                                        "rng_impact", "emitters", "fields",      "bodies",     "held",
-                                       "impact",  "breakables", NULL};
+                                       "impact",  "breakables", "inner", NULL};
     if (!exact_keys(r, o, keys) || !read_u64(r, o, "steps", &d->steps) ||
         !read_u64(r, o, "ticked_step", &d->ticked_step) ||
         !rb_read_count(r, o, "tick_steps", 1e6, &d->tick_steps, true) || !read_u64(r, o, "spawned", &d->spawned) ||
@@ -331,7 +358,7 @@ static bool read_state(rb_reader *r, rb_scene *s, const cJSON *o, rb_debris *d) 
     if (!seen) return rb_read_fail(r, "out of memory");
     const bool ok = read_emitters(r, o, d, s->debris, alive) && read_fields(r, o, d, s->debris) &&
                     read_bodies(r, s, o, d, seen, counted) && read_held(r, s, o, d) && read_memory(r, s, o, d) &&
-                    read_breakables(r, s, o, d, seen);
+                    read_inner(r, o, d) && read_breakables(r, s, o, d, seen);
     free(seen);
     for (uint32_t k = 0; ok && k < s->debris->emitter_count; k++)
         if (alive[k] != counted[k]) {
