@@ -475,18 +475,23 @@ static void test_csv_velocity(void **state) {
 
 /* A headless run of a scene with a camera bookmark (the rubble program, as
  * a user runs it) records that view, fixed, with the sandbox's lens; one
- * without a bookmark records no camera. */
+ * with a start camera too records the start; one without a camera records
+ * none. */
 static void test_headless_bookmark(void **state) {
     (void)state;
     char scene[512], cache[512], cmd[2048];
     out_path(scene, sizeof scene, "bookmark.json");
     out_path(cache, sizeof cache, "bookmark.rbc");
-    for (int with = 1; with >= 0; with--) {
+    const char *cameras[] = {
+        "",
+        ", \"camera\": {\"bookmarks\": [null, {\"position\": [4, 5, 6], \"yaw\": 0.7, \"pitch\": -0.3}]}",
+        ", \"camera\": {\"start\": {\"position\": [-1, 3, 9], \"yaw\": 0.2, \"pitch\": -0.1},"
+        " \"bookmarks\": [null, {\"position\": [4, 5, 6], \"yaw\": 0.7, \"pitch\": -0.3}]}"};
+    for (int with = 2; with >= 0; with--) {
         FILE *f = fopen(scene, "w");
         assert_non_null(f);
         fprintf(f, "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 2, 0]}]%s}\n",
-                with ? ", \"camera\": {\"bookmarks\": [null, {\"position\": [4, 5, 6], \"yaw\": 0.7, \"pitch\": -0.3}]}"
-                     : "");
+                cameras[with]);
         fclose(f);
         remove(cache);
         snprintf(cmd, sizeof cmd,
@@ -496,7 +501,8 @@ static void test_headless_bookmark(void **state) {
         char err[1024];
         rb_cache *c = rb_cache_open(cache, err, sizeof err);
         if (!c) fail_msg("%s", err);
-        printf("  %s a bookmark: %u camera records over %u frames\n", with ? "with" : "without", c->camera_count,
+        printf("  %s: %u camera records over %u frames\n",
+               with == 2 ? "a start and a bookmark" : with ? "a bookmark" : "no camera", c->camera_count,
                c->frame_count);
         assert_int_equal(c->version, 4);
         rb_cache_camera cam, want;
@@ -508,8 +514,12 @@ static void test_headless_bookmark(void **state) {
         }
         assert_int_equal(c->camera_count, 1); /* fixed: written once */
         assert_true(rb_cache_camera_at(c, c->frame_count - 1, &cam));
-        rb_cache_camera_from_view(&want, (const float[3]){4, 5, 6}, 0.7f, -0.3f, 60.0f * 3.14159265f / 180.0f, 0.0f,
-                                  cam.znear, cam.zfar);
+        if (with == 1)
+            rb_cache_camera_from_view(&want, (const float[3]){4, 5, 6}, 0.7f, -0.3f, 60.0f * 3.14159265f / 180.0f,
+                                      0.0f, cam.znear, cam.zfar);
+        else
+            rb_cache_camera_from_view(&want, (const float[3]){-1, 3, 9}, 0.2f, -0.1f, 60.0f * 3.14159265f / 180.0f,
+                                      0.0f, cam.znear, cam.zfar);
         assert_memory_equal(cam.position, want.position, sizeof cam.position);
         for (int k = 0; k < 4; k++) assert_float_equal(cam.orientation[k], want.orientation[k], 1e-6);
         assert_float_equal(cam.yfov, want.yfov, 1e-6);

@@ -141,20 +141,21 @@ static bool take_events(void *user, const rb_event *events, uint32_t count, cons
     return !out->cache || rb_cache_events(out->cache, events, count, pieces);
 }
 
-/* A headless run's camera in its cache: the scene's first camera bookmark,
- * fixed, with the sandbox's lens (src/sandbox/camera.c, rb_camera_init);
- * none for a scene without one (docs/cache-format.md, `V`). */
+/* A headless run's camera in its cache: the scene's start camera, else its
+ * first camera bookmark, fixed, with the sandbox's lens
+ * (src/sandbox/camera.c, rb_camera_init); none for a scene without one
+ * (docs/cache-format.md, `V`). */
 static void record_camera(rb_cache_writer *rec, const rb_scene *scene) {
-    for (int i = 0; scene && scene->has_camera && i < RB_SCENE_BOOKMARKS; i++) {
-        const rb_scene_bookmark *b = &scene->bookmarks[i];
-        if (!b->set) continue;
-        rb_camera lens;
-        rb_camera_init(&lens, (const float[3]){0, 0, 0}, (const float[3]){0, 0, -1});
-        rb_cache_camera camera;
-        rb_cache_camera_from_view(&camera, b->position, b->yaw, b->pitch, lens.fov_y, 0.0f, lens.near_m, lens.far_m);
-        rb_cache_set_camera(rec, &camera);
-        return;
-    }
+    if (!scene || !scene->has_camera) return;
+    const rb_scene_bookmark *b = scene->start.set ? &scene->start : NULL;
+    for (int i = 0; !b && i < RB_SCENE_BOOKMARKS; i++)
+        if (scene->bookmarks[i].set) b = &scene->bookmarks[i];
+    if (!b) return;
+    rb_camera lens;
+    rb_camera_init(&lens, (const float[3]){0, 0, 0}, (const float[3]){0, 0, -1});
+    rb_cache_camera camera;
+    rb_cache_camera_from_view(&camera, b->position, b->yaw, b->pitch, lens.fov_y, 0.0f, lens.near_m, lens.far_m);
+    rb_cache_set_camera(rec, &camera);
 }
 
 /* The cache a headless run records to: --record's, or for --csv and --gltf

@@ -84,7 +84,7 @@ bool rb_cache_events(rb_cache_writer *w, const rb_event *events, uint32_t count,
 /* The camera of the frames written from now on (NULL: none from now on):
  * a `V` record goes with the next frame when it differs from the last one
  * written. The sandbox sets its view each frame; a headless run the
- * scene's first camera bookmark once. */
+ * scene's start camera (else its first bookmark) once. */
 void rb_cache_set_camera(rb_cache_writer *w, const rb_cache_camera *camera);
 /* Writes the end mark, closes the file and frees the writer (NULL: true).
  * False with "path: what is wrong" in err if anything failed. */
