@@ -32,6 +32,12 @@ static inline rb_backend_kind rb_test_backend(void) {
     return b && strcmp(b, "opencl") == 0 ? RB_BACKEND_OPENCL : RB_BACKEND_REFERENCE;
 }
 
+/* Its name, for the files a test writes: the two backends' runs of one test
+ * run side by side (ctest -j) and must not write the same file. */
+static inline const char *rb_test_backend_name(void) {
+    return rb_test_backend() == RB_BACKEND_OPENCL ? "opencl" : "reference";
+}
+
 static inline rb_world *rb_test_world(rb_world_desc desc) {
     desc.backend = rb_test_backend();
     char err[512];

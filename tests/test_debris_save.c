@@ -56,7 +56,7 @@ static int teardown(void **state) {
 }
 
 static char *build_path(char *out, size_t size, const char *name) {
-    snprintf(out, size, "%s/debris-save-%s", RB_TEST_BUILD_DIR, name);
+    snprintf(out, size, "%s/debris-save-%s-%s", RB_TEST_BUILD_DIR, rb_test_backend_name(), name);
     return out;
 }
 

@@ -92,7 +92,7 @@ static const char *cause_of(const cJSON *j) {
 static void test_breaks_spawns_removals(void **state) {
     (void)state;
     char path[512];
-    snprintf(path, sizeof path, "%s/events-break.jsonl", RB_TEST_BUILD_DIR);
+    snprintf(path, sizeof path, "%s/events-break-%s.jsonl", RB_TEST_BUILD_DIR, rb_test_backend_name());
     rb_run *run = run_with_events(break_text, path, 625, 1.0f); /* 1 s */
     const rb_debris *d = rb_run_debris(run);
     assert_non_null(d);
@@ -149,7 +149,7 @@ static void test_breaks_spawns_removals(void **state) {
  * weight borne through the contact) within 2%, at the speed it fell at. */
 static void check_drop(double contact_time) {
     char path[512], text[1024];
-    snprintf(path, sizeof path, "%s/events-drop.jsonl", RB_TEST_BUILD_DIR);
+    snprintf(path, sizeof path, "%s/events-drop-%s.jsonl", RB_TEST_BUILD_DIR, rb_test_backend_name());
     snprintf(text, sizeof text, drop_format, contact_time);
     const double h = 1.0, g = 9.81, dt = 0.0016, tick = 10 * dt;
     rb_run *run = run_with_events(text, path, 400, 1.0f); /* 0.64 s: the first bounce and more */
@@ -216,9 +216,9 @@ static bool on_frame(void *writer, double time) { return rb_cache_frame(writer, 
 static void test_cache_events(void **state) {
     (void)state;
     char err[1024], file[512], cache[512], exported[512];
-    snprintf(file, sizeof file, "%s/events-cache.jsonl", RB_TEST_BUILD_DIR);
-    snprintf(cache, sizeof cache, "%s/events-cache.rbc", RB_TEST_BUILD_DIR);
-    snprintf(exported, sizeof exported, "%s/events-exported.jsonl", RB_TEST_BUILD_DIR);
+    snprintf(file, sizeof file, "%s/events-cache-%s.jsonl", RB_TEST_BUILD_DIR, rb_test_backend_name());
+    snprintf(cache, sizeof cache, "%s/events-cache-%s.rbc", RB_TEST_BUILD_DIR, rb_test_backend_name());
+    snprintf(exported, sizeof exported, "%s/events-exported-%s.jsonl", RB_TEST_BUILD_DIR, rb_test_backend_name());
     for (int with = 1; with >= 0; with--) {
         rb_scene *scene = rb_scene_parse(break_text, "events.json", g_reg, err, sizeof err);
         if (!scene) fail_msg("%s", err);
