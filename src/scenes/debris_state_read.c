@@ -14,20 +14,6 @@
 #include "debris_whole.h"
 #include "scene_read_internal.h"
 
-/* Every key of o is in known, and every one of known is in o. */
-static bool exact_keys(rb_reader *r, const cJSON *o, const char *const *known) {
-    if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
-    if (!rb_read_check_keys(r, o, NULL)) return false;
-    for (const cJSON *c = o->child; c; c = c->next) {
-        bool ok = false;
-        for (const char *const *k = known; *k && !ok; k++) ok = strcmp(c->string, *k) == 0;
-        if (!ok) return rb_read_fail_at(r, c->string, "unknown key (a debris_state holds only what rubble writes)");
-    }
-    for (const char *const *k = known; *k; k++)
-        if (!cJSON_GetObjectItemCaseSensitive(o, *k)) return rb_read_fail(r, "'%s' is missing", *k);
-    return true;
-}
-
 /* A u64 written as a decimal string (a JSON number, a double, holds 53 bits). */
 static bool read_u64(rb_reader *r, const cJSON *o, const char *key, uint64_t *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -107,7 +93,7 @@ static bool body_at(rb_reader *r, const rb_scene *s, const cJSON *a, uint32_t *o
 static bool read_emitter(rb_reader *r, const cJSON *o, rb_debris *d, uint32_t k, rb_emitter *e, uint32_t *alive) {
     static const char *const keys[] = {"direction", "cone",  "seed",        "rng",    "owed",
                                        "alive",     "recent_next", "recent", NULL};
-    if (!exact_keys(r, o, keys) || !rb_read_vector(r, o, "direction", 3, e->direction) ||
+    if (!rb_debris_exact_keys(r, o, keys) || !rb_read_vector(r, o, "direction", 3, e->direction) ||
         !rb_read_float(r, o, "cone", 0.0, 3.1415927410125732, &e->cone) || !read_u64(r, o, "seed", &e->seed) ||
         !read_u64(r, o, "rng", &d->rng[k]) || !rb_read_number(r, o, "owed", 0.0, 1e12, &d->owed[k]) ||
         !rb_read_count(r, o, "alive", 4294967295.0, alive, true) ||
@@ -168,7 +154,7 @@ static bool read_fields(rb_reader *r, const cJSON *o, rb_debris *d, rb_debris_de
     uint32_t k = 0;
     for (const cJSON *f = a->child; f; f = f->next, k++) {
         size_t at = rb_read_enter(r, NULL, (int)k);
-        if (!exact_keys(r, f, keys) || !rb_read_bool(r, f, "fired", &d->fired[k]) ||
+        if (!rb_debris_exact_keys(r, f, keys) || !rb_read_bool(r, f, "fired", &d->fired[k]) ||
             !rb_read_vector(r, f, "axis", 3, desc->fields[k].axis))
             return false;
         rb_read_leave(r, at);
@@ -269,7 +255,7 @@ static bool read_fracture(rb_reader *r, const cJSON *o, rb_fracture_desc *x) {
     static const char *const keys[] = {"kind",   "pieces", "seed",   "strength", "normal",     "centre",
                                        "centre_given", "wedges", "rings", "impact",   "focus", "bond_reach", NULL};
     uint32_t kind = 0;
-    if (!exact_keys(r, o, keys) || !rb_read_count(r, o, "kind", RB_FRACTURE_RADIAL, &kind, true) ||
+    if (!rb_debris_exact_keys(r, o, keys) || !rb_read_count(r, o, "kind", RB_FRACTURE_RADIAL, &kind, true) ||
         !rb_read_count(r, o, "pieces", 1e6, &x->pieces, true) || !read_u64(r, o, "seed", &x->seed) ||
         !rb_read_float(r, o, "strength", 1e-30, 1e30, &x->strength) ||
         !rb_read_vector(r, o, "normal", 3, x->normal) || !rb_read_vector(r, o, "centre", 3, x->centre) ||
@@ -340,7 +326,7 @@ static bool read_state(rb_reader *r, rb_scene *s, const cJSON *o, rb_debris *d) 
                                        "crowded", "breaks",      "pieces_made", "impacts",    "chips_short",
                                        "rng_impact", "emitters", "fields",      "bodies",     "held",
                                        "impact",  "breakables", "inner", NULL};
-    if (!exact_keys(r, o, keys) || !read_u64(r, o, "steps", &d->steps) ||
+    if (!rb_debris_exact_keys(r, o, keys) || !read_u64(r, o, "steps", &d->steps) ||
         !read_u64(r, o, "ticked_step", &d->ticked_step) ||
         !rb_read_count(r, o, "tick_steps", 1e6, &d->tick_steps, true) || !read_u64(r, o, "spawned", &d->spawned) ||
         !read_u64(r, o, "removed", &d->removed) || !read_u64(r, o, "crowded", &d->crowded) ||

@@ -71,8 +71,7 @@ bool rb_debris_put_whole(FILE *f, const breakable *b) {
 
 /* ---- read back ---- */
 
-/* Every key of o is in known, and every one of known is in o. */
-static bool exact_keys(rb_reader *r, const cJSON *o, const char *const *known) {
+bool rb_debris_exact_keys(rb_reader *r, const cJSON *o, const char *const *known) {
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, NULL)) return false;
     for (const cJSON *c = o->child; c; c = c->next) {
@@ -158,7 +157,7 @@ bool rb_debris_read_whole(rb_reader *r, const cJSON *o, breakable *b, uint32_t i
                                        "meshes",  "anchored", "inner",  NULL};
     rb_pieces *p = &b->pieces;
     uint32_t n3 = 0, np = 0, count = 0;
-    if (!exact_keys(r, o, keys) || !rb_read_floats(r, o, "offsets", 3, true, &b->offsets, &n3) ||
+    if (!rb_debris_exact_keys(r, o, keys) || !rb_read_floats(r, o, "offsets", 3, true, &b->offsets, &n3) ||
         !rb_read_float(r, o, "r", 1e-30, 1e30, &b->r) || !rb_read_float(r, o, "m", 1e-30, 1e30, &b->m) ||
         !rb_read_float(r, o, "strength", 1e-30, 1e30, &p->strength) ||
         !rb_read_float(r, o, "radius", 1e-30, 1e30, &p->radius) ||

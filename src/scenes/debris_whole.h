@@ -19,6 +19,11 @@
  * that is not finite. */
 bool rb_debris_put_whole(FILE *f, const breakable *b);
 
+/* Every key of o is in known (a NULL-ended list) and every one of known is
+ * in o: a debris_state object holds only what rubble writes (also used by
+ * debris_state_read.c). False with the key named through r. */
+bool rb_debris_exact_keys(rb_reader *r, const cJSON *o, const char *const *known);
+
 /* A whole object o (the current key path names it) into b (its id and desc
  * set by the caller), checked against itself and the layer's inner_count
  * patterns; b keeps what was read on a failure too, for the caller's layer
