@@ -86,6 +86,8 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
 bool rb_options_save_name(const char *out, unsigned k, char *name, size_t size);
 /* The program's usage screen, written to out (usage.c). */
 void rb_options_usage(rb_program program, FILE *out);
+/* rubble wedge's usage screen (usage.c; the command is in wedge.c). */
+void rb_wedge_usage(FILE *out);
 /* Defaults, then argv: a bad command line prints what is wrong and the usage
  * (returns 2), --help prints the usage (returns 0). Returns -1 to go on. */
 int rb_options_read(rb_options *o, rb_program program, int argc, char **argv);

@@ -73,6 +73,8 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "  --events-impulse N impacts listed above N s of contact impulse [1]\n"
                  "  rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb] [--fps F] [--events OUT.jsonl]\n"
                  "                     write a cache as CSV, glTF or its events\n"
+                 "Wedges (one scene, many variations; docs/wedge.md, rubble wedge --help):\n"
+                 "  rubble wedge WEDGE [--out DIR] [--jobs N] [--steps S] [--prepare] ...\n"
                  "Sandbox:\n"
                  "  --width W --height H   window size [1280x720]\n"
                  "  --no-vsync         do not wait for the display\n"
@@ -93,5 +95,25 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "                     such as llvmpipe]; F9 in the window cycles the presets low, medium, high\n"
                  "  --frame-stats      at exit print one JSON object: mean and 95th percentile of the frame,\n"
                  "                     drawing, simulation and CPU ms and steps a frame, the quality, the GL renderer\n"
+                 "  --help             this screen\n");
+}
+
+void rb_wedge_usage(FILE *out) {
+    fprintf(out, "usage: rubble wedge WEDGE [options]\n"
+                 "       rubble wedge --run-one DIR I\n"
+                 "Runs one scene in many variations: the wedge file (docs/wedge.md) names the scene, the keys\n"
+                 "to vary and their values; each variant of the cross product is checked, then run as\n"
+                 "rubble --headless in DIR/NNNN/, N at a time. A variant whose summary.json says ok is skipped,\n"
+                 "so running it again finishes what is left. Exit status: 0 every variant ok, 1 one failed,\n"
+                 "2 refused before anything ran.\n"
+                 "options:\n"
+                 "  --out DIR          the output folder [NAME-wedge, NAME the wedge file's less .json]\n"
+                 "  --jobs N           variants run at once [the online cores]\n"
+                 "  --steps S          steps each variant runs [the wedge file's; 1000]\n"
+                 "  --record --csv --gltf  each variant's run.rbc, run.csv, run.glb [the file's outputs]\n"
+                 "  --shots T1,T2,...  screenshots at these simulated times [the file's shots]\n"
+                 "  --prepare          write DIR (scenes, wedge.json, jobs.txt, parallel.sh, slurm.sbatch) and\n"
+                 "                     run nothing: for GNU parallel or a Slurm job array\n"
+                 "  --run-one DIR I    run variant I of the wedge prepared in DIR (a line of jobs.txt)\n"
                  "  --help             this screen\n");
 }
