@@ -356,6 +356,16 @@ static uint32_t run_all(const plan *p) {
     return failed;
 }
 
+/* A summary's number at key, formatted into buf; "-" when it has none. */
+static const char *number(const cJSON *s, const char *key, const char *format, char *buf, size_t size) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(s, key);
+    if (cJSON_IsNumber(v))
+        snprintf(buf, size, format, v->valuedouble);
+    else
+        snprintf(buf, size, "-");
+    return buf;
+}
+
 /* One row a variant: its values and what its summary says. */
 static uint32_t print_table(const plan *p) {
     uint32_t failed = 0;
@@ -371,13 +381,12 @@ static uint32_t print_table(const plan *p) {
         failed += strcmp(st, "ok") != 0;
         const cJSON *digest = cJSON_GetObjectItemCaseSensitive(s, "digest");
         const cJSON *nan = cJSON_GetObjectItemCaseSensitive(s, "nan");
-        printf("%-7s %-7s %-40s %7.0f %7.0f %10.4g %5s %-16s %8.2f\n", name, st, values,
-               cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "bodies")),
-               cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "breaks")),
-               cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "max_speed")),
+        char b[4][32];
+        printf("%-7s %-7s %-40s %7s %7s %10s %5s %-16s %8s\n", name, st, values,
+               number(s, "bodies", "%.0f", b[0], sizeof b[0]), number(s, "breaks", "%.0f", b[1], sizeof b[1]),
+               number(s, "max_speed", "%.4g", b[2], sizeof b[2]),
                cJSON_IsBool(nan) ? (cJSON_IsTrue(nan) ? "yes" : "no") : "-",
-               cJSON_IsString(digest) ? digest->valuestring : "-",
-               cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "wall_s")));
+               cJSON_IsString(digest) ? digest->valuestring : "-", number(s, "wall_s", "%.2f", b[3], sizeof b[3]));
         cJSON_Delete(s);
     }
     return failed;
