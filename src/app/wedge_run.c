@@ -31,7 +31,7 @@ bool rb_wedge_write(const char *path, const char *text, char *err, size_t err_si
     char why[512];
     FILE *f = rb_replace_open(&r, path, "w", why, sizeof why);
     if (!f || !rb_replace_close(&r, fputs(text, f) >= 0, why, sizeof why)) {
-        snprintf(err, err_size, "%s: %s", path, why);
+        snprintf(err, err_size, "%.2048s: %.400s", path, why);
         return false;
     }
     return true;
