@@ -12,10 +12,17 @@ work=$2
 rm -rf "$work"
 mkdir -p "$work/state" "$work/spool" "$work/munge" "$work/log"
 chmod 700 "$work/munge"
-pids=""
-stop() {
+stop() { # each daemon it started, by its pid, then waits (10 s at most) for them to go
+    started=""
     for f in "$work/slurmd.pid" "$work/slurmctld.pid" "$work/munge/pid"; do
-        [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+        [ -f "$f" ] && started="$started $(cat "$f")"
+    done
+    for p in $started; do kill "$p" 2>/dev/null || true; done
+    for i in $(seq 20); do
+        alive=""
+        for p in $started; do kill -0 "$p" 2>/dev/null && alive=1; done
+        [ -z "$alive" ] && break
+        sleep 0.5
     done
 }
 trap stop EXIT
