@@ -65,9 +65,10 @@ static const char *string_at(const cJSON *j, const char *key) {
 
 /* A cube falling onto another, sliding on it: friction and the throw both
  * change where they end. */
-static const char *scene_text = "{\"rubble_scene\": 1, \"materials\": {\"default\": {\"friction\": 0.5}},\n"
-                                " \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0]},\n"
-                                "            {\"shape\": \"cube\", \"position\": [0, 1.9, 0], \"velocity\": [1, 0, 0]}]}\n";
+static const char *scene_text =
+    "{\"rubble_scene\": 1, \"materials\": {\"default\": {\"friction\": 0.5}},\n"
+    " \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0]},\n"
+    "            {\"shape\": \"cube\", \"position\": [0, 1.9, 0], \"velocity\": [1, 0, 0]}]}\n";
 
 /* The wedge file wedge/NAME.json over the scene, varying the lines given. */
 static void write_wedge(const char *name, const char *vary) {
@@ -181,12 +182,11 @@ static void test_parallel_and_slurm(void **state) {
     if (wedge("'" DIR "/small.json' --out '" DIR "/par'") != 0) fail_msg("after parallel: %s", err);
     assert_non_null(strstr(err, "4 of 4 variants already done ok"));
     /* parallel.sh is a shell script naming jobs.txt */
-    assert_int_equal(run_shell("sh -n '" DIR "/par/parallel.sh' && grep -q 'parallel --jobs' '" DIR
-                               "/par/parallel.sh'"),
-                     0);
+    assert_int_equal(
+        run_shell("sh -n '" DIR "/par/parallel.sh' && grep -q 'parallel --jobs' '" DIR "/par/parallel.sh'"), 0);
 
-    /* Slurm: the script is bash, an array of 4 tasks; task 2 runs variant 0002 only */
-    if (wedge("'" DIR "/small.json' --out '" DIR "/slurm' --prepare") != 0) fail_msg("prepare: %s", err);
+    /* Slurm: the script is bash, an array of 4 tasks; task 2 runs variant 0002 only, with the outputs asked */
+    if (wedge("'" DIR "/small.json' --out '" DIR "/slurm' --prepare --record --csv") != 0) fail_msg("prepare: %s", err);
     assert_int_equal(run_shell("bash -n '" DIR "/slurm/slurm.sbatch'"), 0);
     assert_int_equal(run_shell("grep -c '^#SBATCH --array=0-3$' '" DIR "/slurm/slurm.sbatch'"), 0);
     if (run_shell("cd / && SLURM_ARRAY_TASK_ID=2 bash '" DIR "/slurm/slurm.sbatch'") != 0) fail_msg("task: %s", err);
@@ -194,6 +194,12 @@ static void test_parallel_and_slurm(void **state) {
     summary_digest(DIR "/run", "0002", a);
     summary_digest(DIR "/slurm", "0002", b);
     assert_string_equal(a, b);
+    /* its cache and CSV: the CSV has a row a body a frame, 60 frames a second (README "Record and export") */
+    assert_int_equal(stat(DIR "/slurm/0002/run.rbc", &st), 0);
+    assert_true(st.st_size > 0);
+    assert_int_equal(run_shell("wc -l < '" DIR "/slurm/0002/run.csv'"), 0);
+    const int frames = (int)floor(STEPS * (double)rb_default_world_desc().dt * 60 + 1e-6) + 1;
+    if (atoi(out) != 1 + 2 * frames) fail_msg("run.csv has %d lines, not 1 + 2 x %d", atoi(out), frames);
     assert_int_not_equal(stat(DIR "/slurm/0001/summary.json", &st), 0);
     assert_int_not_equal(stat(DIR "/slurm/0003/summary.json", &st), 0);
 }

@@ -24,14 +24,14 @@
 extern char **environ;
 
 typedef struct wedge_args {
-    const char *file;    /* WEDGE */
-    const char *out;     /* --out DIR; NULL: NAME-wedge in the working folder */
-    long jobs;           /* --jobs N; 0: the online cores */
-    long steps;          /* --steps S; -1: the wedge file's */
+    const char *file;       /* WEDGE */
+    const char *out;        /* --out DIR; NULL: NAME-wedge in the working folder */
+    long jobs;              /* --jobs N; 0: the online cores */
+    long steps;             /* --steps S; -1: the wedge file's */
     bool record, csv, gltf; /* --record, --csv, --gltf: replace the file's outputs */
-    const char *shots;   /* --shots T1,T2,...: replace the file's shots */
-    bool prepare;        /* --prepare: write the folder, run nothing */
-    const char *run_dir; /* --run-one DIR I */
+    const char *shots;      /* --shots T1,T2,...: replace the file's shots */
+    bool prepare;           /* --prepare: write the folder, run nothing */
+    const char *run_dir;    /* --run-one DIR I */
     long run_index;
 } wedge_args;
 
@@ -159,8 +159,8 @@ static void shell_word(FILE *f, const char *path) {
 }
 
 /* A text made by fn into a memory stream, written whole to dir/name. */
-static bool write_made(const char *dir, const char *name, void (*fn)(FILE *, const void *), const void *user,
-                       char *err, size_t err_size) {
+static bool write_made(const char *dir, const char *name, void (*fn)(FILE *, const void *), const void *user, char *err,
+                       size_t err_size) {
     char *text = NULL, path[PATH_MAX + 64];
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
@@ -194,12 +194,13 @@ static void jobs_text(FILE *f, const void *user) {
 
 static void parallel_text(FILE *f, const void *user) {
     const plan *p = user;
-    fprintf(f, "#!/bin/sh\n"
-               "# This wedge's %u variants through GNU parallel, JOBS at a time [%ld]: sh parallel.sh [JOBS]\n"
-               "# --joblog and --resume: run it again and the variants already run are skipped.\n"
-               "# On many machines add --sshlogin (e.g. --sshlogin 16/node1,16/node2, or --sshloginfile FILE)\n"
-               "# after --jobs: each machine must see this folder and the rubble program at the same paths\n"
-               "# (a shared file system), since jobs.txt names both by their absolute paths.\n",
+    fprintf(f,
+            "#!/bin/sh\n"
+            "# This wedge's %u variants through GNU parallel, JOBS at a time [%ld]: sh parallel.sh [JOBS]\n"
+            "# --joblog and --resume: run it again and the variants already run are skipped.\n"
+            "# On many machines add --sshlogin (e.g. --sshlogin 16/node1,16/node2, or --sshloginfile FILE)\n"
+            "# after --jobs: each machine must see this folder and the rubble program at the same paths\n"
+            "# (a shared file system), since jobs.txt names both by their absolute paths.\n",
             p->w->variant_count, p->jobs);
     fputs("parallel --jobs \"${1:-", f);
     fprintf(f, "%ld}\" --joblog ", p->jobs);
@@ -212,16 +213,16 @@ static void parallel_text(FILE *f, const void *user) {
 static void slurm_text(FILE *f, const void *user) {
     const plan *p = user;
     const char *name = strrchr(p->dir, '/');
-    fprintf(f, "#!/bin/bash\n"
-               "#SBATCH --job-name=wedge-%s\n"
-               "#SBATCH --array=0-%u\n"
-               "#SBATCH --output=%s/slurm-%%A_%%a.log\n"
-               "# One array task a variant: task K runs line K+1 of jobs.txt. Submit with\n"
-               "# `sbatch slurm.sbatch` (add --array=0-%u%%8 for at most 8 at once). Every node must see\n"
-               "# this folder and the rubble program at the same paths. A Slurm whose MaxArraySize is\n"
-               "# below %u needs the array split (docs/wedge.md).\n",
-            name ? name + 1 : "run", p->w->variant_count - 1, p->dir, p->w->variant_count - 1,
-            p->w->variant_count);
+    fprintf(f,
+            "#!/bin/bash\n"
+            "#SBATCH --job-name=wedge-%s\n"
+            "#SBATCH --array=0-%u\n"
+            "#SBATCH --output=%s/slurm-%%A_%%a.log\n"
+            "# One array task a variant: task K runs line K+1 of jobs.txt. Submit with\n"
+            "# `sbatch slurm.sbatch` (add --array=0-%u%%8 for at most 8 at once). Every node must see\n"
+            "# this folder and the rubble program at the same paths. A Slurm whose MaxArraySize is\n"
+            "# below %u needs the array split (docs/wedge.md).\n",
+            name ? name + 1 : "run", p->w->variant_count - 1, p->dir, p->w->variant_count - 1, p->w->variant_count);
     fputs("line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" ", f);
     shell_word(f, p->dir);
     fputs("/jobs.txt)\n"
@@ -328,8 +329,7 @@ static uint32_t run_all(const plan *p) {
         rb_wedge_variant_name(i, name);
         if (!done_ok(p->dir, name, p->w->steps)) todo[count++] = i;
     }
-    if (count < n)
-        fprintf(stderr, "wedge: %u of %u variants already done ok in %s: skipped\n", n - count, n, p->dir);
+    if (count < n) fprintf(stderr, "wedge: %u of %u variants already done ok in %s: skipped\n", n - count, n, p->dir);
     const double t0 = rb_seconds();
     uint32_t next = 0, running = 0, finished = 0;
     done = n - count;
@@ -441,8 +441,10 @@ int rb_wedge_main(int argc, char **argv) {
         return 2;
     }
     if (a.prepare) {
-        fprintf(stderr, "wedge: %u variants prepared in %s: run them with `sh %s/parallel.sh`, `sbatch %s/slurm.sbatch` "
-                        "or rubble wedge %s --out %s\n", w->variant_count, dir, dir, dir, a.file, dir);
+        fprintf(stderr,
+                "wedge: %u variants prepared in %s: run them with `sh %s/parallel.sh`, `sbatch %s/slurm.sbatch` "
+                "or rubble wedge %s --out %s\n",
+                w->variant_count, dir, dir, dir, a.file, dir);
         rb_wedge_destroy(w);
         return 0;
     }
@@ -450,7 +452,8 @@ int rb_wedge_main(int argc, char **argv) {
     const uint32_t failed = print_table(&p);
     /* the summary table (CSV, JSON) and the contact sheet of the shots:
      * rb_wedge_collect(dir) from `rubble wedge --collect DIR` goes here */
-    if (failed) fprintf(stderr, "wedge: %u of %u variants failed (their summary.json says why)\n", failed, w->variant_count);
+    if (failed)
+        fprintf(stderr, "wedge: %u of %u variants failed (their summary.json says why)\n", failed, w->variant_count);
     rb_wedge_destroy(w);
     return failed ? 1 : 0;
 }

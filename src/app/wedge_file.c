@@ -20,8 +20,7 @@ char *rb_wedge_read_text(const char *path, char *err, size_t err_size) {
         return NULL;
     }
     if ((uint64_t)st.st_size > RB_WEDGE_MAX_FILE) {
-        snprintf(err, err_size, "%s: %lld bytes; at most %u are read", path, (long long)st.st_size,
-                 RB_WEDGE_MAX_FILE);
+        snprintf(err, err_size, "%s: %lld bytes; at most %u are read", path, (long long)st.st_size, RB_WEDGE_MAX_FILE);
         fclose(f);
         return NULL;
     }
@@ -39,8 +38,8 @@ char *rb_wedge_read_text(const char *path, char *err, size_t err_size) {
 }
 
 /* "FILE: PATH: why" into err; returns false. */
-__attribute__((format(printf, 5, 6))) static bool fail(const char *file, const char *path, char *err,
-                                                        size_t err_size, const char *fmt, ...) {
+__attribute__((format(printf, 5, 6))) static bool fail(const char *file, const char *path, char *err, size_t err_size,
+                                                       const char *fmt, ...) {
     char why[512];
     va_list ap;
     va_start(ap, fmt);
@@ -78,12 +77,11 @@ static uint64_t next_random(uint64_t *s) {
 }
 
 /* [a, b] at key name of o: two finite numbers (b below a: a range that falls). */
-static bool read_span(const char *file, const char *path, const cJSON *o, const char *name, double span[2],
-                      char *err, size_t err_size) {
+static bool read_span(const char *file, const char *path, const cJSON *o, const char *name, double span[2], char *err,
+                      size_t err_size) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
     if (cJSON_GetArraySize(v) != 2 || !cJSON_IsArray(v) || !cJSON_IsNumber(v->child) ||
-        !cJSON_IsNumber(v->child->next) || !isfinite(v->child->valuedouble) ||
-        !isfinite(v->child->next->valuedouble))
+        !cJSON_IsNumber(v->child->next) || !isfinite(v->child->valuedouble) || !isfinite(v->child->next->valuedouble))
         return fail(file, path, err, err_size, "%s: expected [from, to], two finite numbers", name);
     span[0] = v->child->valuedouble, span[1] = v->child->next->valuedouble;
     return true;
@@ -174,8 +172,10 @@ static bool read_vary(rb_wedge *w, const cJSON *vary, char *err, size_t err_size
         if (!vary_count(w->file, path, e, &count, err, err_size)) return false;
         product *= count; /* each count is at most the limit + 1: no overflow in 16 of them before the check */
         if (product > RB_WEDGE_MAX_VARIANTS)
-            return fail(w->file, "vary", err, err_size, "more than %d variants (the cross product of the value lists); "
-                        "a wedge makes at most %d", RB_WEDGE_MAX_VARIANTS, RB_WEDGE_MAX_VARIANTS);
+            return fail(w->file, "vary", err, err_size,
+                        "more than %d variants (the cross product of the value lists); "
+                        "a wedge makes at most %d",
+                        RB_WEDGE_MAX_VARIANTS, RB_WEDGE_MAX_VARIANTS);
     }
     w->variant_count = (uint32_t)product;
     k = 0;
@@ -228,8 +228,7 @@ static bool scene_path(rb_wedge *w, const char *name, char *err, size_t err_size
         snprintf(joined, sizeof joined, "%s", name);
     else
         snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - w->file), w->file, name);
-    if (!realpath(joined, w->scene))
-        return fail(w->file, "scene", err, err_size, "%s: %s", joined, strerror(errno));
+    if (!realpath(joined, w->scene)) return fail(w->file, "scene", err, err_size, "%s: %s", joined, strerror(errno));
     return true;
 }
 
@@ -250,7 +249,8 @@ rb_wedge *rb_wedge_load(const char *path, char *err, size_t err_size) {
     free(text);
     static const char *const keys[] = {"scene", "steps", "vary", "outputs", "shots", NULL};
     bool ok = j != NULL;
-    ok = ok && (cJSON_IsObject(j) || fail(path, "", err, err_size, "expected an object {\"scene\": ..., \"vary\": [...]}"));
+    ok = ok &&
+         (cJSON_IsObject(j) || fail(path, "", err, err_size, "expected an object {\"scene\": ..., \"vary\": [...]}"));
     ok = ok && known_keys(path, "", j, keys, err, err_size);
     const cJSON *scene = ok ? cJSON_GetObjectItemCaseSensitive(j, "scene") : NULL;
     ok = ok && ((cJSON_IsString(scene) && scene->valuestring[0]) ||
@@ -266,8 +266,7 @@ rb_wedge *rb_wedge_load(const char *path, char *err, size_t err_size) {
          read_shots(w, cJSON_GetObjectItemCaseSensitive(j, "shots"), err, err_size);
     cJSON_Delete(j);
     char *scene_text = ok ? rb_wedge_read_text(w->scene, err, err_size) : NULL;
-    if (scene_text && !(w->scene_tree = cJSON_Parse(scene_text)))
-        fail(w->scene, "", err, err_size, "not JSON");
+    if (scene_text && !(w->scene_tree = cJSON_Parse(scene_text))) fail(w->scene, "", err, err_size, "not JSON");
     if (w->scene_tree && !cJSON_IsObject(w->scene_tree)) {
         fail(w->scene, "", err, err_size, "expected a scene object (docs/scene-format.md)");
         cJSON_Delete(w->scene_tree);

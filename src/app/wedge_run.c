@@ -73,8 +73,9 @@ typedef struct child_args {
 
 static bool has_output(const cJSON *plan, const char *name) {
     const cJSON *o;
-    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(plan, "outputs")) if (cJSON_IsString(o) &&
-                                                                                 !strcmp(o->valuestring, name)) return true;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(plan, "outputs")) {
+        if (cJSON_IsString(o) && !strcmp(o->valuestring, name)) return true;
+    }
     return false;
 }
 
@@ -108,8 +109,10 @@ static void make_args(child_args *a, const char *exe, const char *dir, const cha
     const cJSON *shots = cJSON_GetObjectItemCaseSensitive(plan, "shots"), *t;
     size_t len = 0;
     a->shots[0] = '\0';
-    cJSON_ArrayForEach(t, shots) if (cJSON_IsNumber(t) && len < sizeof a->shots) len +=
-        (size_t)snprintf(a->shots + len, sizeof a->shots - len, "%s%.17g", len ? "," : "", t->valuedouble);
+    cJSON_ArrayForEach(t, shots) {
+        if (cJSON_IsNumber(t) && len < sizeof a->shots)
+            len += (size_t)snprintf(a->shots + len, sizeof a->shots - len, "%s%.17g", len ? "," : "", t->valuedouble);
+    }
     if (len && len < sizeof a->shots) {
         snprintf(a->prefix, sizeof a->prefix, "%s/%s/shot-", dir, name);
         a->argv[n++] = "--shots";
@@ -160,8 +163,8 @@ static int run_child(char *const argv[], const char *log, char *out, size_t out_
     size_t n = 0;
     char drop[4096];
     for (;;) { /* read to the end, keeping the first out_size - 1 bytes */
-        const ssize_t got = n + 1 < out_size ? read(pipe_fd[0], out + n, out_size - 1 - n)
-                                             : read(pipe_fd[0], drop, sizeof drop);
+        const ssize_t got =
+            n + 1 < out_size ? read(pipe_fd[0], out + n, out_size - 1 - n) : read(pipe_fd[0], drop, sizeof drop);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) break;
         if (n + 1 < out_size) n += (size_t)got;
@@ -197,7 +200,8 @@ static void add_results(cJSON *s, const cJSON *j) {
     const cJSON *speed = cJSON_GetObjectItemCaseSensitive(j, "max_speed");
     const cJSON *nan = cJSON_GetObjectItemCaseSensitive(j, "nan");
     const cJSON *digest = cJSON_GetObjectItemCaseSensitive(j, "digest");
-    cJSON_AddItemToObject(s, "bodies", cJSON_IsNumber(bodies) ? cJSON_CreateNumber(bodies->valuedouble) : cJSON_CreateNull());
+    cJSON_AddItemToObject(s, "bodies",
+                          cJSON_IsNumber(bodies) ? cJSON_CreateNumber(bodies->valuedouble) : cJSON_CreateNull());
     /* a scene without a debris layer breaks nothing */
     cJSON_AddItemToObject(s, "breaks",
                           cJSON_IsNumber(breaks) ? cJSON_CreateNumber(breaks->valuedouble)
@@ -233,7 +237,8 @@ int rb_wedge_run_one(const char *exe, const char *dir, uint32_t i) {
     cJSON *plan = rb_wedge_read_plan(dir, err, sizeof err);
     const cJSON *variant = plan ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(plan, "variants"), (int)i) : NULL;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(variant, "name");
-    if (!plan || !cJSON_IsString(name) || strlen(name->valuestring) != 4 || strspn(name->valuestring, "0123456789") != 4) {
+    if (!plan || !cJSON_IsString(name) || strlen(name->valuestring) != 4 ||
+        strspn(name->valuestring, "0123456789") != 4) {
         if (plan)
             fprintf(stderr, "rubble wedge --run-one: %s/wedge.json has no variant %u (it has %d)\n", dir, i,
                     cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(plan, "variants")));
