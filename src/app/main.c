@@ -19,6 +19,7 @@
 #ifdef RB_HAVE_SANDBOX
 #include "sandbox/camera.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/shots.h"
 #endif
 
 static int list_shapes(const rb_registry *reg, bool json) {
@@ -233,6 +234,41 @@ static bool steps_saving(const rb_options *o, rb_run *run, rb_run_stats *total) 
     return !o->save || save_state(run, o->save);
 }
 
+/* --shots: the run's pictures at simulated times (src/sandbox/shots.h),
+ * begun before its first step; *shots stays NULL without --shots. False
+ * (said on stderr) when they cannot be had: a time past the run, no
+ * OpenGL context, a build without the renderer. */
+static bool begin_shots(const rb_options *o, const rb_paths *paths, rb_run *run, void **shots) {
+    *shots = NULL;
+    if (!o->shot_count) return true;
+#ifdef RB_HAVE_SANDBOX
+    char err[4096 + 256];
+    const rb_shots_desc d = {.times = o->shots, .count = o->shot_count, .prefix = o->shot_prefix,
+                             .width = o->shot_width, .height = o->shot_height, .shaders = paths->shaders,
+                             .steps = o->steps};
+    *shots = rb_shots_start(run, &d, err, sizeof err);
+    if (!*shots) fprintf(stderr, "rubble: %s\n", err);
+    return *shots != NULL;
+#else
+    (void)paths, (void)run;
+    fprintf(stderr, "rubble: --shots needs the renderer, which this build has not (RB_BUILD_APP=OFF)\n");
+    return false;
+#endif
+}
+
+/* The end of --shots: false (said on stderr) when a shot failed. */
+static bool end_shots(void *shots) {
+#ifdef RB_HAVE_SANDBOX
+    char err[4096 + 256];
+    if (rb_shots_end(shots, err, sizeof err)) return true;
+    fprintf(stderr, "rubble: %s\n", err);
+    return false;
+#else
+    (void)shots;
+    return true;
+#endif
+}
+
 /* --headless: builds the formation, steps, prints the summary. Returns the exit code. */
 static int headless(const rb_options *o, const rb_paths *paths) {
     rb_registry *reg = rb_app_registry(o, paths);
@@ -271,6 +307,12 @@ static int headless(const rb_options *o, const rb_paths *paths) {
      * launch are timed apart from the stepping */
     if (o->steps > 0) rb_run_warm(run);
     const double build_s = rb_seconds() - t_build;
+    void *shots;
+    if (!begin_shots(o, paths, run, &shots)) {
+        rb_run_destroy(run);
+        rb_registry_destroy(reg);
+        return 2;
+    }
     rb_cache_writer *rec = NULL;
     char cache[4096];
     const bool exporting = o->export_csv || o->export_gltf;
@@ -280,6 +322,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         if (!rec) {
             if (made) fprintf(stderr, "rubble: %s %s\n", o->record ? "--record" : "--csv/--gltf", err);
             if (made && !o->record) remove(cache);
+            end_shots(shots);
             rb_run_destroy(run);
             rb_registry_destroy(reg);
             return 1;
@@ -297,6 +340,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         if (events) fclose(events);
         if (rec) rb_cache_end(rec, err, sizeof err);
         if (exporting && !o->record) remove(cache);
+        end_shots(shots);
         rb_run_destroy(run);
         rb_registry_destroy(reg);
         return 1;
@@ -304,6 +348,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     rb_run_stats stats;
     bool ok = o->save ? steps_saving(o, run, &stats)
                       : rb_run_steps(run, o->steps, "headless", !o->json && o->steps >= 2000, &stats);
+    if (!end_shots(shots)) ok = false;
     if (events && fclose(events) != 0) {
         fprintf(stderr, "rubble: --events %s: %s\n", o->events, strerror(errno));
         ok = false;
