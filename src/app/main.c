@@ -15,6 +15,7 @@
 #include "record/cache.h"
 #include "record/events_file.h"
 #include "run.h"
+#include "wedge_collect.h"
 #include "scenes/formations.h"
 #ifdef RB_HAVE_SANDBOX
 #include "sandbox/camera.h"
@@ -373,6 +374,8 @@ static int headless(const rb_options *o, const rb_paths *paths) {
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "export")) return rb_export_main(argc - 1, argv + 1);
+    if (argc > 2 && !strcmp(argv[1], "wedge") && !strcmp(argv[2], "--collect"))
+        return rb_wedge_collect_main(argc - 1, argv + 1);
     rb_options o;
     int code = rb_options_read(&o, RB_PROGRAM_RUBBLE, argc, argv);
     if (code >= 0) return code;
