@@ -171,7 +171,8 @@ static bool parse_shots(rb_options *o, const char *v, char *err, int err_size) {
             char a[64], b[64];
             const double last = o->shots[o->shot_count - 1];
             snprintf(a, sizeof a, "%.2f", last), snprintf(b, sizeof b, "%.2f", t);
-            if (!strcmp(a, b)) return FAIL("--shots: %s and %s would both be the shot %s", one, a, b);
+            if (!strcmp(a, b))
+                return FAIL("--shots: %g and %s both name the shot of %s s (names keep two decimals)", last, one, b);
             if (t < last) return FAIL("--shots: the times go in order; %s comes after %g", one, last);
         }
         o->shots[o->shot_count++] = t;

@@ -180,11 +180,6 @@ static void read_summary(const rb_wedge_table *t, rb_wedge_row *row) {
     cJSON_Delete(s);
 }
 
-bool rb_wedge_shot_path(const rb_wedge_table *t, const rb_wedge_row *row, double time, char *path, size_t size) {
-    const int n = snprintf(path, size, "%s/%s/shot-%.2f.png", t->dir, row->name, time);
-    return n >= 0 && (size_t)n < size;
-}
-
 /* A number for the table and the CSV: "" (CSV) or "-" (table) for none. */
 static void number_text(double x, const char *none, char *out, size_t size) {
     if (isnan(x))

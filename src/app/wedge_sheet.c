@@ -63,6 +63,11 @@ static void text(image *im, int x, int y, const char *s, const uint8_t c[3], int
     }
 }
 
+bool rb_wedge_shot_path(const rb_wedge_table *t, const rb_wedge_row *row, double time, char *path, size_t size) {
+    const int n = snprintf(path, size, "%s/%s/shot-%.2f.png", t->dir, row->name, time);
+    return n >= 0 && (size_t)n < size;
+}
+
 /* A shot's size, if its file is there and a PNG of a size a shot may have. */
 static bool shot_size(const char *path, int *w, int *h) {
     struct stat st;
