@@ -236,10 +236,11 @@ static bool steps_saving(const rb_options *o, rb_run *run, rb_run_stats *total) 
 }
 
 /* --shots: the run's pictures at simulated times (src/sandbox/shots.h),
- * begun before its first step; *shots stays NULL without --shots. False
- * (said on stderr) when they cannot be had: a time past the run, no
- * OpenGL context, a build without the renderer. */
-static bool begin_shots(const rb_options *o, const rb_paths *paths, rb_run *run, void **shots) {
+ * their context opened before the run's world is made (dt: the step it
+ * will have); *shots stays NULL without --shots. False (said on stderr)
+ * when they cannot be had: a time past the run, no OpenGL context, a build
+ * without the renderer. */
+static bool open_shots(const rb_options *o, const rb_paths *paths, float dt, void **shots) {
     *shots = NULL;
     if (!o->shot_count) return true;
 #ifdef RB_HAVE_SANDBOX
@@ -247,26 +248,45 @@ static bool begin_shots(const rb_options *o, const rb_paths *paths, rb_run *run,
     const rb_shots_desc d = {.times = o->shots, .count = o->shot_count, .prefix = o->shot_prefix,
                              .width = o->shot_width, .height = o->shot_height, .shaders = paths->shaders,
                              .steps = o->steps};
-    *shots = rb_shots_start(run, &d, err, sizeof err);
+    *shots = rb_shots_open(&d, dt, err, sizeof err);
     if (!*shots) fprintf(stderr, "rubble: %s\n", err);
     return *shots != NULL;
 #else
-    (void)paths, (void)run;
+    (void)paths, (void)dt;
     fprintf(stderr, "rubble: --shots needs the renderer, which this build has not (RB_BUILD_APP=OFF)\n");
     return false;
 #endif
 }
 
-/* The end of --shots: false (said on stderr) when a shot failed. */
-static bool end_shots(void *shots) {
+/* The shots' camera placed on the run's scene, their steps set. */
+static void attach_shots(void *shots, rb_run *run) {
+#ifdef RB_HAVE_SANDBOX
+    if (shots) rb_shots_attach(shots, run);
+#else
+    (void)shots, (void)run;
+#endif
+}
+
+/* Whether every shot so far was written (said on stderr if not). */
+static bool shots_ok(const void *shots) {
 #ifdef RB_HAVE_SANDBOX
     char err[4096 + 256];
-    if (rb_shots_end(shots, err, sizeof err)) return true;
+    if (rb_shots_ok(shots, err, sizeof err)) return true;
     fprintf(stderr, "rubble: %s\n", err);
     return false;
 #else
     (void)shots;
     return true;
+#endif
+}
+
+/* The end of --shots: the GL context and SDL closed last, once the world
+ * (its OpenCL) is gone. */
+static void end_shots(void *shots) {
+#ifdef RB_HAVE_SANDBOX
+    rb_shots_end(shots);
+#else
+    (void)shots;
 #endif
 }
 
@@ -279,10 +299,12 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     char err[1024];
     rb_scene *scene = rb_run_make_scene(reg, o->shape, &spec, err, sizeof err);
     if (scene) rb_app_override_world(o, &scene->world); /* --dt, --no-sleep over the scene's own */
+    void *shots = NULL;
     if (scene) { /* more than the machine can hold is refused before anything is built */
         const rb_world_desc wd = rb_scene_world_desc(scene, &desc);
-        if (!rb_world_fits(&wd, scene->body_count, scene->particle_count, err, sizeof err)) {
-            fprintf(stderr, "rubble: %s\n", err);
+        const bool fits = rb_world_fits(&wd, scene->body_count, scene->particle_count, err, sizeof err);
+        if (!fits) fprintf(stderr, "rubble: %s\n", err);
+        if (!fits || !open_shots(o, paths, wd.dt, &shots)) {
             rb_scene_destroy(scene);
             rb_registry_destroy(reg);
             return 2;
@@ -300,6 +322,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         else
             fprintf(stderr, "rubble: %s\n", err);
         rb_registry_destroy(reg);
+        end_shots(shots);
         /* a scene that cannot be read, a shape that does not exist or a
          * body the world refuses is a usage error */
         return !read || added < scene_bodies ? 2 : 1;
@@ -308,12 +331,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
      * launch are timed apart from the stepping */
     if (o->steps > 0) rb_run_warm(run);
     const double build_s = rb_seconds() - t_build;
-    void *shots;
-    if (!begin_shots(o, paths, run, &shots)) {
-        rb_run_destroy(run);
-        rb_registry_destroy(reg);
-        return 2;
-    }
+    attach_shots(shots, run);
     rb_cache_writer *rec = NULL;
     char cache[4096];
     const bool exporting = o->export_csv || o->export_gltf;
@@ -323,9 +341,9 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         if (!rec) {
             if (made) fprintf(stderr, "rubble: %s %s\n", o->record ? "--record" : "--csv/--gltf", err);
             if (made && !o->record) remove(cache);
-            end_shots(shots);
             rb_run_destroy(run);
             rb_registry_destroy(reg);
+            end_shots(shots);
             return 1;
         }
         record_camera(rec, rb_run_get_scene(run));
@@ -341,15 +359,15 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         if (events) fclose(events);
         if (rec) rb_cache_end(rec, err, sizeof err);
         if (exporting && !o->record) remove(cache);
-        end_shots(shots);
         rb_run_destroy(run);
         rb_registry_destroy(reg);
+        end_shots(shots);
         return 1;
     }
     rb_run_stats stats;
     bool ok = o->save ? steps_saving(o, run, &stats)
                       : rb_run_steps(run, o->steps, "headless", !o->json && o->steps >= 2000, &stats);
-    if (!end_shots(shots)) ok = false;
+    if (!shots_ok(shots)) ok = false;
     if (events && fclose(events) != 0) {
         fprintf(stderr, "rubble: --events %s: %s\n", o->events, strerror(errno));
         ok = false;
@@ -369,6 +387,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         print_text(o, rb_run_get_scene(run), run, &stats, &s, build_s);
     rb_run_destroy(run);
     rb_registry_destroy(reg);
+    end_shots(shots);
     return ok && !s.nan ? 0 : 1;
 }
 

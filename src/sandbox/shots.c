@@ -151,10 +151,14 @@ static void place_camera(rb_shots *s) {
     rb_framing_fit(&s->camera, box_lo, box_hi, (float)s->desc.width / (float)s->desc.height, RB_FRAMING_MARGIN, 0.0f);
 }
 
-rb_shots *rb_shots_start(rb_run *run, const rb_shots_desc *d, char *err, size_t err_size) {
-    const double dt = rb_decimal(rb_world_get_desc(rb_run_world(run))->dt);
+rb_shots *rb_shots_open(const rb_shots_desc *d, float dt_s, char *err, size_t err_size) {
+    const double dt = rb_decimal(dt_s);
     if (d->count < 1 || d->count > RB_MAX_SHOTS) {
         snprintf(err, err_size, "--shots takes 1 to %d times", RB_MAX_SHOTS);
+        return NULL;
+    }
+    if (!d->shaders || !d->shaders[0]) {
+        snprintf(err, err_size, "--shots: no shaders/ folder was found (--shaders DIR names one)");
         return NULL;
     }
     rb_shots *s = calloc(1, sizeof *s);
@@ -162,7 +166,7 @@ rb_shots *rb_shots_start(rb_run *run, const rb_shots_desc *d, char *err, size_t 
         snprintf(err, err_size, "--shots: out of memory");
         return NULL;
     }
-    s->run = run, s->desc = *d;
+    s->desc = *d;
     for (int i = 0; i < d->count; i++) {
         if (!(d->times[i] >= 0.0) || d->times[i] / dt > (double)d->steps + 1e-6) {
             snprintf(err, err_size, "--shots: %g s is not within the run, 0 to %g s (%ld steps of %g s)", d->times[i],
@@ -172,11 +176,6 @@ rb_shots *rb_shots_start(rb_run *run, const rb_shots_desc *d, char *err, size_t 
         }
         s->steps[i] = (long)ceil(d->times[i] / dt - 1e-6); /* the first step at or after it, as frames fall (run.h) */
         if (s->steps[i] < 0) s->steps[i] = 0;
-    }
-    if (!d->shaders || !d->shaders[0]) {
-        snprintf(err, err_size, "--shots: no shaders/ folder was found (--shaders DIR names one)");
-        free(s);
-        return NULL;
     }
     setenv("SDL_VIDEODRIVER", "offscreen", 0); /* a headless run opens no window on a display */
     char why[1024];
@@ -191,28 +190,34 @@ rb_shots *rb_shots_start(rb_run *run, const rb_shots_desc *d, char *err, size_t 
         snprintf(why, sizeof why, "out of memory");
     if (!s->view) {
         snprintf(err, err_size, "--shots: cannot draw offscreen: %s", why);
-        rb_shots_end(s, NULL, 0);
+        rb_shots_end(s);
         return NULL;
     }
     const rb_render_quality q = rb_quality_choose(rb_renderer_gl_name(s->renderer), -1, -1, 0.0f);
     rb_renderer_set_quality(s->renderer, &q);
-    place_camera(s);
-    rb_run_on_steps(run, s->steps, (uint32_t)d->count, take, s);
     return s;
+}
+
+void rb_shots_attach(rb_shots *s, rb_run *run) {
+    s->run = run;
+    place_camera(s);
+    rb_run_on_steps(run, s->steps, (uint32_t)s->desc.count, take, s);
 }
 
 int rb_shots_written(const rb_shots *s) { return s ? s->written : 0; }
 
-bool rb_shots_end(rb_shots *s, char *err, size_t err_size) {
-    if (!s) return true;
-    const bool ok = !s->err[0];
-    if (!ok && err) snprintf(err, err_size, "%s", s->err);
-    rb_run_on_steps(s->run, NULL, 0, NULL, NULL);
+bool rb_shots_ok(const rb_shots *s, char *err, size_t err_size) {
+    if (!s || !s->err[0]) return true;
+    snprintf(err, err_size, "%s", s->err);
+    return false;
+}
+
+void rb_shots_end(rb_shots *s) {
+    if (!s) return;
     rb_view_destroy(s->view);
     if (s->renderer) rb_renderer_destroy(s->renderer);
     if (s->gl) SDL_GL_DeleteContext(s->gl);
     if (s->window) SDL_DestroyWindow(s->window);
     SDL_Quit(); /* rb_window_open's SDL_Init, whether or not the window came */
     free(s);
-    return ok;
 }

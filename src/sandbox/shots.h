@@ -24,19 +24,30 @@ typedef struct rb_shots_desc {
 
 typedef struct rb_shots rb_shots;
 
-/* Checks every time against the run's length (steps * the world's dt; the
- * first time past it named in err), opens an offscreen OpenGL context
- * (SDL_VIDEODRIVER=offscreen unless the environment says otherwise: a
- * headless run shows no window), places the camera and has the run stop at
- * the first step at or after each time (rb_run_on_steps) to draw and write
- * its shot. NULL with the reason in err; nothing is written then. */
-rb_shots *rb_shots_start(rb_run *run, const rb_shots_desc *desc, char *err, size_t err_size);
+/* Checks every time against the run's length (steps * dt, the step of the
+ * world the run will have; the first time past it named in err) and opens
+ * an offscreen OpenGL context (SDL_VIDEODRIVER=offscreen unless the
+ * environment says otherwise: a headless run shows no window). Open it
+ * before the run's world is made, as the sandbox opens its window first
+ * (GL before OpenCL, torn down after it: LeakSanitizer's exit scan stumbles
+ * on the other order). NULL with the reason in err; nothing is written. */
+rb_shots *rb_shots_open(const rb_shots_desc *desc, float dt, char *err, size_t err_size);
+
+/* Places the camera on the run's scene (its bodies as they are, before its
+ * first step) and has the run stop at the first step at or after each time
+ * (rb_run_on_steps) to draw and write its shot. */
+void rb_shots_attach(rb_shots *s, rb_run *run);
 
 /* How many shots were written. */
 int rb_shots_written(const rb_shots *s);
 
-/* Closes the context. False, with the reason in err, when a shot could
- * not be drawn or written (which stopped the run there). */
-bool rb_shots_end(rb_shots *s, char *err, size_t err_size);
+/* True when every shot due so far was drawn and written; else false with
+ * the reason in err (the failure stopped the run there). */
+bool rb_shots_ok(const rb_shots *s, char *err, size_t err_size);
+
+/* Closes the context and SDL. Call once the run has stepped for the last
+ * time (it keeps the shots' steps), after the run is destroyed or before:
+ * the headless run ends them last, once the OpenCL world is gone. */
+void rb_shots_end(rb_shots *s);
 
 #endif
