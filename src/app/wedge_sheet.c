@@ -68,6 +68,15 @@ bool rb_wedge_shot_path(const rb_wedge_table *t, const rb_wedge_row *row, double
     return n >= 0 && (size_t)n < size;
 }
 
+/* "key = value" in at most max_w pixels, the value kept whole where it can
+ * be: the key cut from the left ("...e.friction = 0.5") before the value is
+ * cut at its end (by text()). The keys are whole in the header. */
+static void key_value(const char *key, const char *value, int max_w, char *line, size_t size) {
+    snprintf(line, size, "%s = %s", key, value);
+    for (size_t keep = strlen(key); keep > 4 && text_width(line) > max_w; keep--)
+        snprintf(line, size, "...%s = %s", key + strlen(key) - (keep - 1), value);
+}
+
 /* A shot's size, if its file is there and a PNG of a size a shot may have. */
 static bool shot_size(const char *path, int *w, int *h) {
     struct stat st;
@@ -211,7 +220,7 @@ bool rb_wedge_sheet_write(const rb_wedge_table *t, const char *path, char *err, 
     if (t->key_count == 0) n = snprintf(line, sizeof line, "no keys varied");
     text(&im, RB_SHEET_PAD, y + 3, line, DIM, inner), y += RB_SHEET_LINE;
     for (int c = 0; g.two && c < g.cols; c++) { /* the second key's value over each column */
-        snprintf(line, sizeof line, "%s = %s", t->keys[1], t->rows[g.col_value[c]].values[1]);
+        key_value(t->keys[1], t->rows[g.col_value[c]].values[1], tile_w, line, sizeof line);
         text(&im, RB_SHEET_PAD + c * (tile_w + RB_SHEET_PAD), y + 3, line, TEXT, tile_w);
     }
     if (g.two) y += RB_SHEET_LINE;
@@ -222,7 +231,7 @@ bool rb_wedge_sheet_write(const rb_wedge_table *t, const char *path, char *err, 
         }
     y += RB_SHEET_LINE;
     for (int r = 0; g.two && r < g.rows; r++) { /* the first key's value over each row */
-        snprintf(line, sizeof line, "%s = %s", t->keys[0], t->rows[g.row_value[r]].values[0]);
+        key_value(t->keys[0], t->rows[g.row_value[r]].values[0], inner, line, sizeof line);
         text(&im, RB_SHEET_PAD, y + r * band_h + 3, line, TEXT, inner);
     }
     for (int i = 0; i < t->row_count; i++) {
@@ -242,7 +251,7 @@ bool rb_wedge_sheet_write(const rb_wedge_table *t, const char *path, char *err, 
         snprintf(line, sizeof line, "%s  %s", row->name, row->status);
         text(&im, x0, ly, line, status_colour(row->status), tile_w), ly += RB_SHEET_LINE;
         for (int k = 0; k < t->key_count; k++, ly += RB_SHEET_LINE) {
-            snprintf(line, sizeof line, "%s = %s", t->keys[k], row->values[k]);
+            key_value(t->keys[k], row->values[k], tile_w, line, sizeof line);
             text(&im, x0, ly, line, TEXT, tile_w);
         }
     }
