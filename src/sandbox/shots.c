@@ -24,7 +24,7 @@ struct rb_shots {
     rb_run *run;
     rb_shots_desc desc;
     long steps[RB_MAX_SHOTS]; /* the step each time falls on */
-    int next, written;
+    int next; /* the next time due */
     SDL_Window *window;
     SDL_GLContext gl;
     rb_renderer *renderer;
@@ -126,9 +126,7 @@ static bool take(void *user, double time) {
         return false;
     }
     rb_renderer_finish(s->renderer);
-    if (!write_png(s, path)) return false;
-    s->written++;
-    return true;
+    return write_png(s, path);
 }
 
 /* The camera: the scene's start camera, else its first bookmark, else the
@@ -203,8 +201,6 @@ void rb_shots_attach(rb_shots *s, rb_run *run) {
     place_camera(s);
     rb_run_on_steps(run, s->steps, (uint32_t)s->desc.count, take, s);
 }
-
-int rb_shots_written(const rb_shots *s) { return s ? s->written : 0; }
 
 bool rb_shots_ok(const rb_shots *s, char *err, size_t err_size) {
     if (!s || !s->err[0]) return true;

@@ -38,9 +38,6 @@ rb_shots *rb_shots_open(const rb_shots_desc *desc, float dt, char *err, size_t e
  * (rb_run_on_steps) to draw and write its shot. */
 void rb_shots_attach(rb_shots *s, rb_run *run);
 
-/* How many shots were written. */
-int rb_shots_written(const rb_shots *s);
-
 /* True when every shot due so far was drawn and written; else false with
  * the reason in err (the failure stopped the run there). */
 bool rb_shots_ok(const rb_shots *s, char *err, size_t err_size);
