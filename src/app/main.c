@@ -15,11 +15,13 @@
 #include "record/cache.h"
 #include "record/events_file.h"
 #include "run.h"
+#include "wedge_collect.h"
 #include "wedge.h"
 #include "scenes/formations.h"
 #ifdef RB_HAVE_SANDBOX
 #include "sandbox/camera.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/shots.h"
 #endif
 
 static int list_shapes(const rb_registry *reg, bool json) {
@@ -234,6 +236,61 @@ static bool steps_saving(const rb_options *o, rb_run *run, rb_run_stats *total) 
     return !o->save || save_state(run, o->save);
 }
 
+/* --shots: the run's pictures at simulated times (src/sandbox/shots.h),
+ * their context opened before the run's world is made (dt: the step it
+ * will have); *shots stays NULL without --shots. False (said on stderr)
+ * when they cannot be had: a time past the run, no OpenGL context, a build
+ * without the renderer. */
+static bool open_shots(const rb_options *o, const rb_paths *paths, float dt, void **shots) {
+    *shots = NULL;
+    if (!o->shot_count) return true;
+#ifdef RB_HAVE_SANDBOX
+    char err[4096 + 256];
+    const rb_shots_desc d = {.times = o->shots, .count = o->shot_count, .prefix = o->shot_prefix,
+                             .width = o->shot_width, .height = o->shot_height, .shaders = paths->shaders,
+                             .steps = o->steps};
+    *shots = rb_shots_open(&d, dt, err, sizeof err);
+    if (!*shots) fprintf(stderr, "rubble: %s\n", err);
+    return *shots != NULL;
+#else
+    (void)paths, (void)dt;
+    fprintf(stderr, "rubble: --shots needs the renderer, which this build has not (RB_BUILD_APP=OFF)\n");
+    return false;
+#endif
+}
+
+/* The shots' camera placed on the run's scene, their steps set. */
+static void attach_shots(void *shots, rb_run *run) {
+#ifdef RB_HAVE_SANDBOX
+    if (shots) rb_shots_attach(shots, run);
+#else
+    (void)shots, (void)run;
+#endif
+}
+
+/* Whether every shot so far was written (said on stderr if not). */
+static bool shots_ok(const void *shots) {
+#ifdef RB_HAVE_SANDBOX
+    char err[4096 + 256];
+    if (rb_shots_ok(shots, err, sizeof err)) return true;
+    fprintf(stderr, "rubble: %s\n", err);
+    return false;
+#else
+    (void)shots;
+    return true;
+#endif
+}
+
+/* The end of --shots: the GL context and SDL closed last, once the world
+ * (its OpenCL) is gone. */
+static void end_shots(void *shots) {
+#ifdef RB_HAVE_SANDBOX
+    rb_shots_end(shots);
+#else
+    (void)shots;
+#endif
+}
+
 /* --headless: builds the formation, steps, prints the summary. Returns the exit code. */
 static int headless(const rb_options *o, const rb_paths *paths) {
     rb_registry *reg = rb_app_registry(o, paths);
@@ -243,10 +300,12 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     char err[1024];
     rb_scene *scene = rb_run_make_scene(reg, o->shape, &spec, err, sizeof err);
     if (scene) rb_app_override_world(o, &scene->world); /* --dt, --no-sleep over the scene's own */
+    void *shots = NULL;
     if (scene) { /* more than the machine can hold is refused before anything is built */
         const rb_world_desc wd = rb_scene_world_desc(scene, &desc);
-        if (!rb_world_fits(&wd, scene->body_count, scene->particle_count, err, sizeof err)) {
-            fprintf(stderr, "rubble: %s\n", err);
+        const bool fits = rb_world_fits(&wd, scene->body_count, scene->particle_count, err, sizeof err);
+        if (!fits) fprintf(stderr, "rubble: %s\n", err);
+        if (!fits || !open_shots(o, paths, wd.dt, &shots)) {
             rb_scene_destroy(scene);
             rb_registry_destroy(reg);
             return 2;
@@ -264,6 +323,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         else
             fprintf(stderr, "rubble: %s\n", err);
         rb_registry_destroy(reg);
+        end_shots(shots);
         /* a scene that cannot be read, a shape that does not exist or a
          * body the world refuses is a usage error */
         return !read || added < scene_bodies ? 2 : 1;
@@ -272,6 +332,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
      * launch are timed apart from the stepping */
     if (o->steps > 0) rb_run_warm(run);
     const double build_s = rb_seconds() - t_build;
+    attach_shots(shots, run);
     rb_cache_writer *rec = NULL;
     char cache[4096];
     const bool exporting = o->export_csv || o->export_gltf;
@@ -283,6 +344,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
             if (made && !o->record) remove(cache);
             rb_run_destroy(run);
             rb_registry_destroy(reg);
+            end_shots(shots);
             return 1;
         }
         record_camera(rec, rb_run_get_scene(run));
@@ -300,11 +362,13 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         if (exporting && !o->record) remove(cache);
         rb_run_destroy(run);
         rb_registry_destroy(reg);
+        end_shots(shots);
         return 1;
     }
     rb_run_stats stats;
     bool ok = o->save ? steps_saving(o, run, &stats)
                       : rb_run_steps(run, o->steps, "headless", !o->json && o->steps >= 2000, &stats);
+    if (!shots_ok(shots)) ok = false;
     if (events && fclose(events) != 0) {
         fprintf(stderr, "rubble: --events %s: %s\n", o->events, strerror(errno));
         ok = false;
@@ -324,11 +388,14 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         print_text(o, rb_run_get_scene(run), run, &stats, &s, build_s);
     rb_run_destroy(run);
     rb_registry_destroy(reg);
+    end_shots(shots);
     return ok && !s.nan ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "export")) return rb_export_main(argc - 1, argv + 1);
+    if (argc > 2 && !strcmp(argv[1], "wedge") && !strcmp(argv[2], "--collect"))
+        return rb_wedge_collect_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "wedge")) return rb_wedge_main(argc - 1, argv + 1);
     rb_options o;
     int code = rb_options_read(&o, RB_PROGRAM_RUBBLE, argc, argv);

@@ -33,6 +33,9 @@ void rb_options_defaults(rb_options *o, rb_program program) {
         .events_impulse = 1.0f,
         .msaa = -1,
         .shadows = -1,
+        .shot_prefix = "shot-",
+        .shot_width = 640,
+        .shot_height = 360,
     };
 }
 
@@ -105,6 +108,9 @@ static const option_spec specs[] = {
     {"--events-impulse", true, RUBBLE},
     {"--save", true, RUBBLE},
     {"--save-every", true, RUBBLE},
+    {"--shots", true, RUBBLE},
+    {"--shot-prefix", true, RUBBLE},
+    {"--shot-size", true, RUBBLE},
     {"--quiet", false, BENCH},
     {"--warmup", true, BENCH},
     {"--time", true, BENCH},
@@ -146,10 +152,55 @@ static bool parse_scene(rb_options *o, int argc, char **argv, int *i, char *err,
     return true;
 }
 
+/* --shots T1,T2,...: simulated seconds >= 0, ascending, no two with one
+ * file name (the same "%.2f"). The run's length is checked when the scene
+ * has given it its step (src/sandbox/shots.c). */
+static bool parse_shots(rb_options *o, const char *v, char *err, int err_size) {
+    o->shot_count = 0;
+    for (const char *p = v;;) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char one[64];
+        double t;
+        if (len == 0 || len >= sizeof one) return FAIL("--shots takes simulated seconds >= 0 split by commas, not '%s'", v);
+        memcpy(one, p, len), one[len] = '\0';
+        if (!parse_double(one, 0.0, 1e9, &t))
+            return FAIL("--shots: '%s' is not a time in simulated seconds >= 0 (in '%s')", one, v);
+        if (o->shot_count == RB_MAX_SHOTS) return FAIL("--shots takes at most %d times", RB_MAX_SHOTS);
+        if (o->shot_count > 0) {
+            char a[64], b[64];
+            const double last = o->shots[o->shot_count - 1];
+            snprintf(a, sizeof a, "%.2f", last), snprintf(b, sizeof b, "%.2f", t);
+            if (!strcmp(a, b))
+                return FAIL("--shots: %g and %s both name the shot of %s s (names keep two decimals)", last, one, b);
+            if (t < last) return FAIL("--shots: the times go in order; %s comes after %g", one, last);
+        }
+        o->shots[o->shot_count++] = t;
+        if (!comma) return true;
+        p = comma + 1;
+    }
+}
+
+bool rb_options_shot_name(const char *prefix, double t, char *name, size_t size) {
+    const int len = snprintf(name, size, "%s%.2f.png", prefix, t);
+    return len >= 0 && (size_t)len < size;
+}
+
 static bool parse_value(rb_options *o, rb_program program, const char *a, const char *v, char *err, int err_size) {
     long n;
     double x;
-    if (!strcmp(a, "--formation")) {
+    if (!strcmp(a, "--shots")) {
+        return parse_shots(o, v, err, err_size);
+    } else if (!strcmp(a, "--shot-prefix")) {
+        if (!*v) return FAIL("--shot-prefix takes the start of the shots' file names, e.g. out/shot-");
+        o->shot_prefix = v;
+    } else if (!strcmp(a, "--shot-size")) {
+        int w, h;
+        char tail;
+        if (sscanf(v, "%dx%d%c", &w, &h, &tail) != 2 || w < 16 || h < 16 || w > 4096 || h > 4096)
+            return FAIL("--shot-size takes WIDTHxHEIGHT in pixels, 16 to 4096 each, e.g. 640x360; not '%s'", v);
+        o->shot_width = w, o->shot_height = h;
+    } else if (!strcmp(a, "--formation")) {
         if (!parse_long(v, 1, RB_FORMATION_COUNT, &n)) return FAIL("--formation takes 1 to 5, not '%s'", v);
         o->formation = (int)n;
     } else if (!strcmp(a, "--bodies")) {
@@ -339,6 +390,8 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
     if ((o->save || o->save_every > 0) && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
         return FAIL("--save and --save-every write a --headless run's state; in the window, Ctrl+S saves the scene");
     if (o->save_every > 0 && !o->save) return FAIL("--save-every needs --save FILE: its files are named after FILE");
+    if (o->shot_count && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
+        return FAIL("--shots draws a --headless run at simulated times; in the window, F12 saves a screenshot");
     if (program == RB_PROGRAM_BENCH && o->scene_count == 0 && !o->help)
         return FAIL("no scene given (e.g. rubble-bench pile 1000)");
     return true;
@@ -387,6 +440,24 @@ static bool save_apart(const rb_options *o, char *err, int err_size) {
     return true;
 }
 
+/* Each --shots file can be made and is none of the files the run reads or
+ * writes besides. */
+static bool shots_apart(const rb_options *o, char *err, int err_size) {
+    const char *names[] = {"--scene", "--record", "--csv", "--gltf", "--events", "--save"};
+    const char *paths[] = {o->scene, o->record, o->export_csv, o->export_gltf, o->events, o->save};
+    char shot[PATH_MAX + 64], why[PATH_MAX + 64];
+    for (int k = 0; k < o->shot_count; k++) {
+        if (!rb_options_shot_name(o->shot_prefix, o->shots[k], shot, sizeof shot))
+            return FAIL("--shot-prefix %s: the shots' names are too long", o->shot_prefix);
+        if (!rb_path_writable(shot, why, sizeof why)) return FAIL("--shot-prefix %s: %s", o->shot_prefix, why);
+        for (int i = 0; i < 6; i++)
+            if (paths[i] && same_file(shot, paths[i]))
+                return FAIL("--shots would write over %s %s: give the shots a --shot-prefix of their own", names[i],
+                            paths[i]);
+    }
+    return true;
+}
+
 /* What the command line names must be there: each folder, the device, the
  * screenshot's folder. One message a problem. */
 static bool usable(const rb_options *o, char *err, int err_size) {
@@ -406,6 +477,7 @@ static bool usable(const rb_options *o, char *err, int err_size) {
     if (o->events && !rb_path_writable(o->events, why, sizeof why)) return FAIL("--events %s: %s", o->events, why);
     if (o->save && !rb_path_writable(o->save, why, sizeof why)) return FAIL("--save %s: %s", o->save, why);
     if (o->save && !save_apart(o, err, err_size)) return false;
+    if (o->shot_count && !shots_apart(o, err, err_size)) return false;
     if (o->device >= 0 && o->backend != RB_BACKEND_REFERENCE) {
         FILE *null = fopen("/dev/null", "w");
         const int devices = null ? rb_world_list_devices(null) : 0;

@@ -12,6 +12,7 @@
 
 #define RB_MAX_DIRS 16
 #define RB_MAX_SCENES 32
+#define RB_MAX_SHOTS 64 /* --shots: times a run */
 
 typedef enum rb_program {
     RB_PROGRAM_RUBBLE, /* rubble: the sandbox, or --headless */
@@ -39,6 +40,13 @@ typedef struct rb_options {
     float events_impulse;                 /* --events-impulse N: impacts listed above it, N s [1] */
     const char *save;                     /* --save FILE: a headless run's end state as a scene file */
     double save_every;                    /* --save-every S: also FILE-0001.json ... every S simulated s; 0 = none */
+    /* --shots T1,T2,...: a headless run's pictures at those simulated times
+     * (s, ascending, none named twice), each PREFIX + "%.2f" of T + ".png"
+     * (src/sandbox/shots.h) */
+    double shots[RB_MAX_SHOTS];
+    int shot_count;
+    const char *shot_prefix;         /* --shot-prefix PREFIX ["shot-"] */
+    int shot_width, shot_height;     /* --shot-size WxH [640x360] */
     rb_backend_kind backend;              /* --backend reference|opencl */
     int device;                           /* --device I; -1 = automatic */
     const char *plugin_dirs[RB_MAX_DIRS]; /* --plugins DIR (repeatable) */
@@ -84,6 +92,9 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
  * ".json" ending, then "-0001.json" (four digits at least). False if it
  * does not fit in size. */
 bool rb_options_save_name(const char *out, unsigned k, char *name, size_t size);
+/* The file of --shots' time t: prefix, t as "%.2f", ".png". False if it
+ * does not fit in size. */
+bool rb_options_shot_name(const char *prefix, double t, char *name, size_t size);
 /* The program's usage screen, written to out (usage.c). */
 void rb_options_usage(rb_program program, FILE *out);
 /* rubble wedge's usage screen (usage.c; the command is in wedge.c). */

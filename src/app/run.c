@@ -23,6 +23,11 @@ struct rb_run {
     void *frame_user;
     double frame_rate;
     long next_frame;
+    /* rb_run_on_steps: the steps to stop at, the function, the next stop due */
+    const long *stops;
+    uint32_t stop_count, next_stop;
+    rb_run_frame_fn stop_fn;
+    void *stop_user;
     /* rb_run_on_events: who takes the debris layer's events; NULL: none */
     rb_run_events_fn events_fn;
     void *events_user;
@@ -129,17 +134,30 @@ static bool frames_due(rb_run *run) {
     return true;
 }
 
+void rb_run_on_steps(rb_run *run, const long *steps, uint32_t count, rb_run_frame_fn fn, void *user) {
+    run->stops = steps, run->stop_count = count, run->next_stop = 0, run->stop_fn = fn, run->stop_user = user;
+}
+
+/* Calls the stop function for every stop due at the current step. */
+static bool stops_due(rb_run *run) {
+    for (; run->stop_fn && run->next_stop < run->stop_count && run->stops[run->next_stop] <= run->step; run->next_stop++)
+        if (!run->stop_fn(run->stop_user, (double)run->step * decimal_dt(run))) return false;
+    return true;
+}
+
 bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_run_stats *r) {
     const bool tty = isatty(STDERR_FILENO);
     double t0 = rb_seconds(), last_note = t0, c0 = rb_cpu_seconds();
     *r = (rb_run_stats){0};
     for (long done = 0; done < steps;) {
-        if (!frames_due(run)) return false;
+        if (!frames_due(run) || !stops_due(run)) return false;
         /* whole debris ticks (debris.h); a recording's frames: a debris step
          * gives the same run however its steps are split (docs/debris.md) */
         long n = rb_stage_whole_ticks(run->stage, (uint32_t)(steps - done < RB_RUN_CHUNK ? steps - done : RB_RUN_CHUNK));
         if (run->frame_fn && frame_step(run, run->next_frame) - run->step < n)
             n = frame_step(run, run->next_frame) - run->step;
+        if (run->stop_fn && run->next_stop < run->stop_count && run->stops[run->next_stop] - run->step < n)
+            n = run->stops[run->next_stop] - run->step;
         if (!rb_stage_step(run->stage, (uint32_t)n) || !drain_events(run, false)) return false;
         done += n;
         run->step += n;
@@ -160,7 +178,7 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
             last_note = t;
         }
     }
-    if (!drain_events(run, true) || !frames_due(run)) return false;
+    if (!drain_events(run, true) || !frames_due(run) || !stops_due(run)) return false;
     r->steps = steps;
     r->wall_s = rb_seconds() - t0;
     r->cpu_s = rb_cpu_seconds() - c0;

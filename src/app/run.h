@@ -109,6 +109,13 @@ typedef bool (*rb_run_frame_fn)(void *user, double time);
  * its first step) and calls fn there. */
 void rb_run_on_frames(rb_run *run, double rate_hz, rb_run_frame_fn fn, void *user);
 
+/* From now on, rb_run_steps stops at each of count steps (counted from the
+ * run's start, ascending; the caller keeps the array) and calls fn there,
+ * once each, as the frames of rb_run_on_frames are called: a stop at a step
+ * already run is called before the next step. What fn does there (reading
+ * the state, drawing it: src/sandbox/shots.c) leaves the run as it was. */
+void rb_run_on_steps(rb_run *run, const long *steps, uint32_t count, rb_run_frame_fn fn, void *user);
+
 /* Steps `steps` steps in chunks; with progress, long runs report on stderr
  * under `label`. Fills stats. False on a backend failure (logged) or when a
  * frame function says stop. */

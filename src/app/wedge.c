@@ -3,6 +3,7 @@
  * parallel.sh, slurm.sbatch), the variants run as `--run-one` child
  * processes N at a time, and the table at the end. */
 #include "wedge.h"
+#include "wedge_collect.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -449,9 +450,11 @@ int rb_wedge_main(int argc, char **argv) {
         return 0;
     }
     run_all(&p);
-    const uint32_t failed = print_table(&p);
-    /* the summary table (CSV, JSON) and the contact sheet of the shots:
-     * rb_wedge_collect(dir) from `rubble wedge --collect DIR` goes here */
+    /* the table, summary.csv, summary.json and the contact sheet of the
+     * shots (wedge_collect.c); the table alone where those cannot be written */
+    const int collected = rb_wedge_collect(dir, stdout, err, sizeof err);
+    if (collected < 0) fprintf(stderr, "rubble wedge: %s\n", err);
+    const uint32_t failed = collected < 0 ? print_table(&p) : (uint32_t)collected;
     if (failed)
         fprintf(stderr, "wedge: %u of %u variants failed (their summary.json says why)\n", failed, w->variant_count);
     rb_wedge_destroy(w);
