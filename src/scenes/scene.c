@@ -635,17 +635,26 @@ bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *er
     return rb_scene_save_source(path, &source, err, err_size);
 }
 
+static bool write_source(FILE *f, void *source, char *why, size_t why_size) {
+    return rb_scene_write_source(f, source, why, why_size);
+}
+
+/* Written beside the name and renamed (or with keep_existing linked) when
+ * whole (base/replace.h). */
+static bool save_whole(const char *path, const rb_scene_source *source, bool keep_existing, char *err,
+                       size_t err_size) {
+    char why[1024];
+    if ((keep_existing ? rb_replace_write_new : rb_replace_write)(path, "w", write_source, (void *)source, why,
+                                                                  sizeof why))
+        return true;
+    snprintf(err, err_size, "%s; not saved (the old file, if any, is untouched)", why);
+    return false;
+}
+
 bool rb_scene_save_source(const char *path, const rb_scene_source *source, char *err, size_t err_size) {
-    rb_replace out;
-    char why[256] = "";
-    FILE *f = rb_replace_open(&out, path, "w", why, sizeof why);
-    if (!f) {
-        snprintf(err, err_size, "%s: %s", path, why);
-        return false;
-    }
-    const bool ok = rb_replace_close(&out, rb_scene_write_source(f, source, why, sizeof why), why, sizeof why);
-    if (!ok)
-        snprintf(err, err_size, "%s: not saved (the old file, if any, is untouched): %s", path,
-                 why[0] ? why : strerror(errno));
-    return ok;
+    return save_whole(path, source, false, err, err_size);
+}
+
+bool rb_scene_save_new(const char *path, const rb_scene_source *source, char *err, size_t err_size) {
+    return save_whole(path, source, true, err, err_size);
 }
