@@ -3,7 +3,6 @@
  * the formation and pile scenes are scene_generated.c. */
 #include "scene.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +11,6 @@
 
 #include "base/decimal.h"
 #include "base/log.h"
-#include "base/replace.h"
 #include "base/rb_math.h"
 #include "scene_write_internal.h"
 
@@ -628,33 +626,4 @@ bool rb_scene_write(FILE *f, rb_world *w, const rb_entities *t, const rb_color_t
                     size_t err_size) {
     const rb_scene_source source = {.world = w, .entities = t, .colors = colors};
     return rb_scene_write_source(f, &source, err, err_size);
-}
-
-bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
-    const rb_scene_source source = {.world = w, .entities = t};
-    return rb_scene_save_source(path, &source, err, err_size);
-}
-
-static bool write_source(FILE *f, void *source, char *why, size_t why_size) {
-    return rb_scene_write_source(f, source, why, why_size);
-}
-
-/* Written beside the name and renamed (or with keep_existing linked) when
- * whole (base/replace.h). */
-static bool save_whole(const char *path, const rb_scene_source *source, bool keep_existing, char *err,
-                       size_t err_size) {
-    char why[1024];
-    if ((keep_existing ? rb_replace_write_new : rb_replace_write)(path, "w", write_source, (void *)source, why,
-                                                                  sizeof why))
-        return true;
-    snprintf(err, err_size, "%s; not saved (the old file, if any, is untouched)", why);
-    return false;
-}
-
-bool rb_scene_save_source(const char *path, const rb_scene_source *source, char *err, size_t err_size) {
-    return save_whole(path, source, false, err, err_size);
-}
-
-bool rb_scene_save_new(const char *path, const rb_scene_source *source, char *err, size_t err_size) {
-    return save_whole(path, source, true, err, err_size);
 }
