@@ -1,6 +1,7 @@
 /* main.c - rubble: the sandbox window, or with --headless a batch run that
  * prints a summary (README.md, "Headless runs"). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,10 @@
 #include "app.h"
 #include "base/clock.h"
 #include "base/decimal.h"
+#include "base/temps.h"
 #include "record/cache.h"
 #include "record/events_file.h"
+#include "paths_check.h"
 #include "run.h"
 #include "wedge_collect.h"
 #include "wedge.h"
@@ -162,22 +165,43 @@ static void record_camera(rb_cache_writer *rec, const rb_scene *scene) {
 }
 
 /* The cache a headless run records to: --record's, or for --csv and --gltf
- * alone a temporary one (removed after the export). False if it cannot be made. */
-static bool cache_path(const rb_options *o, char *path, size_t size) {
+ * alone a temporary one (removed after the export, or by SIGINT or SIGTERM:
+ * its slot in base/temps.h in *slot). False if it cannot be made. */
+static bool cache_path(const rb_options *o, char *path, size_t size, int *slot) {
     if (o->record || !(o->export_csv || o->export_gltf)) {
         snprintf(path, size, "%s", o->record ? o->record : "");
         return true;
     }
     const char *dir = getenv("TMPDIR");
-    snprintf(path, size, "%s/rubble-export-XXXXXX", dir && *dir ? dir : "/tmp");
-    const int fd = mkstemp(path);
-    if (fd < 0) {
-        fprintf(stderr, "rubble: cannot make a temporary cache for --csv/--gltf in %s: %s\n",
-                dir && *dir ? dir : "/tmp", strerror(errno));
-        return false;
+    dir = dir && *dir ? dir : "/tmp";
+    /* noted before it is made (a signal in between still removes it), and
+     * made only where nothing is: the next number on a name taken */
+    for (unsigned k = 0; k < 1000; k++) {
+        if (snprintf(path, size, "%s/rubble-export-%ld-%u.rbc", dir, (long)getpid(), k) >= (int)size) break;
+        *slot = rb_temps_add(path);
+        const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0) {
+            close(fd);
+            return true;
+        }
+        const int e = errno;
+        rb_temps_remove(*slot);
+        *slot = -1;
+        if (e != EEXIST) {
+            fprintf(stderr, "rubble: cannot make a temporary cache for --csv/--gltf in %s: %s\n", dir, strerror(e));
+            return false;
+        }
     }
-    close(fd);
-    return true;
+    fprintf(stderr, "rubble: cannot make a temporary cache for --csv/--gltf in %s: no free name\n", dir);
+    return false;
+}
+
+/* The temporary cache of --csv/--gltf alone removed. */
+static void remove_temporary(const rb_options *o, const char *cache, int *slot) {
+    if (!(o->export_csv || o->export_gltf) || o->record) return;
+    remove(cache);
+    rb_temps_remove(*slot);
+    *slot = -1;
 }
 
 /* --csv, --gltf: the recorded cache exported as rubble export writes it. */
@@ -336,12 +360,13 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     rb_cache_writer *rec = NULL;
     char cache[4096];
     const bool exporting = o->export_csv || o->export_gltf;
-    const bool made = cache_path(o, cache, sizeof cache);
+    int temp_slot = -1;
+    const bool made = cache_path(o, cache, sizeof cache, &temp_slot);
     if (!made || cache[0]) {
         rec = made ? rb_cache_begin_stage(cache, rb_run_stage(run), o->record_rate, err, sizeof err) : NULL;
         if (!rec) {
             if (made) fprintf(stderr, "rubble: %s %s\n", o->record ? "--record" : "--csv/--gltf", err);
-            if (made && !o->record) remove(cache);
+            if (made) remove_temporary(o, cache, &temp_slot);
             rb_run_destroy(run);
             rb_registry_destroy(reg);
             end_shots(shots);
@@ -359,7 +384,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         fprintf(stderr, "rubble: --events %s: %s\n", o->events, events ? err : strerror(errno));
         if (events) fclose(events);
         if (rec) rb_cache_end(rec, err, sizeof err);
-        if (exporting && !o->record) remove(cache);
+        remove_temporary(o, cache, &temp_slot);
         rb_run_destroy(run);
         rb_registry_destroy(reg);
         end_shots(shots);
@@ -379,7 +404,7 @@ static int headless(const rb_options *o, const rb_paths *paths) {
         ok = false;
     }
     if (ok && exporting) ok = export_run(o, cache);
-    if (exporting && !o->record) remove(cache);
+    remove_temporary(o, cache, &temp_slot);
     rb_run_summary s = rb_run_summarize(run);
     ok = ok && s.ok;
     if (o->json)
@@ -400,6 +425,11 @@ int main(int argc, char **argv) {
     rb_options o;
     int code = rb_options_read(&o, RB_PROGRAM_RUBBLE, argc, argv);
     if (code >= 0) return code;
+    char err[4096 + 256];
+    if (!rb_options_check_paths(&o, err, sizeof err)) { /* before anything is read or written */
+        fprintf(stderr, "rubble: %s\n", err);
+        return 2;
+    }
     if (o.list_devices) return rb_world_list_devices(stdout) > 0 ? 0 : 1;
     rb_paths paths;
     rb_paths_find(&paths, o.shader_dir);

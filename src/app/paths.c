@@ -9,6 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/replace.h"
+#include "base/same_path.h"
+
 #ifndef RB_SOURCE_DIR
 #define RB_SOURCE_DIR "."
 #endif
@@ -76,6 +79,8 @@ bool rb_path_writable(const char *path, char *err, size_t err_size) {
     else
         *slash = '\0';
     if (!is_dir(folder)) return snprintf(err, err_size, "no folder %s", folder), false;
+    /* an output replaces a file, never a device, pipe or folder (base/replace.h) */
+    if (!rb_replace_allowed(path, err, err_size)) return false;
     /* access() says yes to root anywhere; making a file is the real test */
     char probe[PATH_MAX + 64];
     snprintf(probe, sizeof probe, "%s/.rubble-probe-%ld", folder, (long)getpid());
@@ -86,29 +91,7 @@ bool rb_path_writable(const char *path, char *err, size_t err_size) {
     return true;
 }
 
-/* The folder a path is in, resolved, and its last name. False if the folder is not there. */
-static bool split_real(const char *path, char *folder, const char **name) {
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    *name = slash ? path + (slash - dir) + 1 : path;
-    if (!slash)
-        strcpy(dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    return realpath(dir, folder) != NULL;
-}
-
-bool rb_path_same(const char *a, const char *b) {
-    if (!strcmp(a, b)) return true;
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char fa[PATH_MAX], fb[PATH_MAX];
-    const char *na, *nb;
-    return split_real(a, fa, &na) && split_real(b, fb, &nb) && !strcmp(fa, fb) && !strcmp(na, nb);
-}
+bool rb_path_same(const char *a, const char *b) { return rb_same_path(a, b); }
 
 bool rb_path_is_folder(const char *dir, char *err, size_t err_size) {
     struct stat st;

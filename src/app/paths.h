@@ -26,8 +26,9 @@ void rb_paths_find(rb_paths *paths, const char *shader_dir);
 bool rb_find_data_dir(const char *exe_dir, const char *name, char *out, size_t out_size);
 
 /* Whether a file can be made at path: its folder ("." for a bare name) exists
- * and may be written. False with the reason in err ("no folder /x", "cannot
- * write in /proc: Permission denied"). */
+ * and may be written, and nothing but a regular file is there. False with
+ * the reason in err ("no folder /x", "cannot write in /proc: Permission
+ * denied", "is not a regular file (a character device): ..."). */
 bool rb_path_writable(const char *path, char *err, size_t err_size);
 
 /* Whether two paths name one file: the same file there now, or the same

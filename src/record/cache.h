@@ -241,9 +241,18 @@ bool rb_cache_export(const rb_cache *c, const char *csv, const char *gltf, char 
 bool rb_cache_export_at(const rb_cache *c, const char *csv, const char *gltf, double fps, char *err,
                         size_t err_size);
 
+/* The cache as CSV, glTF (resampled to fps as above) and events (any may
+ * be NULL), all or none: every output's folder is checked before the first
+ * is written, each is written whole beside its name, and none is renamed
+ * into place until all are written. False with "path: what is wrong" in
+ * err, and nothing written. */
+bool rb_cache_export_all(const rb_cache *c, const char *csv, const char *gltf, const char *events, double fps,
+                         char *err, size_t err_size);
+
 /* `rubble export CACHE [--csv OUT.csv] [--gltf OUT.glb] [--fps F]`: argv[0]
- * is "export". Returns the exit status: 0, 2 for a bad command line, a
- * cache that cannot be read or a failed write. */
+ * is "export". Returns the exit status: 0, 2 for a bad command line (an
+ * output that is the cache or another output included), a cache that
+ * cannot be read or a failed write. */
 int rb_export_main(int argc, char **argv);
 
 #endif

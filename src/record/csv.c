@@ -121,19 +121,14 @@ static bool write_rows(const rb_cache *c, FILE *f) {
     return ok;
 }
 
+static bool write_csv(FILE *f, void *cache, char *why, size_t why_size) {
+    errno = 0;
+    if (write_rows(cache, f)) return true;
+    snprintf(why, why_size, "cannot write: %s", errno ? strerror(errno) : "out of memory");
+    return false;
+}
+
 bool rb_cache_write_csv(const rb_cache *c, const char *path, char *err, size_t err_size) {
     /* written beside the name and renamed when whole (base/replace.h) */
-    rb_replace out;
-    char why[256] = "";
-    FILE *f = rb_replace_open(&out, path, "w", why, sizeof why);
-    if (!f) {
-        snprintf(err, err_size, "%.300s: %s", path, why);
-        return false;
-    }
-    errno = 0;
-    bool ok = write_rows(c, f);
-    if (!ok) snprintf(why, sizeof why, "cannot write: %s", errno ? strerror(errno) : "out of memory");
-    ok = rb_replace_close(&out, ok, why, sizeof why);
-    if (!ok) snprintf(err, err_size, "%.300s: %s", path, why);
-    return ok;
+    return rb_replace_write(path, "w", write_csv, (void *)c, err, err_size);
 }

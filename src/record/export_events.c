@@ -8,20 +8,14 @@
 #include "cache.h"
 #include "events_file.h"
 
+static bool write_events(FILE *f, void *cache, char *why, size_t why_size) {
+    const rb_cache *c = cache;
+    if (rb_events_write_all(f, c->events, c->event_count, c->event_pieces)) return true;
+    snprintf(why, why_size, "cannot write: %s", strerror(errno));
+    return false;
+}
+
 bool rb_cache_write_events(const rb_cache *c, const char *path, char *err, size_t err_size) {
     /* written beside the name and renamed when whole (base/replace.h) */
-    rb_replace out;
-    char why[256] = "";
-    FILE *f = rb_replace_open(&out, path, "w", why, sizeof why);
-    if (!f) {
-        snprintf(err, err_size, "%.300s: %s", path, why);
-        return false;
-    }
-    const bool ok = rb_events_write_all(f, c->events, c->event_count, c->event_pieces);
-    if (!ok) snprintf(why, sizeof why, "cannot write: %s", strerror(errno));
-    if (!rb_replace_close(&out, ok, why, sizeof why)) {
-        snprintf(err, err_size, "%.300s: %s", path, why);
-        return false;
-    }
-    return true;
+    return rb_replace_write(path, "w", write_events, (void *)c, err, err_size);
 }

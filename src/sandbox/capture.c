@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/replace.h"
 
 bool rb_capture_read(rb_renderer *r, int w, int h, uint8_t **rgba) {
     if (w <= 0 || h <= 0) return false;
@@ -30,19 +31,36 @@ bool rb_capture_read(rb_renderer *r, int w, int h, uint8_t **rgba) {
     return true;
 }
 
+/* stb's writer hands the PNG over in pieces; a short write shows in ferror. */
+static void put_bytes(void *f, void *data, int size) { fwrite(data, 1, (size_t)size, f); }
+
 bool rb_capture_save_png(rb_renderer *r, int w, int h, const char *path) {
+    return rb_capture_save_png_named(r, w, h, path, false);
+}
+
+bool rb_capture_save_png_named(rb_renderer *r, int w, int h, const char *path, bool keep_existing) {
     uint8_t *img;
     if (!rb_capture_read(r, w, h, &img)) {
-        rb_log(RB_LOG_ERROR, "screenshot: cannot read the frame");
+        rb_log(RB_LOG_ERROR, "screenshot %s not saved: cannot read the frame", path);
         return false;
     }
     /* Opaque RGB: blending may have left alpha below 1. */
     for (size_t i = 0; i < (size_t)w * (size_t)h; i++)
         img[i * 3] = img[i * 4], img[i * 3 + 1] = img[i * 4 + 1], img[i * 3 + 2] = img[i * 4 + 2];
-    bool ok = stbi_write_png(path, w, h, 3, img, w * 3) != 0;
+    /* written whole beside the name and renamed over it (base/replace.h):
+     * a full disk leaves the old file as it was */
+    rb_replace out;
+    char why[512] = "";
+    bool ok = rb_replace_open(&out, path, "wb", why, sizeof why) != NULL;
+    if (ok) {
+        out.keep_existing = keep_existing;
+        const bool encoded = stbi_write_png_to_func(put_bytes, out.f, w, h, 3, img, w * 3) != 0;
+        if (!encoded) snprintf(why, sizeof why, "cannot encode the PNG (out of memory)");
+        ok = rb_replace_close(&out, encoded, why, sizeof why);
+    }
     free(img);
     if (!ok) {
-        rb_log(RB_LOG_ERROR, "screenshot: cannot write %s", path);
+        rb_log(RB_LOG_ERROR, "screenshot %s not saved: %s", path, why);
         return false;
     }
     rb_log(RB_LOG_INFO, "screenshot saved to %s (%dx%d)", path, w, h);

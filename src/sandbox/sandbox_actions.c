@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/replace.h"
 #include "sandbox_internal.h"
 
 static void cycle_shape(rb_sandbox *sb, int delta) {
@@ -77,13 +78,21 @@ void rb_sandbox_do(rb_sandbox *sb, const rb_action *a) {
         rb_sandbox_rescan(sb);
         break;
     case RB_ACT_SCREENSHOT:
+        sb->pending_shot_new = !a->path;
         if (a->path) {
             snprintf(sb->pending_shot, sizeof sb->pending_shot, "%s", a->path);
-        } else {
+        } else { /* a name of its own: a second F12 in the same second gets -2 (base/replace.h) */
             time_t now = time(NULL);
             struct tm tm;
             localtime_r(&now, &tm);
-            strftime(sb->pending_shot, sizeof sb->pending_shot, "rubble-%Y%m%d-%H%M%S.png", &tm);
+            char stem[64];
+            strftime(stem, sizeof stem, "rubble-%Y%m%d-%H%M%S", &tm);
+            if (!rb_replace_unused_name(stem, ".png", sb->pending_shot, sizeof sb->pending_shot)) {
+                sb->pending_shot[0] = '\0';
+                sb->shot_failures++;
+                rb_log(RB_LOG_ERROR, "screenshot not saved: %s.png and its numbered names are all taken", stem);
+                rb_sandbox_notice(sb, "screenshot not saved: %s.png and its numbered names are taken", stem);
+            }
         }
         break; /* taken once this frame is drawn, before it is presented */
     case RB_ACT_VSYNC:

@@ -212,8 +212,9 @@ static void draw(rb_sandbox *sb) {
     rb_sandbox_panels_draw(sb);
 }
 
-static bool save_shot(rb_sandbox *sb, const char *path) {
-    if (!rb_capture_save_png(sb->renderer, sb->width, sb->height, path)) return sb->shot_failures++, false;
+static bool save_shot(rb_sandbox *sb, const char *path, bool keep_existing) {
+    if (!rb_capture_save_png_named(sb->renderer, sb->width, sb->height, path, keep_existing))
+        return sb->shot_failures++, false;
     sb->screenshots++;
     return true;
 }
@@ -276,13 +277,15 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
          * --screenshot, --frames) only in the log, so its next screenshot
          * does not show the notice of this one. */
         const bool scripted = sb->script || sb->opts.screenshot || sb->opts.frames > 0;
-        if (save_shot(sb, sb->pending_shot)) {
+        if (save_shot(sb, sb->pending_shot, sb->pending_shot_new)) {
             if (scripted)
                 rb_log(RB_LOG_INFO, "saved %s", sb->pending_shot);
             else
                 rb_sandbox_notice(sb, "saved %s", sb->pending_shot);
+        } else if (!scripted) {
+            rb_sandbox_notice(sb, "%.900s", rb_log_last_error());
         }
-        sb->pending_shot[0] = '\0';
+        sb->pending_shot[0] = '\0', sb->pending_shot_new = false;
     }
     if (sb->video) rb_capture_video(sb->renderer, sb->width, sb->height, sb->video);
     draw_start = rb_seconds();
@@ -323,6 +326,6 @@ bool rb_sandbox_read_pixels(rb_sandbox *sb, int *width, int *height, uint8_t **r
 
 bool rb_sandbox_screenshot(rb_sandbox *sb, const char *path) {
     draw(sb);
-    return save_shot(sb, path);
+    return save_shot(sb, path, false);
 }
 

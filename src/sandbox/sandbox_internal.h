@@ -152,6 +152,7 @@ struct rb_sandbox {
     double error_since;
     char shader_error[2048];
     char pending_shot[512]; /* a screenshot asked for during this frame's events */
+    bool pending_shot_new;  /* F12's made name: never written over (capture.h) */
     int screenshots;
     int shot_failures; /* screenshots that could not be saved (logged once each) */
 };

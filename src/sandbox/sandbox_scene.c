@@ -19,6 +19,7 @@
 
 #include "app/app.h"
 #include "base/log.h"
+#include "base/replace.h"
 #include "sandbox_internal.h"
 #include "scenes/formations.h"
 
@@ -92,11 +93,17 @@ bool rb_sandbox_save_as(rb_sandbox *sb, const char *path) {
     char name[sizeof sb->last_saved], err[1024];
     if (path) {
         snprintf(name, sizeof name, "%s", path);
-    } else {
+    } else { /* a name of its own: a second save in the same second gets -2 (base/replace.h) */
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
-        strftime(name, sizeof name, "rubble-scene-%Y%m%d-%H%M%S.json", &tm);
+        char stem[64];
+        strftime(stem, sizeof stem, "rubble-scene-%Y%m%d-%H%M%S", &tm);
+        if (!rb_replace_unused_name(stem, ".json", name, sizeof name)) {
+            rb_log(RB_LOG_ERROR, "scene not saved: %s.json and its numbered names are all taken", stem);
+            rb_sandbox_notice(sb, "not saved: %s.json and its numbered names are all taken", stem);
+            return false;
+        }
     }
     rb_scene_source source = rb_stage_source(sb->stage);
     source.bookmarks = sb->bookmarks;
@@ -106,8 +113,10 @@ bool rb_sandbox_save_as(rb_sandbox *sb, const char *path) {
     if (sb->look.ctrl_held) /* Ctrl+S: Ctrl alone flies down; the eye from before it went down */
         memcpy(start.position, sb->look.before_ctrl, sizeof start.position);
     source.start = &start;
-    if (!rb_scene_save_source(name, &source, err, sizeof err)) {
+    /* a chosen name is replaced; a made one never written over */
+    if (!(path ? rb_scene_save_source : rb_scene_save_new)(name, &source, err, sizeof err)) {
         rb_log(RB_LOG_ERROR, "%s", err);
+        rb_sandbox_notice(sb, "%.900s", err);
         return false;
     }
     snprintf(sb->last_saved, sizeof sb->last_saved, "%s", name);

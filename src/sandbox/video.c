@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/temps.h"
 #include "app/paths.h"
 
 extern char **environ;
@@ -27,6 +28,7 @@ struct rb_video {
     uint8_t *frame; /* the last frame sent, rows from the top */
     uint64_t frames;
     char failure[256]; /* why ffmpeg stopped taking frames; "" while it takes them */
+    int temp_slot;     /* the temporary file's in base/temps.h: removed on SIGINT and SIGTERM */
 };
 
 /* ffmpeg on PATH, looked for as execvp would (an empty entry is the working
@@ -112,6 +114,7 @@ rb_video *rb_video_start(const char *path, int width, int height, int fps, char 
     else if (!v->frame)
         snprintf(why, sizeof why, "out of memory");
     else if (spawn(v, ffmpeg, fps, why, sizeof why)) {
+        v->temp_slot = rb_temps_add(v->tmp);
         rb_log(RB_LOG_INFO, "recording video to %s (%dx%d%s, %d frames a second)", path, v->width, v->height,
                v->width != width || v->height != height ? ", cropped to even sizes" : "", fps);
         return v;
@@ -191,6 +194,7 @@ bool rb_video_finish(rb_video *v, char *err, size_t err_size) {
     if (!why[0] && v->failure[0]) snprintf(why, sizeof why, "%s", v->failure);
     if (!why[0] && v->frames == 0) snprintf(why, sizeof why, "no frame was drawn");
     if (!why[0] && rename(v->tmp, v->path) != 0) snprintf(why, sizeof why, "cannot replace it: %s", strerror(errno));
+    rb_temps_remove(v->temp_slot);
     if (why[0]) {
         remove(v->tmp);
         snprintf(err, err_size, "%s: %s; no video was saved", v->path, why);

@@ -3,7 +3,6 @@
  * the formation and pile scenes are scene_generated.c. */
 #include "scene.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +11,6 @@
 
 #include "base/decimal.h"
 #include "base/log.h"
-#include "base/replace.h"
 #include "base/rb_math.h"
 #include "scene_write_internal.h"
 
@@ -628,24 +626,4 @@ bool rb_scene_write(FILE *f, rb_world *w, const rb_entities *t, const rb_color_t
                     size_t err_size) {
     const rb_scene_source source = {.world = w, .entities = t, .colors = colors};
     return rb_scene_write_source(f, &source, err, err_size);
-}
-
-bool rb_scene_save(const char *path, rb_world *w, const rb_entities *t, char *err, size_t err_size) {
-    const rb_scene_source source = {.world = w, .entities = t};
-    return rb_scene_save_source(path, &source, err, err_size);
-}
-
-bool rb_scene_save_source(const char *path, const rb_scene_source *source, char *err, size_t err_size) {
-    rb_replace out;
-    char why[256] = "";
-    FILE *f = rb_replace_open(&out, path, "w", why, sizeof why);
-    if (!f) {
-        snprintf(err, err_size, "%s: %s", path, why);
-        return false;
-    }
-    const bool ok = rb_replace_close(&out, rb_scene_write_source(f, source, why, sizeof why), why, sizeof why);
-    if (!ok)
-        snprintf(err, err_size, "%s: not saved (the old file, if any, is untouched): %s", path,
-                 why[0] ? why : strerror(errno));
-    return ok;
 }

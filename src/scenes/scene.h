@@ -245,6 +245,9 @@ bool rb_scene_save_source(const char *path, const rb_scene_source *source, char 
  * scene. */
 bool rb_scene_write_source(FILE *f, const rb_scene_source *source, char *err, size_t err_size);
 
+/* rb_scene_save_source, but never over a file already at path (false,
+ * "already exists"): the sandbox's Ctrl+S. */
+bool rb_scene_save_new(const char *path, const rb_scene_source *source, char *err, size_t err_size);
 /* rb_scene_save_source of the world and its entity table alone. */
 bool rb_scene_save(const char *path, rb_world *world, const rb_entities *entities, char *err, size_t err_size);
 /* rb_scene_write_source of the world, its entity table and colours. */
