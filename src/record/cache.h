@@ -32,9 +32,16 @@
 #include "shapes/shapes.h"
 #include "sim/world.h"
 
-#define RB_CACHE_VERSION 4
+#define RB_CACHE_VERSION 5
 /* The oldest version the reader still reads (docs/cache-format.md). */
 #define RB_CACHE_OLDEST_VERSION 2
+/* The most a chunk may inflate: its raw bytes at most RB_CACHE_INFLATION
+ * times its stored bytes and RB_CACHE_INFLATION_SLACK more, checked before
+ * it is inflated, so that what a reader holds is a small multiple of the
+ * file's size (docs/cache-format.md, "Reading in bounded memory"). The
+ * writer stores a chunk that zstd packs tighter than that uncompressed. */
+#define RB_CACHE_INFLATION 32
+#define RB_CACHE_INFLATION_SLACK 65536
 
 /* The camera a run was seen through at a frame (a `V` record, version 4:
  * cache_camera.c). Its view looks along its local -z with +y up, as glTF's
