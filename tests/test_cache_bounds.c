@@ -354,6 +354,12 @@ static void test_limit_reads(void **state) {
     comeback_cache(out_path(path, sizeof path, "at-rest.rbc"), 100000, 0);
     const outcome o = open_in_child(path);
     if (!o.opened) fail_msg("%s refused: %s", path, o.err);
+    /* what it held: the frames' records (about the raw bytes, 17 times the file here) and one chunk's raw
+     * bytes while it read them, within the limit's 32 times the file, and 16 MB for the allocator */
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    if (o.extra_mb > (32 * (long)st.st_size >> 20) + 16)
+        fail_msg("%s: %ld MB held for a file of %lld bytes", path, o.extra_mb, (long long)st.st_size);
     const size_t raw_bytes = 4u << 20;
     uint8_t *raw = calloc(raw_bytes, 1);
     for (size_t i = 0; i < raw_bytes; i += 4096) raw[i] = (uint8_t)(i >> 12); /* a little to tell it by */
