@@ -147,7 +147,7 @@ static void repair_crcs(uint8_t *p, size_t n) {
         put32(p + 32, crc32_of(p, 32));
         at = 36;
     }
-    while (n - at >= 20) {
+    while (at <= n && n - at >= 20) {
         const uint32_t stored = get32(p + at + 4);
         if (n - at - 20 < stored) break;
         put32(p + at + 12, crc32_of(p + at + 20, stored));

@@ -344,6 +344,27 @@ static void test_body_comes_back(void **state) {
     if (!o.opened) fail_msg("%s refused: %s", path, o.err);
 }
 
+/* A keyframe whose scene claims 4 GB in a chunk of a few bytes is refused
+ * without asking for them (fuzz/corpus/cache/keyframe-scene-length.rbc: what
+ * fuzz_cache found). */
+static void test_keyframe_scene_length(void **state) {
+    (void)state;
+    uint8_t raw[64] = {'K'}; /* frame 0, time 0, no bodies, a scene of 0xFFFFFFFE bytes that are not there */
+    raw[17] = 1;
+    le32(raw + 18, 0xFFFFFFFEu);
+    const size_t n = 22;
+    uint8_t out[256];
+    header(out);
+    const size_t packed = ZSTD_compress(out + 56, sizeof out - 56, raw, n, 3);
+    assert_false(ZSTD_isError(packed));
+    chunk_header(out + 36, out + 56, (uint32_t)packed, (uint32_t)n);
+    char path[512];
+    spit(out_path(path, sizeof path, "scene-length.rbc"), out, 56 + packed);
+    expect_refused(path, "a keyframe with a bad scene");
+    const outcome o = open_in_child(path);
+    assert_true(o.extra_mb < 16);
+}
+
 /* What a writer makes reads: records that pack well but not past the
  * limit (two frames of 100,000 bodies at rest), and a chunk that zstd would
  * pack past it, which the writer stores raw (rb_cache_pack): it inflates
@@ -476,7 +497,7 @@ int main(void) {
         cmocka_unit_test(test_inflating_chunk), cmocka_unit_test(test_limit_reads),
         cmocka_unit_test(test_not_files),       cmocka_unit_test(test_large_files),
         cmocka_unit_test(test_header_flips),    cmocka_unit_test(test_after_end),
-        cmocka_unit_test(test_body_comes_back),
+        cmocka_unit_test(test_body_comes_back), cmocka_unit_test(test_keyframe_scene_length),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

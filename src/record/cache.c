@@ -627,7 +627,7 @@ static const char *read_key(rb_cache *c, cursor *in) {
     const uint8_t resumable = get_u8(in);
     const uint32_t length = get_u32(in);
     const uint8_t *text = resumable <= 1 && room_for(in, length, 1) ? take(in, length) : NULL;
-    k.text = malloc((size_t)length + 1);
+    k.text = malloc(text ? (size_t)length + 1 : 1); /* a length past the chunk's bytes is never allocated */
     if (!k.text) {
         free(k.states);
         return "out of memory";
