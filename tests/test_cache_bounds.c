@@ -107,7 +107,8 @@ static outcome open_in_child(const char *path) {
     struct rusage u;
     assert_int_equal(wait4(pid, &status, 0, &u), pid);
     o.seconds = now() - start;
-    if (WIFSIGNALED(status)) fail_msg("reading %s: killed by signal %d after %.1f s", path, WTERMSIG(status), o.seconds);
+    if (WIFSIGNALED(status))
+        fail_msg("reading %s: killed by signal %d after %.1f s", path, WTERMSIG(status), o.seconds);
     o.opened = WEXITSTATUS(status) == 0;
     o.extra_mb = (u.ru_maxrss - before) / 1024;
     printf("  %s: %s (%.2f s, %ld MB more)\n", path, o.err, o.seconds, o.extra_mb);
@@ -290,9 +291,8 @@ static int setup(void **state) {
                " {\"shape\": \"cube\", \"position\": [0.3, 4, 0]}]}\n");
     fclose(f);
     remove(g_cache);
-    snprintf(cmd, sizeof cmd,
-             "'%s' --headless --backend reference --scene '%s' --steps 700 --record '%s' >/dev/null", RB_TEST_RUBBLE,
-             scene, g_cache);
+    snprintf(cmd, sizeof cmd, "'%s' --headless --backend reference --scene '%s' --steps 700 --record '%s' >/dev/null",
+             RB_TEST_RUBBLE, scene, g_cache);
     return system(cmd) == 0 ? 0 : -1;
 }
 

@@ -119,10 +119,10 @@ size_t rb_cache_pack(void *zstd_cctx, const uint8_t *raw, size_t raw_bytes, int 
 /* ---- reading ---- */
 
 static const char *file_type(mode_t mode) {
-    return S_ISFIFO(mode)  ? "a FIFO"
-           : S_ISCHR(mode) ? "a character device"
-           : S_ISBLK(mode) ? "a block device"
-           : S_ISDIR(mode) ? "a directory"
+    return S_ISFIFO(mode)   ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISDIR(mode)  ? "a directory"
            : S_ISSOCK(mode) ? "a socket"
                             : "not a plain file";
 }
@@ -143,8 +143,7 @@ const char *rb_cache_file_open(rb_cache_file *f, const char *path, char *detail,
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        snprintf(detail, detail_size, "%s, not a regular file: a cache is read from a file",
-                 file_type(st.st_mode));
+        snprintf(detail, detail_size, "%s, not a regular file: a cache is read from a file", file_type(st.st_mode));
         return detail;
     }
     f->f = fdopen(fd, "rb");

@@ -33,8 +33,8 @@ const char *rb_cache_check_lives(const rb_cache *c, char *detail, size_t detail_
             uint64_t h = (key * 0x9E3779B97F4A7C15ull) & (slots - 1);
             while (last[h] != UINT32_MAX && keys[h] != key) h = (h + 1) & (slots - 1);
             if (last[h] == f) {
-                snprintf(detail, detail_size, "body (slot %u, generation %u) twice in frame %u", id.slot,
-                         id.generation, f);
+                snprintf(detail, detail_size, "body (slot %u, generation %u) twice in frame %u", id.slot, id.generation,
+                         f);
                 why = detail;
                 break;
             }
