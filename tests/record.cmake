@@ -34,3 +34,14 @@ target_compile_definitions(test_events PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_O
 add_dependencies(test_events cube cube2)
 add_test(NAME test_events_opencl COMMAND test_events WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(test_events_opencl PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_TEST_BACKEND=opencl" TIMEOUT 600)
+
+# A cache reader's memory and time bounded by the cache's size
+# (tests/test_cache_bounds.c): a chunk inflating far past its stored bytes
+# (read, and exported by the rubble program), a FIFO, /dev/zero, a
+# directory, a large sparse file, a header's bits flipped, bytes after the
+# end mark; each read in a child process whose peak memory and time count.
+rb_add_test(test_cache_bounds SOURCES test_cache_bounds.c LIBS rubble_record PkgConfig::RB_TEST_ZSTD)
+add_dependencies(test_cache_bounds rubble cube cube2)
+target_compile_definitions(test_cache_bounds PRIVATE RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}"
+                                                     RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
+                                                     RB_TEST_RUBBLE="$<TARGET_FILE:rubble>")

@@ -239,7 +239,7 @@ static void test_cache_events(void **state) {
         rb_run_destroy(run);
         rb_cache *c = rb_cache_open(cache, err, sizeof err);
         if (!c) fail_msg("%s", err);
-        assert_int_equal(c->version, 4);
+        assert_int_equal(c->version, RB_CACHE_VERSION);
         static cJSON *ev[20000];
         const uint32_t n = read_events(file, ev, 20000);
         assert_int_equal(c->event_count, n);

@@ -504,7 +504,7 @@ static void test_headless_bookmark(void **state) {
         printf("  %s: %u camera records over %u frames\n",
                with == 2 ? "a start and a bookmark" : with ? "a bookmark" : "no camera", c->camera_count,
                c->frame_count);
-        assert_int_equal(c->version, 4);
+        assert_int_equal(c->version, RB_CACHE_VERSION);
         rb_cache_camera cam, want;
         if (!with) {
             assert_int_equal(c->camera_count, 0);

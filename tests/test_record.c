@@ -358,7 +358,7 @@ static void test_truncated(void **state) {
     char path[512], err[1024];
     build_path(path, sizeof path, "cut.rbc");
     uint64_t x = 0x9E3779B97F4A7C15ull;
-    size_t cuts[54] = {1, 31, 32, 33};
+    size_t cuts[54] = {1, 35, 36, 37};
     for (int i = 4; i < 54; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         cuts[i] = 1 + (size_t)(x % (n - 1));
@@ -367,7 +367,7 @@ static void test_truncated(void **state) {
     for (int i = 0; i < 54; i++) {
         spit(path, whole, cuts[i]);
         rb_cache *c = rb_cache_open(path, err, sizeof err);
-        if (cuts[i] < 32) {
+        if (cuts[i] < 36) {
             assert_null(c);
             assert_non_null(strstr(err, "cut short inside its header"));
             assert_non_null(strstr(err, path));
@@ -408,20 +408,20 @@ static void test_bad_caches(void **state) {
     expect_refused(path, "not a Rubble cache");
     memcpy(bad, whole, n), bad[8] = 7;
     spit(build_path(path, sizeof path, "version.rbc"), bad, n);
-    expect_refused(path, "cache format version 7; this build reads versions 2 to 4");
+    expect_refused(path, "cache format version 7; this build reads versions 2 to 5");
     memcpy(bad, whole, n), bad[8] = 1; /* no scene in its keyframes */
     spit(path, bad, n);
-    expect_refused(path, "cache format version 1; this build reads versions 2 to 4");
-    memcpy(bad, whole, n), bad[32 + 20 + 5] ^= 0x10; /* a byte in the first chunk's data */
+    expect_refused(path, "cache format version 1; this build reads versions 2 to 5");
+    memcpy(bad, whole, n), bad[36 + 20 + 5] ^= 0x10; /* a byte in the first chunk's data */
     spit(build_path(path, sizeof path, "crc.rbc"), bad, n);
-    expect_refused(path, "damaged chunk at byte 32");
+    expect_refused(path, "damaged chunk at byte 36");
     /* every byte after the header is under a CRC: a bit flipped anywhere,
      * a chunk's sizes included, is damage (not a cut, not other numbers) */
     build_path(path, sizeof path, "flipped.rbc");
     uint64_t x = 12345;
     for (int i = 0; i < 40; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        const size_t at = 32 + (size_t)(x % (n - 32));
+        const size_t at = 36 + (size_t)(x % (n - 36));
         memcpy(bad, whole, n), bad[at] ^= (uint8_t)(1u << (x >> 60 & 7));
         spit(path, bad, n);
         expect_refused(path, "damaged chunk");
@@ -459,24 +459,35 @@ static void b_f32(bytes *b, float f) {
     b_u32(b, v);
 }
 
-/* A version 3 cache at path: a header (the run's own) and one chunk of the records. */
+/* A cache at path: a header (the run's own, version 5) and one chunk of the records. */
 static void craft(const char *path, const bytes *records) {
     size_t n;
     uint8_t *whole = slurp(g_cache, &n);
     const size_t bound = ZSTD_compressBound(records->n);
-    uint8_t *out = malloc(32 + 20 + bound);
-    memcpy(out, whole, 32);
+    uint8_t *out = malloc(36 + 20 + bound);
+    memcpy(out, whole, 36); /* version 5: 36 bytes */
     free(whole);
-    const size_t packed = ZSTD_compress(out + 52, bound, records->p, records->n, 3);
+    const size_t packed = ZSTD_compress(out + 56, bound, records->p, records->n, 3);
     assert_false(ZSTD_isError(packed));
-    uint8_t *h = out + 32;
+    uint8_t *h = out + 36;
     memcpy(h, "RBCK", 4);
     le32(h + 4, (uint32_t)packed);
     le32(h + 8, (uint32_t)records->n);
-    le32(h + 12, crc32_of(out + 52, packed));
+    le32(h + 12, crc32_of(out + 56, packed));
     le32(h + 16, crc32_of(h, 16));
-    spit(path, out, 52 + packed);
+    spit(path, out, 56 + packed);
     free(out);
+}
+
+/* The cache at path made a version 3 one: its header the 32 bytes of
+ * versions 2 to 4 (no CRC of its own), the chunks as they were. */
+static void as_version_3(const char *path) {
+    size_t n;
+    uint8_t *p = slurp(path, &n);
+    le32(p + 8, 3), le32(p + 12, 32);
+    memmove(p + 32, p + 36, n - 36);
+    spit(path, p, n - 4);
+    free(p);
 }
 
 /* A shape record: world shape 0, one particle, a mesh of one triangle whose
@@ -676,10 +687,7 @@ static void test_cameras_and_parents(void **state) {
     b.n = 0, shape_record(&b, 3, 1), colors_record(&b, 1, 1, 0.25f);
     b_u8(&b, 'E'), b_u32(&b, 0);
     craft(path, &b);
-    size_t n;
-    uint8_t *v3 = slurp(path, &n);
-    v3[8] = 3;
-    spit(path, v3, n);
+    as_version_3(path);
     c = open_ok(path);
     assert_int_equal(c->version, 3);
     assert_int_equal(c->camera_count, 0);
@@ -688,11 +696,7 @@ static void test_cameras_and_parents(void **state) {
     rb_cache_close(c);
     b.n = 0, camera_record(&b, 0, 1, 1.0f);
     craft(path, &b);
-    free(v3);
-    v3 = slurp(path, &n);
-    v3[8] = 3;
-    spit(path, v3, n);
-    free(v3);
+    as_version_3(path);
     expect_refused(path, "a record of unknown type");
 }
 

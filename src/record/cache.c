@@ -11,41 +11,15 @@
 #include <zstd.h>
 
 #include "cache_events.h"
+#include "cache_file.h"
+#include "cache_lives.h"
 #include "base/transform.h"
 
-#define HEADER_BYTES 32
-#define CHUNK_HEADER_BYTES 20
-/* A chunk holds one frame: a chunk larger than this is damage, not data
- * (a 1,000,000-body keyframe and frame are about 140 MB). */
-#define MAX_CHUNK_BYTES (1u << 30)
 #define ZSTD_LEVEL 3
-
-static const char file_magic[8] = {'R', 'U', 'B', 'B', 'L', 'E', 'C', '1'};
-static const char chunk_magic[4] = {'R', 'B', 'C', 'K'};
 
 enum { REC_SHAPE = 'S', REC_KEY = 'K', REC_COLORS = 'C', REC_FRAME = 'F', REC_END = 'E', REC_EVENTS = 'N' };
 /* Bytes of a body's colours in a colours record: u32 slot, u32 generation, 6 f32. */
 #define COLOR_BYTES 32
-
-/* ---- CRC-32 (IEEE 802.3, reflected), over each chunk's stored bytes ---- */
-
-static uint32_t crc_table[256];
-
-static void crc_init(void) {
-    if (crc_table[1]) return;
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_table[i] = c;
-    }
-}
-
-static uint32_t crc32_of(const uint8_t *p, size_t n) {
-    crc_init();
-    uint32_t c = 0xFFFFFFFFu;
-    for (size_t i = 0; i < n; i++) c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-    return c ^ 0xFFFFFFFFu;
-}
 
 /* ---- little-endian bytes out ---- */
 
@@ -213,20 +187,20 @@ bool rb_cache_events(rb_cache_writer *w, const rb_event *events, uint32_t count,
  * is on disk before the next frame is taken. */
 static bool write_chunk(rb_cache_writer *w) {
     if (w->raw.oom) return writer_fail(w, "out of memory");
-    const size_t bound = ZSTD_compressBound(w->raw.n);
-    w->packed.n = 0;
-    if (!buf_grow(&w->packed, bound)) return writer_fail(w, "out of memory");
-    const size_t n = ZSTD_compressCCtx(w->zstd, w->packed.p, bound, w->raw.p, w->raw.n, ZSTD_LEVEL);
-    if (ZSTD_isError(n)) return writer_fail(w, ZSTD_getErrorName(n));
-    buf head = {0};
-    put_bytes(&head, chunk_magic, 4);
-    put_u32(&head, (uint32_t)n);
-    put_u32(&head, (uint32_t)w->raw.n);
-    put_u32(&head, crc32_of(w->packed.p, n));
-    if (!head.oom) put_u32(&head, crc32_of(head.p, 16)); /* a damaged length is told from a cut */
-    const bool ok = !head.oom && fwrite(head.p, 1, head.n, w->f) == head.n && fwrite(w->packed.p, 1, n, w->f) == n &&
-                    fflush(w->f) == 0;
-    free(head.p);
+    const char *why = NULL;
+    const size_t n = rb_cache_pack(w->zstd, w->raw.p, w->raw.n, ZSTD_LEVEL, &w->packed.p, &w->packed.cap, &why);
+    if (!n) return writer_fail(w, why);
+    uint8_t head[RB_CACHE_CHUNK_HEADER_BYTES] = {'R', 'B', 'C', 'K'};
+    for (int k = 0; k < 4; k++) {
+        head[4 + k] = (uint8_t)(n >> (8 * k));
+        head[8 + k] = (uint8_t)(w->raw.n >> (8 * k));
+    }
+    const uint32_t crc = rb_cache_crc32(w->packed.p, n);
+    for (int k = 0; k < 4; k++) head[12 + k] = (uint8_t)(crc >> (8 * k));
+    const uint32_t head_crc = rb_cache_crc32(head, 16); /* a damaged length is told from a cut */
+    for (int k = 0; k < 4; k++) head[16 + k] = (uint8_t)(head_crc >> (8 * k));
+    const bool ok =
+        fwrite(head, 1, sizeof head, w->f) == sizeof head && fwrite(w->packed.p, 1, n, w->f) == n && fflush(w->f) == 0;
     w->raw.n = 0;
     return ok ? true : writer_fail(w, strerror(errno));
 }
@@ -252,16 +226,11 @@ rb_cache_writer *rb_cache_begin(const char *path, rb_world *world, const rb_enti
         rb_cache_end(w, NULL, 0);
         return NULL;
     }
-    buf head = {0};
-    put_bytes(&head, file_magic, 8);
-    put_u32(&head, RB_CACHE_VERSION);
-    put_u32(&head, HEADER_BYTES);
-    put_f64(&head, rate_hz);
-    put_f64(&head, rb_world_get_desc(world)->dt);
-    const bool ok = !head.oom && fwrite(head.p, 1, head.n, w->f) == head.n && fflush(w->f) == 0;
-    free(head.p);
+    uint8_t head[RB_CACHE_HEADER_BYTES];
+    rb_cache_header(head, rate_hz, rb_world_get_desc(world)->dt);
+    const bool ok = fwrite(head, 1, sizeof head, w->f) == sizeof head && fflush(w->f) == 0;
     if (!ok) {
-        snprintf(err, err_size, "%s: %s", path, head.oom ? "out of memory" : strerror(errno));
+        snprintf(err, err_size, "%s: %s", path, strerror(errno));
         w->failed = true; /* no end mark after a header that did not go out */
         rb_cache_end(w, NULL, 0);
         return NULL;
@@ -658,7 +627,7 @@ static const char *read_key(rb_cache *c, cursor *in) {
     const uint8_t resumable = get_u8(in);
     const uint32_t length = get_u32(in);
     const uint8_t *text = resumable <= 1 && room_for(in, length, 1) ? take(in, length) : NULL;
-    k.text = malloc((size_t)length + 1);
+    k.text = malloc(text ? (size_t)length + 1 : 1); /* a length past the chunk's bytes is never allocated */
     if (!k.text) {
         free(k.states);
         return "out of memory";
@@ -762,32 +731,6 @@ static const char *read_records(rb_cache *c, const uint8_t *p, size_t n, bool *e
     return NULL;
 }
 
-static uint8_t *read_whole(const char *path, size_t *size, char *err, size_t err_size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *data = malloc(cap);
-    while (data) {
-        n += fread(data + n, 1, cap - n, f);
-        if (n < cap) break;
-        uint8_t *more = realloc(data, cap * 2);
-        if (!more) free(data);
-        data = more, cap *= 2;
-    }
-    const bool failed = ferror(f);
-    fclose(f);
-    if (!data || failed) {
-        snprintf(err, err_size, "%s: %s", path, data ? "cannot be read" : "out of memory");
-        free(data);
-        return NULL;
-    }
-    *size = n;
-    return data;
-}
-
 static int by_id(const void *a, const void *b) {
     const uint64_t x = id_key(((const rb_cached_colors *)a)->id), y = id_key(((const rb_cached_colors *)b)->id);
     return x < y ? -1 : x > y;
@@ -803,87 +746,46 @@ static const char *sort_colors(rb_cache *c) {
 }
 
 rb_cache *rb_cache_open(const char *path, char *err, size_t err_size) {
-    size_t size = 0;
-    uint8_t *data = read_whole(path, &size, err, err_size);
-    if (!data) return NULL;
-    rb_cache *c = calloc(1, sizeof *c);
-    if (c) c->path = strdup(path);
-    const char *why = c && c->path ? NULL : "out of memory";
-    char detail[160] = "";
-    size_t at = HEADER_BYTES;
-    if (!why && size == 0) why = "an empty file, not a Rubble cache";
-    if (!why && memcmp(data, file_magic, size < 8 ? size : 8) != 0)
-        why = "not a Rubble cache (it does not start with RUBBLEC1)";
-    if (!why && size < HEADER_BYTES) {
-        snprintf(detail, sizeof detail, "cut short inside its header (%zu of %d bytes)", size, HEADER_BYTES);
-        why = detail;
-    }
-    if (!why) {
-        cursor head = {.p = data, .n = HEADER_BYTES, .at = 8};
-        const uint32_t version = get_u32(&head), header_bytes = get_u32(&head);
-        c->rate = get_f64(&head);
-        c->dt = get_f64(&head);
-        c->version = version;
-        if (version < RB_CACHE_OLDEST_VERSION || version > RB_CACHE_VERSION) {
-            snprintf(detail, sizeof detail, "cache format version %u; this build reads versions %d to %d", version,
-                     RB_CACHE_OLDEST_VERSION, RB_CACHE_VERSION);
-            why = detail;
-        } else if (header_bytes != HEADER_BYTES || !(c->rate > 0.0 && isfinite(c->rate)) ||
-                   !(c->dt > 0.0 && isfinite(c->dt)))
-            why = "a damaged header (its size, rate or step)";
-    }
-    bool end = false;
-    uint8_t *raw = NULL;
-    while (!why && !end) {
-        c->bytes_read = at;
-        if (size - at < CHUNK_HEADER_BYTES) break; /* cut inside a chunk's header, or at its start */
-        const uint8_t *h = data + at;
-        const uint32_t packed = le32(h + 4), raw_bytes = le32(h + 8), crc = le32(h + 12);
-        /* the header's own CRC first: a length is trusted only then, so a
-         * chunk running past the end of the file is a cut, not damage */
-        if (memcmp(h, chunk_magic, 4) != 0 || crc32_of(h, 16) != le32(h + 16) || packed > MAX_CHUNK_BYTES ||
-            raw_bytes > MAX_CHUNK_BYTES) {
-            snprintf(detail, sizeof detail, "a damaged chunk at byte %zu (its header: mark, sizes or CRC)", at);
-            why = detail;
-            break;
-        }
-        if (size - at - CHUNK_HEADER_BYTES < packed) break; /* cut inside the chunk */
-        const uint8_t *stored = h + CHUNK_HEADER_BYTES;
-        if (crc32_of(stored, packed) != crc) {
-            snprintf(detail, sizeof detail, "a damaged chunk at byte %zu (its CRC does not match)", at);
-            why = detail;
-            break;
-        }
-        uint8_t *r = realloc(raw, raw_bytes ? raw_bytes : 1);
-        if (!r) {
-            why = "out of memory";
-            break;
-        }
-        raw = r;
-        const size_t got = ZSTD_decompress(raw, raw_bytes, stored, packed);
-        if (ZSTD_isError(got) || got != raw_bytes) {
-            snprintf(detail, sizeof detail, "a damaged chunk at byte %zu (it does not decompress)", at);
-            why = detail;
-            break;
-        }
-        const char *bad = read_records(c, raw, raw_bytes, &end);
-        if (bad) {
-            snprintf(detail, sizeof detail, "a damaged chunk at byte %zu (%s)", at, bad);
-            why = detail;
-            break;
-        }
-        at += CHUNK_HEADER_BYTES + packed;
-    }
-    free(raw);
-    free(data);
-    if (!why) why = sort_colors(c);
+    rb_cache_file file;
+    char detail[200] = "";
+    const char *why = rb_cache_file_open(&file, path, detail, sizeof detail);
     if (why) {
         snprintf(err, err_size, "%s: %s", path, why);
+        return NULL;
+    }
+    rb_cache *c = calloc(1, sizeof *c);
+    if (c) c->path = strdup(path);
+    if (!c || !c->path) why = "out of memory";
+    if (!why) c->version = file.version, c->rate = file.rate, c->dt = file.dt;
+    bool end = false;
+    while (!why && !end) {
+        const uint8_t *raw;
+        size_t raw_bytes;
+        const int got = rb_cache_file_chunk(&file, &raw, &raw_bytes, &why, detail, sizeof detail);
+        if (got <= 0) break; /* the end of the file (a cut: no end mark), or why */
+        const char *bad = read_records(c, raw, raw_bytes, &end);
+        if (bad) {
+            snprintf(detail, sizeof detail, "a damaged chunk at byte %llu (%s)", (unsigned long long)file.at, bad);
+            why = detail;
+        }
+    }
+    /* a file ends with its end mark's chunk: anything after it was not written by a recorder */
+    if (!why && end && file.next != file.size) {
+        snprintf(detail, sizeof detail, "%llu bytes after the end mark's chunk (at byte %llu)",
+                 (unsigned long long)(file.size - file.next), (unsigned long long)file.next);
+        why = detail;
+    }
+    if (!why) why = sort_colors(c);
+    if (!why) why = rb_cache_check_lives(c, detail, sizeof detail);
+    if (why) {
+        snprintf(err, err_size, "%s: %s", path, why);
+        rb_cache_file_close(&file);
         rb_cache_close(c);
         return NULL;
     }
-    c->bytes_read = at;
+    c->bytes_read = file.next;
     c->cut_short = !end;
+    rb_cache_file_close(&file);
     return c;
 }
 

@@ -14,7 +14,10 @@
  * length and CRC, flushed as it is written, so a run that is killed, or a
  * file cut at any byte, still reads up to its last whole chunk.
  *
- * The reader loads a whole file into memory; rb_cache_to_anim turns it into
+ * The reader takes a regular file only and reads it a chunk at a time, each
+ * checked against the file's size and its own stored bytes before it is
+ * inflated (cache_file.c), and keeps the records: its memory and time are a
+ * small multiple of the file's size. rb_cache_to_anim turns a cache into
  * the animation export writes (anim.h). */
 #ifndef RB_CACHE_H
 #define RB_CACHE_H
@@ -32,9 +35,16 @@
 #include "shapes/shapes.h"
 #include "sim/world.h"
 
-#define RB_CACHE_VERSION 4
+#define RB_CACHE_VERSION 5
 /* The oldest version the reader still reads (docs/cache-format.md). */
 #define RB_CACHE_OLDEST_VERSION 2
+/* The most a chunk may inflate: its raw bytes at most RB_CACHE_INFLATION
+ * times its stored bytes and RB_CACHE_INFLATION_SLACK more, checked before
+ * it is inflated, so that what a reader holds is a small multiple of the
+ * file's size (docs/cache-format.md, "Reading in bounded memory"). The
+ * writer stores a chunk that zstd packs tighter than that uncompressed. */
+#define RB_CACHE_INFLATION 32
+#define RB_CACHE_INFLATION_SLACK 65536
 
 /* The camera a run was seen through at a frame (a `V` record, version 4:
  * cache_camera.c). Its view looks along its local -z with +y up, as glTF's
@@ -167,8 +177,10 @@ typedef struct rb_cache {
 
 /* Reads a cache. A file cut short opens with the frames before the cut
  * (cut_short set). NULL with "path: what is wrong" in err for a file that
- * is missing, empty, not a cache, of another version, cut inside its
- * header, or has a damaged chunk. */
+ * is missing, not a regular file (a FIFO, a device, a directory), empty,
+ * not a cache, of another version, cut inside its header or with a damaged
+ * one, has a damaged chunk or one inflating past RB_CACHE_INFLATION, bytes
+ * after its end mark, or a body in a frame after it died. */
 rb_cache *rb_cache_open(const char *path, char *err, size_t err_size);
 void rb_cache_close(rb_cache *c);
 /* The colours body id is drawn in: as the cache gives them, or the
