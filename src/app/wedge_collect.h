@@ -10,9 +10,8 @@
 #include <stdio.h>
 
 /* What a wedge folder may hold; more is refused, naming the file. */
-#define RB_WEDGE_MAX_VARIANTS 10000
-#define RB_WEDGE_MAX_KEYS 64
-#define RB_WEDGE_MAX_SHOTS 64
+#include "wedge_file.h" /* RB_WEDGE_MAX_VARIANTS, _KEYS, _SHOTS: the wedge file's limits */
+
 #define RB_WEDGE_MAX_NAME 64                        /* a variant's name: letters, digits, '_' and '-' */
 #define RB_WEDGE_MAX_JSON (8 * 1024 * 1024)         /* bytes of wedge.json */
 #define RB_WEDGE_MAX_SUMMARY (1024 * 1024)          /* bytes of a summary.json */
