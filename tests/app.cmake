@@ -22,6 +22,12 @@ add_dependencies(test_scene cube cube2 mesh)
 add_test(NAME test_scene_opencl COMMAND test_scene WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(test_scene_opencl PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_TEST_BACKEND=opencl" TIMEOUT 600)
 
+# Generators' documented ranges: a value just outside refused with the file
+# and key, the bound accepted (parsing only: one backend is enough).
+rb_add_test(test_generator_ranges SOURCES test_generator_ranges.c LIBS rubble_scenes rubble_shapes rubble_base)
+target_compile_definitions(test_generator_ranges PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}")
+add_dependencies(test_generator_ranges cube)
+
 # The stage: one live scene (world, entity table, scene, debris), installed
 # whole or not at all, stepped one way; on the reference and on OpenCL.
 rb_add_test(test_stage SOURCES test_stage.c LIBS rubble_scenes rubble_shapes rubble_base)

@@ -23,6 +23,8 @@ rb_add_test(test_stats SOURCES test_stats.c LIBS rubble_sandbox)
 # The tools, camera and script parser alone (no window).
 rb_add_test(test_tools SOURCES test_tools.c LIBS rubble_sandbox TIMEOUT 300)
 set_tests_properties(test_tools PROPERTIES ENVIRONMENT "${RB_SANDBOX_TEST_ENV}")
+# Picking a body drawn as its particles by its particles' spheres (no window).
+rb_add_test(test_pick_particles SOURCES test_pick_particles.c LIBS rubble_sandbox)
 
 # The camera's framing of a box (src/sandbox/framing.c), pure maths.
 rb_add_test(test_framing SOURCES test_framing.c LIBS rubble_sandbox)

@@ -434,7 +434,9 @@ static void test_pick_without_a_mesh_takes_the_particles(void **state) {
     /* beside the near one's end particle (x = 0.4 + 0.2) but in the far one's: missed, as the spheres are */
     assert_false(rb_pick_drawn(pm, &scene, (float[3]){0.65f, 1.0f, 10.0f}, dir).body_hit);
     p = rb_pick_drawn(pm, &scene, (float[3]){0.55f, 1.0f, 10.0f}, dir);
+    assert_true(p.body_hit); /* a miss leaves a zeroed id, whose slot 0 is the near one's */
     assert_int_equal(p.body.slot, near.slot);
+    assert_int_equal(p.body.generation, near.generation);
     /* the near body gone: the far one behind it */
     assert_true(rb_world_remove_body(w, near));
     p = rb_pick_drawn(pm, &scene, (float[3]){0.0f, 1.0f, 10.0f}, dir); /* the view reads the bodies again */
