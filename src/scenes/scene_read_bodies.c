@@ -122,6 +122,32 @@ static bool read_orientation(rb_reader *r, const cJSON *o, float q[4]) {
     if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) {
         return rb_read_fail_at(r, "orientation", "a zero quaternion is no rotation (the identity is [0, 0, 0, 1])");
     }
+    rb_read_quat_rescale(q);
+    return true;
+}
+
+/* The speeds a body may start at (docs/scene-format.md, "Limits"): no
+ * particle moves more than its radius r in a step dt, by the body's
+ * velocity (|v| dt <= r) or by its turning (|w| R dt <= r, R the body's
+ * bounding radius). Past that a particle lands more than its radius deep in
+ * one step, and a contact's spring, acting on that depth, sends it back
+ * faster than it came (the README's "Limits"). */
+static bool check_speeds(rb_reader *r, const rb_scene *s, const rb_shape *shape, const rb_scene_body *b) {
+    const double dt = s->world.dt, radius = (double)shape->particle_radius * b->scale;
+    const double far = (double)shape->bounding_radius * b->scale;
+    const float *v = b->desc.velocity, *w = b->desc.angular_velocity;
+    const double speed = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+    const double spin = sqrt((double)w[0] * w[0] + (double)w[1] * w[1] + (double)w[2] * w[2]);
+    if (speed * dt > radius)
+        return rb_read_fail_at(r, "velocity",
+                               "%g m/s is faster than the step can carry: at most %g m/s (a particle of radius %g m "
+                               "moves at most its radius a step of %g s)",
+                               speed, radius / dt, radius, dt);
+    if (spin * far * dt > radius)
+        return rb_read_fail_at(r, "angular_velocity",
+                               "%g rad/s turns faster than the step can carry: at most %g rad/s (the body's farthest "
+                               "particle, %g m out, moves at most its radius %g m a step of %g s)",
+                               spin, radius / (far * dt), far, radius, dt);
     return true;
 }
 
@@ -160,7 +186,7 @@ bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
     if (!cJSON_GetObjectItemCaseSensitive(o, "position") && !b.path) return rb_read_fail(r, "'position' is missing");
     if (!rb_read_vector(r, o, "position", 3, b.desc.position) || !read_orientation(r, o, b.desc.orientation) ||
         !rb_read_vector(r, o, "velocity", 3, b.desc.velocity) ||
-        !rb_read_vector(r, o, "angular_velocity", 3, b.desc.angular_velocity))
+        !rb_read_vector(r, o, "angular_velocity", 3, b.desc.angular_velocity) || !check_speeds(r, s, shape, &b))
         return false;
     const bool momentum = cJSON_GetObjectItemCaseSensitive(o, "angular_momentum") != NULL;
     const bool timer = cJSON_GetObjectItemCaseSensitive(o, "sleep_timer") != NULL;
