@@ -316,5 +316,7 @@ int main(void) {
         cmocka_unit_test(test_nul_in_names_refused),
         cmocka_unit_test(test_top_speed_into_ground_gains_nothing),
     };
+    const char *only = getenv("RUBBLE_TEST_ONLY"); /* one test by name (a glob) */
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -142,5 +142,7 @@ int main(void) {
         cmocka_unit_test(test_reversed_script_in_order),
         cmocka_unit_test(test_ties_keep_file_order),
     };
+    const char *only = getenv("RUBBLE_TEST_ONLY"); /* one test by name (a glob) */
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, setup, teardown);
 }
