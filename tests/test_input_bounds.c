@@ -62,7 +62,7 @@ static void refused(const char *text, const char *key, const char *says) {
     rb_scene *s = rb_scene_parse(text, "t.json", g_reg, err, sizeof err);
     if (s) {
         rb_scene_destroy(s);
-        fail_msg("accepted, but should be refused at %s: %s", key, text);
+        fail_msg("accepted, but should be refused at %s: %.300s", key, text);
     }
     if (!strstr(err, key) || !strstr(err, says)) fail_msg("says '%s', should name %s and say '%s'", err, key, says);
 }
@@ -149,6 +149,25 @@ static void test_too_many_values_refused(void **state) {
     free(text);
 }
 
+/* Past the first million values, a text denser than one value per 4 bytes
+ * (reading takes about 80 bytes a value) is refused before it is parsed;
+ * a million are read. */
+static void test_dense_values_refused(void **state) {
+    (void)state;
+    const size_t n = 2 * (size_t)RB_SCENE_FREE_VALUES;
+    char *text = malloc(2 * n + 64), *at = text;
+    at += sprintf(at, "{\"rubble_scene\": 1, \"x\": [0");
+    for (size_t i = 1; i < n; i++) *at++ = ',', *at++ = '0';
+    strcpy(at, "]}");
+    refused(text, "t.json", "one value per 4 bytes");
+    /* the first million are free of the rule */
+    at = text + sprintf(text, "{\"rubble_scene\": 1, \"x\": [0");
+    for (size_t i = 1; i < RB_SCENE_FREE_VALUES - 8; i++) *at++ = ',', *at++ = '0';
+    strcpy(at, "]}");
+    rb_scene_destroy(accepted(text));
+    free(text);
+}
+
 /* ---- values ---- */
 
 static char *body_scene(char *out, size_t size, const char *world, const char *body) {
@@ -197,6 +216,17 @@ static void test_speed_range(void **state) {
     refused(body_scene(text, sizeof text, "", "\"velocity\": [0, -1e6, 0]"), "bodies[0].velocity", "at most");
     refused(body_scene(text, sizeof text, "", "\"angular_velocity\": [0, 1e30, 0]"), "bodies[0].angular_velocity",
             "at most");
+    /* what a scene's debris effects send bodies at, too (docs/debris.md) */
+    refused("{\"rubble_scene\": 1, \"emitters\": [{\"rate\": 1, \"shapes\": [{\"shape\": \"cube\"}], \"speed\": 1e6}]}",
+            "emitters[0].speed", "at most");
+    refused("{\"rubble_scene\": 1, \"emitters\": [{\"rate\": 1, \"shapes\": [{\"shape\": \"cube\"}], \"speed\": 100, "
+            "\"speed_spread\": 100}]}",
+            "emitters[0].speed_spread", "at most");
+    refused("{\"rubble_scene\": 1, \"emitters\": [{\"rate\": 1, \"shapes\": [{\"shape\": \"cube\", \"scale\": 0.1}], "
+            "\"spin\": 1e4}]}",
+            "emitters[0].spin", "at most");
+    refused("{\"rubble_scene\": 1, \"debris\": {\"impact\": {\"shape\": \"cube\", \"threshold\": 1, \"speed\": 1e6}}}",
+            "debris.impact.speed", "at most");
     /* the bound is the particle's radius a step: a step half as long carries twice the speed */
     const rb_shape *cube = rb_registry_get(g_reg, (uint32_t)rb_registry_find(g_reg, "cube"));
     const double dt = rb_default_world_desc().dt;
@@ -310,6 +340,7 @@ int main(void) {
         cmocka_unit_test(test_oversized_refused_with_cap),
         cmocka_unit_test(test_many_keys_checked_quickly),
         cmocka_unit_test(test_too_many_values_refused),
+        cmocka_unit_test(test_dense_values_refused),
         cmocka_unit_test(test_gravity_range),
         cmocka_unit_test(test_speed_range),
         cmocka_unit_test(test_extreme_quaternions_normalised),

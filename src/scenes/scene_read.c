@@ -193,10 +193,11 @@ static void line_column(const char *text, const char *at, int *line, int *column
  * walked over by their escapes): its JSON values, at most (each comma and
  * each opening bracket outside a string starts one), and its escaped NULs
  * (\u0000), which cJSON would keep as a NUL that cuts the string short. */
-static void survey(const char *text, size_t *values, size_t *nuls) {
+static size_t survey(const char *text, size_t *values, size_t *nuls) {
     bool in_string = false;
     *values = 1, *nuls = 0;
-    for (const char *c = text; *c; c++) {
+    const char *c = text;
+    for (; *c; c++) {
         if (in_string) {
             if (*c == '"') {
                 in_string = false;
@@ -210,6 +211,7 @@ static void survey(const char *text, size_t *values, size_t *nuls) {
             (*values)++;
         }
     }
+    return (size_t)(c - text);
 }
 
 /* text with each escaped NUL written \u0001 instead: a string that held one
@@ -239,10 +241,17 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
     /* the parse's memory is a cJSON node a value (sizeof (cJSON) and the
      * allocator's own): bounded before it is spent */
     size_t values, nuls;
-    survey(text, &values, &nuls);
+    const size_t bytes = survey(text, &values, &nuls);
     if (values > RB_SCENE_MAX_VALUES) {
         rb_read_fail(&r, "%zu JSON values is more than a scene may hold (at most %u, about %u MB to read)", values,
                      RB_SCENE_MAX_VALUES, (unsigned)(RB_SCENE_MAX_VALUES / 1000000u * 80u));
+        return NULL;
+    }
+    if (values > RB_SCENE_FREE_VALUES && values > bytes / RB_SCENE_BYTES_PER_VALUE) {
+        rb_read_fail(&r,
+                     "%zu JSON values in %zu bytes: past the first %u, a scene holds at most one value per %u bytes "
+                     "of its text (reading takes about 80 bytes a value)",
+                     values, bytes, RB_SCENE_FREE_VALUES, RB_SCENE_BYTES_PER_VALUE);
         return NULL;
     }
     char *copy = nuls ? without_nuls(text) : NULL;

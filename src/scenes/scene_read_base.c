@@ -216,6 +216,26 @@ void rb_read_quat_rescale(float q[4]) {
         for (int k = 0; k < 4; k++) q[k] = (float)((double)q[k] / big);
 }
 
+/* ---- speeds the step carries ---- */
+
+bool rb_read_check_speed(rb_reader *r, const char *key, double speed, double dt, const rb_shape *shape, float scale) {
+    const double radius = (double)shape->particle_radius * scale;
+    if (!(speed * dt > radius)) return true;
+    return rb_read_fail_at(r, key,
+                           "%g m/s is faster than the step can carry for shape '%s': at most %g m/s (a particle of "
+                           "radius %g m moves at most its radius a step of %g s)",
+                           speed, shape->name, radius / dt, radius, dt);
+}
+
+bool rb_read_check_spin(rb_reader *r, const char *key, double spin, double dt, const rb_shape *shape, float scale) {
+    const double radius = (double)shape->particle_radius * scale, far = (double)shape->bounding_radius * scale;
+    if (!(spin * far * dt > radius)) return true;
+    return rb_read_fail_at(r, key,
+                           "%g rad/s turns faster than the step can carry for shape '%s': at most %g rad/s (its "
+                           "farthest particle, %g m out, moves at most its radius %g m a step of %g s)",
+                           spin, shape->name, radius / (far * dt), far, radius, dt);
+}
+
 /* ---- colours ---- */
 
 static int hex_digit(char c) {

@@ -126,29 +126,14 @@ static bool read_orientation(rb_reader *r, const cJSON *o, float q[4]) {
     return true;
 }
 
-/* The speeds a body may start at (docs/scene-format.md, "Limits"): no
- * particle moves more than its radius r in a step dt, by the body's
- * velocity (|v| dt <= r) or by its turning (|w| R dt <= r, R the body's
- * bounding radius). Past that a particle lands more than its radius deep in
- * one step, and a contact's spring, acting on that depth, sends it back
- * faster than it came (the README's "Limits"). */
+/* The speeds a body may start at: its velocity's size and its angular
+ * velocity's within what the step carries (rb_read_check_speed). */
 static bool check_speeds(rb_reader *r, const rb_scene *s, const rb_shape *shape, const rb_scene_body *b) {
-    const double dt = s->world.dt, radius = (double)shape->particle_radius * b->scale;
-    const double far = (double)shape->bounding_radius * b->scale;
     const float *v = b->desc.velocity, *w = b->desc.angular_velocity;
     const double speed = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
     const double spin = sqrt((double)w[0] * w[0] + (double)w[1] * w[1] + (double)w[2] * w[2]);
-    if (speed * dt > radius)
-        return rb_read_fail_at(r, "velocity",
-                               "%g m/s is faster than the step can carry: at most %g m/s (a particle of radius %g m "
-                               "moves at most its radius a step of %g s)",
-                               speed, radius / dt, radius, dt);
-    if (spin * far * dt > radius)
-        return rb_read_fail_at(r, "angular_velocity",
-                               "%g rad/s turns faster than the step can carry: at most %g rad/s (the body's farthest "
-                               "particle, %g m out, moves at most its radius %g m a step of %g s)",
-                               spin, radius / (far * dt), far, radius, dt);
-    return true;
+    return rb_read_check_speed(r, "velocity", speed, s->world.dt, shape, b->scale) &&
+           rb_read_check_spin(r, "angular_velocity", spin, s->world.dt, shape, b->scale);
 }
 
 bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {

@@ -79,6 +79,14 @@ const rb_shape *rb_read_find_shape(rb_reader *r, const char *name);
  * world's float normalisation neither overflows nor underflows. */
 void rb_read_quat_rescale(float q[4]);
 
+/* The speeds the step carries (docs/scene-format.md, "Limits"): a body of
+ * shape at scale moving at speed (m/s), or turning at spin (rad/s), moves
+ * no particle more than its radius in a step dt. Past it a particle lands
+ * more than its radius deep in one step, and its contact's spring sends it
+ * back faster than it came. False, failed at key, past it. */
+bool rb_read_check_speed(rb_reader *r, const char *key, double speed, double dt, const rb_shape *shape, float scale);
+bool rb_read_check_spin(rb_reader *r, const char *key, double spin, double dt, const rb_shape *shape, float scale);
+
 /* Room for n more bodies of `particles` particles each, within the scene's
  * limits (scene_read_bodies.c); r NULL: no message. */
 bool rb_read_reserve_bodies(rb_scene *s, uint64_t n, uint32_t particles, rb_reader *r);
