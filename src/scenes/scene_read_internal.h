@@ -81,9 +81,11 @@ void rb_read_quat_rescale(float q[4]);
 
 /* The speeds the step carries (docs/scene-format.md, "Limits"): a body of
  * shape at scale moving at speed (m/s), or turning at spin (rad/s), moves
- * no particle more than its radius in a step dt. Past it a particle lands
- * more than its radius deep in one step, and its contact's spring sends it
- * back faster than it came. False, failed at key, past it. */
+ * no particle more than its radius in a step dt. Past it particles skip
+ * through contacts (the README's pass-through speeds are about r / dt at
+ * the default step), and far past it a contact's spring, acting on a depth
+ * of many radii, sends a body back with more energy than it came with.
+ * False, failed at key, past it. */
 bool rb_read_check_speed(rb_reader *r, const char *key, double speed, double dt, const rb_shape *shape, float scale);
 bool rb_read_check_spin(rb_reader *r, const char *key, double spin, double dt, const rb_shape *shape, float scale);
 
