@@ -22,9 +22,7 @@
 static rb_registry *g_reg;
 static char g_dir[512];
 
-static void quiet(rb_log_level level, const char *message, void *user) {
-    (void)level, (void)message, (void)user;
-}
+static void quiet(rb_log_level level, const char *message, void *user) { (void)level, (void)message, (void)user; }
 
 static int setup(void **state) {
     (void)state;
@@ -186,7 +184,8 @@ static void test_gravity_range(void **state) {
     /* the size counts, not each component */
     refused(body_scene(text, sizeof text, "\"world\": {\"gravity\": [600, -600, 600]}", "\"static\": false"),
             "world.gravity", "out of range");
-    rb_scene_destroy(accepted(body_scene(text, sizeof text, "\"world\": {\"gravity\": [0, -1000, 0]}", "\"static\": false")));
+    rb_scene_destroy(
+        accepted(body_scene(text, sizeof text, "\"world\": {\"gravity\": [0, -1000, 0]}", "\"static\": false")));
 }
 
 /* The top speed the reader takes for a cube in a world of step dt, found

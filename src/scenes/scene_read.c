@@ -79,7 +79,8 @@ static bool read_named_material(rb_reader *r, rb_scene *s, const cJSON *m) {
     else if (s->material_count >= RB_SCENE_MAX_MATERIALS)
         return rb_read_fail(r, "at most %u materials", RB_SCENE_MAX_MATERIALS);
     else if (strlen(m->string) >= RB_SCENE_NAME_SIZE || !m->string[0] || !rb_read_plain(m->string))
-        return rb_read_fail(r, "a material needs a name of 1 to %d characters, none a control character", RB_SCENE_NAME_SIZE - 1);
+        return rb_read_fail(r, "a material needs a name of 1 to %d characters, none a control character",
+                            RB_SCENE_NAME_SIZE - 1);
     else
         slot = &s->materials[s->material_count++];
     snprintf(slot->name, sizeof slot->name, "%s", m->string);

@@ -98,8 +98,8 @@ bool rb_read_check_keys(rb_reader *r, const cJSON *obj, const char *const *known
     }
     if (unknown > UNKNOWN_KEYS_SAID) {
         char text[512];
-        snprintf(text, sizeof text, "%s: %s: %zu more unknown keys, ignored", r->file, r->path[0] ? r->path : "top level",
-                 unknown - UNKNOWN_KEYS_SAID);
+        snprintf(text, sizeof text, "%s: %s: %zu more unknown keys, ignored", r->file,
+                 r->path[0] ? r->path : "top level", unknown - UNKNOWN_KEYS_SAID);
         printable(text);
         rb_log(RB_LOG_WARN, "%s", text);
     }
