@@ -233,6 +233,14 @@ static void test_speed_range(void **state) {
     assert_true(v1 > 10.0); /* a shipped scene's ball at 48 m/s, a thrown cube at 30, stay readable */
     assert_float_equal(v1 * dt, cube->particle_radius, 1e-3 * cube->particle_radius);
     assert_float_equal(v2, 2.0 * v1, 1e-3 * v1);
+    /* a saved state (what rubble writes: here its sleep_timer) gets a hundred
+     * times the bound: a world the simulation ran faster than a new body may
+     * start loads again as it was saved */
+    char body[128];
+    snprintf(body, sizeof body, "\"velocity\": [0, %.9g, 0], \"sleep_timer\": 0", -2.0 * v1);
+    rb_scene_destroy(accepted(body_scene(text, sizeof text, "", body)));
+    snprintf(body, sizeof body, "\"velocity\": [0, %.9g, 0], \"sleep_timer\": 0", -101.0 * v1);
+    refused(body_scene(text, sizeof text, "", body), "bodies[0].velocity", "a saved state, 100 times that");
     const double w1 = top_speed("angular_velocity", dt);
     assert_float_equal(w1 * cube->bounding_radius * dt, cube->particle_radius, 1e-3 * cube->particle_radius);
 }

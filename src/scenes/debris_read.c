@@ -151,8 +151,8 @@ static bool read_emitter(rb_reader *r, const cJSON *o, uint32_t index, double dt
         const rb_shape *shape = rb_read_find_shape(r, e->choices[j].shape);
         if (!shape ||
             !rb_read_check_speed(r, e->speed_spread > 0.0f ? "speed_spread" : "speed",
-                                 (double)e->speed + e->speed_spread, dt, shape, e->choices[j].scale) ||
-            !rb_read_check_spin(r, "spin", e->spin, dt, shape, e->choices[j].scale))
+                                 (double)e->speed + e->speed_spread, dt, shape, e->choices[j].scale, 1.0) ||
+            !rb_read_check_spin(r, "spin", e->spin, dt, shape, e->choices[j].scale, 1.0))
             return false;
     }
     e->cone = (float)(cone * DEGREES);
@@ -245,7 +245,7 @@ static bool read_impact(rb_reader *r, const cJSON *o, double dt, rb_impact_debri
         !read_amount(r, o, "lifetime", false, BIG, false, &im->lifetime))
         return false;
     if (im->count == 0) return rb_read_fail_at(r, "count", "expected 1 to 64 bodies a hit, got 0");
-    return rb_read_check_speed(r, "speed", im->speed, dt, shape, im->scale);
+    return rb_read_check_speed(r, "speed", im->speed, dt, shape, im->scale, 1.0);
 }
 
 static bool read_settings(rb_reader *r, const cJSON *o, double dt, rb_debris_desc *d) {

@@ -218,22 +218,34 @@ void rb_read_quat_rescale(float q[4]) {
 
 /* ---- speeds the step carries ---- */
 
-bool rb_read_check_speed(rb_reader *r, const char *key, double speed, double dt, const rb_shape *shape, float scale) {
-    const double radius = (double)shape->particle_radius * scale;
-    if (!(speed * dt > radius)) return true;
-    return rb_read_fail_at(r, key,
-                           "%g m/s is faster than the step can carry for shape '%s': at most %g m/s (a particle of "
-                           "radius %g m moves at most its radius a step of %g s)",
-                           speed, shape->name, radius / dt, radius, dt);
+/* ", 100 times that for a saved state": what a bound a saved state gets says. */
+static const char *times_said(double times, char *out, size_t size) {
+    if (times == 1.0) return "";
+    snprintf(out, size, "; a saved state, %g times that", times);
+    return out;
 }
 
-bool rb_read_check_spin(rb_reader *r, const char *key, double spin, double dt, const rb_shape *shape, float scale) {
+bool rb_read_check_speed(rb_reader *r, const char *key, double speed, double dt, const rb_shape *shape, float scale,
+                         double times) {
+    const double radius = (double)shape->particle_radius * scale;
+    if (!(speed * dt > times * radius)) return true;
+    char said[64];
+    return rb_read_fail_at(r, key,
+                           "%g m/s is faster than the step can carry for shape '%s': at most %g m/s (a particle of "
+                           "radius %g m moves at most its radius a step of %g s%s)",
+                           speed, shape->name, times * radius / dt, radius, dt, times_said(times, said, sizeof said));
+}
+
+bool rb_read_check_spin(rb_reader *r, const char *key, double spin, double dt, const rb_shape *shape, float scale,
+                        double times) {
     const double radius = (double)shape->particle_radius * scale, far = (double)shape->bounding_radius * scale;
-    if (!(spin * far * dt > radius)) return true;
+    if (!(spin * far * dt > times * radius)) return true;
+    char said[64];
     return rb_read_fail_at(r, key,
                            "%g rad/s turns faster than the step can carry for shape '%s': at most %g rad/s (its "
-                           "farthest particle, %g m out, moves at most its radius %g m a step of %g s)",
-                           spin, shape->name, radius / (far * dt), far, radius, dt);
+                           "farthest particle, %g m out, moves at most its radius %g m a step of %g s%s)",
+                           spin, shape->name, times * radius / (far * dt), far, radius, dt,
+                           times_said(times, said, sizeof said));
 }
 
 /* ---- colours ---- */

@@ -85,9 +85,12 @@ void rb_read_quat_rescale(float q[4]);
  * through contacts (the README's pass-through speeds are about r / dt at
  * the default step), and far past it a contact's spring, acting on a depth
  * of many radii, sends a body back with more energy than it came with.
+ * times: 1, or RB_SAVED_SPEED_TIMES for a saved state (scene_read_bodies.c).
  * False, failed at key, past it. */
-bool rb_read_check_speed(rb_reader *r, const char *key, double speed, double dt, const rb_shape *shape, float scale);
-bool rb_read_check_spin(rb_reader *r, const char *key, double spin, double dt, const rb_shape *shape, float scale);
+bool rb_read_check_speed(rb_reader *r, const char *key, double speed, double dt, const rb_shape *shape, float scale,
+                         double times);
+bool rb_read_check_spin(rb_reader *r, const char *key, double spin, double dt, const rb_shape *shape, float scale,
+                        double times);
 
 /* Room for n more bodies of `particles` particles each, within the scene's
  * limits (scene_read_bodies.c); r NULL: no message. */
