@@ -131,7 +131,7 @@ static void test_bad_input_is_named(void **state) {
             "bodies[0].orientation: a saved state (with angular_momentum, sleep_timer or support) needs a unit "
             "quaternion");
     refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cu\\u001b[2Jbe\", \"position\": [0, 1, 0]}]}",
-            "unknown shape 'cu?[2Jbe'"); /* control bytes are not printed */
+            "bodies[0].shape: holds a control character"); /* refused, and not printed */
     refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"pyramid\", \"shape\": \"cube\"}]}",
             "generators[0].type: unknown generator 'pyramid'");
     refused("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"cube\", \"rows\": 2.5, "

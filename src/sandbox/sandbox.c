@@ -22,17 +22,20 @@ static bool scene_started(const rb_sandbox *sb) {
     return sb->scene_file[0] && scene && scene->start.set;
 }
 
-/* rb_sandbox_create with --replay's cache already read (taken, whatever happens). */
-static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_replay *replay, char *err,
-                          size_t err_size) {
+/* rb_sandbox_create with --replay's cache and --script's script already
+ * read (taken, whatever happens: the script is read once). */
+static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_replay *replay, rb_script *script,
+                          char *err, size_t err_size) {
     rb_scene *scene = NULL; /* --scene, until the sandbox takes it */
     rb_sandbox *sb = calloc(1, sizeof *sb);
     if (!sb) {
         rb_replay_destroy(replay);
+        rb_script_destroy(script);
         snprintf(err, err_size, "out of memory");
         return NULL;
     }
     sb->replay = replay;
+    sb->script = script;
     sb->opts = *opts;
     sb->paths = *paths;
     sb->vsync = opts->vsync;
@@ -90,10 +93,6 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     if (opts->shape && want < 0 && shapes > 0)
         rb_log(RB_LOG_WARN, "no shape named '%s'; using %s", opts->shape, rb_entities_get(table, 0)->shape->name);
     sb->formation_shape = sb->selected_shape = want >= 0 ? want : shapes > 0 ? 0 : -1;
-    if (opts->script) {
-        sb->script = rb_script_load(opts->script, err, err_size);
-        if (!sb->script) goto fail;
-    }
     rb_step_clock_init(&sb->steps_clock, desc.dt, sb->fixed_dt > 0.0);
     SDL_GL_GetDrawableSize(sb->window, &sb->width, &sb->height); /* the framing's aspect */
     rb_camera_init(&sb->camera, (const float[3]){0.0f, 3.0f, 10.0f}, (const float[3]){0.0f, 1.0f, 0.0f});
@@ -138,7 +137,12 @@ fail:
 rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, char *err, size_t err_size) {
     rb_replay *replay = NULL;
     if (opts->replay && !(replay = rb_replay_open(opts->replay, err, err_size))) return NULL;
-    return create(opts, paths, replay, err, err_size);
+    rb_script *script = NULL;
+    if (opts->script && !(script = rb_script_load(opts->script, err, err_size))) {
+        rb_replay_destroy(replay);
+        return NULL;
+    }
+    return create(opts, paths, replay, script, err, err_size);
 }
 
 /* Ends --video: ffmpeg finishes the file. False, said, if no video was saved. */
@@ -206,19 +210,20 @@ int rb_sandbox_run(const rb_options *opts, const rb_paths *paths) {
         fprintf(stderr, "rubble: %s\n", err);
         return 2;
     }
-    rb_script_destroy(script);
     /* So is a video that cannot be made: no ffmpeg, or nowhere to write it. */
     if (opts->video && !rb_video_usable(opts->video, err, sizeof err)) {
         fprintf(stderr, "rubble: --video %s: %s\n", opts->video, err);
+        rb_script_destroy(script);
         return 2;
     }
     /* So is a cache to replay that cannot be read. */
     rb_replay *replay = NULL;
     if (opts->replay && !(replay = rb_replay_open(opts->replay, err, sizeof err))) {
         fprintf(stderr, "rubble: --replay %s\n", err);
+        rb_script_destroy(script);
         return 2;
     }
-    rb_sandbox *sb = create(opts, paths, replay, err, sizeof err);
+    rb_sandbox *sb = create(opts, paths, replay, script, err, sizeof err);
     if (!sb) {
         fprintf(stderr, "rubble: cannot start the sandbox: %s\n", err);
         return 1;

@@ -2,6 +2,7 @@
 #include "script.h"
 
 #include "base/log.h"
+#include "base/read_file.h"
 #include "app/paths.h"
 
 #include <SDL.h>
@@ -41,6 +42,10 @@ struct rb_script {
     int buttons;            /* SDL_BUTTON_LMASK bits held */
 };
 
+/* The most bytes one 'text' line types: SDL brings them in pieces of 31,
+ * each an event (rb_script_pump), so a line's events stay few. */
+#define RB_SCRIPT_TEXT_MAX 1024
+
 static uint32_t g_screenshot_event;
 
 uint32_t rb_script_screenshot_event(void) { return g_screenshot_event; }
@@ -63,17 +68,28 @@ static int parse_button(const char *w) {
     return 0;
 }
 
-/* Stable sort by time (insertion sort: scripts are short and mostly in order). */
-static void sort_events(rb_script *s) {
-    for (size_t i = 1; i < s->count; i++) {
-        rb_script_event e = s->events[i];
-        size_t j = i;
-        while (j > 0 && s->events[j - 1].time > e.time) {
-            s->events[j] = s->events[j - 1];
-            j--;
+/* Stable sort by time: a merge sort (n log n: a script of a hundred
+ * thousand lines in reverse order sorts in milliseconds), ties in the
+ * file's order. False when memory for the merge runs out. */
+static bool sort_events(rb_script *s) {
+    const size_t n = s->count;
+    if (n < 2) return true;
+    rb_script_event *from = s->events, *to = malloc(n * sizeof *to);
+    if (!to) return false;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            const size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) to[k++] = from[j].time < from[i].time ? from[j++] : from[i++];
+            while (i < mid) to[k++] = from[i++];
+            while (j < hi) to[k++] = from[j++];
         }
-        s->events[j] = e;
+        rb_script_event *t = from;
+        from = to, to = t;
     }
+    if (from != s->events) memcpy(s->events, from, n * sizeof *from);
+    free(from == s->events ? to : from);
+    return true;
 }
 
 static char *trim(char *p) {
@@ -230,6 +246,11 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
                 snprintf(err, err_size, "%s:%d: 'text' takes the text typed", name, line_no);
                 goto fail;
             }
+            if (strlen(args) > RB_SCRIPT_TEXT_MAX) {
+                snprintf(err, err_size, "%s:%d: 'text' types at most %d bytes a line (split it over lines)", name,
+                         line_no, RB_SCRIPT_TEXT_MAX);
+                goto fail;
+            }
             e.op = OP_TEXT;
             e.text = strdup(args);
             if (!e.text || !push_event(s, &e)) goto oom;
@@ -248,7 +269,8 @@ rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t
         }
     }
     free(copy);
-    sort_events(s);
+    copy = NULL;
+    if (!sort_events(s)) goto oom;
     if (g_screenshot_event == 0) {
         Uint32 t = SDL_RegisterEvents(1);
         g_screenshot_event = t == (Uint32)-1 ? 0 : t;
@@ -263,44 +285,11 @@ fail:
 }
 
 rb_script *rb_script_load(const char *path, char *err, size_t err_size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot open the script", path);
-        return NULL;
-    }
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            char *p = realloc(buf, cap * 2);
-            if (!p) free(buf);
-            buf = p, cap *= 2;
-        }
-    }
-    bool read_error = ferror(f);
-    fclose(f);
-    if (!buf) {
-        snprintf(err, err_size, "%s: out of memory", path);
-        return NULL;
-    }
-    if (read_error) { /* a folder, or an I/O error */
-        snprintf(err, err_size, "%s: cannot read the script", path);
-        free(buf);
-        return NULL;
-    }
-    buf[len] = '\0';
-    const char *nul = memchr(buf, '\0', len); /* the parser would stop there and drop the rest */
-    if (nul) {
-        int line = 1;
-        for (const char *c = buf; c < nul; c++) line += *c == '\n';
-        snprintf(err, err_size, "%s:%d: holds a NUL byte", path, line);
-        free(buf);
-        return NULL;
-    }
-    rb_script *s = rb_script_parse(buf, path, err, err_size);
-    free(buf);
+    /* a regular file of at most RB_SCRIPT_FILE_MAX_BYTES, without NUL bytes */
+    char *text = rb_read_file(path, "an input script", RB_SCRIPT_FILE_MAX_BYTES, NULL, err, err_size);
+    if (!text) return NULL;
+    rb_script *s = rb_script_parse(text, path, err, err_size);
+    free(text);
     return s;
 }
 
@@ -318,11 +307,16 @@ static int button_mask(int button) { return 1 << (button - 1); }
 
 int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
     int pushed = 0;
-    while (s->next < s->count && s->events[s->next].time <= t) {
-        const rb_script_event *e = &s->events[s->next++];
+    /* a batch a call: the frame drains SDL's queue between calls, so the
+     * queue (65535 events) never fills, whatever the script holds at once */
+    while (s->next < s->count && s->events[s->next].time <= t && pushed < RB_SCRIPT_PUMP_BATCH) {
+        const rb_script_event *e = &s->events[s->next];
         SDL_Event ev;
         memset(&ev, 0, sizeof ev);
         Uint32 now = SDL_GetTicks();
+        /* the cursor and buttons as they are once this event is in the queue */
+        float mouse_x = s->mouse_x, mouse_y = s->mouse_y;
+        int buttons = s->buttons;
         switch (e->op) {
         case OP_KEY_DOWN:
         case OP_KEY_UP:
@@ -338,17 +332,17 @@ int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
             ev.type = SDL_MOUSEMOTION;
             ev.motion.timestamp = now;
             ev.motion.windowID = window_id;
-            ev.motion.state = (Uint32)s->buttons;
+            ev.motion.state = (Uint32)buttons;
             if (e->op == OP_MOVE) {
-                ev.motion.xrel = (Sint32)lroundf(e->x - s->mouse_x);
-                ev.motion.yrel = (Sint32)lroundf(e->y - s->mouse_y);
-                s->mouse_x = e->x, s->mouse_y = e->y;
+                ev.motion.xrel = (Sint32)lroundf(e->x - mouse_x);
+                ev.motion.yrel = (Sint32)lroundf(e->y - mouse_y);
+                mouse_x = e->x, mouse_y = e->y;
             } else {
                 ev.motion.xrel = (Sint32)lroundf(e->x);
                 ev.motion.yrel = (Sint32)lroundf(e->y);
             }
-            ev.motion.x = (Sint32)lroundf(s->mouse_x);
-            ev.motion.y = (Sint32)lroundf(s->mouse_y);
+            ev.motion.x = (Sint32)lroundf(mouse_x);
+            ev.motion.y = (Sint32)lroundf(mouse_y);
             break;
         case OP_BUTTON_DOWN:
         case OP_BUTTON_UP:
@@ -358,12 +352,12 @@ int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
             ev.button.button = (Uint8)e->button;
             ev.button.state = e->op == OP_BUTTON_DOWN ? SDL_PRESSED : SDL_RELEASED;
             ev.button.clicks = 1;
-            ev.button.x = (Sint32)lroundf(s->mouse_x);
-            ev.button.y = (Sint32)lroundf(s->mouse_y);
+            ev.button.x = (Sint32)lroundf(mouse_x);
+            ev.button.y = (Sint32)lroundf(mouse_y);
             if (e->op == OP_BUTTON_DOWN)
-                s->buttons |= button_mask(e->button);
+                buttons |= button_mask(e->button);
             else
-                s->buttons &= ~button_mask(e->button);
+                buttons &= ~button_mask(e->button);
             break;
         case OP_WHEEL:
             ev.type = SDL_MOUSEWHEEL;
@@ -374,7 +368,10 @@ int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
             ev.wheel.direction = SDL_MOUSEWHEEL_NORMAL;
             break;
         case OP_SCREENSHOT:
-            if (g_screenshot_event == 0) continue;
+            if (g_screenshot_event == 0) { /* no user event could be registered: said as the script was read */
+                s->next++;
+                continue;
+            }
             ev.type = g_screenshot_event;
             ev.user.windowID = window_id;
             ev.user.data1 = e->text;
@@ -385,7 +382,10 @@ int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
             ev.drop.timestamp = now;
             ev.drop.windowID = window_id;
             ev.drop.file = SDL_strdup(e->text);
-            if (!ev.drop.file) continue;
+            if (!ev.drop.file) {
+                rb_log(RB_LOG_ERROR, "script: out of memory for a dropped file's name (tried again next frame)");
+                return -1;
+            }
             break;
         case OP_TEXT: {
             /* SDL brings typed text in pieces of up to 31 bytes: so does the script */
@@ -396,10 +396,12 @@ int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
                 ev.text.timestamp = now;
                 ev.text.windowID = window_id;
                 snprintf(ev.text.text, sizeof ev.text.text, "%.*s", (int)piece, e->text + at);
-                if (at + piece < n && SDL_PushEvent(&ev) < 0) {
+                if (at + piece >= n) break;
+                if (SDL_PushEvent(&ev) < 0) {
                     rb_log(RB_LOG_ERROR, "script: SDL_PushEvent failed: %s", SDL_GetError());
                     return -1;
                 }
+                pushed++; /* each piece an event in the queue */
             }
             break; /* the last piece is pushed below */
         }
@@ -408,9 +410,13 @@ int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
             break;
         }
         if (SDL_PushEvent(&ev) < 0) {
-            rb_log(RB_LOG_ERROR, "script: SDL_PushEvent failed: %s", SDL_GetError());
+            /* kept: pushed again at the next call, never dropped */
+            if (ev.type == SDL_DROPFILE) SDL_free(ev.drop.file);
+            rb_log(RB_LOG_ERROR, "script: SDL_PushEvent failed (tried again next frame): %s", SDL_GetError());
             return -1;
         }
+        s->mouse_x = mouse_x, s->mouse_y = mouse_y, s->buttons = buttons;
+        s->next++;
         pushed++;
     }
     return pushed;

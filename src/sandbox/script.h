@@ -15,9 +15,13 @@ rb_script *rb_script_load(const char *path, char *err, size_t err_size);
 rb_script *rb_script_parse(const char *text, const char *name, char *err, size_t err_size);
 void rb_script_destroy(rb_script *s);
 
-/* Pushes every event due at or before t (seconds since the script started)
- * onto SDL's queue, addressed to window_id. Returns how many were pushed, -1
- * if SDL refused one (logged). */
+/* Pushes the events due at or before t (seconds since the script started)
+ * onto SDL's queue, addressed to window_id, in time order: at most
+ * RB_SCRIPT_PUMP_BATCH a call, the rest due left for the next call (the
+ * next frame), so that SDL's queue of 65535 events never fills and drops
+ * one. Returns how many were pushed, -1 if SDL refused one (logged; that
+ * event is kept and pushed again at the next call). */
+#define RB_SCRIPT_PUMP_BATCH 4096
 int rb_script_pump(rb_script *s, double t, uint32_t window_id);
 bool rb_script_done(const rb_script *s);
 /* Seconds at which the last event falls due. */

@@ -109,7 +109,7 @@ bool rb_read_emit_choice(rb_reader *r, const cJSON *o, rb_emit_choice *c) {
     return read_amount(r, o, "weight", true, BIG, false, &c->weight);
 }
 
-static bool read_emitter(rb_reader *r, const cJSON *o, uint32_t index, rb_emitter *e) {
+static bool read_emitter(rb_reader *r, const cJSON *o, uint32_t index, double dt, rb_emitter *e) {
     static const char *const keys[] = {"region",       "rate",  "max_alive",    "shapes",   "direction", "speed",
                                        "speed_spread", "cone",  "spin",         "lifetime", "start",     "duration",
                                        "seed",         "color", "inside_color", NULL};
@@ -146,6 +146,15 @@ static bool read_emitter(rb_reader *r, const cJSON *o, uint32_t index, rb_emitte
         !rb_read_float(r, o, "cone", 0.0, 180.0, &cone) || !read_amount(r, o, "spin", false, BIG, false, &e->spin) ||
         !read_amount(r, o, "lifetime", false, BIG, false, &e->lifetime) || !read_times(r, o, &e->start, &e->duration))
         return false;
+    /* each shape it emits at the fastest it is sent and turned (debris_emit.c); each found above */
+    for (j = 0; j < e->choice_count; j++) {
+        const rb_shape *shape = rb_read_find_shape(r, e->choices[j].shape);
+        if (!shape ||
+            !rb_read_check_speed(r, e->speed_spread > 0.0f ? "speed_spread" : "speed",
+                                 (double)e->speed + e->speed_spread, dt, shape, e->choices[j].scale, 1.0) ||
+            !rb_read_check_spin(r, "spin", e->spin, dt, shape, e->choices[j].scale, 1.0))
+            return false;
+    }
     e->cone = (float)(cone * DEGREES);
     if (cJSON_GetObjectItemCaseSensitive(o, "seed")) {
         /* whole numbers a double holds exactly */
@@ -219,14 +228,15 @@ static bool read_kill_region(rb_reader *r, const cJSON *o, rb_kill_region *k) {
 }
 
 /* debris.impact: the chips a heavy impact throws (debris.h, rb_impact_debris). */
-static bool read_impact(rb_reader *r, const cJSON *o, rb_impact_debris *im) {
+static bool read_impact(rb_reader *r, const cJSON *o, double dt, rb_impact_debris *im) {
     static const char *const keys[] = {"shape", "scale", "threshold", "count", "speed", "lifetime", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     *im = (rb_impact_debris){.scale = 1.0f, .count = 3, .speed = 2.0f, .lifetime = 3.0f};
     if (!rb_read_check_keys(r, o, keys) || !rb_read_string(r, o, "shape", im->shape, sizeof im->shape, true))
         return false;
     size_t len = rb_read_enter(r, "shape", 0);
-    const bool known = rb_read_find_shape(r, im->shape) != NULL;
+    const rb_shape *shape = rb_read_find_shape(r, im->shape);
+    const bool known = shape != NULL;
     rb_read_leave(r, len);
     if (!known || !rb_read_float(r, o, "scale", 0.01, 100.0, &im->scale) ||
         !read_amount(r, o, "threshold", true, BIG, true, &im->threshold) ||
@@ -235,10 +245,10 @@ static bool read_impact(rb_reader *r, const cJSON *o, rb_impact_debris *im) {
         !read_amount(r, o, "lifetime", false, BIG, false, &im->lifetime))
         return false;
     if (im->count == 0) return rb_read_fail_at(r, "count", "expected 1 to 64 bodies a hit, got 0");
-    return true;
+    return rb_read_check_speed(r, "speed", im->speed, dt, shape, im->scale, 1.0);
 }
 
-static bool read_settings(rb_reader *r, const cJSON *o, rb_debris_desc *d) {
+static bool read_settings(rb_reader *r, const cJSON *o, double dt, rb_debris_desc *d) {
     static const char *const keys[] = {"max_bodies", "remove_asleep", "kill_regions", "impact", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys) || !rb_read_count(r, o, "max_bodies", UINT32_MAX, &d->max_bodies, false) ||
@@ -258,7 +268,7 @@ static bool read_settings(rb_reader *r, const cJSON *o, rb_debris_desc *d) {
     const cJSON *impact = cJSON_GetObjectItemCaseSensitive(o, "impact");
     if (!impact) return true;
     len = rb_read_enter(r, "impact", 0);
-    const bool ok = read_impact(r, impact, &d->impact);
+    const bool ok = read_impact(r, impact, dt, &d->impact);
     rb_read_leave(r, len);
     return ok;
 }
@@ -360,7 +370,7 @@ bool rb_read_debris(rb_reader *r, rb_scene *s, const cJSON *root) {
     size_t len = rb_read_enter(r, "emitters", 0);
     for (const cJSON *e = emitters ? emitters->child : NULL; e; e = e->next, d->emitter_count++) {
         size_t at = rb_read_enter(r, NULL, (int)d->emitter_count);
-        if (!read_emitter(r, e, d->emitter_count, &d->emitters[d->emitter_count])) return false;
+        if (!read_emitter(r, e, d->emitter_count, s->world.dt, &d->emitters[d->emitter_count])) return false;
         rb_read_leave(r, at);
     }
     rb_read_leave(r, len);
@@ -373,7 +383,7 @@ bool rb_read_debris(rb_reader *r, rb_scene *s, const cJSON *root) {
     rb_read_leave(r, len);
     if (!settings) return true;
     len = rb_read_enter(r, "debris", 0);
-    if (!read_settings(r, settings, d)) return false;
+    if (!read_settings(r, settings, s->world.dt, d)) return false;
     rb_read_leave(r, len);
     return true;
 }

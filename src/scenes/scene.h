@@ -29,6 +29,19 @@
 /* ... and particles (a million 3x3x3 cubes is 27 M). */
 #define RB_SCENE_MAX_PARTICLES 64000000u
 #define RB_SCENE_MAX_MATERIALS 16u
+/* The size of a scene's gravity, m/s^2 (about 100 g). A body's speeds are
+ * bounded by its particles' radius and the step (scene_read_bodies.c). */
+#define RB_SCENE_MAX_GRAVITY 1000.0
+/* The most JSON values (numbers, strings, arrays, objects...) a scene's text
+ * may hold: reading it takes a cJSON node (about 80 bytes) each, so about
+ * 1.3 GB at most; and past the first RB_SCENE_FREE_VALUES, one value per
+ * RB_SCENE_BYTES_PER_VALUE bytes of text at most, so that reading takes at
+ * most about 20 times the text (a saved world's text has one per 11 bytes,
+ * and reading it takes 7 times its size). A scene file is at most
+ * RB_SCENE_FILE_MAX_BYTES (base/read_file.h). docs/scene-format.md, "Limits". */
+#define RB_SCENE_MAX_VALUES 16000000u
+#define RB_SCENE_FREE_VALUES 1000000u
+#define RB_SCENE_BYTES_PER_VALUE 4u
 #define RB_SCENE_NAME_SIZE 64
 
 typedef struct rb_scene_material {

@@ -4,13 +4,13 @@
  * the reader (scene_read_internal.h). */
 #include "scene_read_internal.h"
 
+#include "base/read_file.h"
+
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static bool read_material(rb_reader *r, const cJSON *o, rb_material *m, rb_color_spec *colors) {
     static const char *const keys[] = {"restitution",  "friction", "contact_time", "rolling_friction", "color",
@@ -39,6 +39,11 @@ static bool read_world(rb_reader *r, rb_scene *s, const cJSON *o) {
     if (!rb_read_check_keys(r, o, keys)) return false;
     if (!rb_read_vector(r, o, "gravity", 3, s->world.gravity) || !rb_read_float(r, o, "dt", 1e-7, 1.0, &s->world.dt))
         return false;
+    const float *g = s->world.gravity;
+    const double gravity = sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]);
+    if (gravity > RB_SCENE_MAX_GRAVITY)
+        return rb_read_fail_at(r, "gravity", "%g m/s^2 is out of range: its size is at most %g m/s^2 (about 100 g)",
+                               gravity, RB_SCENE_MAX_GRAVITY);
     if (cJSON_GetObjectItemCaseSensitive(o, "contact_slots")) {
         size_t at = rb_read_enter(r, "contact_slots", 0);
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "contact_slots");
@@ -73,8 +78,9 @@ static bool read_named_material(rb_reader *r, rb_scene *s, const cJSON *m) {
         slot = &s->materials[0];
     else if (s->material_count >= RB_SCENE_MAX_MATERIALS)
         return rb_read_fail(r, "at most %u materials", RB_SCENE_MAX_MATERIALS);
-    else if (strlen(m->string) >= RB_SCENE_NAME_SIZE || !m->string[0])
-        return rb_read_fail(r, "a material needs a name of 1 to %d characters", RB_SCENE_NAME_SIZE - 1);
+    else if (strlen(m->string) >= RB_SCENE_NAME_SIZE || !m->string[0] || !rb_read_plain(m->string))
+        return rb_read_fail(r, "a material needs a name of 1 to %d characters, none a control character",
+                            RB_SCENE_NAME_SIZE - 1);
     else
         slot = &s->materials[s->material_count++];
     snprintf(slot->name, sizeof slot->name, "%s", m->string);
@@ -184,16 +190,86 @@ static void line_column(const char *text, const char *at, int *line, int *column
             (*column)++;
 }
 
+/* What a scene's text holds before it is parsed, in one pass (the strings
+ * walked over by their escapes): its JSON values, at most (each comma and
+ * each opening bracket outside a string starts one), and its escaped NULs
+ * (\u0000), which cJSON would keep as a NUL that cuts the string short. */
+static size_t survey(const char *text, size_t *values, size_t *nuls) {
+    bool in_string = false;
+    *values = 1, *nuls = 0;
+    const char *c = text;
+    for (; *c; c++) {
+        if (in_string) {
+            if (*c == '"') {
+                in_string = false;
+            } else if (*c == '\\' && c[1]) {
+                if (c[1] == 'u' && strncmp(c + 2, "0000", 4) == 0) (*nuls)++;
+                c++;
+            }
+        } else if (*c == '"') {
+            in_string = true;
+        } else if (*c == ',' || *c == '[' || *c == '{') {
+            (*values)++;
+        }
+    }
+    return (size_t)(c - text);
+}
+
+/* text with each escaped NUL written \u0001 instead: a string that held one
+ * then holds a control character, which the readers refuse at its key
+ * (scene_read_base.c), where a NUL would have cut it short. */
+static char *without_nuls(const char *text) {
+    char *copy = strdup(text);
+    if (!copy) return NULL;
+    bool in_string = false;
+    for (char *c = copy; *c; c++) {
+        if (in_string) {
+            if (*c == '"') {
+                in_string = false;
+            } else if (*c == '\\' && c[1]) {
+                if (c[1] == 'u' && strncmp(c + 2, "0000", 4) == 0) c[5] = '1';
+                c++;
+            }
+        } else if (*c == '"') {
+            in_string = true;
+        }
+    }
+    return copy;
+}
+
 rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *registry, char *err, size_t err_size) {
     rb_reader r = {.file = name, .registry = registry, .err = err, .err_size = err_size};
+    /* the parse's memory is a cJSON node a value (sizeof (cJSON) and the
+     * allocator's own): bounded before it is spent */
+    size_t values, nuls;
+    const size_t bytes = survey(text, &values, &nuls);
+    if (values > RB_SCENE_MAX_VALUES) {
+        rb_read_fail(&r, "%zu JSON values is more than a scene may hold (at most %u, about %u MB to read)", values,
+                     RB_SCENE_MAX_VALUES, (unsigned)(RB_SCENE_MAX_VALUES / 1000000u * 80u));
+        return NULL;
+    }
+    if (values > RB_SCENE_FREE_VALUES && values > bytes / RB_SCENE_BYTES_PER_VALUE) {
+        rb_read_fail(&r,
+                     "%zu JSON values in %zu bytes: past the first %u, a scene holds at most one value per %u bytes "
+                     "of its text (reading takes about 80 bytes a value)",
+                     values, bytes, RB_SCENE_FREE_VALUES, RB_SCENE_BYTES_PER_VALUE);
+        return NULL;
+    }
+    char *copy = nuls ? without_nuls(text) : NULL;
+    if (nuls && !copy) {
+        rb_read_fail(&r, "out of memory");
+        return NULL;
+    }
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &end, true);
+    cJSON *root = cJSON_ParseWithOpts(copy ? copy : text, &end, true);
     if (!root) {
         int line, column;
-        line_column(text, end ? end : text, &line, &column);
+        line_column(copy ? copy : text, end ? end : copy ? copy : text, &line, &column);
+        free(copy);
         rb_read_fail(&r, "not JSON: a syntax error at line %d, column %d", line, column);
         return NULL;
     }
+    free(copy);
     rb_scene *s = rb_scene_create(name);
     if (!s) {
         cJSON_Delete(root);
@@ -280,36 +356,9 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
 }
 
 rb_scene *rb_scene_load(const char *path, const rb_registry *registry, char *err, size_t err_size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, err_size, "%s: not a file", path);
-        fclose(f);
-        return NULL;
-    }
-    /* Scene files are text of at most a few hundred MB (a saved pile of a million bodies). */
-    const long max_bytes = 1L << 30;
-    char *text = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n <= max_bytes && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n) {
-        text[n] = '\0';
-    } else {
-        snprintf(err, err_size, "%s: cannot read%s", path, n > max_bytes ? ": larger than 1 GiB" : "");
-        free(text);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    if (strlen(text) != (size_t)n) {
-        snprintf(err, err_size, "%s: not a text file (a NUL byte at offset %zu)", path, strlen(text));
-        free(text);
-        return NULL;
-    }
+    /* a regular file of at most RB_SCENE_FILE_MAX_BYTES, without NUL bytes */
+    char *text = rb_read_file(path, "a scene file", RB_SCENE_FILE_MAX_BYTES, NULL, err, err_size);
+    if (!text) return NULL;
     rb_scene *s = rb_scene_parse(text, path, registry, err, err_size);
     free(text);
     return s;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -59,14 +60,34 @@ bool rb_read_fail_at(rb_reader *r, const char *key, const char *fmt, ...) {
     return false;
 }
 
+static int by_key(const void *a, const void *b) {
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* The most unknown keys of one object warned about one by one; the rest are counted. */
+#define UNKNOWN_KEYS_SAID 8
+
 bool rb_read_check_keys(rb_reader *r, const cJSON *obj, const char *const *known) {
-    for (const cJSON *c = obj->child; c; c = c->next)
-        for (const cJSON *d = c->next; d; d = d->next)
-            if (strcmp(c->string, d->string) == 0) return rb_read_fail_at(r, c->string, "the key is given twice");
+    /* a key given twice: the keys sorted, neighbours compared (n log n: an
+     * object of a hundred thousand keys is checked in milliseconds) */
+    const cJSON *few[32], **keys = few;
+    size_t n = 0;
+    for (const cJSON *c = obj->child; c; c = c->next) n++;
+    if (n > sizeof few / sizeof *few && !(keys = malloc(n * sizeof *keys)))
+        return rb_read_fail(r, "out of memory for an object of %zu keys", n);
+    n = 0;
+    for (const cJSON *c = obj->child; c; c = c->next) keys[n++] = c;
+    qsort(keys, n, sizeof *keys, by_key);
+    const char *twice = NULL;
+    for (size_t i = 1; i < n && !twice; i++)
+        if (strcmp(keys[i - 1]->string, keys[i]->string) == 0) twice = keys[i]->string;
+    if (keys != few) free((void *)keys);
+    if (twice) return rb_read_fail_at(r, twice, "the key is given twice");
+    size_t unknown = 0;
     for (const cJSON *c = known ? obj->child : NULL; c; c = c->next) {
         bool ok = false;
         for (const char *const *k = known; *k && !ok; k++) ok = strcmp(c->string, *k) == 0;
-        if (!ok) {
+        if (!ok && ++unknown <= UNKNOWN_KEYS_SAID) {
             size_t len = rb_read_enter(r, c->string, 0);
             char text[512];
             snprintf(text, sizeof text, "%s: %s: unknown key, ignored", r->file, r->path);
@@ -75,10 +96,23 @@ bool rb_read_check_keys(rb_reader *r, const cJSON *obj, const char *const *known
             rb_read_leave(r, len);
         }
     }
+    if (unknown > UNKNOWN_KEYS_SAID) {
+        char text[512];
+        snprintf(text, sizeof text, "%s: %s: %zu more unknown keys, ignored", r->file,
+                 r->path[0] ? r->path : "top level", unknown - UNKNOWN_KEYS_SAID);
+        printable(text);
+        rb_log(RB_LOG_WARN, "%s", text);
+    }
     return true;
 }
 
 /* ---- values at a key ---- */
+
+bool rb_read_plain(const char *text) {
+    for (const char *c = text; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) return false;
+    return true;
+}
 
 bool rb_read_number(rb_reader *r, const cJSON *obj, const char *key, double lo, double hi, double *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -162,10 +196,56 @@ bool rb_read_string(rb_reader *r, const cJSON *obj, const char *key, char *out, 
         ok = rb_read_fail(r, "expected a string");
     else if (strlen(v->valuestring) >= size)
         ok = rb_read_fail(r, "longer than %zu characters", size - 1);
+    else if (!rb_read_plain(v->valuestring))
+        ok = rb_read_fail(r, "holds a control character (a NUL, a newline, another below U+0020, or U+007F)");
     else
         snprintf(out, size, "%s", v->valuestring);
     rb_read_leave(r, len);
     return ok;
+}
+
+/* A quaternion's components scaled by the largest's size when that is far
+ * from 1: the world normalises in float (rb_quat_normalize), whose sum of
+ * squares overflows to infinity from about 1e19 (the body would enter as
+ * [0, 0, 0, 0]) and underflows to 0 under about 1e-19 (it would stay
+ * unnormalised). Between 1e-10 and 1e10 it is left as it is, bit for bit. */
+void rb_read_quat_rescale(float q[4]) {
+    double big = 0.0;
+    for (int k = 0; k < 4; k++) big = fmax(big, fabs((double)q[k]));
+    if (big > 0.0 && (big > 1e10 || big < 1e-10))
+        for (int k = 0; k < 4; k++) q[k] = (float)((double)q[k] / big);
+}
+
+/* ---- speeds the step carries ---- */
+
+/* ", 100 times that for a saved state": what a bound a saved state gets says. */
+static const char *times_said(double times, char *out, size_t size) {
+    if (times == 1.0) return "";
+    snprintf(out, size, "; a saved state, %g times that", times);
+    return out;
+}
+
+bool rb_read_check_speed(rb_reader *r, const char *key, double speed, double dt, const rb_shape *shape, float scale,
+                         double times) {
+    const double radius = (double)shape->particle_radius * scale;
+    if (!(speed * dt > times * radius)) return true;
+    char said[64];
+    return rb_read_fail_at(r, key,
+                           "%g m/s is faster than the step can carry for shape '%s': at most %g m/s (a particle of "
+                           "radius %g m moves at most its radius a step of %g s%s)",
+                           speed, shape->name, times * radius / dt, radius, dt, times_said(times, said, sizeof said));
+}
+
+bool rb_read_check_spin(rb_reader *r, const char *key, double spin, double dt, const rb_shape *shape, float scale,
+                        double times) {
+    const double radius = (double)shape->particle_radius * scale, far = (double)shape->bounding_radius * scale;
+    if (!(spin * far * dt > times * radius)) return true;
+    char said[64];
+    return rb_read_fail_at(r, key,
+                           "%g rad/s turns faster than the step can carry for shape '%s': at most %g rad/s (its "
+                           "farthest particle, %g m out, moves at most its radius %g m a step of %g s%s)",
+                           spin, shape->name, times * radius / (far * dt), far, radius, dt,
+                           times_said(times, said, sizeof said));
 }
 
 /* ---- colours ---- */

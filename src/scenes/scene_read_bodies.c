@@ -122,7 +122,26 @@ static bool read_orientation(rb_reader *r, const cJSON *o, float q[4]) {
     if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) {
         return rb_read_fail_at(r, "orientation", "a zero quaternion is no rotation (the identity is [0, 0, 0, 1])");
     }
+    rb_read_quat_rescale(q);
     return true;
+}
+
+/* A saved state (a body with angular_momentum, sleep_timer or support, as
+ * rubble writes it) may move this many times faster than a new body: the
+ * world the simulation ran got there (a body placed inside the ground and
+ * pushed out of it leaves at 1.3 times the bound), and a saved world loads
+ * again as it was saved. Energy is gained only from about 800 times. */
+#define RB_SAVED_SPEED_TIMES 100.0
+
+/* The speeds a body may start at: its velocity's size and its angular
+ * velocity's within what the step carries (rb_read_check_speed). */
+static bool check_speeds(rb_reader *r, const rb_scene *s, const rb_shape *shape, const rb_scene_body *b) {
+    const float *v = b->desc.velocity, *w = b->desc.angular_velocity;
+    const double speed = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+    const double spin = sqrt((double)w[0] * w[0] + (double)w[1] * w[1] + (double)w[2] * w[2]);
+    const double times = b->exact ? RB_SAVED_SPEED_TIMES : 1.0;
+    return rb_read_check_speed(r, "velocity", speed, s->world.dt, shape, b->scale, times) &&
+           rb_read_check_spin(r, "angular_velocity", spin, s->world.dt, shape, b->scale, times);
 }
 
 bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
@@ -175,6 +194,7 @@ bool rb_read_body(rb_reader *r, rb_scene *s, const cJSON *o) {
         return rb_read_fail_at(r, "sleep_timer", "%g: a timer is >= 0 s, or -1 (dormant) or -2 (anchored)",
                                b.sleep_timer);
     b.exact = momentum || timer || support;
+    if (!check_speeds(r, s, shape, &b)) return false;
     if (b.exact) {
         const float *q = b.desc.orientation;
         double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];

@@ -57,7 +57,11 @@ bool rb_read_count(rb_reader *r, const cJSON *obj, const char *key, double hi, u
 /* n finite numbers (finite as floats too); absent: out keeps its defaults. */
 bool rb_read_vector(rb_reader *r, const cJSON *obj, const char *key, int n, float *out);
 bool rb_read_bool(rb_reader *r, const cJSON *obj, const char *key, bool *out);
-/* A string shorter than size; absent: refused if required, else out keeps its default. */
+/* True when text has no control character (below U+0020, or U+007F): a
+ * name's. An escaped NUL in the file reaches the readers as U+0001
+ * (scene_read.c), so a name that held one is refused, not cut short. */
+bool rb_read_plain(const char *text);
+/* A string shorter than size, without control characters; absent: refused if required, else out keeps its default. */
 bool rb_read_string(rb_reader *r, const cJSON *obj, const char *key, char *out, size_t size, bool required);
 
 /* A colour at key: [r, g, b], each a number from 0 to 1, or "#rrggbb";
@@ -69,6 +73,24 @@ bool rb_read_colors(rb_reader *r, const cJSON *obj, rb_color_spec *spec);
 /* The registry's shape of that name; NULL, failed at the current path with
  * the shapes there are, if there is none. */
 const rb_shape *rb_read_find_shape(rb_reader *r, const char *name);
+
+/* A quaternion read from the file scaled so that its largest component's
+ * size is 1 when it is far from that (scene_read_base.c), so that the
+ * world's float normalisation neither overflows nor underflows. */
+void rb_read_quat_rescale(float q[4]);
+
+/* The speeds the step carries (docs/scene-format.md, "Limits"): a body of
+ * shape at scale moving at speed (m/s), or turning at spin (rad/s), moves
+ * no particle more than its radius in a step dt. Past it particles skip
+ * through contacts (the README's pass-through speeds are about r / dt at
+ * the default step), and far past it a contact's spring, acting on a depth
+ * of many radii, sends a body back with more energy than it came with.
+ * times: 1, or RB_SAVED_SPEED_TIMES for a saved state (scene_read_bodies.c).
+ * False, failed at key, past it. */
+bool rb_read_check_speed(rb_reader *r, const char *key, double speed, double dt, const rb_shape *shape, float scale,
+                         double times);
+bool rb_read_check_spin(rb_reader *r, const char *key, double spin, double dt, const rb_shape *shape, float scale,
+                        double times);
 
 /* Room for n more bodies of `particles` particles each, within the scene's
  * limits (scene_read_bodies.c); r NULL: no message. */

@@ -36,6 +36,7 @@ static bool read_key(rb_reader *r, const cJSON *o, rb_path_key *k, const rb_path
     const float *q = k->orientation;
     if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f)
         return rb_read_fail_at(r, "orientation", "a zero quaternion is no rotation (the identity is [0, 0, 0, 1])");
+    rb_read_quat_rescale(k->orientation);
     return true;
 }
 
