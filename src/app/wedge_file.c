@@ -9,32 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+
+#include "base/read_file.h"
 
 char *rb_wedge_read_text(const char *path, char *err, size_t err_size) {
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, err_size, "%s: cannot read: %s", path, f ? "not a file" : strerror(errno));
-        if (f) fclose(f);
-        return NULL;
-    }
-    if ((uint64_t)st.st_size > RB_WEDGE_MAX_FILE) {
-        snprintf(err, err_size, "%s: %lld bytes; at most %u are read", path, (long long)st.st_size, RB_WEDGE_MAX_FILE);
-        fclose(f);
-        return NULL;
-    }
-    char *text = malloc((size_t)st.st_size + 1);
-    const size_t n = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
-    const bool ok = text && !ferror(f);
-    fclose(f);
-    if (!ok) {
-        snprintf(err, err_size, "%s: cannot read: %s", path, text ? strerror(errno) : "out of memory");
-        free(text);
-        return NULL;
-    }
-    text[n] = '\0';
-    return text;
+    size_t size;
+    return rb_read_file(path, "a wedge's file", RB_WEDGE_MAX_FILE, &size, err, err_size);
 }
 
 /* "FILE: PATH: why" into err; returns false. */

@@ -46,8 +46,9 @@ typedef struct rb_wedge {
     uint32_t variant_count; /* the product of the keys' value counts */
 } rb_wedge;
 
-/* A whole file, NUL-ended, of at most RB_WEDGE_MAX_FILE bytes (the caller
- * frees it). NULL with "PATH: why" in err. */
+/* A whole file, NUL-ended, of at most RB_WEDGE_MAX_FILE bytes, read by
+ * rb_read_file (src/base/read_file.h: regular files only); the caller frees
+ * it. NULL with "PATH: why" in err. */
 char *rb_wedge_read_text(const char *path, char *err, size_t err_size);
 
 /* Reads a wedge file and its scene. NULL with "FILE: key: what is wrong" in err. */
