@@ -395,8 +395,9 @@ static bool output_name(const char *option, const char *path, char *err, int err
     if (!path[0]) return FAIL("%s '': an empty file name (give the file to write)", option);
     if (path[0] == '-')
         return FAIL("%s %s: a file name that starts with '-' (for that file, write ./%s)", option, path, path);
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return FAIL("%s %s: a folder, not a file", option, path);
+    struct stat st; /* (a screenshot is tried when taken: one that cannot be written fails the run, README) */
+    if (strcmp(option, "--screenshot") && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return FAIL("%s %s: a folder, not a file", option, path);
     return true;
 }
 

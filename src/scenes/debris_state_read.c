@@ -41,7 +41,7 @@ static bool number_at(rb_reader *r, const cJSON *a, int k, double lo, double hi,
         rb_read_fail(r, "expected a finite number");
     else if (v->valuedouble < lo || v->valuedouble > hi)
         ok = rb_read_fail(r, "%s is out of range [%s, %s]", rb_double_decimal(v->valuedouble, got),
-                          rb_double_decimal(lo, low), rb_double_decimal(hi, high));
+                          rb_read_limit(lo, low), rb_read_limit(hi, high));
     else if (whole && v->valuedouble != floor(v->valuedouble))
         ok = rb_read_fail(r, "expected a whole number, got %s", rb_double_decimal(v->valuedouble, got));
     else

@@ -81,6 +81,14 @@ bool rb_read_check_keys(rb_reader *r, const cJSON *obj, const char *const *known
 
 /* ---- values at a key ---- */
 
+const char *rb_read_limit(double x, char text[32]) {
+    if (x == floor(x) && fabs(x) < 1e17) /* a whole limit exactly: 9007199254740992, not 9.0072e+15 */
+        snprintf(text, 32, "%.0f", x);
+    else
+        snprintf(text, 32, "%g", x);
+    return text;
+}
+
 bool rb_read_number(rb_reader *r, const cJSON *obj, const char *key, double lo, double hi, double *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) return true;
@@ -90,10 +98,10 @@ bool rb_read_number(rb_reader *r, const cJSON *obj, const char *key, double lo, 
         ok = rb_read_fail(r, "expected a number");
     else if (!isfinite(v->valuedouble))
         ok = rb_read_fail(r, "%g is not a finite number", v->valuedouble);
-    else if (v->valuedouble < lo || v->valuedouble > hi) { /* the numbers as typed (base/decimal.h) */
+    else if (v->valuedouble < lo || v->valuedouble > hi) { /* the number as typed, the limits readable */
         char got[32], low[32], high[32];
         ok = rb_read_fail(r, "%s is out of range [%s, %s]", rb_double_decimal(v->valuedouble, got),
-                          rb_double_decimal(lo, low), rb_double_decimal(hi, high));
+                          rb_read_limit(lo, low), rb_read_limit(hi, high));
     }
     else
         *out = v->valuedouble;

@@ -95,13 +95,6 @@ static void estimate(const rb_world_desc *desc, double bodies, double particles,
 }
 
 bool rb_world_fits(const rb_world_desc *desc, uint64_t bodies, uint64_t particles, char *err, size_t err_size) {
-    const bool device = !desc || desc->backend != RB_BACKEND_REFERENCE;
-    if (particles > UINT32_MAX || (device && particles > MAX_DEVICE_PARTICLES)) {
-        snprintf(err, err_size, "%llu particles are more than the %s backend's limit of %llu",
-                 (unsigned long long)particles, device ? "OpenCL" : "reference",
-                 device ? MAX_DEVICE_PARTICLES : (unsigned long long)UINT32_MAX);
-        return false;
-    }
     char source[256];
     const double memory = rb_memory_available(source, sizeof source);
     if (memory < 0.0) {
@@ -110,7 +103,16 @@ bool rb_world_fits(const rb_world_desc *desc, uint64_t bodies, uint64_t particle
     }
     double host_bytes, device_bytes;
     estimate(desc, (double)bodies, (double)particles, &host_bytes, &device_bytes);
-    if (host_bytes + device_bytes <= memory) return true;
+    if (host_bytes + device_bytes <= memory) {
+        const bool device = !desc || desc->backend != RB_BACKEND_REFERENCE;
+        if (particles > UINT32_MAX || (device && particles > MAX_DEVICE_PARTICLES)) {
+            snprintf(err, err_size, "%llu particles are more than the %s backend's limit of %llu",
+                     (unsigned long long)particles, device ? "OpenCL" : "reference",
+                     device ? MAX_DEVICE_PARTICLES : (unsigned long long)UINT32_MAX);
+            return false;
+        }
+        return true;
+    }
     char need[32], host[32], dev[32], have[32];
     format_bytes(host_bytes + device_bytes, need, sizeof need);
     format_bytes(host_bytes, host, sizeof host);
