@@ -106,7 +106,8 @@ typedef struct rb_shape_desc {
 typedef struct rb_plugin {
     uint32_t struct_size; /* sizeof(rb_plugin) as the plugin knows it */
     uint32_t abi_version; /* RB_PLUGIN_ABI_VERSION the plugin was built with */
-    const char *name;     /* "cube", "mesh" */
+    const char *name;     /* "cube", "mesh": 1-63 printable ASCII characters, no spaces, quotes or
+                           * backslashes; a plugin with another name (or none) is refused */
 
     /* The index-th shape, or NULL past the last one. */
     const rb_shape_desc *(*shape)(uint32_t index);

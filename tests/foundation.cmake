@@ -1,7 +1,7 @@
 # Tests of the foundation: shapes, plugins, world, reference physics, CLI.
 set(RB_BAD_PLUGIN_DIR ${CMAKE_BINARY_DIR}/tests/badplugins)
 set(RB_BAD_CASES no_entry entry_null abi no_shapes no_particles non_finite overlap too_many mesh_index mixed null_shape
-                 endless bad_name reused)
+                 endless bad_name reused plugin_null plugin_quote plugin_long)
 set(case_number 1)
 foreach(case ${RB_BAD_CASES})
   add_library(bad_${case} MODULE ${CMAKE_CURRENT_SOURCE_DIR}/plugins/bad_plugin.c)

@@ -67,6 +67,16 @@ static void test_bad_name_is_escaped(void **state) {
     expect_refusal("bad_name.so", RB_LOAD_BAD_NAME, "shape name \"k\\xc3\\xbc\\x22bel\"");
 }
 
+/* A plugin's own name is held to the rule of a shape's: none, a quote and
+ * a newline, or 300 characters are each refused with the file, the name
+ * escaped, and none of its shapes loaded. */
+static void test_bad_plugin_names(void **state) {
+    expect_refusal("plugin_null.so", RB_LOAD_BAD_NAME, "has no name (name is NULL)");
+    expect_refusal("plugin_quote.so", RB_LOAD_BAD_NAME, "plugin name \"bad\\x22name\\x0a\"");
+    expect_refusal("plugin_long.so", RB_LOAD_BAD_NAME, "plugin name \"abcdefghijklmnopqrstuvwxyzabcd");
+    expect_refusal("plugin_long.so", RB_LOAD_BAD_NAME, "1-63 printable ASCII characters");
+}
+
 /* A list that never ends: its shape loads once and one line says so, where
  * 4,095 duplicate warnings were printed before. */
 static void test_endless_list_said_once(void **state) {
@@ -240,6 +250,7 @@ int main(void) {
         cmocka_unit_test(test_plugin_pieces),
         cmocka_unit_test(test_null_shape_function),
         cmocka_unit_test(test_bad_name_is_escaped),
+        cmocka_unit_test(test_bad_plugin_names),
         cmocka_unit_test(test_endless_list_said_once),
         cmocka_unit_test(test_reused_struct_is_not_endless),
         cmocka_unit_test(test_log_repeats_are_counted),

@@ -32,7 +32,8 @@ static const char *scene_name(const rb_run_scene *s, char *buf, size_t size) {
     return buf;
 }
 
-static void print_text(const char *name, const char *shape, rb_run *run, const rb_run_stats *r, double t_start) {
+static void print_text(const char *name, const char *shape, rb_run *run, const rb_run_stats *r, double t_start,
+                       bool nan) {
     rb_world *w = rb_run_world(run);
     const rb_world_desc *d = rb_world_get_desc(w);
     const uint32_t nb = rb_world_body_count(w), np = rb_world_particle_count(w);
@@ -57,10 +58,12 @@ static void print_text(const char *name, const char *shape, rb_run *run, const r
            "particle); digest %016llx\n",
            bytes / 1048576.0, np ? (double)bytes / np : 0.0, (unsigned long long)rb_world_contact_overflow(w),
            rb_world_contact_slots(w), (unsigned long long)rb_world_digest(w));
+    printf("  %s\n", nan ? "NaN FOUND: a body's state is not finite" : "all finite");
     fflush(stdout);
 }
 
-static void print_json(const char *name, const char *shape, rb_run *run, const rb_run_stats *r, double t_start) {
+static void print_json(const char *name, const char *shape, rb_run *run, const rb_run_stats *r, double t_start,
+                       bool nan) {
     rb_world *w = rb_run_world(run);
     const rb_world_desc *d = rb_world_get_desc(w);
     const uint32_t nb = rb_world_body_count(w), np = rb_world_particle_count(w);
@@ -95,6 +98,7 @@ static void print_json(const char *name, const char *shape, rb_run *run, const r
     cJSON_AddNumberToObject(j, "device_bytes_per_particle", np ? (double)bytes / np : 0.0);
     cJSON_AddNumberToObject(j, "contact_overflow", (double)rb_world_contact_overflow(w));
     cJSON_AddNumberToObject(j, "contact_slots", rb_world_contact_slots(w));
+    cJSON_AddBoolToObject(j, "nan", nan);
     cJSON_AddStringToObject(j, "digest", digest);
     char *text = cJSON_PrintUnformatted(j);
     printf("%s\n", text);
@@ -112,11 +116,12 @@ static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_ru
     rb_scene *sc = rb_run_make_scene(reg, o->shape, scene, err, sizeof err);
     if (sc) rb_app_override_world(o, &sc->world); /* --dt, --no-sleep, --friction, --rolling over the scene's own */
     const uint32_t bodies = sc ? sc->body_count : 0;
-    uint32_t added = 0;
-    rb_run *run = sc ? rb_run_create(reg, sc, &desc, &added, err, sizeof err) : NULL; /* it takes the scene */
+    rb_run_refusal why = {0};
+    rb_run *run = sc ? rb_run_create(reg, sc, &desc, &why, err, sizeof err) : NULL; /* it takes the scene */
     if (!run) {
-        if (added < bodies)
-            fprintf(stderr, "rubble-bench: %s: only %u of %u bodies could be added: %s\n", name, added, bodies, err);
+        if (sc && why.added < bodies)
+            fprintf(stderr, "rubble-bench: %s: only %u of %u bodies could be added: %s\n", name, why.added, bodies,
+                    err);
         else
             fprintf(stderr, "rubble-bench: %s: %s\n", name, err);
         return false;
@@ -130,12 +135,16 @@ static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_ru
     bool ok = rb_run_steps(run, warm_steps, label, !o->quiet, &r);
     snprintf(label, sizeof label, "%s %s timed", name, rb_world_backend_name(w));
     ok = ok && rb_run_steps(run, timed_steps > 0 ? timed_steps : 1, label, !o->quiet, &r);
+    /* as a headless run (src/app/main.c): a run that went NaN is reported, and fails */
+    const bool nan = ok && rb_run_summarize(run).nan;
     if (ok)
-        (o->json ? print_json : print_text)(name, rb_scene_shape_name(rb_run_get_scene(run)), run, &r, warm_steps * dt);
+        (o->json ? print_json : print_text)(name, rb_scene_shape_name(rb_run_get_scene(run)), run, &r, warm_steps * dt,
+                                            nan);
     else
         fprintf(stderr, "rubble-bench: %s: stepping failed\n", name);
+    if (nan) fprintf(stderr, "rubble-bench: %s: the run went NaN (a body's state is not finite)\n", name);
     rb_run_destroy(run);
-    return ok;
+    return ok && !nan;
 }
 
 int main(int argc, char **argv) {

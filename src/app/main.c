@@ -90,6 +90,8 @@ static void print_json(const rb_options *o, const rb_scene *scene, rb_run *run, 
         cJSON_AddNumberToObject(dj, "impacts", (double)rb_debris_impacts(d));
         cJSON_AddNumberToObject(dj, "crowded", (double)rb_debris_crowded(d));
         cJSON_AddNumberToObject(dj, "chips_short", (double)rb_debris_chips_short(d));
+        cJSON_AddNumberToObject(dj, "capped_spawns", (double)rb_debris_capped_spawns(d));
+        cJSON_AddNumberToObject(dj, "capped_breaks", (double)rb_debris_capped_breaks(d));
     }
     cJSON_AddBoolToObject(j, "nan", s->nan);
     cJSON_AddStringToObject(j, "digest", digest);
@@ -127,6 +129,10 @@ static void print_text(const rb_options *o, const rb_scene *scene, rb_run *run, 
                (unsigned long long)rb_debris_removed(d), (unsigned long long)rb_debris_breaks(d),
                (unsigned long long)rb_debris_pieces_made(d), (unsigned long long)rb_debris_impacts(d),
                (unsigned long long)rb_debris_chips_short(d));
+    if (d && (rb_debris_capped_spawns(d) || rb_debris_capped_breaks(d)))
+        printf("the world's cap of %u bodies (world.max_bodies) skipped %llu spawns and %llu breaks\n",
+               rb_world_max_bodies(w), (unsigned long long)rb_debris_capped_spawns(d),
+               (unsigned long long)rb_debris_capped_breaks(d));
 }
 
 /* --record: each frame of the run into the cache. */
@@ -325,11 +331,9 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     rb_scene *scene = rb_run_make_scene(reg, o->shape, &spec, err, sizeof err);
     if (scene) rb_app_override_world(o, &scene->world); /* --dt, --no-sleep over the scene's own */
     void *shots = NULL;
-    if (scene) { /* more than the machine can hold is refused before anything is built */
+    if (scene) { /* the shots' GL context, opened before the world (src/sandbox/shots.h) */
         const rb_world_desc wd = rb_scene_world_desc(scene, &desc);
-        const bool fits = rb_world_fits(&wd, scene->body_count, scene->particle_count, err, sizeof err);
-        if (!fits) fprintf(stderr, "rubble: %s\n", err);
-        if (!fits || !open_shots(o, paths, wd.dt, &shots)) {
+        if (!open_shots(o, paths, wd.dt, &shots)) {
             rb_scene_destroy(scene);
             rb_registry_destroy(reg);
             return 2;
@@ -338,19 +342,20 @@ static int headless(const rb_options *o, const rb_paths *paths) {
     const double t_build = rb_seconds();
     const bool read = scene != NULL;
     const uint32_t scene_bodies = read ? scene->body_count : 0;
-    uint32_t added = 0;
-    rb_run *run = read ? rb_run_create(reg, scene, &desc, &added, err, sizeof err) : NULL; /* it takes the scene */
+    /* more than memory holds is refused before anything is built (rb_stage_fits) */
+    rb_run_refusal why = {0};
+    rb_run *run = read ? rb_run_create(reg, scene, &desc, &why, err, sizeof err) : NULL; /* it takes the scene */
     scene = NULL; /* the run's: rb_run_get_scene */
     if (!run) {
-        if (read && added < scene_bodies) /* a scene the world will not take whole is not run as something else */
-            fprintf(stderr, "rubble: only %u of %u bodies could be added: %s\n", added, scene_bodies, err);
+        if (read && why.added < scene_bodies) /* a scene the world will not take whole is not run as something else */
+            fprintf(stderr, "rubble: only %u of %u bodies could be added: %s\n", why.added, scene_bodies, err);
         else
             fprintf(stderr, "rubble: %s\n", err);
         rb_registry_destroy(reg);
         end_shots(shots);
-        /* a scene that cannot be read, a shape that does not exist or a
-         * body the world refuses is a usage error */
-        return !read || added < scene_bodies ? 2 : 1;
+        /* a scene that cannot be read or had here, or a shape that does not
+         * exist, is what the command line asked: a usage error */
+        return !read || why.scene ? 2 : 1;
     }
     /* the world's making (the OpenCL program's build) and the kernels' first
      * launch are timed apart from the stepping */

@@ -300,7 +300,7 @@ static bool parse_value(rb_options *o, rb_program program, const char *a, const 
             return FAIL("--backend takes reference or opencl%s, not '%s'",
                         program == RB_PROGRAM_BENCH ? " or both" : "", v);
     } else if (!strcmp(a, "--shape")) {
-        o->shape = v;
+        o->shape = v, o->shape_given = true;
     } else if (!strcmp(a, "--scene")) {
         o->scene = v;
     } else if (!strcmp(a, "--screenshot")) {
@@ -458,10 +458,34 @@ static bool shots_apart(const rb_options *o, char *err, int err_size) {
     return true;
 }
 
+/* An output's file name: not empty, not a folder, and not one that starts
+ * with '-' (ffmpeg, and a person reading the command line, would take it
+ * for an option): ./-1 says it is a file. */
+static bool output_name(const char *option, const char *path, char *err, int err_size) {
+    if (!path) return true;
+    if (!path[0]) return FAIL("%s '': an empty file name (give the file to write)", option);
+    if (path[0] == '-')
+        return FAIL("%s %s: a file name that starts with '-' (for that file, write ./%s)", option, path, path);
+    struct stat st; /* (a screenshot is tried when taken: one that cannot be written fails the run, README) */
+    if (strcmp(option, "--screenshot") && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return FAIL("%s %s: a folder, not a file", option, path);
+    return true;
+}
+
 /* What the command line names must be there: each folder, the device, the
- * screenshot's folder. One message a problem. */
+ * outputs' names and folders. One message a problem. */
 static bool usable(const rb_options *o, char *err, int err_size) {
     char why[PATH_MAX + 64];
+    const char *outputs[] = {o->record, o->export_csv, o->export_gltf, o->events, o->save, o->screenshot, o->video};
+    const char *names[] = {"--record", "--csv", "--gltf", "--events", "--save", "--screenshot", "--video"};
+    for (size_t k = 0; k < sizeof outputs / sizeof *outputs; k++)
+        if (!output_name(names[k], outputs[k], err, err_size)) return false;
+    const char *inputs[] = {o->scene, o->replay, o->script};
+    const char *input_names[] = {"--scene", "--replay", "--script"};
+    for (size_t k = 0; k < sizeof inputs / sizeof *inputs; k++)
+        if (inputs[k] && !inputs[k][0]) return FAIL("%s '': an empty file name", input_names[k]);
+    if (o->shader_dir && !rb_path_is_folder(o->shader_dir, why, sizeof why))
+        return FAIL("--shaders %s: %s", o->shader_dir, why);
     for (int i = 0; i < o->plugin_dir_count; i++)
         if (!rb_path_is_folder(o->plugin_dirs[i], why, sizeof why))
             return FAIL("--plugins %s: %s", o->plugin_dirs[i], why);

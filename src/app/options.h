@@ -29,6 +29,7 @@ typedef struct rb_options {
     int formation;                        /* --formation K, 1..5 */
     int bodies;                           /* --bodies N */
     const char *shape;                    /* --shape NAME */
+    bool shape_given;                     /* --shape was on the command line (not the default) */
     long steps;                           /* --steps N */
     float dt;                             /* --dt S; 0 = the default */
     bool no_sleep;                        /* --no-sleep: sleeping off (sleep_time 0), whatever the scene says */

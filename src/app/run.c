@@ -46,13 +46,25 @@ rb_scene *rb_run_make_scene(const rb_registry *registry, const char *shape, cons
     return rb_scene_formation(registry, shape, spec->formation, spec->bodies, err, err_size);
 }
 
-rb_run *rb_run_create(const rb_registry *registry, rb_scene *scene, const rb_world_desc *base, uint32_t *added,
+rb_run *rb_run_create(const rb_registry *registry, rb_scene *scene, const rb_world_desc *base, rb_run_refusal *why,
                       char *err, size_t err_size) {
     const rb_stage_how how = {.world = rb_scene_world_desc(scene, base)};
-    if (added) *added = scene->body_count; /* until the world refuses a body */
+    rb_run_refusal scratch;
+    if (!why) why = &scratch;
+    *why = (rb_run_refusal){.added = scene->body_count, .scene = true}; /* until the world refuses a body */
     rb_run *run = NULL;
-    if (!rb_world_fits(&how.world, scene->body_count, scene->particle_count, err, err_size) ||
-        !(run = calloc(1, sizeof *run)) || !(run->stage = rb_stage_create(registry, &how.world, err, err_size))) {
+    char check[512];
+    if (!rb_world_desc_check(&how.world, check, sizeof check)) { /* e.g. --dt over the scene's material */
+        snprintf(err, err_size, "%s: %s", scene->name, check);
+        rb_scene_destroy(scene);
+        return NULL;
+    }
+    if (!rb_stage_fits(scene, &how.world, err, err_size)) {
+        rb_scene_destroy(scene);
+        return NULL;
+    }
+    why->scene = false; /* the machine's, until the world is made */
+    if (!(run = calloc(1, sizeof *run)) || !(run->stage = rb_stage_create(registry, &how.world, err, err_size))) {
         if (!run) snprintf(err, err_size, "cannot create the world: out of memory");
         free(run);
         rb_scene_destroy(scene);
@@ -60,7 +72,8 @@ rb_run *rb_run_create(const rb_registry *registry, rb_scene *scene, const rb_wor
     }
     /* into the empty world just made for it: a scene the world takes in
      * part, or whose debris cannot run, is not run as something else */
-    if (!rb_stage_install(run->stage, scene, &how, added, err, err_size)) {
+    why->scene = true;
+    if (!rb_stage_install(run->stage, scene, &how, &why->added, err, err_size)) {
         rb_run_destroy(run);
         return NULL;
     }

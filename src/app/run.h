@@ -61,15 +61,23 @@ typedef struct rb_run_summary {
 
 typedef struct rb_run rb_run;
 
+/* Why rb_run_create made no run. */
+typedef struct rb_run_refusal {
+    uint32_t added; /* the bodies the world took before it refused one; the scene's body_count where it refused none */
+    /* the scene was refused (too big for memory or its own world.max_bodies:
+     * rb_stage_fits; a step its materials cannot take; a body; its debris
+     * effects), not the machine (a backend that failed, memory run out):
+     * what the command line asked cannot be had (exit status 2) */
+    bool scene;
+} rb_run_refusal;
+
 /* A new world for the scene (its settings; backend and device from base),
  * with the scene's bodies, spawned through an entity table of the registry
  * (which must outlive the run), and its debris effects. The run takes the
- * scene, whatever happens. NULL with the reason in err when the world cannot
- * be made (or would not fit this machine: rb_world_fits), refuses a body
- * or cannot run the scene's debris effects. *added (if not NULL): the
- * bodies the world took before it refused one; the scene's body_count
- * where it refused none. */
-rb_run *rb_run_create(const rb_registry *registry, rb_scene *scene, const rb_world_desc *base, uint32_t *added,
+ * scene, whatever happens. NULL with the reason in err (and in *why, if not
+ * NULL) when the scene cannot be had here (rb_stage_fits), the world cannot
+ * be made, refuses a body or cannot run the scene's debris effects. */
+rb_run *rb_run_create(const rb_registry *registry, rb_scene *scene, const rb_world_desc *base, rb_run_refusal *why,
                       char *err, size_t err_size);
 void rb_run_destroy(rb_run *run);
 

@@ -102,7 +102,10 @@ void rb_options_usage(rb_program program, FILE *out) {
                  "                     such as llvmpipe]; F9 in the window cycles the presets low, medium, high\n"
                  "  --frame-stats      at exit print one JSON object: mean and 95th percentile of the frame,\n"
                  "                     drawing, simulation and CPU ms and steps a frame, the quality, the GL renderer\n"
-                 "  --help             this screen\n");
+                 "  --help             this screen\n"
+                 "Exit status: 0 done, 1 the run failed, 2 the command line asked for what cannot be had.\n"
+                 "Environment: RUBBLE_MEMORY_LIMIT=SIZE (bytes, or with k, M or G) caps the memory a scene's\n"
+                 "world may need, below what /proc/meminfo says is available.\n");
 }
 
 void rb_wedge_usage(FILE *out) {

@@ -50,19 +50,14 @@ static bool check_variant(const rb_wedge *w, const rb_registry *registry, uint32
         rb_scene_destroy(scene);
         ok = false;
     }
-    if (ok) {
-        const rb_world_desc wd = rb_scene_world_desc(scene, &base);
-        ok = rb_world_fits(&wd, scene->body_count, scene->particle_count, err, err_size);
-        if (!ok) rb_scene_destroy(scene);
-    }
-    if (ok) { /* the world takes every body and the debris layer runs: the run takes the scene */
-        uint32_t added_bodies = 0;
+    if (ok) { /* memory (rb_stage_fits), the world taking every body, the debris layer: the run takes the scene */
         const uint32_t bodies = scene->body_count;
-        rb_run *run = rb_run_create(registry, scene, &base, &added_bodies, err, err_size);
-        if (!run && added_bodies < bodies) {
-            char why[1024];
-            snprintf(why, sizeof why, "%.1000s", err);
-            snprintf(err, err_size, "only %u of %u bodies could be added: %s", added_bodies, bodies, why);
+        rb_run_refusal why = {0};
+        rb_run *run = rb_run_create(registry, scene, &base, &why, err, err_size);
+        if (!run && why.added < bodies) {
+            char said[1024];
+            snprintf(said, sizeof said, "%.1000s", err);
+            snprintf(err, err_size, "only %u of %u bodies could be added: %s", why.added, bodies, said);
         }
         ok = run != NULL;
         rb_run_destroy(run);

@@ -17,6 +17,17 @@ static inline const char *rb_float_decimal(float x, char text[32]) {
     return text;
 }
 
+/* A double the same way, up to 17 digits: a message echoes the number as
+ * the file or the command line had it (1.0000000000000002, not 1; the
+ * limit 9007199254740992, not 9.0072e+15). */
+static inline const char *rb_double_decimal(double x, char text[32]) {
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(text, 32, "%.*g", digits, x);
+        if (strtod(text, NULL) == x) break;
+    }
+    return text;
+}
+
 /* The same as a double: JSON numbers come out as a person wrote them. */
 static inline double rb_decimal(float x) {
     char text[32];

@@ -23,9 +23,16 @@ static bool scene_started(const rb_sandbox *sb) {
 }
 
 /* rb_sandbox_create with --replay's cache and --script's script already
- * read (taken, whatever happens: the script is read once). */
+ * read (taken, whatever happens: the script is read once). *asked (if not
+ * NULL) is set where the command line asked for what cannot be had (exit
+ * status 2: README, "Headless runs"): a --scene that cannot be read or is
+ * too big for memory, a --shape that is not loaded, a step the material
+ * cannot take. */
 static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_replay *replay, rb_script *script,
-                          char *err, size_t err_size) {
+                          bool *asked, char *err, size_t err_size) {
+    bool scratch;
+    if (!asked) asked = &scratch;
+    *asked = false;
     rb_scene *scene = NULL; /* --scene, until the sandbox takes it */
     rb_sandbox *sb = calloc(1, sizeof *sb);
     if (!sb) {
@@ -68,13 +75,23 @@ static rb_sandbox *create(const rb_options *opts, const rb_paths *paths, rb_repl
     rb_world_desc desc = rb_app_world_desc(opts);
     if (sb->replay && !rb_replay_world_desc(sb->replay, sb->registry, &desc, err, err_size))
         rb_log(RB_LOG_WARN, "%s (the replay draws the default ground)", err);
+    *asked = true; /* until the world is made: each failure below is the command line's */
+    if (opts->shape_given && rb_registry_find(sb->registry, opts->shape) < 0) {
+        snprintf(err, err_size, "--shape %s: no shape of that name is loaded (rubble --list-shapes lists them)",
+                 opts->shape);
+        goto fail;
+    }
     if (opts->scene) {
         /* The scene the user named, or no sandbox: a typo is not run as something else. */
         scene = rb_scene_load(opts->scene, sb->registry, err, err_size);
         if (!scene) goto fail;
         desc = rb_scene_world_desc(scene, &desc);
         rb_app_override_world(opts, &desc);
+        /* more than memory holds is refused before anything is built (scenes/stage.h) */
+        if (!rb_stage_fits(scene, &desc, err, err_size)) goto fail;
     }
+    if (!rb_world_desc_check(&desc, err, err_size)) goto fail; /* --dt the material cannot take */
+    *asked = false;
     /* the world made for the scene, which installing it then keeps */
     sb->stage = rb_stage_create(sb->registry, &desc, err, err_size);
     if (!sb->stage) goto fail;
@@ -142,7 +159,7 @@ rb_sandbox *rb_sandbox_create(const rb_options *opts, const rb_paths *paths, cha
         rb_replay_destroy(replay);
         return NULL;
     }
-    return create(opts, paths, replay, script, err, err_size);
+    return create(opts, paths, replay, script, NULL, err, err_size);
 }
 
 /* Ends --video: ffmpeg finishes the file. False, said, if no video was saved. */
@@ -223,10 +240,11 @@ int rb_sandbox_run(const rb_options *opts, const rb_paths *paths) {
         rb_script_destroy(script);
         return 2;
     }
-    rb_sandbox *sb = create(opts, paths, replay, script, err, sizeof err);
+    bool asked = false;
+    rb_sandbox *sb = create(opts, paths, replay, script, &asked, err, sizeof err);
     if (!sb) {
-        fprintf(stderr, "rubble: cannot start the sandbox: %s\n", err);
-        return 1;
+        fprintf(stderr, "rubble: %s%s\n", asked ? "" : "cannot start the sandbox: ", err);
+        return asked ? 2 : 1;
     }
     /* A person at the window gets the panels; a scripted run keeps its look (--panels: them too). */
     if (rb_sandbox_panels_wanted(opts)) rb_sandbox_show_panels(sb, true);

@@ -94,6 +94,14 @@ static void simulate(rb_sandbox *sb, double frame_dt, double real_dt) {
     }
     sb->steps += c->frame_steps;
     sb->sim_ms = 0.9 * sb->sim_ms + 0.1 * (rb_seconds() - t0) * 1000.0;
+    /* the world's cap on bodies reached: said when a debris layer first skips something at it */
+    const rb_debris *d = rb_stage_debris(sb->stage);
+    const uint64_t capped = d ? rb_debris_capped_spawns(d) + rb_debris_capped_breaks(d) : 0;
+    if (capped > sb->capped && sb->capped == 0)
+        rb_sandbox_notice(sb, "the world holds its cap of %u bodies (world.max_bodies): spawns and breaks past it "
+                              "are skipped",
+                          rb_world_max_bodies(world));
+    sb->capped = capped;
     rb_sandbox_record(sb);
 }
 

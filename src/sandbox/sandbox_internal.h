@@ -134,6 +134,7 @@ struct rb_sandbox {
     double clock;     /* s, the sandbox clock */
     double last_wall; /* s, wall clock at the previous frame */
     uint64_t frame, steps;
+    uint64_t capped; /* the debris layer's spawns and breaks skipped at the world's cap, as last noticed */
     double fps, frame_ms, sim_ms;
     rb_stats stats; /* --stats-every */
     /* --frame-stats: every frame's times; whether the quality is still the

@@ -234,6 +234,8 @@ uint64_t rb_debris_spawned(const rb_debris *d) { return d->spawned; }
 uint64_t rb_debris_removed(const rb_debris *d) { return d->removed; }
 uint64_t rb_debris_crowded(const rb_debris *d) { return d->crowded; }
 uint64_t rb_debris_chips_short(const rb_debris *d) { return d->chips_short; }
+uint64_t rb_debris_capped_spawns(const rb_debris *d) { return d->capped_spawns; }
+uint64_t rb_debris_capped_breaks(const rb_debris *d) { return d->capped_breaks; }
 uint64_t rb_debris_breaks(const rb_debris *d) { return d->breaks; }
 uint64_t rb_debris_pieces_made(const rb_debris *d) { return d->pieces_made; }
 uint64_t rb_debris_impacts(const rb_debris *d) { return d->impacts; }

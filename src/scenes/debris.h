@@ -284,6 +284,11 @@ uint64_t rb_debris_crowded(const rb_debris *d);
  * beside the body (a plane, a body or another chip there), or the tick had
  * thrown its 256. */
 uint64_t rb_debris_chips_short(const rb_debris *d);
+/* Spawns (an emitter's, an impact's chips) and breaks skipped at the world's
+ * cap on bodies (world.max_bodies, rb_world_max_bodies): a skipped break
+ * leaves its body whole. */
+uint64_t rb_debris_capped_spawns(const rb_debris *d);
+uint64_t rb_debris_capped_breaks(const rb_debris *d);
 /* How much of a body is drawn, 1 down to 0 over its last RB_DEBRIS_FADE s;
  * 1 for a body that is not debris or has no lifetime. */
 float rb_debris_fade(const rb_debris *d, rb_body_id id);

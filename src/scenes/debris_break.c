@@ -472,11 +472,18 @@ bool rb_debris_split(rb_debris *d, rb_body_id id, const float *extra) {
         if (broken && count == 0) rb_log(RB_LOG_ERROR, "debris: a break could not be split: %s", err);
     }
     free(loads), free(broken);
-    if (count < 2) { /* one group left: it holds together */
+    /* the world's cap: the pieces in place of the body, or the body stays whole */
+    const bool room = count < 2 || rb_debris_room(d, count - 1);
+    if (count < 2 || !room) { /* one group left: it holds together */
+        if (!room) d->capped_breaks++;
+        if (!room) rb_split_free(children, count);
         free_meshes(fresh, again.piece_count);
         rb_pieces_free(&again);
         return true;
     }
+    /* the pieces are added before the body goes: room for one more meanwhile */
+    const uint32_t cap = rb_world_max_bodies(d->world);
+    if (cap < UINT32_MAX) rb_world_set_max_bodies(d->world, cap + 1);
     /* the parent's place in the debris table by index: add_tracked below may move the table */
     const tracked *parent = rb_debris_find(d, id);
     const uint32_t at = parent ? (uint32_t)(parent - d->bodies) : UINT32_MAX;
@@ -537,6 +544,7 @@ bool rb_debris_split(rb_debris *d, rb_body_id id, const float *extra) {
     rb_split_free(children, count);
     free_meshes(fresh, again.piece_count);
     rb_pieces_free(&again);
+    rb_world_set_max_bodies(d->world, cap);
     /* the break, then its pieces' spawns */
     ok = ok && rb_debris_note_break(d, id, s.position, kids, kid_count);
     for (uint32_t k = 0; ok && d->events && k < kid_count; k++) {

@@ -221,6 +221,10 @@ bool rb_debris_emit(rb_debris *d, double t, double tick_seconds) {
                 d->owed[e] = fmin(d->owed[e], 1.0); /* no burst when room comes */
                 break;
             }
+            if (!rb_debris_room(d, 1)) { /* the world's cap: skipped, not owed */
+                d->capped_spawns++;
+                continue;
+            }
             const uint64_t before = d->crowded;
             if (!emit_one(d, e)) return false;
             if (d->crowded != before) { /* no room now: owed for the next tick */

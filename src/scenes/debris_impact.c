@@ -133,6 +133,10 @@ bool rb_debris_throw_chips(rb_debris *d, const rb_body_state *states, uint32_t n
                 d->chips_short++;
                 continue;
             }
+            if (!rb_debris_room(d, 1)) { /* the world's cap */
+                d->capped_spawns++;
+                continue;
+            }
             memcpy(chips[placed++], at, sizeof at);
             for (int k = 0; k < 3; k++) {
                 bd.position[k] = at[k];

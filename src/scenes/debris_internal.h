@@ -123,6 +123,10 @@ struct rb_debris {
     uint32_t memory_size; /* slots */
     uint64_t rng_impact, impacts;
     uint64_t chips_short; /* chips not thrown: no clear place beside the body, or the tick's 256 thrown */
+    /* the world's cap on bodies (world.max_bodies): spawns and breaks skipped
+     * at it, and whether that was said (once a layer) */
+    uint64_t capped_spawns, capped_breaks;
+    bool cap_said;
     face_set *faces;      /* by world shape */
     uint32_t face_size;
     /* by world shape: the mesh a split's child is drawn with, its pieces'
@@ -191,6 +195,10 @@ static inline float rb_debris_start_now(const rb_debris *d) {
  * out of memory. */
 const tracked *rb_debris_find(const rb_debris *d, rb_body_id id);
 bool rb_debris_add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emitter);
+/* Whether the world has room under its cap on bodies (rb_world_max_bodies)
+ * for n more; false, said the first time, when it has not (the caller
+ * counts what it skipped). */
+bool rb_debris_room(rb_debris *d, uint32_t n);
 bool rb_debris_sweep(rb_debris *d);
 
 /* The list of breakable bodies (debris_table.c): a body's entry, or NULL;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/decimal.h"
 #include "debris_internal.h"
 #include "debris_whole.h"
 #include "scene_read_internal.h"
@@ -34,13 +35,15 @@ static bool read_u64(rb_reader *r, const cJSON *o, const char *key, uint64_t *ou
 static bool number_at(rb_reader *r, const cJSON *a, int k, double lo, double hi, bool whole, double *out) {
     const cJSON *v = cJSON_GetArrayItem(a, k);
     size_t len = rb_read_enter(r, NULL, k);
+    char got[32], low[32], high[32]; /* the numbers as typed (base/decimal.h) */
     bool ok = cJSON_IsNumber(v) && isfinite(v->valuedouble);
     if (!ok)
         rb_read_fail(r, "expected a finite number");
     else if (v->valuedouble < lo || v->valuedouble > hi)
-        ok = rb_read_fail(r, "%.17g is out of range [%g, %g]", v->valuedouble, lo, hi);
+        ok = rb_read_fail(r, "%s is out of range [%s, %s]", rb_double_decimal(v->valuedouble, got),
+                          rb_read_limit(lo, low), rb_read_limit(hi, high));
     else if (whole && v->valuedouble != floor(v->valuedouble))
-        ok = rb_read_fail(r, "expected a whole number, got %.17g", v->valuedouble);
+        ok = rb_read_fail(r, "expected a whole number, got %s", rb_double_decimal(v->valuedouble, got));
     else
         *out = v->valuedouble;
     rb_read_leave(r, len);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "debris_events.h"
 #include "debris_internal.h"
 
@@ -45,6 +46,18 @@ bool rb_debris_add_tracked(rb_debris *d, rb_body_id id, float lifetime, int emit
 
 /* Removes the debris bodies marked (lifetime < 0) from the world and the
  * table, keeping the others in order of birth. */
+bool rb_debris_room(rb_debris *d, uint32_t n) {
+    const uint32_t cap = rb_world_max_bodies(d->world), bodies = rb_world_body_count(d->world);
+    if (bodies <= cap && n <= cap - bodies) return true;
+    if (!d->cap_said)
+        rb_log(RB_LOG_WARN,
+               "debris: the world holds its cap of %u bodies (world.max_bodies): spawns and breaks past it are "
+               "skipped and counted",
+               cap);
+    d->cap_said = true;
+    return false;
+}
+
 bool rb_debris_sweep(rb_debris *d) {
     uint32_t kept = 0;
     for (uint32_t k = 0; k < d->count; k++) {

@@ -517,6 +517,7 @@ bool rb_scene_write_source(FILE *f, const rb_scene_source *source, char *err, si
     put_float(f, d->sleep_time);
     fputc('}', f);
     if (d->contact_slots) fprintf(f, ", \"contact_slots\": %u", d->contact_slots);
+    if (d->max_bodies) fprintf(f, ", \"max_bodies\": %u", d->max_bodies);
     fputs("},\n  \"materials\": {\n", f);
     const uint32_t materials = rb_world_material_count(w);
     rb_material def;

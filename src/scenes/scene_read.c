@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/decimal.h"
+
 static bool read_material(rb_reader *r, const cJSON *o, rb_material *m, rb_color_spec *colors) {
     static const char *const keys[] = {"restitution",  "friction", "contact_time", "rolling_friction", "color",
                                        "inside_color", NULL};
@@ -34,7 +36,7 @@ static bool check_world(rb_reader *r, const rb_world_desc *w, const rb_material 
 }
 
 static bool read_world(rb_reader *r, rb_scene *s, const cJSON *o) {
-    static const char *const keys[] = {"gravity", "dt", "sleep", "contact_slots", NULL};
+    static const char *const keys[] = {"gravity", "dt", "sleep", "contact_slots", "max_bodies", NULL};
     if (!cJSON_IsObject(o)) return rb_read_fail(r, "expected an object");
     if (!rb_read_check_keys(r, o, keys)) return false;
     if (!rb_read_vector(r, o, "gravity", 3, s->world.gravity) || !rb_read_float(r, o, "dt", 1e-7, 1.0, &s->world.dt))
@@ -53,6 +55,8 @@ static bool read_world(rb_reader *r, rb_scene *s, const cJSON *o) {
         s->world.contact_slots = (uint32_t)v->valuedouble;
         rb_read_leave(r, at);
     }
+    /* the world's cap on bodies at run time (src/scenes/stage.c); 0: the default */
+    if (!rb_read_count(r, o, "max_bodies", RB_SCENE_MAX_BODIES, &s->world.max_bodies, false)) return false;
     const cJSON *sleep = cJSON_GetObjectItemCaseSensitive(o, "sleep");
     if (!sleep) return true;
     size_t len = rb_read_enter(r, "sleep", 0);
@@ -288,8 +292,9 @@ rb_scene *rb_scene_parse(const char *text, const char *name, const rb_registry *
     } else if (!cJSON_IsNumber(v)) {
         rb_read_fail_at(&r, "rubble_scene", "expected the version number %d", RB_SCENE_VERSION);
     } else if (v->valuedouble != RB_SCENE_VERSION) {
-        rb_read_fail_at(&r, "rubble_scene", "version %g is not one this program reads (it reads %d)", v->valuedouble,
-                        RB_SCENE_VERSION);
+        char got[32];
+        rb_read_fail_at(&r, "rubble_scene", "version %s is not one this program reads (it reads %d)",
+                        rb_double_decimal(v->valuedouble, got), RB_SCENE_VERSION);
     } else {
         rb_read_check_keys(&r, root, keys);
         /* In this order, whatever the file's: materials need the world's

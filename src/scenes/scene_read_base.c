@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/decimal.h"
 #include "base/log.h"
 #include "scene_read_internal.h"
 
@@ -114,6 +115,14 @@ bool rb_read_plain(const char *text) {
     return true;
 }
 
+const char *rb_read_limit(double x, char text[32]) {
+    if (x == floor(x) && fabs(x) < 1e17) /* a whole limit exactly: 9007199254740992, not 9.0072e+15 */
+        snprintf(text, 32, "%.0f", x);
+    else
+        snprintf(text, 32, "%g", x);
+    return text;
+}
+
 bool rb_read_number(rb_reader *r, const cJSON *obj, const char *key, double lo, double hi, double *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) return true;
@@ -123,8 +132,11 @@ bool rb_read_number(rb_reader *r, const cJSON *obj, const char *key, double lo, 
         ok = rb_read_fail(r, "expected a number");
     else if (!isfinite(v->valuedouble))
         ok = rb_read_fail(r, "%g is not a finite number", v->valuedouble);
-    else if (v->valuedouble < lo || v->valuedouble > hi)
-        ok = rb_read_fail(r, "%g is out of range [%g, %g]", v->valuedouble, lo, hi);
+    else if (v->valuedouble < lo || v->valuedouble > hi) { /* the number as typed, the limits readable */
+        char got[32], low[32], high[32];
+        ok = rb_read_fail(r, "%s is out of range [%s, %s]", rb_double_decimal(v->valuedouble, got),
+                          rb_read_limit(lo, low), rb_read_limit(hi, high));
+    }
     else
         *out = v->valuedouble;
     rb_read_leave(r, len);
@@ -145,10 +157,11 @@ bool rb_read_count(rb_reader *r, const cJSON *obj, const char *key, double hi, u
     if (!rb_read_number(r, obj, key, -INFINITY, INFINITY, &d)) return false;
     size_t len = rb_read_enter(r, key, 0);
     bool ok = true;
+    char got[32];
     if (d > hi)
-        ok = rb_read_fail(r, "%g is more than the limit of %.0f", d, hi);
+        ok = rb_read_fail(r, "%s is more than the limit of %.0f", rb_double_decimal(d, got), hi);
     else if (d != floor(d) || d < 0.0)
-        ok = rb_read_fail(r, "expected a whole number >= 0, got %g", d);
+        ok = rb_read_fail(r, "expected a whole number >= 0, got %s", rb_double_decimal(d, got));
     else
         *out = (uint32_t)d;
     rb_read_leave(r, len);

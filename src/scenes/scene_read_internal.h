@@ -50,6 +50,8 @@ bool rb_read_fail_at(rb_reader *r, const char *key, const char *fmt, ...) __attr
 bool rb_read_check_keys(rb_reader *r, const cJSON *obj, const char *const *known);
 
 /* A finite number within [lo, hi]; absent: *out keeps its default. */
+/* A limit for a message: a whole one exactly, another as %g (pi / 2: 1.5708). */
+const char *rb_read_limit(double x, char text[32]);
 bool rb_read_number(rb_reader *r, const cJSON *obj, const char *key, double lo, double hi, double *out);
 bool rb_read_float(rb_reader *r, const cJSON *obj, const char *key, double lo, double hi, float *out);
 /* A whole number from 0 to hi; absent: refused if required, else *out keeps its default. */

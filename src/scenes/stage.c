@@ -69,7 +69,8 @@ static bool same_world(const rb_world_desc *a, const rb_world_desc *b) {
         a->sleep_time != b->sleep_time || a->plane_count != b->plane_count ||
         a->material.restitution != b->material.restitution || a->material.friction != b->material.friction ||
         a->material.contact_time != b->material.contact_time ||
-        a->material.rolling_friction != b->material.rolling_friction || a->contact_slots != b->contact_slots)
+        a->material.rolling_friction != b->material.rolling_friction || a->contact_slots != b->contact_slots ||
+        a->max_bodies != b->max_bodies)
         return false;
     for (int k = 0; k < 3; k++)
         if (a->gravity[k] != b->gravity[k]) return false;
@@ -115,8 +116,37 @@ static bool make_debris(const rb_scene *scene, rb_entities *entities, bool optio
     return true;
 }
 
+/* The world's cap on bodies for a scene: its world.max_bodies, else as many
+ * bodies of the scene's mean size as the memory available holds (at most
+ * RB_SCENE_MAX_BODIES, at least the scene's own). */
+static uint32_t body_cap(const rb_scene *scene, const rb_world_desc *desc) {
+    if (desc->max_bodies) return desc->max_bodies;
+    const double per_body = scene->body_count ? (double)scene->particle_count / scene->body_count : 27.0;
+    uint64_t cap = rb_world_bodies_fitting(desc, per_body);
+    if (cap > RB_SCENE_MAX_BODIES) cap = RB_SCENE_MAX_BODIES;
+    return cap > scene->body_count ? (uint32_t)cap : scene->body_count;
+}
+
+bool rb_stage_fits(const rb_scene *scene, const rb_world_desc *desc, char *err, size_t err_size) {
+    char why[768];
+    if (desc->max_bodies && scene->body_count > desc->max_bodies) {
+        snprintf(err, err_size, "%s: world.max_bodies: %u bodies are fewer than the scene's own %u", scene->name,
+                 desc->max_bodies, scene->body_count);
+        return false;
+    }
+    if (rb_world_fits(desc, scene->body_count, scene->particle_count, why, sizeof why)) return true;
+    snprintf(err, err_size, "%s: %s", scene->name, why);
+    return false;
+}
+
 bool rb_stage_install(rb_stage *s, rb_scene *scene, const rb_stage_how *how, uint32_t *added, char *err,
                       size_t err_size) {
+    if (added) *added = scene->body_count;
+    /* a reset installs a scene that was built before (and holds its memory now) */
+    if (scene != s->scene && !rb_stage_fits(scene, &how->world, err, err_size)) {
+        rb_scene_destroy(scene);
+        return false;
+    }
     rb_world *world = s->world;
     rb_entities *entities = s->entities;
     const bool reuse = (how->keep_world || rb_world_body_count(world) == 0) &&
@@ -139,6 +169,7 @@ bool rb_stage_install(rb_stage *s, rb_scene *scene, const rb_stage_how *how, uin
             rb_entities_set_mesh(entities, i, rb_entities_get(s->entities, i)->mesh);
     }
     err[0] = '\0';
+    rb_world_set_max_bodies(world, body_cap(scene, &how->world));
     const uint32_t took = rb_scene_build(scene, entities, err, err_size);
     if (added) *added = took;
     rb_body_id *ids = scene_ids(scene, world);
@@ -154,6 +185,7 @@ bool rb_stage_install(rb_stage *s, rb_scene *scene, const rb_stage_how *how, uin
             s->debris = NULL;
             rb_color_table_clear(s->colors);
             if (s->scene && scene != s->scene) {
+                rb_world_set_max_bodies(world, body_cap(s->scene, rb_world_get_desc(world)));
                 rb_scene_build(s->scene, s->entities, again, sizeof again);
                 rb_body_id *old_ids = scene_ids(s->scene, world);
                 make_debris(s->scene, s->entities, true, &s->debris, again, sizeof again);

@@ -45,13 +45,23 @@ typedef struct rb_stage_how {
     bool debris_optional;
 } rb_stage_how;
 
+/* Whether a scene can be built at all, said before anything is: no more
+ * bodies than its world.max_bodies, and a world the memory available holds
+ * (rb_world_fits). False with the scene's name and the problem in err.
+ * rb_stage_install asks it of every new scene; the programs ask it first
+ * to tell a scene too big (exit status 2) from a failure. */
+bool rb_stage_fits(const rb_scene *scene, const rb_world_desc *desc, char *err, size_t err_size);
+
 /* Puts scene on the stage; the stage takes it, whatever happens (it may be
  * the stage's own scene: a reset). False with the reason in err when the
  * world cannot be made, refuses a body or cannot run the scene's debris
  * effects: the stage then has the world and scene it had, the world emptied
  * and built again from its scene where the emptied world was to take the
  * new one. *added (if not NULL): the bodies the world took before it refused
- * one; the scene's body_count where it refused none. */
+ * one; the scene's body_count where it refused none. A new scene must pass
+ * rb_stage_fits; a reset (the stage's own scene) is not asked again. The
+ * world's cap on bodies is set from the scene (world.max_bodies, else what
+ * memory holds: docs/scene-format.md). */
 bool rb_stage_install(rb_stage *s, rb_scene *scene, const rb_stage_how *how, uint32_t *added, char *err,
                       size_t err_size);
 

@@ -583,8 +583,21 @@ rb_load_result rb_registry_load_plugin(rb_registry *reg, const char *path) {
         rb_log(RB_LOG_ERROR, "plugin %s: its rb_plugin has no shape function (shape is NULL)", path);
         result = RB_LOAD_NO_SHAPES;
         if (plugin->shutdown) plugin->shutdown();
+    } else if (!plugin->name) {
+        rb_log(RB_LOG_ERROR, "plugin %s: its rb_plugin has no name (name is NULL)", path);
+        result = RB_LOAD_BAD_NAME;
+        if (plugin->shutdown) plugin->shutdown();
+    } else if (!good_name(plugin->name)) {
+        char name[300]; /* escaped(): at most 64 characters of 4 bytes */
+        rb_log(RB_LOG_ERROR,
+               "plugin %s: plugin name \"%s\"%s: a name is 1-63 printable ASCII characters without spaces, quotes "
+               "or backslashes",
+               path, escaped(plugin->name, 64, name, sizeof name),
+               strlen(plugin->name) > 64 ? "... (cut)" : "");
+        result = RB_LOAD_BAD_NAME;
+        if (plugin->shutdown) plugin->shutdown();
     } else {
-        const char *plugin_name = good_name(plugin->name) ? plugin->name : "unnamed";
+        const char *plugin_name = plugin->name;
         uint32_t offered = 0, added = 0;
         const rb_shape_desc *first = NULL;
         char first_name[64] = ""; /* a plugin may refill one struct for every shape */

@@ -56,6 +56,7 @@ struct rb_world {
     bool loads_applied; /* body_force/body_torque hold something to clear after the step */
     bool slots_ahead;   /* the backend stepped: its contact history is newer than the host's */
     bool slots_dirty;   /* the host renumbered the history (bodies went): the backend needs upload_slots() */
+    uint32_t max_bodies; /* adds past it are refused (rb_world_set_max_bodies) */
     bool breaks_left;   /* rb_world_take_breaks had more broken bodies than room: look again without asking */
 
     world_shape *shapes;
@@ -293,6 +294,7 @@ rb_world *rb_world_create(const rb_world_desc *desc, char *err, size_t err_size)
     rb_world *w = calloc(1, sizeof *w);
     if (!w) return snprintf(err, err_size, "out of memory"), NULL;
     w->desc = dd;
+    w->max_bodies = dd.max_bodies ? dd.max_bodies : UINT32_MAX;
     w->params = rb_step_params_from_desc(&dd);
     w->materials[0] = dd.material;
     w->material_count = 1;
@@ -471,6 +473,10 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     }
     if ((unsigned)bd->kind > RB_BODY_KINEMATIC) {
         rb_log(RB_LOG_ERROR, "world: add_body with unknown kind %u", (unsigned)bd->kind);
+        return null_id;
+    }
+    if (w->d.body_count >= w->max_bodies) {
+        rb_log(RB_LOG_ERROR, "world: add_body past the world's cap of %u bodies (world.max_bodies)", w->max_bodies);
         return null_id;
     }
     if (bd->material >= w->material_count) {
@@ -1207,6 +1213,8 @@ uint32_t rb_world_take_breaks(rb_world *w, rb_body_id *out, uint32_t max) {
     w->breaks_left = false;
     return found;
 }
+uint32_t rb_world_max_bodies(const rb_world *w) { return w->max_bodies; }
+void rb_world_set_max_bodies(rb_world *w, uint32_t max_bodies) { w->max_bodies = max_bodies ? max_bodies : UINT32_MAX; }
 uint64_t rb_world_contact_overflow(const rb_world *w) {
     return w->backend->vtbl->contact_overflow ? w->backend->vtbl->contact_overflow(w->backend) : 0;
 }
@@ -1214,56 +1222,6 @@ uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, dou
     *names = NULL;
     if (!w->backend->vtbl->kernel_times) return 0;
     return w->backend->vtbl->kernel_times(w->backend, names, ms, capacity);
-}
-
-/* ---- what a world of a given size needs ---- */
-
-/* Bytes a body and a particle take: the host arrays (rb_world_data, the id
- * slots) and the OpenCL buffers (reserve_bodies and reserve_particles in
- * src/sim/opencl.c, the grid table at its least, one bucket a particle). */
-#define HOST_BODY_BYTES (8 * 16 + 6 * 4 + 16 + 3 * 4)
-#define HOST_PARTICLE_BYTES(slots) (16 + 4 + (slots)*28)
-#define DEVICE_BODY_BYTES (8 * 16 + 5 * 4 + 16 + 32)
-#define DEVICE_PARTICLE_BYTES(slots)                                                                                   \
-    (16 + 4 * 4 + 4 * 4 + 16 + 12 + 12 + (slots)*16 + 4 + 4 + 4) /* ... support, table and counts */
-#define MAX_DEVICE_PARTICLES (1ull << 29)                        /* the OpenCL backend's one grid table */
-
-static void format_bytes(double bytes, char *out, size_t size) {
-    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-    int u = 0;
-    while (bytes >= 1000.0 && u < 5) bytes /= 1000.0, u++;
-    snprintf(out, size, "%.3g %s", bytes, units[u]);
-}
-
-bool rb_world_fits(const rb_world_desc *desc, uint64_t bodies, uint64_t particles, char *err, size_t err_size) {
-    const bool device = !desc || desc->backend != RB_BACKEND_REFERENCE;
-    /* chosen from the bodies: 8 only where at least half the particles can be lone spheres */
-    const uint32_t slots = desc && desc->contact_slots ? desc->contact_slots : 2 * bodies >= particles ? 8u : 4u;
-    const double host_bytes = (double)bodies * HOST_BODY_BYTES + (double)particles * HOST_PARTICLE_BYTES(slots);
-    const double device_bytes =
-        device ? (double)bodies * DEVICE_BODY_BYTES + (double)particles * DEVICE_PARTICLE_BYTES(slots) : 0.0;
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
-    char need[32], host[32], dev[32], have[32];
-    format_bytes(host_bytes + device_bytes, need, sizeof need);
-    format_bytes(host_bytes, host, sizeof host);
-    format_bytes(device_bytes, dev, sizeof dev);
-    format_bytes(memory, have, sizeof have);
-    /* the device's buffers are host memory on a CPU device (PoCL) */
-    if (host_bytes + device_bytes > memory) {
-        snprintf(err, err_size,
-                 "%llu bodies of %llu particles need about %s (host %s, device %s), more than this machine's %s of "
-                 "memory",
-                 (unsigned long long)bodies, (unsigned long long)particles, need, host, dev, have);
-        return false;
-    }
-    if (particles > UINT32_MAX || (device && particles > MAX_DEVICE_PARTICLES)) {
-        snprintf(err, err_size, "%llu particles are more than the %s backend's limit of %llu",
-                 (unsigned long long)particles, device ? "OpenCL" : "reference",
-                 device ? MAX_DEVICE_PARTICLES : (unsigned long long)UINT32_MAX);
-        return false;
-    }
-    return true;
 }
 
 /* ---- joints (world.h; docs/joints.md) ---- */

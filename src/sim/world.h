@@ -74,6 +74,10 @@ typedef struct rb_world_desc {
     /* Contacts a particle remembers: 4, 8, or RB_CONTACT_SLOTS_AUTO (0, the
      * default): chosen from the bodies (rb_world_contact_slots). */
     uint32_t contact_slots;
+    /* Bodies the world holds at most (scene key world.max_bodies): an add
+     * past it is refused. 0: no cap of the world's own; a stage gives its
+     * world the default, what memory holds (src/scenes/stage.c). */
+    uint32_t max_bodies;
 } rb_world_desc;
 
 /* The defaults every test passes with: radius 0.2, gravity -9.81 y, the
@@ -412,14 +416,32 @@ uint32_t rb_world_read_contacts(rb_world *world, rb_contact_memory *out, uint32_
 bool rb_world_restore_contacts(rb_world *world, const rb_contact_memory *in, uint32_t count);
 
 /* Whether a world of this many bodies and particles fits this machine: the
- * host arrays (world.c) plus, unless desc asks for the reference backend,
- * the OpenCL buffers (src/sim/opencl.c), against the machine's memory, and
- * the particle count against what one grid table indexes. False with the
- * estimate and the limit in err ("2000000 bodies of 128000000000 particles
- * need about 2.56 TB (host ..., device ...), more than this machine's
- * 23.4 GB of memory"), so a world that cannot be built is refused at once
- * rather than after minutes of failing to grow. */
+ * host's memory (world_memory.c, fitted to measured peak resident memory)
+ * plus, unless desc asks for the reference backend, the OpenCL buffers
+ * (which PoCL keeps in host memory too), against the memory available
+ * (rb_memory_available), and the particle count against what one grid
+ * table indexes. False with the estimate, the memory and where its figure
+ * came from in err ("2000000 bodies of 54000000 particles need about
+ * 26.2 GB (host ..., device ...), more than the 20.1 GB of memory
+ * available (MemAvailable in /proc/meminfo)"), so a world that cannot be
+ * built is refused at once rather than after minutes of failing to grow. */
 bool rb_world_fits(const rb_world_desc *desc, uint64_t bodies, uint64_t particles, char *err, size_t err_size);
+
+/* Bytes of memory a world may take: MemAvailable of /proc/meminfo, or the
+ * environment's RUBBLE_MEMORY_LIMIT (bytes, or with k, M or G) where that
+ * is lower. source (256 bytes) says which; -1 with the reason in source
+ * for a RUBBLE_MEMORY_LIMIT that is not a size. */
+double rb_memory_available(char *source, size_t source_size);
+
+/* How many bodies of particles_per_body particles fit half the memory
+ * available, by rb_world_fits' estimate (the other half for the arrays a
+ * growing world doubles, and the rest of the machine). */
+uint64_t rb_world_bodies_fitting(const rb_world_desc *desc, double particles_per_body);
+
+/* The world's cap on bodies (rb_world_desc.max_bodies; UINT32_MAX for none),
+ * and a new one: adds past it are refused, bodies there already stay. */
+uint32_t rb_world_max_bodies(const rb_world *world);
+void rb_world_set_max_bodies(rb_world *world, uint32_t max_bodies);
 /* Finer than the stages, where the backend times its kernels (OpenCL
  * profiling events): sets *names to the kernels' names and fills ms (up to
  * capacity) with each kernel's time in ms summed over the last step call.

@@ -18,6 +18,9 @@ enum {
     BAD_ENDLESS,      /* shape() never returns NULL: the same shape at every index */
     BAD_NAME,         /* a name of non-ASCII bytes */
     REUSED,           /* not bad: two shapes handed out in one static struct, refilled at each call */
+    BAD_PLUGIN_NULL,  /* a good shape from a plugin whose name is NULL */
+    BAD_PLUGIN_QUOTE, /* a plugin name with a quote and a newline */
+    BAD_PLUGIN_LONG,  /* a plugin name of 300 characters */
 };
 
 #if BAD_CASE == 1 /* BAD_NO_ENTRY; the preprocessor cannot see enums */
@@ -102,6 +105,21 @@ RB_PLUGIN_EXPORT const rb_plugin *rb_plugin_entry(const rb_host_api *host) {
         shapes[0] = shape("reused_a", 2, two);
         plugin.shape = reused;
         break;
+    case BAD_PLUGIN_NULL:
+        plugin.name = 0;
+        shapes[0] = shape("nameless_pair", 2, two);
+        break;
+    case BAD_PLUGIN_QUOTE:
+        plugin.name = "bad\"name\n";
+        shapes[0] = shape("quoted_pair", 2, two);
+        break;
+    case BAD_PLUGIN_LONG: {
+        static char long_name[301];
+        for (int i = 0; i < 300; i++) long_name[i] = 'a' + i % 26;
+        plugin.name = long_name;
+        shapes[0] = shape("long_pair", 2, two);
+        break;
+    }
     }
     return &plugin;
 }
