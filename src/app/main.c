@@ -158,6 +158,10 @@ static bool take_events(void *user, const rb_event *events, uint32_t count, cons
  * (src/sandbox/camera.c, rb_camera_init); none for a scene without one
  * (docs/cache-format.md, `V`). */
 static void record_camera(rb_cache_writer *rec, const rb_scene *scene) {
+#ifndef RB_HAVE_SANDBOX /* no sandbox, no lens: a build without the window records no camera */
+    (void)rec;
+    (void)scene;
+#else
     if (!scene || !scene->has_camera) return;
     const rb_scene_bookmark *b = scene->start.set ? &scene->start : NULL;
     for (int i = 0; !b && i < RB_SCENE_BOOKMARKS; i++)
@@ -168,6 +172,7 @@ static void record_camera(rb_cache_writer *rec, const rb_scene *scene) {
     rb_cache_camera camera;
     rb_cache_camera_from_view(&camera, b->position, b->yaw, b->pitch, lens.fov_y, 0.0f, lens.near_m, lens.far_m);
     rb_cache_set_camera(rec, &camera);
+#endif
 }
 
 /* The cache a headless run records to: --record's, or for --csv and --gltf
