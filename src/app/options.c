@@ -404,14 +404,6 @@ bool rb_options_save_name(const char *out, unsigned k, char *name, size_t size) 
     return len >= 0 && (size_t)len < size;
 }
 
-/* True if path a and path b name one file: the same name, or the same
- * file on disk where both exist. */
-static bool same_file(const char *a, const char *b) {
-    struct stat sa, sb;
-    if (!strcmp(a, b)) return true;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* True if path is one of --save OUT's numbered files (OUT-NNNN.json, digits
  * only between), which --save-every would write over. */
 static bool numbered_save(const rb_options *o, const char *path) {
@@ -431,7 +423,7 @@ static bool save_apart(const rb_options *o, char *err, int err_size) {
     const char *paths[] = {o->scene, o->record, o->export_csv, o->export_gltf};
     for (int i = 0; i < 4; i++) {
         if (!paths[i]) continue;
-        if (same_file(o->save, paths[i]))
+        if (rb_path_same(o->save, paths[i]))
             return FAIL("--save %s is the file %s names: give the saved scene a name of its own", o->save, names[i]);
         if (numbered_save(o, paths[i]))
             return FAIL("--save-every would write over %s %s (it writes %s's numbered files)", names[i], paths[i],
@@ -451,7 +443,7 @@ static bool shots_apart(const rb_options *o, char *err, int err_size) {
             return FAIL("--shot-prefix %s: the shots' names are too long", o->shot_prefix);
         if (!rb_path_writable(shot, why, sizeof why)) return FAIL("--shot-prefix %s: %s", o->shot_prefix, why);
         for (int i = 0; i < 6; i++)
-            if (paths[i] && same_file(shot, paths[i]))
+            if (paths[i] && rb_path_same(shot, paths[i]))
                 return FAIL("--shots would write over %s %s: give the shots a --shot-prefix of their own", names[i],
                             paths[i]);
     }
