@@ -211,6 +211,9 @@ typedef struct rb_contact_side {
     uint32_t body;       /* its body's index: orders the pair */
     rb_float4 centre;    /* its body's centre of mass */
     rb_body_frame frame; /* its body's (rb_body_frame_of) */
+    rb_float4 q;         /* its body's orientation: the cells' axes (rb_contact_cells) */
+    float rank;          /* its body's cell rank (rb_world_data.body_contact.w): 0, a body of spheres */
+    uint32_t faces;      /* the particle's exposed cell faces (rb_world_data.particle_offset.w) */
 } rb_contact_side;
 
 /* 1/M + (l x n) . I^-1 (l x n): the inverse mass a body shows along unit
@@ -288,6 +291,201 @@ static inline bool rb_contact_imminent(float gap, float vn, const rb_step_params
     return gap < -vn * p->dt; /* the margin: rb_contact_plane returns before, farther away */
 }
 
+/* ---- cells: bodies that meet as their shapes (README.md, "Flat faces") ----
+ *
+ * A particle of a lattice shape (spacing 2r along the body's own axes:
+ * world.c, rb_shape_cells) stands for its cell, the cube of side 2r about
+ * it, and the body for the union of its cells: flat faces, sharp edges.
+ * Two particles of different bodies meet as a sphere and a cell when
+ * either body is a lattice: the body of the higher cell rank (its particle
+ * count; 0 for a body of spheres) gives the cells, the other the spheres;
+ * equal ranks, the lower body index gives the cells (rb_cells_on_j). A
+ * sphere touches the union of the cells where it touches the one whose
+ * region it is in: a cell owns the points beyond its exposed faces (faces
+ * no cell of its body covers: particle_offset.w, bit 2k for +axis k, 2k + 1
+ * for -axis k) and within its slab along the others, [-r, r) on each axis,
+ * so each point outside the body belongs to one cell of a flat face and a
+ * sphere sliding across a face meets one flat plane whatever the lattices'
+ * offsets: the pockets between particles are gone. The normal is from the
+ * closest point of that cell to the sphere's centre: a face's normal over a
+ * face, rounded by the sphere's radius over an edge or a corner. The
+ * contact acts midway through the overlap on that normal, so the force on
+ * the cells' body has its moment about their particle, and the pair's
+ * moments still cancel about any point. The rest of the law (the spring
+ * and dashpot, friction, memory, rolling) is the particles' own
+ * (rb_contact_particles).
+ *
+ * Against a plane a lattice body's particle is its cell too, with its
+ * edges rounded over RB_CELL_ROUNDING of a turn (rb_cell_support): a box
+ * stands on its edges, not on its particles' centres, so it slides where a
+ * box slides and tips where a box tips. */
+
+#define RB_FACE_POS(k) (1u << (2u * (uint32_t)(k)))
+#define RB_FACE_NEG(k) (2u << (2u * (uint32_t)(k)))
+
+/* The grid's cell (reference.c, kernels/grid.cl): wide enough for every
+ * pair that can touch: two spheres (r_i + r_j <= 2 max_radius) or a sphere
+ * and a cell's corner (r_i + sqrt(3) r_j). */
+#define RB_CELL_REACH 2.7320508f
+static inline float rb_grid_inv_cell(float max_radius) { return 1.0f / (RB_CELL_REACH * max_radius); }
+
+/* True if particle j's body gives the cells of pair (i, j) (one of them is a lattice). */
+static inline bool rb_cells_on_j(float rank_i, uint32_t body_i, float rank_j, uint32_t body_j) {
+    return rank_j > rank_i || (rank_j == rank_i && body_j < body_i);
+}
+
+/* The touch of a sphere (centre ps, radius rs) and a cell (centre pc, half
+ * side h, its body's orientation q, its exposed faces): its weight, 0 if
+ * apart or if the sphere's centre is in other cells' region. m gets the
+ * unit normal from the cell toward the sphere (world frame), *dist the
+ * centre's distance from the cell along it (negative: within the cell,
+ * pushed out through its nearest exposed face, any face if none is
+ * exposed). Where a face goes on into the next cell, the two share the
+ * points within RB_CELL_SEAM h of their seam, their weights falling
+ * linearly across it and summing to 1 (each cell's face runs on unclamped
+ * there): a sphere resting on a seam meets the face as two contacts of
+ * steady weights, where one owner or the other by a rounding would drop
+ * its contact's memory at every change (a cube on a 20 degree ramp of a
+ * body crept 4 mm in 10 s so). */
+#define RB_CELL_SEAM 0.1f
+static inline float rb_cell_touch(rb_float4 ps, float rs, rb_float4 pc, float h, rb_float4 q, uint32_t faces,
+                                  float m[3], float *dist) {
+    const float y[3] = {ps.x - pc.x, ps.y - pc.y, ps.z - pc.z}, qv[4] = {q.x, q.y, q.z, q.w};
+    const float b = RB_CELL_SEAM * h;
+    float yb[3], d[3], weight = 1.0f;
+    rb_quat_rotate_inv(qv, y, yb);
+    for (int k = 0; k < 3; k++) {
+        float c = yb[k];
+        if (!(faces & RB_FACE_POS(k))) { /* a cell of the body lies that way */
+            if (yb[k] >= h + b) return 0.0f;
+            if (yb[k] > h - b) weight *= (h + b - yb[k]) / (2.0f * b);
+        } else if (yb[k] >= h) {
+            c = h;
+        }
+        if (!(faces & RB_FACE_NEG(k))) {
+            if (yb[k] < -h - b) return 0.0f;
+            if (yb[k] < -h + b) weight *= (yb[k] + h + b) / (2.0f * b);
+        } else if (yb[k] < -h) {
+            c = -h;
+        }
+        d[k] = yb[k] - c;
+    }
+    const float d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    if (!(d2 < rs * rs) || !(weight > 0.0f)) return 0.0f;
+    float mb[3] = {0.0f, 0.0f, 0.0f};
+    if (d2 > 0.0f) {
+        const float len = sqrtf(d2);
+        for (int k = 0; k < 3; k++) mb[k] = d[k] / len;
+        *dist = len;
+    } else {
+        const uint32_t open = faces ? faces : 63u;
+        float best = INFINITY;
+        int axis = 0;
+        float sign = 1.0f;
+        for (int k = 0; k < 3; k++) {
+            if ((open & RB_FACE_POS(k)) && h - yb[k] < best) best = h - yb[k], axis = k, sign = 1.0f;
+            if ((open & RB_FACE_NEG(k)) && h + yb[k] < best) best = h + yb[k], axis = k, sign = -1.0f;
+        }
+        mb[axis] = sign;
+        *dist = -best;
+    }
+    rb_quat_rotate(qv, mb, m);
+    return weight;
+}
+
+/* True if particles i and j of different bodies touch by the contact law:
+ * as a sphere and a cell where either body is a lattice, else as spheres.
+ * Reads of each side only p, r, body, q, rank and faces. */
+static inline bool rb_pair_touch(const rb_contact_side *i, const rb_contact_side *j) {
+    if (!(i->rank > 0.0f || j->rank > 0.0f)) {
+        const float x = j->p.x - i->p.x, y = j->p.y - i->p.y, z = j->p.z - i->p.z;
+        return rb_particles_touch(x * x + y * y + z * z, i->r, j->r);
+    }
+    const bool on_j = rb_cells_on_j(i->rank, i->body, j->rank, j->body);
+    const rb_contact_side *cs = on_j ? j : i, *ss = on_j ? i : j;
+    float m[3], dist;
+    return rb_cell_touch(ss->p, ss->r, cs->p, cs->r, cs->q, cs->faces, m, &dist) > 0.0f;
+}
+
+/* Force on particle i from particle j where one of their bodies is a
+ * lattice (rb_contact_particles calls it; the same arguments): they meet as
+ * a sphere and a cell (above). */
+static inline bool rb_contact_cells(const rb_contact_side *i, const rb_contact_side *j, float slip,
+                                    const rb_contact_rates *c, float rolling, const rb_step_params *p,
+                                    const float xi_old[3], float xi[3], const float roll_old[3], float roll[3],
+                                    float f[3], float t[3], float *share) {
+    const bool on_j = rb_cells_on_j(i->rank, i->body, j->rank, j->body);
+    const rb_contact_side *cs = on_j ? j : i, *ss = on_j ? i : j; /* the cell's side and the sphere's */
+    float m[3], dist;
+    *share = 0.0f;
+    const float weight = rb_cell_touch(ss->p, ss->r, cs->p, cs->r, cs->q, cs->faces, m, &dist);
+    if (!(weight > 0.0f)) return false;
+    const float overlap = ss->r - dist, reach = 0.5f * (ss->r + dist);
+    /* the contact point, formed from the two sides' roles: the same bits for both particles */
+    const float point[3] = {ss->p.x - reach * m[0], ss->p.y - reach * m[1], ss->p.z - reach * m[2]};
+    const float s = on_j ? -1.0f : 1.0f; /* n: from i toward j */
+    const float n[3] = {s * m[0], s * m[1], s * m[2]};
+    const float li[3] = {point[0] - i->p.x, point[1] - i->p.y, point[2] - i->p.z};
+    const float lj[3] = {point[0] - j->p.x, point[1] - j->p.y, point[2] - j->p.z};
+    const rb_float4 wi = i->w, wj = j->w;
+    const float ui[3] = {i->v.x + (wi.y * li[2] - wi.z * li[1]), i->v.y + (wi.z * li[0] - wi.x * li[2]),
+                         i->v.z + (wi.x * li[1] - wi.y * li[0])};
+    const float uj[3] = {j->v.x + (wj.y * lj[2] - wj.z * lj[1]), j->v.y + (wj.z * lj[0] - wj.x * lj[2]),
+                         j->v.z + (wj.x * lj[1] - wj.y * lj[0])};
+    const float v[3] = {uj[0] - ui[0], uj[1] - ui[1], uj[2] - ui[2]};
+    const float vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+    const float ci[3] = {point[0] - i->centre.x, point[1] - i->centre.y, point[2] - i->centre.z};
+    const float cj[3] = {point[0] - j->centre.x, point[1] - j->centre.y, point[2] - j->centre.z};
+    const float wpi = rb_point_inv_mass(i, ci, n), wpj = rb_point_inv_mass(j, cj, n);
+    *share = weight * (i->frame.a.w / wpi);
+    /* a contact of weight w: its springs and dashpots w of a whole one's */
+    const float meff = weight / (i->frame.b.w * wpi + j->frame.b.w * wpj);
+    const float fn = -meff * rb_contact_normal(c->stiffness, c->damping, overlap, vn, p->dt);
+    const float vt[3] = {v[0] - vn * n[0], v[1] - vn * n[1], v[2] - vn * n[2]};
+    const float mt = weight * (rb_pair_tangential_mass(i->m, j->m, rb_pair_mass(i->m, j->m)) * slip);
+    float ft[3];
+    rb_contact_tangential(xi_old, n, vt, mt * c->tangential, mt * (RB_TANGENTIAL_SPRING * c->stiffness),
+                          c->friction * -fn, p->dt, ft, xi);
+    const float F[3] = {fn * n[0] + ft[0], fn * n[1] + ft[1], fn * n[2] + ft[2]};
+    for (int k = 0; k < 3; k++) f[k] += F[k];
+    t[0] += li[1] * F[2] - li[2] * F[1];
+    t[1] += li[2] * F[0] - li[0] * F[2];
+    t[2] += li[0] * F[1] - li[1] * F[0];
+    if (rolling > 0.0f) {
+        const float w[3] = {wj.x - wi.x, wj.y - wi.y, wj.z - wi.z}, reff = i->r * j->r / (i->r + j->r);
+        rb_contact_rolling(roll_old, n, w, rolling, reff, meff, c, -fn, p->dt, t, roll);
+    }
+    return true;
+}
+
+/* Where a cell (half side h) reaches toward a plane whose normal is nb in
+ * its body's frame (unit, out of the solid): returns how far below its
+ * centre along the normal, and u gets the point (body frame, from the
+ * centre). The cube's own support, h sum |nb_k| at its corner -h sign(nb),
+ * with each |x| rounded to a parabola within RB_CELL_ROUNDING of 0 (x^2 /
+ * 2 eps + eps / 2) and the point's coordinate turning from -h to h
+ * linearly there, so that a cell flat on the plane reaches h below its
+ * centre at the centre of its face, and its point moves to its edges and
+ * corners as it tilts past RB_CELL_ROUNDING (radians, about 3 degrees).
+ * The point is the support's gradient: the contact's moment does the work
+ * its overlap takes, so rocking neither gains nor loses energy by it. */
+#define RB_CELL_ROUNDING 0.005f
+static inline float rb_cell_support(const float nb[3], float h, float u[3]) {
+    const float eps = RB_CELL_ROUNDING;
+    float s = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        const float a = nb[k];
+        if (fabsf(a) >= eps) {
+            s += fabsf(a);
+            u[k] = a > 0.0f ? -h : h;
+        } else {
+            s += a * a / (2.0f * eps) + 0.5f * eps;
+            u[k] = -h * (a / eps);
+        }
+    }
+    return h * (s - eps);
+}
+
 /* Force on particle i of a dynamic body from particle j of another body
  * (mass INFINITY if static or kinematic), with the rates c of their
  * materials' pair, added to f, and its moment about i's centre, added to t;
@@ -319,6 +517,7 @@ static inline bool rb_contact_particles(const rb_contact_side *i, const rb_conta
                                         const rb_contact_rates *c, float rolling, const rb_step_params *p,
                                         const float xi_old[3], float xi[3], const float roll_old[3], float roll[3],
                                         float f[3], float t[3], float *share) {
+    if (i->rank > 0.0f || j->rank > 0.0f) return rb_contact_cells(i, j, slip, c, rolling, p, xi_old, xi, roll_old, roll, f, t, share);
     const rb_float4 pi = i->p, pj = j->p, vi = i->v, vj = j->v, wi = i->w, wj = j->w;
     float x[3] = {pj.x - pi.x, pj.y - pi.y, pj.z - pi.z};
     float dist2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
@@ -371,17 +570,28 @@ static inline bool rb_contact_plane(const rb_contact_side *i, float si, rb_float
     const rb_float4 pi = i->p, vi = i->v, wi = i->w;
     float n[3] = {plane.x, plane.y, plane.z};
     float height = n[0] * pi.x + n[1] * pi.y + n[2] * pi.z - plane.w;
-    float overlap = i->r - height;
+    /* the lever from the centre to the contact point: -height n under a sphere's centre; under a
+     * cell's reach, its support point's part along the plane added (rb_cell_support) */
+    float lever[3] = {-height * n[0], -height * n[1], -height * n[2]}, below = i->r;
+    if (i->rank > 0.0f) {
+        const float q[4] = {i->q.x, i->q.y, i->q.z, i->q.w};
+        float nb[3], ub[3], u[3];
+        rb_quat_rotate_inv(q, n, nb);
+        below = rb_cell_support(nb, i->r, ub);
+        rb_quat_rotate(q, ub, u);
+        const float un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
+        for (int k = 0; k < 3; k++) lever[k] += u[k] - un * n[k];
+    }
+    float overlap = below - height;
     *share = 0.0f;
     if (overlap <= -RB_IMMINENT_MARGIN * p->max_radius) return false; /* neither touching nor about to */
-    /* the contact point's velocity: v_i + w x (-height n) */
-    float vc[3] = {vi.x - height * (wi.y * n[2] - wi.z * n[1]), vi.y - height * (wi.z * n[0] - wi.x * n[2]),
-                   vi.z - height * (wi.x * n[1] - wi.y * n[0])};
+    /* the contact point's velocity: v_i + w x lever */
+    float vc[3] = {vi.x + (wi.y * lever[2] - wi.z * lever[1]), vi.y + (wi.z * lever[0] - wi.x * lever[2]),
+                   vi.z + (wi.x * lever[1] - wi.y * lever[0])};
     float vn = n[0] * vc[0] + n[1] * vc[1] + n[2] * vc[2];
     const bool touch = overlap > 0.0f;
     if (!touch && !rb_contact_imminent(-overlap, vn, p)) return false;
-    const float l[3] = {pi.x - height * n[0] - i->centre.x, pi.y - height * n[1] - i->centre.y,
-                        pi.z - height * n[2] - i->centre.z};
+    const float l[3] = {pi.x + lever[0] - i->centre.x, pi.y + lever[1] - i->centre.y, pi.z + lever[2] - i->centre.z};
     const float wp = rb_point_inv_mass(i, l, n);
     *share = i->frame.a.w / wp;
     if (!touch) return false;
@@ -393,11 +603,11 @@ static inline bool rb_contact_plane(const rb_contact_side *i, float si, rb_float
     float ft[3];
     rb_contact_tangential(xi_old, n, vt, mt * c->tangential, mt * (RB_TANGENTIAL_SPRING * c->stiffness),
                           c->friction * fn, p->dt, ft, xi);
-    for (int k = 0; k < 3; k++) f[k] += fn * n[k] + ft[k];
-    /* (-height n) x ft */
-    t[0] -= height * (n[1] * ft[2] - n[2] * ft[1]);
-    t[1] -= height * (n[2] * ft[0] - n[0] * ft[2]);
-    t[2] -= height * (n[0] * ft[1] - n[1] * ft[0]);
+    const float F[3] = {fn * n[0] + ft[0], fn * n[1] + ft[1], fn * n[2] + ft[2]};
+    for (int k = 0; k < 3; k++) f[k] += F[k];
+    t[0] += lever[1] * F[2] - lever[2] * F[1];
+    t[1] += lever[2] * F[0] - lever[0] * F[2];
+    t[2] += lever[0] * F[1] - lever[1] * F[0];
     if (rolling > 0.0f) {
         const float w[3] = {-wi.x, -wi.y, -wi.z};
         rb_contact_rolling(roll_old, n, w, rolling, i->r, meff, c, fn, p->dt, t, roll);

@@ -452,7 +452,7 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const cl_uint table_size = o->table_size, chunk_size = o->chunk_size, chunk_count = o->chunk_count;
     const cl_uint block_count = o->block_count;
     const cl_uint plane_count = p->plane_count;
-    const cl_float inv_cell = 1.0f / (2.0f * p->max_radius); /* as the reference computes it */
+    const cl_float inv_cell = rb_grid_inv_cell(p->max_radius); /* as the reference computes it */
     const cl_float max_radius = p->max_radius, dt = p->dt;
     const cl_float sleep_speed = p->sleep_speed, sleep_time = p->sleep_time, wake_accel = p->wake_accel;
     const cl_float support_keep = p->support_keep;
@@ -648,7 +648,7 @@ static void choose_strides(ocl *o, const rb_world_data *d, const rb_step_params 
         const float c[2] = {d->body_pos[b].x, d->body_pos[b].z};
         for (int k = 0; k < 2; k++) lo[k] = fminf(lo[k], c[k]), hi[k] = fmaxf(hi[k], c[k]);
     }
-    const float inv_cell = 1.0f / (2.0f * p->max_radius);
+    const float inv_cell = rb_grid_inv_cell(p->max_radius);
     uint32_t nx = spread_cells(lo[0], hi[0], inv_cell), nz = spread_cells(lo[1], hi[1], inv_cell);
     if (nx == 0 || nz == 0) nx = nz = 1024; /* no bodies, or a state gone bad */
     o->stride_z = nx | 1u;

@@ -99,7 +99,7 @@ static void particle_values(reference *r, const rb_world_data *d) {
  * each bucket. */
 static void build_grid(reference *r, const rb_world_data *d, const rb_step_params *p) {
     const uint32_t n = d->particle_count, mask = r->table_size - 1;
-    const float inv_cell = 1.0f / (2.0f * p->max_radius);
+    const float inv_cell = rb_grid_inv_cell(p->max_radius);
     memset(r->bucket_start, 0, (r->table_size + 1) * sizeof *r->bucket_start);
     for (uint32_t i = 0; i < n; i++) {
         int *c = &r->cell[3 * i];
@@ -139,9 +139,20 @@ static inline void for_each_neighbour(const reference *r, const rb_world_data *d
             }
 }
 
-static bool overlapping(const reference *r, uint32_t i, uint32_t j) {
-    float x = r->pos[j].x - r->pos[i].x, y = r->pos[j].y - r->pos[i].y, z = r->pos[j].z - r->pos[i].z;
-    return rb_particles_touch(x * x + y * y + z * z, r->vel[i].w, r->vel[j].w);
+/* What the touch test reads of particle i (contact.h, rb_pair_touch). */
+static rb_contact_side shape_of(const reference *r, const rb_world_data *d, uint32_t i) {
+    const uint32_t b = d->particle_body[i];
+    return (rb_contact_side){.p = r->pos[i],
+                             .r = r->vel[i].w,
+                             .body = b,
+                             .q = d->body_quat[b],
+                             .rank = d->body_contact[b].w,
+                             .faces = (uint32_t)d->particle_offset[i].w};
+}
+
+static bool overlapping(const reference *r, const rb_world_data *d, uint32_t i, uint32_t j) {
+    const rb_contact_side a = shape_of(r, d, i), b = shape_of(r, d, j);
+    return rb_pair_touch(&a, &b);
 }
 
 /* What a contact reads of particle i and of its body (contact.h). */
@@ -154,7 +165,10 @@ static rb_contact_side side_of(const reference *r, const rb_world_data *d, uint3
                              .r = r->vel[i].w,
                              .body = b,
                              .centre = d->body_pos[b],
-                             .frame = r->frame[b]};
+                             .frame = r->frame[b],
+                             .q = d->body_quat[b],
+                             .rank = d->body_contact[b].w,
+                             .faces = (uint32_t)d->particle_offset[i].w};
 }
 
 /* One particle's contacts as stage 3 finds them: its history slots
@@ -212,12 +226,6 @@ static void visit_force(void *ctx, uint32_t j) {
     force_visit *v = ctx;
     reference *r = v->r;
     const uint32_t i = v->i;
-    if (v->sleeping && !asleep(v->d, v->p, v->d->particle_body[j]) && overlapping(r, i, j)) {
-        rb_float4 vj = r->vel[j];
-        float speed2 = vj.x * vj.x + vj.y * vj.y + vj.z * vj.z;
-        if (speed2 > v->p->sleep_speed * v->p->sleep_speed || (isinf(r->pos[j].w) && speed2 > 0.0f))
-            r->wake[v->d->particle_body[i]] = 1;
-    }
     const uint32_t bj = v->d->particle_body[j];
     const rb_contact_side side_j = side_of(r, v->d, j);
     const float slip = fminf(v->d->body_contact[v->side.body].y, v->d->body_contact[bj].y);
@@ -225,9 +233,16 @@ static void visit_force(void *ctx, uint32_t j) {
     float xi_old[3], xi[3], roll_old[3], roll[3], share;
     uint32_t match;
     recall(v, j, rolling > 0.0f, &match, xi_old, roll_old);
-    if (rb_contact_particles(&v->side, &side_j, slip, &v->rates[v->d->body_material[bj]], rolling, v->p, xi_old, xi,
-                             roll_old, roll, v->f, v->t, &share))
-        keep(v, j, match, xi, rolling > 0.0f, roll, share);
+    if (!rb_contact_particles(&v->side, &side_j, slip, &v->rates[v->d->body_material[bj]], rolling, v->p, xi_old, xi,
+                              roll_old, roll, v->f, v->t, &share))
+        return;
+    keep(v, j, match, xi, rolling > 0.0f, roll, share);
+    if (v->sleeping && !asleep(v->d, v->p, bj)) {
+        rb_float4 vj = r->vel[j];
+        float speed2 = vj.x * vj.x + vj.y * vj.y + vj.z * vj.z;
+        if (speed2 > v->p->sleep_speed * v->p->sleep_speed || (isinf(r->pos[j].w) && speed2 > 0.0f))
+            r->wake[v->d->particle_body[i]] = 1;
+    }
 }
 
 /* Stage 3 for one particle: its neighbours, then the planes in order, each
@@ -486,6 +501,7 @@ static void ref_destroy(rb_backend *base) {
 
 typedef struct pair_visit {
     const reference *r;
+    const rb_world_data *d;
     const rb_step_params *p;
     uint32_t i, count, max_pairs;
     uint32_t *pairs;
@@ -493,7 +509,7 @@ typedef struct pair_visit {
 
 static void visit_pair(void *ctx, uint32_t j) {
     pair_visit *v = ctx;
-    if (j <= v->i || !overlapping(v->r, v->i, j)) return;
+    if (j <= v->i || !overlapping(v->r, v->d, v->i, j)) return;
     if (v->count < v->max_pairs) v->pairs[2 * v->count] = v->i, v->pairs[2 * v->count + 1] = j;
     v->count++;
 }
@@ -504,7 +520,7 @@ static uint32_t ref_contact_pairs(rb_backend *base, const rb_world_data *d, cons
     if (!reserve(r, d->particle_count) || !reserve_bodies(r, d->body_count)) return 0;
     particle_values(r, d);
     build_grid(r, d, p);
-    pair_visit v = {r, p, 0, 0, max_pairs, pairs};
+    pair_visit v = {r, d, p, 0, 0, max_pairs, pairs};
     for (v.i = 0; v.i < d->particle_count; v.i++) for_each_neighbour(r, d, v.i, visit_pair, &v);
     return v.count;
 }

@@ -23,6 +23,7 @@ typedef struct world_shape {
     float radius;     /* m, its own or the description's */
     float slip_scale; /* 1 / rb_shape_mobility */
     float onset;      /* rb_shape_onset_support */
+    float rank;       /* cell rank: its particle count if a lattice (rb_shape_cells), else 0 */
 } world_shape;
 
 /* A joint's host side (world.h, rb_world_add_joint): the device side is in
@@ -374,6 +375,16 @@ int rb_world_add_shape(rb_world *w, const rb_shape_data *s) {
     ws->slip_scale = (float)(1.0 / rb_shape_mobility(s, ws->radius));
     ws->onset = (float)rb_shape_onset_support(s, ws->radius);
     memcpy(ws->inertia, s->inertia, sizeof ws->inertia);
+    uint32_t *faces = malloc(s->particle_count * sizeof *faces);
+    const int lattice = faces ? rb_shape_cells(ws->offsets, s->particle_count, ws->radius, faces) : -1;
+    if (lattice < 0) {
+        free(faces);
+        free(ws->offsets);
+        return -1;
+    }
+    for (uint32_t i = 0; lattice && i < s->particle_count; i++) ws->offsets[i].w = (float)faces[i];
+    ws->rank = lattice ? (float)s->particle_count : 0.0f;
+    free(faces);
     return (int)w->shape_count++;
 }
 
@@ -529,7 +540,7 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     d->body_force[b] = d->body_torque[b] = (rb_float4){0};
     d->body_shape[b] = bd->shape;
     d->body_slot[b] = slot;
-    d->body_contact[b] = (rb_float4){s->radius, dynamic ? s->slip_scale : 1.0f, s->onset, 0.0f};
+    d->body_contact[b] = (rb_float4){s->radius, dynamic ? s->slip_scale : 1.0f, s->onset, s->rank};
     d->body_support[b] = 0.0f; /* no contacts yet: its first are sized by its particles (contact.h) */
     w->params.max_radius = b == 0 ? s->radius : fmaxf(w->params.max_radius, s->radius);
     d->body_first_particle[b] = first;

@@ -124,6 +124,13 @@ double rb_shape_mobility(const rb_shape_data *shape, float radius);
  * step is sized with it, before the body's support is known. */
 double rb_shape_onset_support(const rb_shape_data *shape, float radius);
 
+/* Whether a shape's n particles (offsets xyz, body frame) sit on a lattice
+ * of spacing 2 radius along the body's axes, one to a cell, more than one
+ * (src/sim/cells.c): 1, with each particle's exposed cell faces
+ * (contact.h, RB_FACE_POS and RB_FACE_NEG) in faces; 0 if not; -1 if out of
+ * memory. A lattice shape's bodies meet others as cells (contact.h). */
+int rb_shape_cells(const rb_float4 *offsets, uint32_t n, float radius, uint32_t *faces);
+
 /* Restitution of a unit-mass contact with spring rate k (1/s^2) and dashpot
  * rate c (1/s) whose force never pulls; theta (may be NULL) gets w_d t_end. */
 double rb_clamped_restitution(double stiffness, double damping, double *theta);
@@ -168,11 +175,13 @@ typedef struct rb_world_data {
      * radius of its particles (its shape's), m. y: its slip scale, 1 / its
      * slip mobility (rb_shape_mobility; 1 for a static or kinematic body):
      * a contact's tangential force is scaled by the smaller of its two
-     * (contact.h). z: its onset support (rb_shape_onset_support). w: 0. */
+     * (contact.h). z: its onset support (rb_shape_onset_support). w: its
+     * cell rank: its particle count if its shape is a lattice
+     * (rb_shape_cells), else 0 (contact.h, "cells"). */
     rb_float4 *body_contact;
 
     uint32_t particle_count, particle_capacity;
-    rb_float4 *particle_offset; /* 16 B: rest offset in the body frame, m; w unused */
+    rb_float4 *particle_offset; /* 16 B: rest offset in the body frame, m; w its exposed cell faces (rb_shape_cells), or 0 */
     uint32_t *particle_body;    /* 4 B */
     /* Each particle's contact history (contact.h), contact_slots slots (4 or
      * 8: rb_world_contact_slots), one after another:
