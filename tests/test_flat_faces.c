@@ -5,12 +5,14 @@
  * asserted, passing or not, so one run reads them all off
  * (scripts/flat-faces runs both backends).
  *
- * 1. restitution body on body: a cube, then a cube2, dropped face down from
- *    1 m and 5 m onto a static cube's top face, aligned, half a spacing off
- *    along x, and in the pockets (half a spacing along x and z): e within
- *    0.1 of the material's;
+ * 1. restitution body on body: a cube, then a cube2, dropped from rest face
+ *    down from 1 m and 5 m onto a static cube's top face, centred, r off
+ *    along x, and r off along x and z (a cube's lattice then aligned, half
+ *    a spacing off, in the pockets; a cube2's in the pockets, aligned along
+ *    x only, aligned): e within 0.1 of the material's;
  * 2. head-on: two cubes meet face to face at 2 m/s each with no gravity,
- *    aligned and offset: they lose 1 - e^2 of their kinetic energy;
+ *    aligned and offset: they lose 1 - e^2 of their kinetic energy
+ *    (each collision of 1 and 2 at 4 phases of the step: PHASES);
  * 3. sliding on the ground: a cube and a cube2 thrown along it at 5 m/s,
  *    mu 0.5, 0.7, 0.8: no tipping, and they stop at v^2 / (2 mu g);
  * 4. a 30 degree plane, mu 0.5: a cube and a cube2 slide at
@@ -144,7 +146,7 @@ static contact_watch watch_contact(rb_world *w, const rb_body_id *ids, int count
  * (today by up to 0.07 in e, 10 points of energy head on). So each
  * collision is run PHASES times, started k / PHASES of a step's travel
  * farther apart (k = 0 .. PHASES - 1), and every phase must pass; phase 0
- * is the plain start the issue's figures were taken from. */
+ * is the plain start, whose figures README.md (*Flat faces*) quotes. */
 #define PHASES 4
 
 typedef struct spread {
@@ -192,9 +194,8 @@ static float drop_e(const char *shape, float height, int offset, float mu, float
     rb_body_desc sd = {.shape = base, .kind = RB_BODY_STATIC};
     assert_int_not_equal(rb_world_add_body(w, &sd).generation, 0);
     const float gap = height + phase * sqrtf(2.0f * g * height) * rb_world_get_desc(w)->dt;
-    rb_body_desc dd = {
-        .shape = dropped,
-        .position = {offset >= 1 ? r : 0.0f, 3 * r + half_side(shape) + gap, offset == 2 ? r : 0.0f}};
+    rb_body_desc dd = {.shape = dropped,
+                       .position = {offset >= 1 ? r : 0.0f, 3 * r + half_side(shape) + gap, offset == 2 ? r : 0.0f}};
     const rb_body_id id = rb_world_add_body(w, &dd);
     assert_int_not_equal(id.generation, 0);
     const contact_watch c = watch_contact(w, &id, 1, 1.5f + 0.5f * height);
@@ -235,8 +236,8 @@ static void test_restitution_body_on_body(void **state) {
                 print_message("1. %-5s dropped %.0f m onto a static cube, %-15s (%-20s) mu 0.5: e = %.3f (phases "
                               "%.3f %.3f %.3f %.3f; mean %.3f, %.3f to %.3f; material %.2f)\n",
                               shapes[s], (double)heights[h], offset_names[o], lattice_names[s][o], (double)x->at[0],
-                              (double)x->at[0], (double)x->at[1], (double)x->at[2], (double)x->at[3],
-                              (double)x->mean, (double)x->low, (double)x->high, (double)e_material);
+                              (double)x->at[0], (double)x->at[1], (double)x->at[2], (double)x->at[3], (double)x->mean,
+                              (double)x->low, (double)x->high, (double)e_material);
             }
     /* without friction, for comparison (not asserted: the goal is with it) */
     const spread f = drop_spread("cube2", 1.0f, 0, 0.0f);
@@ -262,9 +263,8 @@ static float head_on_loss(int offset, float phase) {
     const uint32_t cube = rb_test_add_shape(w, reg, "cube");
     const float v = 2.0f, x = 3 * r + 0.005f + phase * v * d.dt;
     rb_body_desc a = {.shape = cube, .position = {-x, 0, 0}, .velocity = {v, 0, 0}};
-    rb_body_desc b = {.shape = cube,
-                      .position = {x, offset >= 1 ? r : 0.0f, offset == 2 ? r : 0.0f},
-                      .velocity = {-v, 0, 0}};
+    rb_body_desc b = {
+        .shape = cube, .position = {x, offset >= 1 ? r : 0.0f, offset == 2 ? r : 0.0f}, .velocity = {-v, 0, 0}};
     const rb_body_id ids[2] = {rb_world_add_body(w, &a), rb_world_add_body(w, &b)};
     assert_int_not_equal(ids[0].generation, 0);
     assert_int_not_equal(ids[1].generation, 0);
@@ -372,8 +372,8 @@ static void test_sliding_on_ground(void **state) {
             const float expect = 25.0f / (2.0f * mus[m] * g);
             print_message("3. %-5s thrown at 5 m/s on the ground, mu %.1f: slid %.3f m in %.2f s (v^2 / (2 mu g) = "
                           "%.3f m, %+.1f%%), largest tilt %.2f degrees\n",
-                          shapes[k], (double)mus[m], (double)s[k][m].distance, (double)s[k][m].seconds,
-                          (double)expect, 100.0 * (s[k][m].distance / expect - 1.0), (double)s[k][m].tilt);
+                          shapes[k], (double)mus[m], (double)s[k][m].distance, (double)s[k][m].seconds, (double)expect,
+                          100.0 * (s[k][m].distance / expect - 1.0), (double)s[k][m].tilt);
         }
     for (int k = 0; k < 2; k++)
         for (int m = 0; m < 3; m++) {
@@ -530,8 +530,8 @@ static void test_ramp_slides(void **state) {
         rb_world_destroy(w);
         print_message("5. a cube on a static block10 tilted 30 degrees, mu 0.5, offset %.2f m along and across: "
                       "slides at %.3f m/s^2 (the plane's %.3f, %+.1f%%), largest tilt %.2f degrees\n",
-                      (double)ramp_offsets[k], (double)s[k].accel, (double)expect,
-                      100.0 * (s[k].accel / expect - 1.0), (double)s[k].tilt);
+                      (double)ramp_offsets[k], (double)s[k].accel, (double)expect, 100.0 * (s[k].accel / expect - 1.0),
+                      (double)s[k].tilt);
     }
     for (int k = 0; k < 3; k++) {
         assert_true(s[k].tilt < 5.0f);
