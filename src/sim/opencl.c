@@ -783,7 +783,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     rb_body_frame *frames = (rb_body_frame *)(o->staging + 8 * (size_t)nb);
     for (uint32_t b = 0; b < nb; b++)
         frames[b] = rb_body_frame_of(d->body_quat[b], d->body_inv_inertia[b], d->body_vel[b].w,
-                                     rb_contact_share(d->body_support[b], d->body_contact[b].z));
+                                     rb_contact_share(d->body_support[b], d->body_contact[b].z, d->body_contact[b].w));
     const size_t b16 = (size_t)nb * 16u;
     ocl_buffers *B = &o->buf;
     bool ok = write_buffer(o, &B->body_pos, d->body_pos, b16, "body_pos") &&

@@ -80,7 +80,7 @@ static bool reserve_bodies(reference *r, uint32_t n) {
 static void particle_values(reference *r, const rb_world_data *d) {
     for (uint32_t b = 0; b < d->body_count; b++)
         r->frame[b] = rb_body_frame_of(d->body_quat[b], d->body_inv_inertia[b], d->body_vel[b].w,
-                                       rb_contact_share(d->body_support[b], d->body_contact[b].z));
+                                       rb_contact_share(d->body_support[b], d->body_contact[b].z, d->body_contact[b].w));
     for (uint32_t i = 0; i < d->particle_count; i++) {
         uint32_t b = d->particle_body[i];
         const rb_float4 x = d->body_pos[b], q = d->body_quat[b], v = d->body_vel[b], w = d->body_omega[b];
