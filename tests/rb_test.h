@@ -128,12 +128,16 @@ static inline uint32_t rb_test_add_box(rb_world *w, int nx, int ny, int nz, floa
     return (uint32_t)s;
 }
 
-/* Steps a body falling onto the ground plane (particles of radius r) until
- * it has touched and left it again: *depth the deepest any particle's
- * surface went into the ground (r - its centre's height), m; *e the
- * centre's speed up when the last particle left the ground over its speed
- * down when the first touched (for a landing that does not turn it). */
-static inline void rb_test_landing(rb_world *w, rb_body_id id, float r, float *depth, float *e) {
+/* Steps a body falling onto the ground plane until it has touched and left
+ * it again, each particle reaching `reach` below its centre: its radius for
+ * a body of spheres; for a lattice body (src/sim/contact.h, "cells") its
+ * cell's lowest point, r (|n_x| + |n_y| + |n_z|) for the up direction n in
+ * the body's frame, the same for every particle while the body does not
+ * turn. *depth the deepest any particle's surface went into the ground
+ * (reach - its centre's height), m; *e the centre's speed up when the last
+ * particle left the ground over its speed down when the first touched (for
+ * a landing that does not turn it). */
+static inline void rb_test_landing_reach(rb_world *w, rb_body_id id, float reach, float *depth, float *e) {
     const uint32_t np = rb_world_particle_count(w);
     float *p = malloc(sizeof(float) * 3 * np), impact = 0.0f, rebound = 0.0f;
     int phase = 0; /* 0: falling, 1: on the ground, 2: left it */
@@ -144,15 +148,20 @@ static inline void rb_test_landing(rb_world *w, rb_body_id id, float r, float *d
         assert_true(rb_world_read_particles(w, p));
         float low = INFINITY;
         for (uint32_t i = 0; i < np; i++) low = fminf(low, p[3 * i + 1]);
-        const bool touching = low < r;
+        const bool touching = low < reach;
         if (phase == 0 && touching) phase = 1, impact = -b.velocity[1];
-        if (phase == 1) *depth = fmaxf(*depth, r - low);
+        if (phase == 1) *depth = fmaxf(*depth, reach - low);
         if (phase == 1 && !touching) phase = 2, rebound = b.velocity[1];
         if (phase < 2) assert_true(rb_world_step(w, 1));
     }
     assert_int_equal(phase, 2);
     *e = rebound / impact;
     free(p);
+}
+
+/* rb_test_landing_reach for a body of spheres of radius r: each reaches r below its centre. */
+static inline void rb_test_landing(rb_world *w, rb_body_id id, float r, float *depth, float *e) {
+    rb_test_landing_reach(w, id, r, depth, e);
 }
 
 static inline rb_body_id rb_test_add_body(rb_world *w, uint32_t shape, float x, float y, float z) {

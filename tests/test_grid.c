@@ -1,6 +1,11 @@
 /* The hashed grid finds exactly the pairs an all-pairs check finds: on
  * random clouds near the origin, far from it, sparse clouds whose cells
- * collide in the hash table, and clouds of particles of several radii. */
+ * collide in the hash table, and clouds of particles of several radii. A
+ * pair touches by the contact law (src/sim/contact.h, rb_pair_touch): as
+ * spheres between bodies of spheres, as a sphere or a cell and a cell where
+ * a body is a lattice (the clouds' dumbbells are: two particles 2r apart),
+ * which reaches farther than r_i + r_j, so the grid's cell is
+ * rb_grid_inv_cell's, not a particle's diameter. */
 #include "rb_test.h"
 #include "sim/contact.h"
 
@@ -13,11 +18,45 @@ static int compare_pairs(const void *x, const void *y) {
     return p->a != q->a ? (p->a < q->a ? -1 : 1) : (p->b < q->b ? -1 : p->b > q->b);
 }
 
-/* The grid's pairs against all pairs, with the float test the grid uses
- * (r_i + r_j, rb_particles_touch). Returns how many pairs there are;
- * *hash_collisions (may be NULL) gets the distinct occupied cells among near
- * particle indices that share a bucket (table of 2 np rounded up to a power
- * of two, cells of the largest particle diameter, as the grid sizes them). */
+/* Each particle's side of a contact as the contact law reads it (p, r,
+ * body, q, rank, faces), from what the world tells of its bodies and
+ * shapes: a shape is a lattice, and its particles' exposed faces are, as
+ * src/sim/cells.c finds them (rb_shape_cells) from its offsets. */
+static rb_contact_side *contact_sides(rb_world *w, const float *p, const float *radius) {
+    const uint32_t np = rb_world_particle_count(w), *first = rb_world_body_first_particle(w);
+    rb_contact_side *sides = calloc(np + 1, sizeof *sides);
+    for (uint32_t b = 0; b < rb_world_body_count(w); b++) {
+        rb_body_state s;
+        assert_true(rb_world_get_body(w, b, &s));
+        const uint32_t n = first[b + 1] - first[b];
+        float *offs = malloc(sizeof(float) * 3 * n);
+        rb_float4 *o = malloc(sizeof(rb_float4) * n);
+        uint32_t *faces = calloc(n, sizeof *faces);
+        assert_int_equal(rb_world_shape_particles(w, s.shape, offs, n, NULL), n);
+        for (uint32_t k = 0; k < n; k++) o[k] = (rb_float4){offs[3 * k], offs[3 * k + 1], offs[3 * k + 2], 0.0f};
+        const int lattice = rb_shape_cells(o, n, rb_world_shape_radius(w, s.shape), faces);
+        assert_true(lattice >= 0);
+        for (uint32_t k = 0; k < n; k++) {
+            const uint32_t i = first[b] + k;
+            sides[i] = (rb_contact_side){
+                .p = {p[3 * i], p[3 * i + 1], p[3 * i + 2], 0.0f},
+                .r = radius[i],
+                .body = b,
+                .q = {s.orientation[0], s.orientation[1], s.orientation[2], s.orientation[3]},
+                .rank = lattice ? (float)n : 0.0f,
+                .faces = lattice ? faces[k] : 0u,
+            };
+        }
+        free(offs), free(o), free(faces);
+    }
+    return sides;
+}
+
+/* The grid's pairs against all pairs, with the test the grid uses
+ * (rb_pair_touch). Returns how many pairs there are; *hash_collisions (may
+ * be NULL) gets the distinct occupied cells among near particle indices
+ * that share a bucket (table of 2 np rounded up to a power of two, cells of
+ * rb_grid_inv_cell of the largest radius, as the grid sizes them). */
 static uint32_t compare_with_all_pairs(rb_world *w, uint32_t *hash_collisions) {
     uint32_t np = rb_world_particle_count(w);
     float *p = malloc(sizeof(float) * 3 * (np + 1)), *radius = rb_test_particle_radii(w);
@@ -27,14 +66,14 @@ static uint32_t compare_with_all_pairs(rb_world *w, uint32_t *hash_collisions) {
     float largest = 0.0f;
     for (uint32_t b = 0; b < rb_world_body_count(w); b++)
         for (uint32_t i = first[b]; i < first[b + 1]; i++) owner[i] = b, largest = fmaxf(largest, radius[i]);
+    rb_contact_side *sides = contact_sides(w, p, radius);
 
     uint32_t cap = 16 * np + 16, n_brute = 0;
     pair *brute = malloc(sizeof(pair) * cap);
     for (uint32_t i = 0; i < np; i++)
         for (uint32_t j = i + 1; j < np; j++) {
             if (owner[i] == owner[j]) continue;
-            float x = p[3 * j] - p[3 * i], y = p[3 * j + 1] - p[3 * i + 1], z = p[3 * j + 2] - p[3 * i + 2];
-            if (rb_particles_touch(x * x + y * y + z * z, radius[i], radius[j])) {
+            if (rb_pair_touch(&sides[i], &sides[j])) {
                 if (n_brute == cap) fail_msg("more than %u pairs: the cloud is too dense for this test", cap);
                 brute[n_brute++] = (pair){i, j};
             }
@@ -55,7 +94,7 @@ static uint32_t compare_with_all_pairs(rb_world *w, uint32_t *hash_collisions) {
     if (hash_collisions) {
         uint32_t table = 64;
         while (table < 2 * np) table *= 2;
-        const float inv = 1.0f / (2.0f * largest);
+        const float inv = rb_grid_inv_cell(largest);
         *hash_collisions = 0;
         for (uint32_t i = 0; i < np; i++)
             for (uint32_t j = i + 1; j < np && j < i + 200; j++) {
@@ -68,7 +107,7 @@ static uint32_t compare_with_all_pairs(rb_world *w, uint32_t *hash_collisions) {
                     (*hash_collisions)++;
             }
     }
-    free(p), free(radius), free(owner), free(brute), free(raw), free(grid);
+    free(p), free(radius), free(owner), free(sides), free(brute), free(raw), free(grid);
     return n_grid;
 }
 
@@ -151,9 +190,10 @@ static void test_sparse_cloud_with_hash_collisions(void **state) {
 static void test_neighbour_cells_sharing_a_bucket(void **state) {
     assert_int_equal(rb_cell_hash(1, 1, 0, 63), rb_cell_hash(-1, -1, 0, 63));
     rb_world *w = reference_world();
-    const float r = rb_world_get_desc(w)->particle_radius; /* cells of 2r */
+    const float r = rb_world_get_desc(w)->particle_radius, c = 1.0f / rb_grid_inv_cell(r); /* the grid's cell */
     const uint32_t sphere = add_sphere(w, 0.0f);
-    const float at[2][3] = {{2 * r - 0.01f, 2 * r - 0.01f, r}, {3 * r - 0.01f, 3 * r - 0.01f, r}};
+    /* cells (0, 0, 0) and (1, 1, 0), r sqrt 2 apart: touching */
+    const float at[2][3] = {{c - 0.01f, c - 0.01f, r}, {c + r - 0.01f, c + r - 0.01f, r}};
     for (int b = 0; b < 2; b++) {
         rb_body_desc d = {.shape = sphere, .position = {at[b][0], at[b][1], at[b][2]}};
         assert_true(rb_world_add_body(w, &d).generation != 0);
@@ -181,11 +221,11 @@ static void test_rows_fill_consecutive_buckets(void **state) {
 }
 
 /* Particles of three radii (0.05, 0.2, 0.35): pairs touch at r_i + r_j,
- * and the cells are the largest diameter among the bodies present. The
+ * and the cells are sized by the largest radius among the bodies present. The
  * grid finds the all-pairs set in a dense cloud of pebbles and spheres;
  * again after bodies of larger particles arrive (the cells grow: pairs at
  * up to 0.7 m); again after they are removed (the cells shrink back to the
- * spheres'), and after a clear, with pebbles alone (0.1 m cells). */
+ * spheres'), and after a clear, with pebbles alone (0.16 m cells). */
 static void test_mixed_radii(void **state) {
     rb_world *w = reference_world();
     const uint32_t small[2] = {add_sphere(w, 0.05f), add_sphere(w, 0.0f)}, big = add_sphere(w, 0.35f);

@@ -23,6 +23,7 @@
 #include "rb_test.h"
 #include "scenes/formations.h"
 #include "scenes/scene.h"
+#include "sim/contact.h"
 
 static const float g = 9.81f, r = 0.2f;
 
@@ -350,18 +351,31 @@ static void test_slope_slides(void **state) {
 /* ---- big bodies landing ---- */
 
 typedef enum landing { ON_FACE, ON_EDGE, ON_CORNER } landing;
+
+/* How far below its centre a lattice body's cell of half side h, turned by
+ * q, reaches toward the ground (src/sim/contact.h, rb_cell_support): h on
+ * a face, h sqrt 2 on an edge, h sqrt 3 on a corner, less the rounding of
+ * its edges (RB_CELL_ROUNDING). */
+static float cell_reach(const float q[4], float h) {
+    const float up[3] = {0.0f, 1.0f, 0.0f};
+    float nb[3], u[3];
+    rb_quat_rotate_inv(q, up, nb);
+    return rb_cell_support(nb, h, u);
+}
 static const char *const landing_names[3] = {"a face", "an edge", "a corner"};
 
 /* A lattice cube of n^3 particles (rb_test_add_lattice, 64 kg a particle)
  * lands at the speed of a 20 m fall, sqrt(2 g 20) = 19.8 m/s, its lowest
- * particle starting 1 cm above the ground: on a face (unrotated), on an edge
+ * point starting 1 cm above the ground (it meets the ground with its
+ * particles' cells, src/sim/contact.h "cells": its lowest point is the
+ * lowest cell's face, edge or corner, cell_reach below that cell's centre): on a face (unrotated), on an edge
  * (turned 45 degrees about z: a face diagonal vertical, the centre over the
  * lowest row) or on a corner (the long diagonal vertical, as test_limits.c's
  * corner_landing). Each landing is symmetric about the vertical through the
  * centre, so the body does not turn. *e: the centre's speed up when the last
  * particle leaves the ground over its speed down when the first touched;
- * *depth: the deepest any particle's surface went into the ground
- * (r - its centre's height), m. */
+ * *depth: the deepest any cell went into the ground (cell_reach - its
+ * centre's height), m. */
 static void land(int n, landing how, float *e, float *depth) {
     rb_world *w = rb_test_world(awake_desc());
     const uint32_t shape = rb_test_add_lattice(w, n, r, 64.0f);
@@ -375,13 +389,14 @@ static void land(int n, landing how, float *e, float *depth) {
         q[0] = s, q[2] = -s, q[3] = cosf(0.5f * angle);
         reach *= sqrtf(3.0f);
     }
+    const float below = cell_reach(q, r); /* the lowest cell's lowest point below its centre */
     rb_body_desc d = {.shape = shape,
-                      .position = {0.0f, reach + r + 0.01f, 0.0f},
+                      .position = {0.0f, reach + below + 0.01f, 0.0f},
                       .orientation = {q[0], q[1], q[2], q[3]},
                       .velocity = {0.0f, -sqrtf(2.0f * g * 20.0f), 0.0f}};
     rb_body_id id = rb_world_add_body(w, &d);
     assert_int_not_equal(id.generation, 0);
-    rb_test_landing(w, id, r, depth, e);
+    rb_test_landing_reach(w, id, below, depth, e);
     rb_world_destroy(w);
 }
 
