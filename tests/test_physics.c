@@ -1077,5 +1077,7 @@ int main(void) {
         cmocka_unit_test(test_material_restitution),
         cmocka_unit_test(test_material_mixing),
     };
+    const char *only = getenv("RUBBLE_PHYSICS_ONLY"); /* one test by name (a cmocka pattern) */
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
