@@ -100,18 +100,36 @@ static uint32_t settled_cube_top(rb_world *w, uint32_t cube, float p[3]) {
     return top;
 }
 
+/* The mass of the world's first body (the cube). */
+static float first_mass(rb_world *w) {
+    rb_body_state s;
+    assert_true(rb_world_get_body(w, 0, &s));
+    return s.mass;
+}
+
+/* The sag of a ball of mass m resting on a dynamic lattice body (cells,
+ * src/sim/contact.h) of mass M at a point l = (lx, -, lz) off its centre
+ * along the face: its one contact is sized by the effective mass along the
+ * vertical, 1 / (1/m + s w_c), w_c = 1/M + (lx^2 + lz^2) / I the cube's
+ * point inverse mass (I = M (6 r)^2 / 6 for the cube plugin: 27 cells of
+ * side 2 r, a solid cube of side 6 r) and s its share, its onset support on
+ * a face: nine cells (rb_contact_share): the spring k = m_eff K holds m g
+ * at g / K (1 + m s w_c). */
+static double ball_on_cube_sag(const rb_world_desc *desc, float m, float M, float lx, float lz) {
+    const double side = 6.0 * 0.2, I = M * side * side / 6.0, wc = 1.0 / M + (lx * lx + lz * lz) / I;
+    return g / stiffness_rate(desc) * (1.0 + m * 9.0 * wc);
+}
+
 /* A pebble (r = 0.05, 1 kg) set down 1 cm above the middle particle of a
  * cube's top face (radius 0.2), which rests on the ground: it comes to rest
- * on that particle with its centre r_p + r_c = 0.25 above the particle's,
- * less the static overlap of one contact carrying its weight,
- * g / K (1 + m_p / m_c) = 86 um (m_c = 64 kg, the cube particle's). Checked
- * against the particle's own position (the cube sags too) within 5 um (6%
- * of the sag; positions near 1 m round to 6e-8) from 1 s to 5 s after it
- * was let go, and the pebble never moves sideways by more than 1 mm. A
- * contact at twice either radius would put it 0.15 m off. It sits on the top of a sphere, balanced as an
- * aligned stack is: the default sleeping holds it there (README, "Limits"),
- * as it holds towers. Off the top it would not stay on the cube at all: see
- * test_pebble_passes_through_lattice. */
+ * on the face, its centre r_p + r_c = 0.25 above the particle's, less the
+ * static overlap of one contact carrying its weight (ball_on_cube_sag: the
+ * cube's side adds 0.5%, 86 um in all). Checked against the particle's own
+ * position (the cube sags too) within 5 um (6% of the sag; positions near
+ * 1 m round to 6e-8) from 1 s to 5 s after it was let go, and the pebble
+ * never moves sideways by more than 1 mm. A contact at twice either radius
+ * would put it 0.15 m off. The default sleeping holds it there. Off the
+ * middle it rests on the face as well: test_pebble_lands_on_lattice. */
 static void test_pebble_rests_on_cube(void **state) {
     rb_world_desc desc = rb_default_world_desc();
     rb_world *w = rb_test_world(desc);
@@ -120,7 +138,7 @@ static void test_pebble_rests_on_cube(void **state) {
     float p[3];
     const uint32_t top = settled_cube_top(w, cube, p);
     rb_body_id id = add_at(w, pebble, RB_BODY_DYNAMIC, p[0], p[1] + 0.25f + 0.01f, p[2]);
-    const double sag = g / stiffness_rate(&desc) * (1.0 + 1.0 / 64.0), rest = 0.25 - sag;
+    const double sag = ball_on_cube_sag(&desc, particle_mass(0.05f), first_mass(w), 0.0f, 0.0f), rest = 0.25 - sag;
     float worst, drift;
     watch_rest(w, id, top, p, rest, &worst, &drift);
     print_message("pebble on a cube: %.6f m above the particle (expected %.6f, sag %.2g m), error <= %.2g m, "
@@ -132,67 +150,60 @@ static void test_pebble_rests_on_cube(void **state) {
     rb_registry_destroy(reg);
 }
 
-/* A ball of radius 0.1 (8 kg) dropped 2 cm into a pocket of the cube's top
- * face, between four particles of radius 0.2 whose centres are 0.2 m away
- * along x and z: it rests touching all four, sqrt(0.3^2 - 2 0.2^2) = 0.1 m
- * above their centres (the hole between them leaves room for a sphere of
- * radius 0.083 m, less than its own), less the sag of four contacts at
- * cos = 1/3 to the vertical. Each is sized by the effective mass at its
- * point shared by the ball's support, 4: m / 4 (the cube's side adds 1.5%),
- * so their springs alone give a sag of m g / (4 cos^2 (m / 4) K) = 9 g / K.
- * Sinking, the contacts also slide down their tangents, and their memory
- * (the tangential springs) holds what the landing left in them, up or
- * down: the sag is that of the springs alone within a factor of 2 (1.47
- * measured). Stable, so with
+/* A ball of radius 0.1 (8 kg) dropped 2 cm onto the cube's top face over a
+ * pocket, where four particles of radius 0.2 meet 0.2 m away along x and z:
+ * the face is flat there (cells: src/sim/contact.h), so the ball rests on
+ * it, 0.2 + 0.1 = 0.3 m above the top row's centres less the sag of its one
+ * contact (ball_on_cube_sag: 1.05 g / K), not nested 0.1 m above them
+ * between four spheres as a lattice of marbles held it. Checked against the
+ * top particle (the cube sags too) within 10% of the sag (the 5% the cube's
+ * share adds is known only as well as its onset support), and stable with
  * sleeping off: from 1 s to 5 s after it was let go its height stays within
- * 1% of that sag, and it never moves sideways by 1 mm. */
-static void test_ball_nests_in_pocket(void **state) {
+ * 1% of the sag, and nothing on a flat face pulls it sideways: it never
+ * moves 1 mm off the pocket. */
+static void test_ball_rests_on_face_over_pocket(void **state) {
     rb_world_desc desc = rb_default_world_desc();
-    desc.sleep_time = 0.0f; /* the contacts alone hold it */
+    desc.sleep_time = 0.0f; /* the contact alone holds it */
     rb_world *w = rb_test_world(desc);
     rb_registry *reg = rb_test_registry();
     const uint32_t cube = rb_test_add_shape(w, reg, "cube"), ball = add_ball(w, 0.1f);
     float p[3];
     const uint32_t top = settled_cube_top(w, cube, p);
     const float hole[3] = {p[0] + 0.2f, p[1], p[2] + 0.2f};
-    rb_body_id id = add_at(w, ball, RB_BODY_DYNAMIC, hole[0], hole[1] + 0.1f + 0.02f, hole[2]);
-    const double sag = 9.0 * g / stiffness_rate(&desc);
+    rb_body_id id = add_at(w, ball, RB_BODY_DYNAMIC, hole[0], hole[1] + 0.3f + 0.02f, hole[2]);
+    const double sag = ball_on_cube_sag(&desc, particle_mass(0.1f), first_mass(w), 0.2f, 0.2f);
     assert_true(rb_world_step(w, 625));
     float q[3];
     particle(w, top, q);
     const double rest = body(w, id).position[1] - q[1]; /* at 1 s */
     float worst, drift;
     watch_rest(w, id, top, hole, rest, &worst, &drift);
-    print_message("ball of r 0.1 in a pocket: %.6f m above the top row (sag %.2g m, %.2f of the springs' alone), "
-                  "moved <= %.2g m from 1 s to 5 s, sideways <= %.2g m\n",
-                  rest, 0.1 - rest, (0.1 - rest) / sag, worst, drift);
-    assert_true(0.1 - rest > 0.5 * sag && 0.1 - rest < 2.0 * sag);
+    print_message("ball of r 0.1 over a pocket: %.6f m above the top row (sag %.3g m, %.3f of ball_on_cube_sag's "
+                  "%.3g), moved <= %.2g m from 1 s to 5 s, sideways <= %.2g m\n",
+                  rest, 0.3 - rest, (0.3 - rest) / sag, sag, worst, drift);
+    assert_near(0.3 - rest, sag, 0.1 * sag);
     assert_true(worst <= 0.01 * sag);
     assert_true(drift < 1e-3f);
     rb_world_destroy(w);
     rb_registry_destroy(reg);
 }
 
-/* The same ball in the same pocket with the default sleeping falls asleep
- * within 1.5 s of being let go, and stays put. Its four contacts' friction
- * acts explicitly on a body that turns easily (a sphere's surface gives way
- * 3.5 times as fast as a point of its mass): without the slip mobility
- * (src/sim/contact.h) it kept spinning about the vertical in a two-step
- * cycle at 0.28 rad/s, over the sleep speed, for ever. */
-static void test_ball_in_pocket_sleeps(void **state) {
+/* The same ball on the same face over a pocket, with the default
+ * sleeping: it falls asleep within 1.5 s of being let go, and stays put. */
+static void test_ball_on_face_sleeps(void **state) {
     rb_world *w = rb_test_world(rb_default_world_desc());
     rb_registry *reg = rb_test_registry();
     const uint32_t cube = rb_test_add_shape(w, reg, "cube"), ball = add_ball(w, 0.1f);
     float p[3];
     settled_cube_top(w, cube, p);
-    rb_body_id id = add_at(w, ball, RB_BODY_DYNAMIC, p[0] + 0.2f, p[1] + 0.12f, p[2] + 0.2f);
+    rb_body_id id = add_at(w, ball, RB_BODY_DYNAMIC, p[0] + 0.2f, p[1] + 0.32f, p[2] + 0.2f);
     int asleep_at = -1;
     for (int k = 0; k < 940 && asleep_at < 0; k++) {
         assert_true(rb_world_step(w, 1));
         if (body(w, id).asleep) asleep_at = k + 1;
     }
     const rb_body_state s = body(w, id);
-    print_message("ball of r 0.1 in a pocket: %s after %d steps, spinning at %.3g rad/s\n",
+    print_message("ball of r 0.1 on the face over a pocket: %s after %d steps, spinning at %.3g rad/s\n",
                   asleep_at > 0 ? "asleep" : "awake", asleep_at, rb_test_len(s.angular_velocity));
     assert_true(asleep_at > 0);
     assert_true(rb_world_step(w, 625));
@@ -202,15 +213,16 @@ static void test_ball_in_pocket_sleeps(void **state) {
     rb_registry_destroy(reg);
 }
 
-/* What the lattice is: a pebble (r = 0.05) dropped over the middle of a
- * pocket of the cube's top face passes through the cube without touching
- * it. The square hole between four touching particles of radius R leaves
- * (sqrt 2 - 1) R = 0.083 m of room, the cubic void inside (sqrt 3 - 1) R =
- * 0.146 m: a pebble's centre there is 0.283 and 0.346 m from the nearest
- * particle centres, more than the 0.25 at which they touch. It lands on the
- * ground under the cube and rests there (0.05 m, less g / K), exactly below
- * where it was let go. README, "Limits". */
-static void test_pebble_passes_through_lattice(void **state) {
+/* A lattice is no sieve: a pebble (r = 0.05) dropped from 1.5 m over the
+ * middle of a pocket of the cube's top face, where the marbles' square hole
+ * (sqrt 2 - 1) R = 0.083 m wide let it fall through the cube to the ground,
+ * lands on the face (cells: src/sim/contact.h) and rests there: its centre
+ * 0.2 + 0.05 = 0.25 above the top row's centres, less the sag of its
+ * contact (ball_on_cube_sag), within 10% of that sag, and above the
+ * pocket, within 1 mm along x and z (its bounces are vertical on a flat
+ * face; the cube it strikes off its axis tilts a little, and the pebble
+ * rolls off nowhere). */
+static void test_pebble_lands_on_lattice(void **state) {
     rb_world_desc desc = rb_default_world_desc();
     rb_world *w = rb_test_world(desc);
     rb_registry *reg = rb_test_registry();
@@ -219,10 +231,17 @@ static void test_pebble_passes_through_lattice(void **state) {
     rb_body_id id = add_at(w, pebble, RB_BODY_DYNAMIC, 0.2f, 1.5f, 0.2f);
     assert_true(rb_world_step(w, 1500));
     const rb_body_state s = body(w, id);
-    print_message("pebble over a pocket: ends at (%.4f, %.5f, %.4f)\n", s.position[0], s.position[1], s.position[2]);
-    assert_near(s.position[1], 0.05 - g / stiffness_rate(&desc), 1e-4);
-    assert_near(s.position[0], 0.2, 1e-4);
-    assert_near(s.position[2], 0.2, 1e-4);
+    const uint32_t top = top_particle(w, 0);
+    float q[3];
+    particle(w, top, q);
+    const double sag = ball_on_cube_sag(&desc, particle_mass(0.05f), first_mass(w), 0.2f, 0.2f);
+    print_message("pebble over a pocket: ends at (%.4f, %.6f, %.4f), %.6f above the top row (sag %.3g m, expected "
+                  "%.3g)\n",
+                  s.position[0], s.position[1], s.position[2], s.position[1] - q[1], 0.25 - (s.position[1] - q[1]),
+                  sag);
+    assert_near(0.25 - (s.position[1] - q[1]), sag, 0.1 * sag);
+    assert_near(s.position[0], 0.2, 1e-3);
+    assert_near(s.position[2], 0.2, 1e-3);
     rb_world_destroy(w);
     rb_registry_destroy(reg);
 }
@@ -480,10 +499,12 @@ static void test_mixed_pile(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pebble_rests_on_cube),     cmocka_unit_test(test_ball_nests_in_pocket),
-        cmocka_unit_test(test_ball_in_pocket_sleeps),    cmocka_unit_test(test_pebble_passes_through_lattice),
+        cmocka_unit_test(test_pebble_rests_on_cube),     cmocka_unit_test(test_ball_rests_on_face_over_pocket),
+        cmocka_unit_test(test_ball_on_face_sleeps),    cmocka_unit_test(test_pebble_lands_on_lattice),
         cmocka_unit_test(test_restitution_small_on_big), cmocka_unit_test(test_restitution_free_pair),
         cmocka_unit_test(test_ball_rolls_on_pebbles),    cmocka_unit_test(test_mixed_pile),
     };
+    const char *only = getenv("RUBBLE_SIZES_ONLY"); /* one test by name (a cmocka pattern) */
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
