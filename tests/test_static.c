@@ -238,11 +238,19 @@ static void test_brick_wall_stands(void **state) {
 
 /* The wall, settled 1 s, hit at 12 m/s square in the middle of its second
  * and third rows by a cube of 5 x 5 x 5 particles (2 m, 25 t, four bricks'
- * mass) thrown along z: 3 s later at least 6 of its 52 bricks are more than
- * 0.5 m from where they were (the cube's face covers about two bricks in
- * each of two rows; the bricks above them fall with them). Static friction
- * must hold a wall, not glue it: a contact's tangential force is capped at
- * mu |f_n| whatever it remembers. */
+ * mass) thrown along z from z = -3: 3 s later the cube is through the wall
+ * (its centre at z > 2 m: its back face past z = 1, beyond the wall, which
+ * stands about z = 0 a brick deep) and at least 4 of its
+ * 52 bricks are more than 0.5 m from where they were: the cube's face
+ * covers about two bricks in each of two rows (the three it meets, and the
+ * one resting on them alone). Static friction must hold a wall, not glue
+ * it: a contact's tangential force is capped at mu |f_n| whatever it
+ * remembers. (The bricks of the top row over the hole, each resting half
+ * on a neighbour below with its centre 3 mm past that neighbour's edge,
+ * tip a hundredth of a radian, meet corner to corner across the 6 mm gap
+ * between them and lean on each other, as two flat-faced blocks would: with
+ * the particles' rounded ends they used to fall in too, and this test
+ * asked for 6.) */
 static void test_brick_wall_falls_when_hit(void **state) {
     rb_world *w = rb_test_world(awake_desc());
     rb_registry *reg = rb_test_registry_with_meshes();
@@ -255,6 +263,7 @@ static void test_brick_wall_falls_when_hit(void **state) {
         .shape = rb_test_add_lattice(w, 5, r, 200.0f), .position = {0.0f, 3.2f, -3.0f}, .velocity = {0, 0, 12.0f}};
     assert_int_not_equal(rb_world_add_body(w, &thrown).generation, 0);
     assert_true(rb_world_step(w, steps_of(w, 3.0f)));
+    const float cube_z = body_at(w, nb).position[2];
     int moved = 0;
     for (uint32_t b = 0; b < nb; b++) {
         const rb_body_state s = body_at(w, b);
@@ -264,9 +273,11 @@ static void test_brick_wall_falls_when_hit(void **state) {
     }
     rb_world_destroy(w);
     rb_registry_destroy(reg);
-    print_message("a brick wall hit by a 25 t cube at 12 m/s: %d of %u bricks moved more than 0.5 m in 3 s\n", moved,
-                  nb);
-    assert_true(moved >= 6);
+    print_message("a brick wall hit by a 25 t cube at 12 m/s: %d of %u bricks moved more than 0.5 m in 3 s; the cube "
+                  "at z = %.2f m\n",
+                  moved, nb, cube_z);
+    assert_true(moved >= 4);
+    assert_true(cube_z > 2.0f);
 }
 
 /* ---- slopes ---- */
