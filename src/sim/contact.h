@@ -333,52 +333,16 @@ static inline bool rb_contact_imminent(float gap, float vn, const rb_step_params
 #define RB_FACE_POS(k) (1u << (2u * (uint32_t)(k)))
 #define RB_FACE_NEG(k) (2u << (2u * (uint32_t)(k)))
 
-/* The grid's cell (reference.c, kernels/grid.cl), in units of the largest
- * radius: wide enough along each axis for every pair that can touch: two
- * spheres (r_i + r_j <= 2), a sphere and a cell's corner (1 + sqrt 3), and
- * a cell corner-on against a face, its centre up to 1 + sqrt 3 from the
- * face's cell along the normal and 1.1 (its seam band) along each of the
- * other two axes: sqrt((1 + sqrt 3)^2 + 2 (1.1)^2) = 3.144. */
-#define RB_CELL_REACH 3.15f
+/* The grid's cell (reference.c, kernels/grid.cl): wide enough for every
+ * pair that can touch: two spheres (r_i + r_j <= 2 max_radius) or a sphere
+ * and a cell's corner (r_i + sqrt(3) r_j). */
+#define RB_CELL_REACH 2.7320508f
 static inline float rb_grid_inv_cell(float max_radius) { return 1.0f / (RB_CELL_REACH * max_radius); }
 
 /* True if particle j's body gives the cells of pair (i, j) (one of them is a lattice). */
 static inline bool rb_cells_on_j(float rank_i, uint32_t body_i, float rank_j, uint32_t body_j) {
     return rank_j > rank_i || (rank_j == rank_i && body_j < body_i);
 }
-
-/* Where a cell (half side h) reaches toward a plane whose normal is nb in
- * its body's frame (unit, out of the solid): returns how far below its
- * centre along the normal, and u gets the point (body frame, from the
- * centre). The cube's own support, h sum |nb_k| at its corner -h sign(nb),
- * with each |x| rounded to a parabola within RB_CELL_ROUNDING of 0 (x^2 /
- * 2 eps + eps / 2) and the point's coordinate turning from -h to h
- * linearly there, so that a cell flat on the plane reaches h below its
- * centre at the centre of its face, and its point moves to its edges and
- * corners as it tilts past RB_CELL_ROUNDING (radians, about 3 degrees).
- * The point is the support's gradient: the contact's moment does the work
- * its overlap takes, so rocking neither gains nor loses energy by it. */
-#define RB_CELL_ROUNDING 0.005f
-static inline float rb_cell_support(const float nb[3], float h, float u[3]) {
-    const float eps = RB_CELL_ROUNDING;
-    float s = 0.0f;
-    for (int k = 0; k < 3; k++) {
-        const float a = nb[k];
-        if (fabsf(a) >= eps) {
-            s += fabsf(a);
-            u[k] = a > 0.0f ? -h : h;
-        } else {
-            s += a * a / (2.0f * eps) + 0.5f * eps;
-            u[k] = -h * (a / eps);
-        }
-    }
-    return h * (s - eps);
-}
-
-/* How far from a cell a particle of the spheres' side can touch it: its
- * radius, or for a lattice body's particle its cell's farthest reach, its
- * corner (against a face it meets the cell as a cell: rb_contact_cells). */
-static inline float rb_cell_reach(const rb_contact_side *s) { return s->rank > 0.0f ? 1.7320508f * s->r : s->r; }
 
 /* The touch of a sphere (centre ps, radius rs) and a cell (centre pc, half
  * side h, its body's orientation q, its exposed faces): its weight, 0 if
@@ -395,11 +359,10 @@ static inline float rb_cell_reach(const rb_contact_side *s) { return s->rank > 0
  * body crept 4 mm in 10 s so). */
 #define RB_CELL_SEAM 0.1f
 static inline float rb_cell_touch(rb_float4 ps, float rs, rb_float4 pc, float h, rb_float4 q, uint32_t faces,
-                                  float m[3], float *dist, bool *on_face) {
+                                  float m[3], float *dist) {
     const float y[3] = {ps.x - pc.x, ps.y - pc.y, ps.z - pc.z}, qv[4] = {q.x, q.y, q.z, q.w};
     const float b = RB_CELL_SEAM * h;
     float yb[3], d[3], weight = 1.0f;
-    int clamped = 0;
     rb_quat_rotate_inv(qv, y, yb);
     for (int k = 0; k < 3; k++) {
         float c = yb[k];
@@ -407,20 +370,19 @@ static inline float rb_cell_touch(rb_float4 ps, float rs, rb_float4 pc, float h,
             if (yb[k] >= h + b) return 0.0f;
             if (yb[k] > h - b) weight *= (h + b - yb[k]) / (2.0f * b);
         } else if (yb[k] >= h) {
-            c = h, clamped++;
+            c = h;
         }
         if (!(faces & RB_FACE_NEG(k))) {
             if (yb[k] < -h - b) return 0.0f;
             if (yb[k] < -h + b) weight *= (yb[k] + h + b) / (2.0f * b);
         } else if (yb[k] < -h) {
-            c = -h, clamped++;
+            c = -h;
         }
         d[k] = yb[k] - c;
     }
     const float d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     if (!(d2 < rs * rs) || !(weight > 0.0f)) return 0.0f;
     float mb[3] = {0.0f, 0.0f, 0.0f};
-    *on_face = clamped <= 1;
     if (d2 > 0.0f) {
         const float len = sqrtf(d2);
         for (int k = 0; k < 3; k++) mb[k] = d[k] / len;
@@ -441,51 +403,18 @@ static inline float rb_cell_touch(rb_float4 ps, float rs, rb_float4 pc, float h,
     return weight;
 }
 
-/* The geometry of a contact between the spheres' side ss and the cells'
- * side cs (rb_cells_on_j): its weight (0: no contact), m the normal from the
- * cell toward the sphere's side, *overlap, and the contact point (midway
- * through the overlap along m; formed from the two sides' roles, so both
- * particles of the pair compute the same bits). The spheres' side reaches
- * toward the cell by its sphere's radius under its centre; against a face,
- * a lattice body's particle reaches by its own cell (rb_cell_support), its
- * point's part along the face added, as against a plane: a box on a box
- * stands on its edges, not on its particles' centres. */
-static inline float rb_cell_contact(const rb_contact_side *ss, const rb_contact_side *cs, float m[3], float *overlap,
-                                    float point[3]) {
-    float dist;
-    bool on_face;
-    const float weight = rb_cell_touch(ss->p, rb_cell_reach(ss), cs->p, cs->r, cs->q, cs->faces, m, &dist, &on_face);
-    if (!(weight > 0.0f)) return 0.0f;
-    float below = ss->r, side[3] = {0.0f, 0.0f, 0.0f};
-    if (ss->rank > 0.0f && on_face) {
-        const float q[4] = {ss->q.x, ss->q.y, ss->q.z, ss->q.w};
-        float mb[3], ub[3], u[3];
-        rb_quat_rotate_inv(q, m, mb);
-        below = rb_cell_support(mb, ss->r, ub);
-        rb_quat_rotate(q, ub, u);
-        const float um = u[0] * m[0] + u[1] * m[1] + u[2] * m[2];
-        for (int k = 0; k < 3; k++) side[k] = u[k] - um * m[k];
-    }
-    if (!(dist < below)) return 0.0f;
-    *overlap = below - dist;
-    const float reach = 0.5f * (below + dist);
-    point[0] = ss->p.x + side[0] - reach * m[0];
-    point[1] = ss->p.y + side[1] - reach * m[1];
-    point[2] = ss->p.z + side[2] - reach * m[2];
-    return weight;
-}
-
 /* True if particles i and j of different bodies touch by the contact law:
- * as a sphere and a cell where either body is a lattice (rb_cell_contact),
- * else as spheres. Reads of each side only p, r, body, q, rank and faces. */
+ * as a sphere and a cell where either body is a lattice, else as spheres.
+ * Reads of each side only p, r, body, q, rank and faces. */
 static inline bool rb_pair_touch(const rb_contact_side *i, const rb_contact_side *j) {
     if (!(i->rank > 0.0f || j->rank > 0.0f)) {
         const float x = j->p.x - i->p.x, y = j->p.y - i->p.y, z = j->p.z - i->p.z;
         return rb_particles_touch(x * x + y * y + z * z, i->r, j->r);
     }
     const bool on_j = rb_cells_on_j(i->rank, i->body, j->rank, j->body);
-    float m[3], overlap, point[3];
-    return rb_cell_contact(on_j ? i : j, on_j ? j : i, m, &overlap, point) > 0.0f;
+    const rb_contact_side *cs = on_j ? j : i, *ss = on_j ? i : j;
+    float m[3], dist;
+    return rb_cell_touch(ss->p, ss->r, cs->p, cs->r, cs->q, cs->faces, m, &dist) > 0.0f;
 }
 
 /* Force on particle i from particle j where one of their bodies is a
@@ -497,10 +426,13 @@ static inline bool rb_contact_cells(const rb_contact_side *i, const rb_contact_s
                                     float f[3], float t[3], float *share) {
     const bool on_j = rb_cells_on_j(i->rank, i->body, j->rank, j->body);
     const rb_contact_side *cs = on_j ? j : i, *ss = on_j ? i : j; /* the cell's side and the sphere's */
-    float m[3], overlap, point[3];
+    float m[3], dist;
     *share = 0.0f;
-    const float weight = rb_cell_contact(ss, cs, m, &overlap, point);
+    const float weight = rb_cell_touch(ss->p, ss->r, cs->p, cs->r, cs->q, cs->faces, m, &dist);
     if (!(weight > 0.0f)) return false;
+    const float overlap = ss->r - dist, reach = 0.5f * (ss->r + dist);
+    /* the contact point, formed from the two sides' roles: the same bits for both particles */
+    const float point[3] = {ss->p.x - reach * m[0], ss->p.y - reach * m[1], ss->p.z - reach * m[2]};
     const float s = on_j ? -1.0f : 1.0f; /* n: from i toward j */
     const float n[3] = {s * m[0], s * m[1], s * m[2]};
     const float li[3] = {point[0] - i->p.x, point[1] - i->p.y, point[2] - i->p.z};
@@ -536,6 +468,34 @@ static inline bool rb_contact_cells(const rb_contact_side *i, const rb_contact_s
     return true;
 }
 
+/* Where a cell (half side h) reaches toward a plane whose normal is nb in
+ * its body's frame (unit, out of the solid): returns how far below its
+ * centre along the normal, and u gets the point (body frame, from the
+ * centre). The cube's own support, h sum |nb_k| at its corner -h sign(nb),
+ * with each |x| rounded to a parabola within RB_CELL_ROUNDING of 0 (x^2 /
+ * 2 eps + eps / 2) and the point's coordinate turning from -h to h
+ * linearly there, so that a cell flat on the plane reaches h below its
+ * centre at the centre of its face, and its point moves to its edges and
+ * corners as it tilts past RB_CELL_ROUNDING (radians, about a third of a
+ * degree).
+ * The point is the support's gradient: the contact's moment does the work
+ * its overlap takes, so rocking neither gains nor loses energy by it. */
+#define RB_CELL_ROUNDING 0.005f
+static inline float rb_cell_support(const float nb[3], float h, float u[3]) {
+    const float eps = RB_CELL_ROUNDING;
+    float s = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        const float a = nb[k];
+        if (fabsf(a) >= eps) {
+            s += fabsf(a);
+            u[k] = a > 0.0f ? -h : h;
+        } else {
+            s += a * a / (2.0f * eps) + 0.5f * eps;
+            u[k] = -h * (a / eps);
+        }
+    }
+    return h * (s - eps);
+}
 
 /* Force on particle i of a dynamic body from particle j of another body
  * (mass INFINITY if static or kinematic), with the rates c of their
@@ -659,6 +619,22 @@ static inline bool rb_contact_plane(const rb_contact_side *i, float si, rb_float
     t[0] += lever[1] * F[2] - lever[2] * F[1];
     t[1] += lever[2] * F[0] - lever[0] * F[2];
     t[2] += lever[0] * F[1] - lever[1] * F[0];
+    if (i->rank > 0.0f && fn > 0.0f) {
+        /* A cell's face is not a point: tilting on the plane, its far edge
+         * sinks and its near edge rises, and their dashpots resist it. The
+         * one contact at the support point rolls through a tilt of
+         * RB_CELL_ROUNDING like a rocker of radius r / RB_CELL_ROUNDING,
+         * which nothing damps (a tower of six cubes rocked on its bottom
+         * cube at 0.15 m/s for good), so the face's dashpots are added as a
+         * moment against the cell's tilting, the tangential part of its
+         * angular velocity: the dashpot's rate times the contact's mass
+         * times r^2, what the face's four corners' dashpots, a quarter of
+         * the contact each, give at lever r. Only while it presses. */
+        const float d = meff * c->damping * (i->r * i->r), wn = wi.x * n[0] + wi.y * n[1] + wi.z * n[2];
+        t[0] -= d * (wi.x - wn * n[0]);
+        t[1] -= d * (wi.y - wn * n[1]);
+        t[2] -= d * (wi.z - wn * n[2]);
+    }
     if (rolling > 0.0f) {
         const float w[3] = {-wi.x, -wi.y, -wi.z};
         rb_contact_rolling(roll_old, n, w, rolling, i->r, meff, c, fn, p->dt, t, roll);
