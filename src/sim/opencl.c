@@ -24,6 +24,9 @@
 /* Slots past the last particle in the sorted copies: the force pass loads
  * eight at a time. */
 #define RB_RUN_PAD 8u
+/* How far past a lattice's cell (half side h) the force pass reaches, in
+ * h: sqrt(3) (1 + RB_CELL_SEAM) (contact.h), a thousandth wider (set_args). */
+#define RB_CELL_SLOT_REACH (1.7320508f * (1.0f + RB_CELL_SEAM) * 1.001f)
 /* Work-group size for the per-particle kernels (halved for a kernel that
  * allows less on the device). */
 #define RB_PARTICLE_GROUP 256u
@@ -171,6 +174,7 @@ typedef struct ocl {
     char device_name[600];
     bool gl_sharing;
     bool gpu_kernels;     /* the GPU kernels, else the CPU kernels (see the kernel list) */
+    bool cells;           /* a body uploaded is a lattice (body_contact.w > 0): the force pass reaches farther */
     size_t offsets_group; /* work-group size of rb_scan_block_offsets */
     bool profile;         /* kernel times from profiling events (RUBBLE_OPENCL_PROFILE=0: none) */
     bool counts_dirty;    /* the counts are new, or a hash pass went without its scan: they need zeroing */
@@ -457,6 +461,17 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const cl_float sleep_speed = p->sleep_speed, sleep_time = p->sleep_time, wake_accel = p->wake_accel;
     const cl_float support_keep = p->support_keep;
     const cl_uint by_particle = o->gpu_kernels ? 0u : 1u;
+    /* How far past its own radius the force pass looks for partners
+     * (forces.cl): two spheres touch within r_i + r_j <= r_i + max_radius;
+     * a sphere and a cell of half side h within r_s + |c| of the cell's
+     * centre, c the closest point of the cell's region (contact.h,
+     * rb_cell_touch), which runs a seam, RB_CELL_SEAM h, past the cell
+     * along the axes where its body goes on: |c| <= sqrt(3) (1 +
+     * RB_CELL_SEAM) h = 1.905 h. With i the sphere that is r_i + 1.905 r_j;
+     * with i the cell, r_j + 1.905 r_i, no more than r_i + 1.905 max_radius
+     * since r_i <= max_radius (RB_CELL_SLOT_REACH: a thousandth wider,
+     * against rounding). Only where a lattice body is. */
+    const cl_float slot_reach = o->cells ? RB_CELL_SLOT_REACH * p->max_radius : p->max_radius;
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
 
@@ -506,7 +521,8 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_FORCES, 27, body_frame) && ARG_MEM(K_FORCES, 28, keys) && ARG_MEM(K_FORCES, 29, disp) &&
          ARG_MEM(K_FORCES, 30, support) && ARG_MEM(K_FORCES, 31, overflow) && ARG_VAL(K_FORCES, 32, commit) &&
          ARG_MEM(K_FORCES, 33, particle_body) && ARG_VAL(K_FORCES, 34, by_particle) && ARG_MEM(K_FORCES, 35, roll) &&
-         ARG_MEM(K_FORCES, 36, rolling) && ARG_VAL(K_FORCES, 37, o->slots);
+         ARG_MEM(K_FORCES, 36, rolling) && ARG_VAL(K_FORCES, 37, o->slots) && ARG_MEM(K_FORCES, 38, body_quat) &&
+         ARG_MEM(K_FORCES, 39, particle_offset) && ARG_VAL(K_FORCES, 40, slot_reach);
 
     const int ki = integrate_kernel(o);
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
@@ -819,6 +835,8 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
     o->body_count = ok ? nb : 0;
     o->particle_count = ok ? np : 0;
+    o->cells = false;
+    for (uint32_t b = 0; b < nb; b++) o->cells = o->cells || d->body_contact[b].w > 0.0f;
     return ok;
 }
 
@@ -1085,10 +1103,11 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
              "-DRB_MAX_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
-             "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf -DRB_JOINT_WORLD=%#xu%s",
+             "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf -DRB_JOINT_WORLD=%#xu -DRB_CELL_SEAM=%.9gf "
+             "-DRB_CELL_ROUNDING=%.9gf%s",
              RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_MAX_CONTACT_SLOTS, RB_SLOT_FREE,
              RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING, (double)RB_ROLLING_SPRING,
-             RB_JOINT_WORLD,
+             RB_JOINT_WORLD, (double)RB_CELL_SEAM, (double)RB_CELL_ROUNDING,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {
