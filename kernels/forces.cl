@@ -35,9 +35,11 @@
  * the particle's own material's. The same bits as the reference.
  *
  * Most of what a particle tests it does not touch: in pile 3000 one vector
- * of eight slots in twenty-five has a slot within reach, and a particle
- * has about 0.4 contacts. So the path every particle takes is kept short,
- * and what only a contact needs is kept off it:
+ * of eight slots in twenty-five had a slot within reach, and a particle
+ * about 0.4 contacts (measured with spheres' reach, before lattice bodies
+ * met as cells; the cells' wider reach takes in more). So the path every
+ * particle takes is kept short, and what only a contact needs is kept off
+ * it:
  * - a vector with nothing within reach costs its four loads, its arithmetic
  *   and one test (rb_any8); the lanes past the run's end are masked only
  *   when something is within reach;
@@ -49,9 +51,9 @@
  *   (rb_touch_slots, rb_touch_planes), which add to the particle's sums
  *   (rb_sums) through a pointer. Inlined, PoCL hoisted their loads and
  *   set-up into every particle's path and spilled around them in every loop.
- * callgrind counts 870 instructions a particle for pile 3000 at t = 2 s
- * (1,330 inlined, 950 before contacts had memory; README, "The cost of the
- * contacts' memory").
+ * callgrind counted 870 instructions a particle for pile 3000 at t = 2 s
+ * with spheres' contacts (1,330 inlined, 950 before contacts had memory;
+ * README, "The cost of the contacts' memory").
  *
  * Each contact keeps its tangential displacement in the particle's history
  * slots (4 or 8, keyed by the partner's particle index or the
