@@ -458,8 +458,11 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     /* The planes (columns x, y, z, offset of eight; the unused ones zero and
      * masked): the heights of all eight as rb_contact_plane forms each, and
      * its first test (neither touching nor about to: overlap <= -margin
-     * max_radius; a NaN height is not far, as there); those not far, in
-     * order, go to rb_touch_planes. */
+     * max_radius; a NaN height is not far, as there), with a lattice body's
+     * particle taken RB_CELL_BELOW r deep, at least its cell's reach, so
+     * that the test is exact for spheres and never drops a cell's contact;
+     * those not far, in order, go to rb_touch_planes, which judges each as
+     * rb_contact_plane does. */
     const float8 height = planes[0] * p.x + planes[1] * p.y + planes[2] * p.z - planes[3];
     const int8 far = ((contact.w > 0.0f ? RB_CELL_BELOW * r : r) - height) <= -RB_IMMINENT_MARGIN * max_radius;
     const uint near = rb_lane_bits(~far & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)plane_count));
