@@ -20,10 +20,12 @@
  * (two where the table wraps), tested for reach eight slots at a time
  * against one bound, the particle's radius plus slot_reach: the largest
  * radius in the world, or where a body is a lattice (src/sim/contact.h,
- * "cells") 1.905 times it, the farthest a cell's region reaches (the host
- * says why: set_args, src/sim/opencl.c). The same vector test drops the
- * particle's own body's slots, which that wider bound takes in (its face
- * neighbours, 2 r away): one compare of the sorted body ids, no load more.
+ * "cells") the farthest a sphere and a cell of the world's radii touch,
+ * less the particle's radius (src/sim/cell_reach.c: 1.732 times the
+ * largest radius where all are equal, at most 1.905 times). The same
+ * vector test drops the particle's own body's slots, which that wider
+ * bound takes in (its face neighbours, 2 r away): one compare of the
+ * sorted body ids, no load more.
  * The few slots within reach are then taken one by one, and judged as the
  * contact law judges them: as spheres with their own radius (r_i + r_j,
  * read from their body), or as a sphere and a cell. (Two rows in one

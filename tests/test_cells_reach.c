@@ -69,10 +69,11 @@ static rb_world *make_scene(rb_backend_kind backend, const char *kernels, uint32
     const float axis[3] = {0.3f, 0.8f, 0.52f};
     float q[4];
     turn(axis, 0.7f, q);
-    /* In the seam of two faces that go on (+x, +y) and off the exposed -z
-     * face: sqrt(2 (1.08 h)^2 + (h + 0.9 rs)^2) = 0.574 from the cell's
-     * centre, past sqrt(3) h + rs = 0.570, where only the seam reaches. */
-    const float seam[3] = {1.08f * h, 1.08f * h, -h - 0.9f * rs};
+    /* In the seams of two faces that go on (+x, +y) and off the exposed -z
+     * face: sqrt(2 (1.095 h)^2 + (h + 0.95 rs)^2) = 0.580 from the cell's
+     * centre, past sqrt(3) h + rs = 0.570 and past the farthest touch with
+     * one axis in a seam (0.578: src/sim/cell_reach.c). */
+    const float seam[3] = {1.095f * h, 1.095f * h, -h - 0.95f * rs};
     const float at_a[3] = {-4.0f, 5.0f, 0.0f};
     add_pair(w, cube, pebble, at_a, q, seam);
     probe[0] = 8; /* the pebble: the cube's 8 particles come first */

@@ -24,9 +24,6 @@
 /* Slots past the last particle in the sorted copies: the force pass loads
  * eight at a time. */
 #define RB_RUN_PAD 8u
-/* How far past a lattice's cell (half side h) the force pass reaches, in
- * h: sqrt(3) (1 + RB_CELL_SEAM) (contact.h), a thousandth wider (set_args). */
-#define RB_CELL_SLOT_REACH (1.7320508f * (1.0f + RB_CELL_SEAM) * 1.001f)
 /* Work-group size for the per-particle kernels (halved for a kernel that
  * allows less on the device). */
 #define RB_PARTICLE_GROUP 256u
@@ -174,7 +171,7 @@ typedef struct ocl {
     char device_name[600];
     bool gl_sharing;
     bool gpu_kernels;     /* the GPU kernels, else the CPU kernels (see the kernel list) */
-    bool cells;           /* a body uploaded is a lattice (body_contact.w > 0): the force pass reaches farther */
+    float slot_reach;     /* the force pass's reach past a particle's radius (rb_cl_slot_reach), m */
     size_t offsets_group; /* work-group size of rb_scan_block_offsets */
     bool profile;         /* kernel times from profiling events (RUBBLE_OPENCL_PROFILE=0: none) */
     bool counts_dirty;    /* the counts are new, or a hash pass went without its scan: they need zeroing */
@@ -462,16 +459,8 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const cl_float support_keep = p->support_keep;
     const cl_uint by_particle = o->gpu_kernels ? 0u : 1u;
     /* How far past its own radius the force pass looks for partners
-     * (forces.cl): two spheres touch within r_i + r_j <= r_i + max_radius;
-     * a sphere and a cell of half side h within r_s + |c| of the cell's
-     * centre, c the closest point of the cell's region (contact.h,
-     * rb_cell_touch), which runs a seam, RB_CELL_SEAM h, past the cell
-     * along the axes where its body goes on: |c| <= sqrt(3) (1 +
-     * RB_CELL_SEAM) h = 1.905 h. With i the sphere that is r_i + 1.905 r_j;
-     * with i the cell, r_j + 1.905 r_i, no more than r_i + 1.905 max_radius
-     * since r_i <= max_radius (RB_CELL_SLOT_REACH: a thousandth wider,
-     * against rounding). Only where a lattice body is. */
-    const cl_float slot_reach = o->cells ? RB_CELL_SLOT_REACH * p->max_radius : p->max_radius;
+     * (forces.cl): the world's bound (rb_cl_slot_reach), as of the upload. */
+    const cl_float slot_reach = o->slot_reach;
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
 
@@ -835,8 +824,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
     o->body_count = ok ? nb : 0;
     o->particle_count = ok ? np : 0;
-    o->cells = false;
-    for (uint32_t b = 0; b < nb; b++) o->cells = o->cells || d->body_contact[b].w > 0.0f;
+    o->slot_reach = rb_cl_slot_reach(d, p->max_radius);
     return ok;
 }
 
