@@ -161,6 +161,8 @@ typedef struct rb_side {
     uint body;      /* its body's index */
     float3 centre;  /* its body's centre of mass */
     float4 fa, fb;  /* its body's frame (rb_body_frame_of): world inverse inertia, fa.w 1 / M */
+    float4 q;       /* its body's orientation: the cells' axes */
+    float rank;     /* its body's cell rank (body_contact.w): 0, a body of spheres */
 } rb_side;
 
 /* A body's frame for its contacts' masses, as rb_body_frame_of
@@ -301,32 +303,172 @@ static inline void rb_contact_particles(const float3 x, const float dist2, const
     }
 }
 
+/* ---- cells: lattice bodies meet others as the cells their particles stand
+ * for (src/sim/contact.h, "cells"; the faces, bit 2k for +axis k and 2k + 1
+ * for -axis k, are particle_offset.w) ---- */
+
+#define RB_FACE_POS(k) (1u << (2u * (uint)(k)))
+#define RB_FACE_NEG(k) (2u << (2u * (uint)(k)))
+
+/* True if particle j's body gives the cells of pair (i, j), as rb_cells_on_j. */
+static inline bool rb_cells_on_j(const float rank_i, const uint body_i, const float rank_j, const uint body_j) {
+    return rank_j > rank_i || (rank_j == rank_i && body_j < body_i);
+}
+
+/* The touch of a sphere (centre ps, radius rs) and a cell (centre pc, half
+ * side h, its body's orientation q, its exposed faces), as rb_cell_touch:
+ * its weight, 0 if apart or in other cells' region; *m the unit normal
+ * from the cell toward the sphere, *dist the centre's distance from the
+ * cell along it. */
+static inline float rb_cell_touch(const float3 ps, const float rs, const float3 pc, const float h, const float4 q,
+                                  const uint faces, float3 *m, float *dist) {
+    const float3 yv = rb_rotate_inv(q, (float3)(ps.x - pc.x, ps.y - pc.y, ps.z - pc.z));
+    const float yb[3] = {yv.x, yv.y, yv.z};
+    const float b = RB_CELL_SEAM * h;
+    float d[3], weight = 1.0f;
+    for (int k = 0; k < 3; k++) {
+        float c = yb[k];
+        if (!(faces & RB_FACE_POS(k))) { /* a cell of the body lies that way */
+            if (yb[k] >= h + b) return 0.0f;
+            if (yb[k] > h - b) weight *= (h + b - yb[k]) / (2.0f * b);
+        } else if (yb[k] >= h) {
+            c = h;
+        }
+        if (!(faces & RB_FACE_NEG(k))) {
+            if (yb[k] < -h - b) return 0.0f;
+            if (yb[k] < -h + b) weight *= (yb[k] + h + b) / (2.0f * b);
+        } else if (yb[k] < -h) {
+            c = -h;
+        }
+        d[k] = yb[k] - c;
+    }
+    const float d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    if (!(d2 < rs * rs) || !(weight > 0.0f)) return 0.0f;
+    float mb[3] = {0.0f, 0.0f, 0.0f};
+    if (d2 > 0.0f) {
+        const float len = sqrt(d2);
+        for (int k = 0; k < 3; k++) mb[k] = d[k] / len;
+        *dist = len;
+    } else {
+        const uint open = faces ? faces : 63u;
+        float best = INFINITY;
+        int axis = 0;
+        float sign = 1.0f;
+        for (int k = 0; k < 3; k++) {
+            if ((open & RB_FACE_POS(k)) && h - yb[k] < best) best = h - yb[k], axis = k, sign = 1.0f;
+            if ((open & RB_FACE_NEG(k)) && h + yb[k] < best) best = h + yb[k], axis = k, sign = -1.0f;
+        }
+        mb[axis] = sign;
+        *dist = -best;
+    }
+    *m = rb_rotate(q, (float3)(mb[0], mb[1], mb[2]));
+    return weight;
+}
+
+/* Force on particle i from particle j where one of their bodies is a
+ * lattice, as rb_contact_cells after its touch (rb_cell_touch: weight > 0,
+ * m, dist; on_j: j gives the cell): the arguments otherwise as
+ * rb_contact_particles'. The contact acts midway through the overlap, on
+ * the cell's normal, with springs and dashpots weight of a whole one's. */
+static inline void rb_contact_cells(const float weight, const float3 m, const float dist, const bool on_j,
+                                    const rb_side *i, const rb_side *j, const float slip, const float3 xo, float3 *xi,
+                                    const float rolling, const float3 ro, float3 *roll, float3 *f, float3 *t,
+                                    const float4 c, const float dt, float *share) {
+    const rb_side *ss = on_j ? i : j; /* the sphere's side */
+    const float overlap = ss->r - dist, reach = 0.5f * (ss->r + dist);
+    /* the contact point, formed from the two sides' roles: the same bits for both particles */
+    const float3 point = (float3)(ss->p.x - reach * m.x, ss->p.y - reach * m.y, ss->p.z - reach * m.z);
+    const float s = on_j ? -1.0f : 1.0f; /* n: from i toward j */
+    const float3 n = (float3)(s * m.x, s * m.y, s * m.z);
+    const float3 li = (float3)(point.x - i->p.x, point.y - i->p.y, point.z - i->p.z);
+    const float3 lj = (float3)(point.x - j->p.x, point.y - j->p.y, point.z - j->p.z);
+    const float3 wi = i->w, wj = j->w;
+    const float3 ui = (float3)(i->v.x + (wi.y * li.z - wi.z * li.y), i->v.y + (wi.z * li.x - wi.x * li.z),
+                               i->v.z + (wi.x * li.y - wi.y * li.x));
+    const float3 uj = (float3)(j->v.x + (wj.y * lj.z - wj.z * lj.y), j->v.y + (wj.z * lj.x - wj.x * lj.z),
+                               j->v.z + (wj.x * lj.y - wj.y * lj.x));
+    const float3 v = (float3)(uj.x - ui.x, uj.y - ui.y, uj.z - ui.z);
+    const float vn = v.x * n.x + v.y * n.y + v.z * n.z;
+    const float3 ci = (float3)(point.x - i->centre.x, point.y - i->centre.y, point.z - i->centre.z);
+    const float3 cj = (float3)(point.x - j->centre.x, point.y - j->centre.y, point.z - j->centre.z);
+    const float wpi = rb_point_inv_mass(i, ci, n), wpj = rb_point_inv_mass(j, cj, n);
+    *share = weight * (i->fa.w / wpi);
+    /* a contact of weight w: its springs and dashpots w of a whole one's */
+    const float meff = weight / (i->fb.w * wpi + j->fb.w * wpj);
+    const float fn = -meff * rb_contact_normal(c.x, c.y, overlap, vn, dt);
+    const float3 vt = (float3)(v.x - vn * n.x, v.y - vn * n.y, v.z - vn * n.z);
+    const float mt = weight * (rb_pair_tangential_mass(i->m, j->m, rb_pair_mass(i->m, j->m)) * slip);
+    const float3 ft = rb_contact_tangential(xo, n, vt, mt * c.z, mt * (RB_TANGENTIAL_SPRING * c.x), c.w * -fn, dt, xi);
+    const float3 F = (float3)(fn * n.x + ft.x, fn * n.y + ft.y, fn * n.z + ft.z);
+    *f = (float3)((*f).x + F.x, (*f).y + F.y, (*f).z + F.z);
+    /* li x F */
+    *t = (float3)((*t).x + (li.y * F.z - li.z * F.y), (*t).y + (li.z * F.x - li.x * F.z),
+                  (*t).z + (li.x * F.y - li.y * F.x));
+    if (rolling > 0.0f) {
+        const float3 w = (float3)(wj.x - wi.x, wj.y - wi.y, wj.z - wi.z);
+        const float reff = i->r * j->r / (i->r + j->r);
+        rb_contact_rolling(ro, n, w, rolling, reff, meff, c, -fn, dt, t, roll);
+    }
+}
+
+/* Where a cell (half side h) reaches toward a plane whose normal is nb in
+ * its body's frame, as rb_cell_support (src/sim/contact.h): how far below
+ * its centre along the normal; *u gets the point (body frame, from the
+ * centre). */
+static inline float rb_cell_support(const float3 nb, const float h, float3 *u) {
+    const float eps = RB_CELL_ROUNDING;
+    const float a[3] = {nb.x, nb.y, nb.z};
+    float s = 0.0f, ub[3];
+    for (int k = 0; k < 3; k++) {
+        if (fabs(a[k]) >= eps) {
+            s += fabs(a[k]);
+            ub[k] = a[k] > 0.0f ? -h : h;
+        } else {
+            s += a[k] * a[k] / (2.0f * eps) + 0.5f * eps;
+            ub[k] = -h * (a[k] / eps);
+        }
+    }
+    *u = (float3)(ub[0], ub[1], ub[2]);
+    return h * (s - eps);
+}
+
 /* Force on particle i (its body's slip scale si) from a plane (xyz unit
  * normal out of the solid, w offset), an immovable partner, as
  * rb_contact_plane: the normal spring and dashpot sized by the effective
- * mass at the plane point under the centre, the history's tangential force
- * (xo in, *xi out), with the rates c of i's own material, added to *f; its
- * moment about i's centre, acting at that point (where the slip is
- * measured), added to *t; with rolling > 0 (its material's rolling
- * friction) it resists i's rolling on the plane (rb_contact_rolling, R = r_i;
- * ro in, *roll out). False if they do not touch. */
+ * mass at the contact point (under the centre for a sphere; for a particle
+ * of a lattice body, i->rank > 0, under its cell's reach, rb_cell_support),
+ * the history's tangential force (xo in, *xi out), with the rates c of i's
+ * own material, added to *f; its moment about i's centre, acting at that
+ * point (where the slip is measured), added to *t; with rolling > 0 (its
+ * material's rolling friction) it resists i's rolling on the plane
+ * (rb_contact_rolling, R = r_i; ro in, *roll out). False if they do not
+ * touch. */
 static inline bool rb_contact_plane(const rb_side *i, const float si, const float4 plane, const float3 xo, float3 *xi,
                                     const float rolling, const float3 ro, float3 *roll, float3 *f, float3 *t,
                                     const float4 c, const float dt, const float max_radius, float *share) {
     const float3 pi = i->p, vi = i->v, wi = i->w;
     const float3 n = plane.xyz;
     const float height = n.x * pi.x + n.y * pi.y + n.z * pi.z - plane.w;
-    const float overlap = i->r - height;
+    /* the lever from the centre to the contact point: -height n, plus a cell's support point's part along the plane */
+    float3 lever = (float3)(-height * n.x, -height * n.y, -height * n.z);
+    float below = i->r;
+    if (i->rank > 0.0f) {
+        float3 ub;
+        below = rb_cell_support(rb_rotate_inv(i->q, n), i->r, &ub);
+        const float3 u = rb_rotate(i->q, ub);
+        const float un = u.x * n.x + u.y * n.y + u.z * n.z;
+        lever = (float3)(lever.x + (u.x - un * n.x), lever.y + (u.y - un * n.y), lever.z + (u.z - un * n.z));
+    }
+    const float overlap = below - height;
     *share = 0.0f;
     if (overlap <= -RB_IMMINENT_MARGIN * max_radius) return false; /* neither touching nor about to */
-    /* the contact point's velocity: v_i + w x (-height n) */
-    const float3 vc = (float3)(vi.x - height * (wi.y * n.z - wi.z * n.y), vi.y - height * (wi.z * n.x - wi.x * n.z),
-                               vi.z - height * (wi.x * n.y - wi.y * n.x));
+    /* the contact point's velocity: v_i + w x lever */
+    const float3 vc = (float3)(vi.x + (wi.y * lever.z - wi.z * lever.y), vi.y + (wi.z * lever.x - wi.x * lever.z),
+                               vi.z + (wi.x * lever.y - wi.y * lever.x));
     const float vn = n.x * vc.x + n.y * vc.y + n.z * vc.z;
     const bool touch = overlap > 0.0f;
     if (!touch && !rb_contact_imminent(-overlap, vn, dt)) return false;
-    const float3 l = (float3)(pi.x - height * n.x - i->centre.x, pi.y - height * n.y - i->centre.y,
-                              pi.z - height * n.z - i->centre.z);
+    const float3 l = (float3)(pi.x + lever.x - i->centre.x, pi.y + lever.y - i->centre.y, pi.z + lever.z - i->centre.z);
     const float wp = rb_point_inv_mass(i, l, n);
     *share = i->fa.w / wp;
     if (!touch) return false;
@@ -335,10 +477,11 @@ static inline bool rb_contact_plane(const rb_side *i, const float si, const floa
     const float3 vt = (float3)(-(vc.x - vn * n.x), -(vc.y - vn * n.y), -(vc.z - vn * n.z));
     const float mt = i->m * si;
     const float3 ft = rb_contact_tangential(xo, n, vt, mt * c.z, mt * (RB_TANGENTIAL_SPRING * c.x), c.w * fn, dt, xi);
-    *f = (float3)((*f).x + (fn * n.x + ft.x), (*f).y + (fn * n.y + ft.y), (*f).z + (fn * n.z + ft.z));
-    /* (-height n) x ft */
-    *t = (float3)((*t).x - height * (n.y * ft.z - n.z * ft.y), (*t).y - height * (n.z * ft.x - n.x * ft.z),
-                  (*t).z - height * (n.x * ft.y - n.y * ft.x));
+    const float3 F = (float3)(fn * n.x + ft.x, fn * n.y + ft.y, fn * n.z + ft.z);
+    *f = (float3)((*f).x + F.x, (*f).y + F.y, (*f).z + F.z);
+    /* lever x F */
+    *t = (float3)((*t).x + (lever.y * F.z - lever.z * F.y), (*t).y + (lever.z * F.x - lever.x * F.z),
+                  (*t).z + (lever.x * F.y - lever.y * F.x));
     if (rolling > 0.0f) {
         const float3 w = (float3)(-wi.x, -wi.y, -wi.z);
         rb_contact_rolling(ro, n, w, rolling, i->r, meff, c, fn, dt, t, roll);

@@ -18,9 +18,17 @@
  * The 27 neighbour cells are read as 9 rows of three: cells x - 1, x, x + 1
  * of a row fill consecutive buckets, so a row is one run of sorted slots
  * (two where the table wraps), tested for reach eight slots at a time
- * against one bound, the particle's radius plus the largest in the world;
- * the few slots within reach are then taken one by one, and judged with
- * their own radius (r_i + r_j, read from their body). (Two rows in one
+ * against one bound, the particle's radius plus slot_reach: the largest
+ * radius in the world, or where a body is a lattice (src/sim/contact.h,
+ * "cells") the farthest a sphere and a cell of the world's radii touch,
+ * less the particle's radius (src/sim/cell_reach.c: 1.732 times the
+ * largest radius where all are equal, at most 1.905 times). The same
+ * vector test drops the particle's own body's slots, which that wider
+ * bound takes in (its face neighbours, 2 r away): one compare of the
+ * sorted body ids, no load more.
+ * The few slots within reach are then taken one by one, and judged as the
+ * contact law judges them: as spheres with their own radius (r_i + r_j,
+ * read from their body), or as a sphere and a cell. (Two rows in one
  * 16-wide test ran slower on PoCL.) Particles of other cells that share
  * those buckets are skipped by their cell key. Contacts are summed in the
  * reference's order: rows z, then y, each row's cells x - 1, x, x + 1, each
@@ -29,9 +37,11 @@
  * the particle's own material's. The same bits as the reference.
  *
  * Most of what a particle tests it does not touch: in pile 3000 one vector
- * of eight slots in twenty-five has a slot within reach, and a particle
- * has about 0.4 contacts. So the path every particle takes is kept short,
- * and what only a contact needs is kept off it:
+ * of eight slots in twenty-five had a slot within reach, and a particle
+ * about 0.4 contacts (measured with spheres' reach, before lattice bodies
+ * met as cells; the cells' wider reach takes in more). So the path every
+ * particle takes is kept short, and what only a contact needs is kept off
+ * it:
  * - a vector with nothing within reach costs its four loads, its arithmetic
  *   and one test (rb_any8); the lanes past the run's end are masked only
  *   when something is within reach;
@@ -43,9 +53,9 @@
  *   (rb_touch_slots, rb_touch_planes), which add to the particle's sums
  *   (rb_sums) through a pointer. Inlined, PoCL hoisted their loads and
  *   set-up into every particle's path and spilled around them in every loop.
- * callgrind counts 870 instructions a particle for pile 3000 at t = 2 s
- * (1,330 inlined, 950 before contacts had memory; README, "The cost of the
- * contacts' memory").
+ * callgrind counted 870 instructions a particle for pile 3000 at t = 2 s
+ * with spheres' contacts (1,330 inlined, 950 before contacts had memory;
+ * README, "The cost of the contacts' memory").
  *
  * Each contact keeps its tangential displacement in the particle's history
  * slots (4 or 8, keyed by the partner's particle index or the
@@ -56,11 +66,19 @@
  * With commit 0 (forces read for a test, not a step) nothing but the force
  * and moment is written.
  *
- * A particle of a sleeping body that overlaps a particle of an awake body
- * moving faster than sleep_speed, or a moving particle of a kinematic body,
- * marks its body to wake (every writer writes 1: no race). A particle of a
+ * A particle of a sleeping body that touches (has a contact with) a
+ * particle of an awake body moving faster than sleep_speed, or a moving
+ * particle of a kinematic body, marks its body to wake (every writer writes 1: no race). A particle of a
  * static or kinematic body (mass INFINITY) gets no force: nothing moves
  * those bodies. */
+
+/* A bound on how far below its centre a cell reaches toward a plane, in
+ * half sides (rb_cell_support: (sum over the axes of |n_k|, each rounded
+ * up by at most RB_CELL_ROUNDING / 2) - RB_CELL_ROUNDING, at most sqrt(3) +
+ * RB_CELL_ROUNDING / 2): the planes' first test (below) takes a lattice
+ * body's particle this deep, so that it never calls a plane far that
+ * rb_contact_plane would not. */
+#define RB_CELL_BELOW 1.75f
 
 /* ---- vectors of eight lanes ---- */
 
@@ -135,8 +153,10 @@ typedef struct rb_sorted {
     __global const uint *index; /* sorted_index: a slot's particle */
     __global const float4 *body_pos, *body_frame, *body_omega, *body_inv_inertia;
     __global const uint *body_material;
-    __global const float4 *body_contact; /* x radius, y slip scale, z onset support */
+    __global const float4 *body_contact; /* x radius, y slip scale, z onset support, w cell rank */
     __global const float *own_vel;       /* stage 1's velocities, in index order (grid.cl) */
+    __global const float4 *body_quat;    /* the cells' axes */
+    __global const float4 *offset;       /* particle_offset: w, a particle's exposed cell faces */
 } rb_sorted;
 
 /* The particle whose force is summed, as a contact sees it. */
@@ -154,16 +174,18 @@ typedef struct rb_summing {
 
 /* The side of a contact a body's particle gives (its position p and velocity v). */
 static inline rb_side rb_side_of(const rb_sorted *in, const uint b, const float3 p, const float3 v) {
-    const float4 inv_inertia = in->body_inv_inertia[b];
+    const float4 inv_inertia = in->body_inv_inertia[b], contact = in->body_contact[b];
     rb_side s = {p,
                  v,
                  in->body_omega[b].xyz,
                  inv_inertia.w,
-                 in->body_contact[b].x,
+                 contact.x,
                  b,
                  in->body_pos[b].xyz,
                  in->body_frame[2u * b],
-                 in->body_frame[2u * b + 1u]};
+                 in->body_frame[2u * b + 1u],
+                 in->body_quat[b],
+                 contact.w};
     return s;
 }
 
@@ -216,9 +238,13 @@ static inline void rb_keep(const rb_summing *q, const uint key, const uint match
 
 /* Slot j's particle, within reach of a particle of another body, in the
  * row of cells whose first cell has key row_key (or in another cell that
- * shares a bucket with it: skipped). Reach was judged against the largest
- * radius; whether the two touch is judged here, with j's own radius, as
- * the reference judges it (rb_particles_touch) for the wake and the force. */
+ * shares a bucket with it: skipped). Reach was judged against a bound for
+ * every partner; whether the two touch is judged here, as the reference
+ * judges it (rb_contact_particles, reference.c): as spheres with j's own
+ * radius (rb_particles_touch), or where either body is a lattice as a
+ * sphere and a cell (rb_cell_touch, the cell's orientation and faces read
+ * only then). A touch is a contact, and may wake the summed particle's
+ * sleeping body. */
 static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __constant float4 *rates,
                                  __constant float *rolling, const uint j, const uint row_key, const float sleep_speed,
                                  const float sleep_time, const float dt) {
@@ -229,21 +255,35 @@ static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __con
     const uint cell = as_uint(vj.w), bj = in->body[j];
     /* in another row, or past x + 1 of this one (x is the key's low 10 bits) */
     if ((cell >> 10) != (row_key >> 10) || ((cell - row_key) & 1023u) > 2u) return;
-    const float4 cj = in->body_contact[bj];
-    if (!rb_particles_touch(dist2, q->r, cj.x)) return; /* apart, or coincident with no normal */
+    const float4 ci = in->body_contact[q->body], cj = in->body_contact[bj];
+    const uint partner = in->index[j]; /* the history's key */
+    const bool cells = ci.w > 0.0f || cj.w > 0.0f, on_j = rb_cells_on_j(ci.w, q->body, cj.w, bj);
+    float weight = 0.0f, dist = 0.0f;
+    float3 m = (float3)(0.0f, 0.0f, 0.0f);
+    if (cells) {
+        weight = on_j ? rb_cell_touch(q->p, q->r, pj, cj.x, in->body_quat[bj], (uint)in->offset[partner].w, &m, &dist)
+                      : rb_cell_touch(pj, cj.x, q->p, q->r, in->body_quat[q->body], (uint)in->offset[q->i].w, &m, &dist);
+        if (!(weight > 0.0f)) return;
+    } else if (!rb_particles_touch(dist2, q->r, cj.x)) {
+        return; /* apart, or coincident with no normal */
+    }
     const rb_side si = rb_own_side(q, in), sj = rb_side_of(in, bj, pj, vj.xyz);
+    const uint pair = rb_pair_of(q, in, in->body_material[bj]);
+    const float mu_r = rolling[pair], slip = fmin(ci.y, cj.y);
+    float3 xo, xi, ro, roll;
+    float share;
+    const uint match = rb_slot_match(q, partner, mu_r > 0.0f, &xo, &ro);
+    if (cells)
+        rb_contact_cells(weight, m, dist, on_j, &si, &sj, slip, xo, &xi, mu_r, ro, &roll, &q->sums->f, &q->sums->t,
+                         rates[pair], dt, &share);
+    else
+        rb_contact_particles(sep, dist2, &si, &sj, slip, xo, &xi, mu_r, ro, &roll, &q->sums->f, &q->sums->t,
+                             rates[pair], dt, &share);
+    rb_keep(q, partner, match, xi, mu_r > 0.0f, roll, share);
     if ((q->flags & RB_SLEEPING) && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
         const float speed2 = rb_length2(vj.xyz);
         if (speed2 > sleep_speed * sleep_speed || (isinf(sj.m) && speed2 > 0.0f)) q->sums->wake = 1u;
     }
-    const uint partner = in->index[j], pair = rb_pair_of(q, in, in->body_material[bj]); /* partner: the history's key */
-    const float mu_r = rolling[pair];
-    float3 xo, xi, ro, roll;
-    float share;
-    const uint match = rb_slot_match(q, partner, mu_r > 0.0f, &xo, &ro);
-    rb_contact_particles(sep, dist2, &si, &sj, fmin(in->body_contact[q->body].y, cj.y), xo, &xi, mu_r, ro, &roll,
-                         &q->sums->f, &q->sums->t, rates[pair], dt, &share);
-    rb_keep(q, partner, match, xi, mu_r > 0.0f, roll, share);
 }
 
 /* The summed particle (its values passed by value: see rb_touch_slots), its
@@ -270,10 +310,11 @@ rb_touch_slots(__private rb_sums *sums, const float3 p, const float r, const uin
                __global const float4 *body_inv_inertia, __global const uint *body_material,
                __global const float4 *body_contact, __global const float *own_vel, __global const uint *keys,
                const uint slots, __global float *disp, __global float *roll, __constant float4 *rates,
-               __constant float *rolling, const float sleep_speed, const float sleep_time, const float dt) {
+               __constant float *rolling, const float sleep_speed, const float sleep_time, const float dt,
+               __global const float4 *body_quat, __global const float4 *particle_offset) {
     const rb_sorted in = {x,        y,          z,          sorted_body,      vel,           index,
                           body_pos, body_frame, body_omega, body_inv_inertia, body_material, body_contact,
-                          own_vel};
+                          own_vel,  body_quat,  particle_offset};
     const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, slots, keys, disp, roll);
     while (bits != 0u)
         rb_visit_slot(&q, &in, rates, rolling, first + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
@@ -288,9 +329,10 @@ rb_touch_planes(__private rb_sums *sums, const float3 p, const float r, const ui
                 __global const float4 *body_inv_inertia, __global const uint *body_material,
                 __global const float4 *body_contact, __global const float *own_vel, __global const uint *keys,
                 const uint slots, __global float *disp, __global float *roll, __constant float4 *rates,
-                __constant float *rolling, const float max_radius, const float dt) {
-    const rb_sorted in = {
-        0, 0, 0, 0, vel, 0, body_pos, body_frame, body_omega, body_inv_inertia, body_material, body_contact, own_vel};
+                __constant float *rolling, const float max_radius, const float dt, __global const float4 *body_quat) {
+    const rb_sorted in = {0,          0,          0,          0,          vel,           0,
+                          body_pos,   body_frame, body_omega, body_inv_inertia, body_material, body_contact,
+                          own_vel,    body_quat,  0};
     const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, slots, keys, disp, roll);
     const rb_side si = rb_own_side(&q, &in);
     const float slip = body_contact[body].y;
@@ -327,7 +369,8 @@ rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float
              __global const float4 *body_inv_inertia, __global const uint *body_material,
              __global const float4 *body_contact, __global const float *own_vel, __global const uint *keys,
              const uint slots, __global float *disp, __global float *roll, __constant float4 *rates,
-             __constant float *rolling, const float sleep_speed, const float sleep_time, const float dt) {
+             __constant float *rolling, const float sleep_speed, const float sleep_time, const float dt,
+             __global const float4 *body_quat, __global const float4 *particle_offset) {
     for (; slot < end; slot += 8u) {
         const float8 x = vload8(0, sorted_x + slot) - p.x, y = vload8(0, sorted_y + slot) - p.y,
                      z = vload8(0, sorted_z + slot) - p.z;
@@ -337,7 +380,8 @@ rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float
         if (bits)
             rb_touch_slots(sums, p, r, i, s, b, flags, slot, bits, key, sorted_x, sorted_y, sorted_z, sorted_body,
                            sorted_vel, sorted_index, body_pos, body_frame, body_omega, body_inv_inertia, body_material,
-                           body_contact, own_vel, keys, slots, disp, roll, rates, rolling, sleep_speed, sleep_time, dt);
+                           body_contact, own_vel, keys, slots, disp, roll, rates, rolling, sleep_speed, sleep_time, dt,
+                           body_quat, particle_offset);
     }
 }
 
@@ -345,7 +389,7 @@ rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float
 #define RB_RUN_ARGS                                                                                                    \
     key, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index, body_pos, body_frame, body_omega,        \
         body_inv_inertia, body_material, body_contact, moment, keys, slots, disp, roll, rates, rolling, sleep_speed,   \
-        sleep_time, dt
+        sleep_time, dt, body_quat, particle_offset
 
 __kernel void rb_forces(const uint n, __global const uint *sorted_index, __global const float4 *body_pos,
                         __global const float4 *body_omega, __global const float4 *body_inv_inertia,
@@ -359,7 +403,8 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         __global const float4 *body_frame, __global uint *keys, __global float *disp,
                         __global float *support, __global uint *overflow, const uint commit,
                         __global const uint *particle_body, const uint by_particle, __global float *roll,
-                        __constant float *rolling, const uint slots) {
+                        __constant float *rolling, const uint slots, __global const float4 *body_quat,
+                        __global const float4 *particle_offset, const float slot_reach) {
     const uint s = get_global_id(0);
     if (s >= n) return;
     const uint i = by_particle ? s : sorted_index[s];
@@ -381,8 +426,9 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     } else {
         p = (float3)(sorted_x[s], sorted_y[s], sorted_z[s]);
     }
-    const float r = body_contact[b].x;
-    const float reach = r + max_radius; /* >= r + r_j for every j: rounding keeps the order */
+    const float4 contact = body_contact[b];
+    const float r = contact.x;
+    const float reach = r + slot_reach; /* beyond every partner's touch (the host's slot_reach) */
     const float reach2 = reach * reach;
     const uint flags = (by_particle ? RB_BY_PARTICLE : 0u) | (rb_asleep(x.w, sleep_time) ? RB_SLEEPING : 0u) |
                        (commit ? RB_COMMIT : 0u);
@@ -414,15 +460,18 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     /* The planes (columns x, y, z, offset of eight; the unused ones zero and
      * masked): the heights of all eight as rb_contact_plane forms each, and
      * its first test (neither touching nor about to: overlap <= -margin
-     * max_radius; a NaN height is not far, as there); those not far, in
-     * order, go to rb_touch_planes. */
+     * max_radius; a NaN height is not far, as there), with a lattice body's
+     * particle taken RB_CELL_BELOW r deep, at least its cell's reach, so
+     * that the test is exact for spheres and never drops a cell's contact;
+     * those not far, in order, go to rb_touch_planes, which judges each as
+     * rb_contact_plane does. */
     const float8 height = planes[0] * p.x + planes[1] * p.y + planes[2] * p.z - planes[3];
-    const int8 far = (r - height) <= -RB_IMMINENT_MARGIN * max_radius;
+    const int8 far = ((contact.w > 0.0f ? RB_CELL_BELOW * r : r) - height) <= -RB_IMMINENT_MARGIN * max_radius;
     const uint near = rb_lane_bits(~far & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)plane_count));
     if (near)
         rb_touch_planes(&sums, p, r, i, s, b, flags, near, (__constant const float *)planes, sorted_vel, body_pos,
                         body_frame, body_omega, body_inv_inertia, body_material, body_contact, moment, keys, slots,
-                        disp, roll, rates, rolling, max_radius, dt);
+                        disp, roll, rates, rolling, max_radius, dt, body_quat);
 
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,

@@ -13,3 +13,8 @@ foreach(t test_physics test_world test_sizes)
     set_tests_properties(${t}_opencl PROPERTIES ENVIRONMENT "${RB_OPENCL_TEST_ENV}" TIMEOUT 600)
   endif()
 endforeach()
+
+# The cells law's far touches (a sphere at a cell's corner or seam, a cell's
+# corner on a plane): both kernel sets against the reference, bit for bit.
+rb_add_test(test_cells_reach SOURCES test_cells_reach.c LIBS rubble_shapes rubble_sim)
+target_compile_definitions(test_cells_reach PRIVATE RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}") # rb_test.h

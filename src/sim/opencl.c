@@ -171,6 +171,7 @@ typedef struct ocl {
     char device_name[600];
     bool gl_sharing;
     bool gpu_kernels;     /* the GPU kernels, else the CPU kernels (see the kernel list) */
+    float slot_reach;     /* the force pass's reach past a particle's radius (rb_cl_slot_reach), m */
     size_t offsets_group; /* work-group size of rb_scan_block_offsets */
     bool profile;         /* kernel times from profiling events (RUBBLE_OPENCL_PROFILE=0: none) */
     bool counts_dirty;    /* the counts are new, or a hash pass went without its scan: they need zeroing */
@@ -457,6 +458,9 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const cl_float sleep_speed = p->sleep_speed, sleep_time = p->sleep_time, wake_accel = p->wake_accel;
     const cl_float support_keep = p->support_keep;
     const cl_uint by_particle = o->gpu_kernels ? 0u : 1u;
+    /* How far past its own radius the force pass looks for partners
+     * (forces.cl): the world's bound (rb_cl_slot_reach), as of the upload. */
+    const cl_float slot_reach = o->slot_reach;
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
 
@@ -506,7 +510,8 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_FORCES, 27, body_frame) && ARG_MEM(K_FORCES, 28, keys) && ARG_MEM(K_FORCES, 29, disp) &&
          ARG_MEM(K_FORCES, 30, support) && ARG_MEM(K_FORCES, 31, overflow) && ARG_VAL(K_FORCES, 32, commit) &&
          ARG_MEM(K_FORCES, 33, particle_body) && ARG_VAL(K_FORCES, 34, by_particle) && ARG_MEM(K_FORCES, 35, roll) &&
-         ARG_MEM(K_FORCES, 36, rolling) && ARG_VAL(K_FORCES, 37, o->slots);
+         ARG_MEM(K_FORCES, 36, rolling) && ARG_VAL(K_FORCES, 37, o->slots) && ARG_MEM(K_FORCES, 38, body_quat) &&
+         ARG_MEM(K_FORCES, 39, particle_offset) && ARG_VAL(K_FORCES, 40, slot_reach);
 
     const int ki = integrate_kernel(o);
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
@@ -819,6 +824,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     ok = CHECK("clFinish", clFinish(o->queue)) && ok;
     o->body_count = ok ? nb : 0;
     o->particle_count = ok ? np : 0;
+    o->slot_reach = rb_cl_slot_reach(d, p->max_radius);
     return ok;
 }
 
@@ -1085,10 +1091,11 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
              "-DRB_MAX_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
-             "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf -DRB_JOINT_WORLD=%#xu%s",
+             "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf -DRB_JOINT_WORLD=%#xu -DRB_CELL_SEAM=%.9gf "
+             "-DRB_CELL_ROUNDING=%.9gf%s",
              RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_MAX_CONTACT_SLOTS, RB_SLOT_FREE,
              RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING, (double)RB_ROLLING_SPRING,
-             RB_JOINT_WORLD,
+             RB_JOINT_WORLD, (double)RB_CELL_SEAM, (double)RB_CELL_ROUNDING,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {
