@@ -194,8 +194,10 @@ static inline float rb_point_inv_mass(const rb_side *s, const float3 l, const fl
 
 /* How many contacts' worth a side's body shares its mass among, as
  * rb_contact_share (src/sim/contact.h). */
-static inline float rb_contact_share(const float support, const float onset) {
-    return support > 0.0f ? fmax(support, 1.0f) : onset;
+static inline float rb_contact_share(const float support, const float onset, const float rank) {
+    if (!(support > 0.0f)) return onset;
+    const float share = fmax(support, 1.0f);
+    return rank > 0.0f ? fmin(share, onset) : share;
 }
 
 /* The mass a contact's spring and dashpot are sized by, as rb_contact_mass
@@ -482,6 +484,11 @@ static inline bool rb_contact_plane(const rb_side *i, const float si, const floa
     /* lever x F */
     *t = (float3)((*t).x + (lever.y * F.z - lever.z * F.y), (*t).y + (lever.z * F.x - lever.x * F.z),
                   (*t).z + (lever.x * F.y - lever.y * F.x));
+    if (i->rank > 0.0f && fn > 0.0f) {
+        /* the cell's face's dashpots against its tilting (rb_contact_plane, src/sim/contact.h) */
+        const float d = meff * c.y * (i->r * i->r), wn = wi.x * n.x + wi.y * n.y + wi.z * n.z;
+        *t = (float3)((*t).x - d * (wi.x - wn * n.x), (*t).y - d * (wi.y - wn * n.y), (*t).z - d * (wi.z - wn * n.z));
+    }
     if (rolling > 0.0f) {
         const float3 w = (float3)(-wi.x, -wi.y, -wi.z);
         rb_contact_rolling(ro, n, w, rolling, i->r, meff, c, fn, dt, t, roll);

@@ -203,7 +203,8 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
     body_support[b] = supported;
     rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
                       wake, dt, sleep_speed, sleep_time, wake_accel, transforms, body_frame);
-    body_frame[2u * b + 1u].w = rb_contact_share(supported, body_contact[b].z); /* every body's, asleep or not */
+    /* every body's, asleep or not */
+    body_frame[2u * b + 1u].w = rb_contact_share(supported, body_contact[b].z, body_contact[b].w);
 }
 
 /* rb_integrate with one work-item a body, for GPUs: the same partial sums,
@@ -243,5 +244,6 @@ __kernel void rb_integrate_flat(const uint body_count, __global const uint *body
     body_support[b] = supported;
     rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
                       wake, dt, sleep_speed, sleep_time, wake_accel, transforms, body_frame);
-    body_frame[2u * b + 1u].w = rb_contact_share(supported, body_contact[b].z); /* every body's, asleep or not */
+    /* every body's, asleep or not */
+    body_frame[2u * b + 1u].w = rb_contact_share(supported, body_contact[b].z, body_contact[b].w);
 }

@@ -432,8 +432,10 @@ static void check_trajectory(const fixture *f, uint32_t variant) {
     /* On PoCL bit for bit, the slab's 300 particles too: both backends sum
      * a body in the same order (src/sim/world_internal.h, RB_SUM_PARTS). */
     if (strstr(rb_world_device_name(cl), "Portable Computing Language")) assert_true(bit_equal);
-    /* and the bodies did move: they fell and came to the ground */
-    assert_true(a[4].p[1] < 2.0f);
+    /* and the bodies did move: the highest fell more than 2 m from 6.2 m, to
+     * the ground, or in variant 1 onto the slab's flat top (3.7 m) */
+    printf("    body 4 ends at y %.3f\n", a[4].p[1]);
+    assert_true(a[4].p[1] < 4.2f);
     rb_world_destroy(cl), rb_world_destroy(ref), rb_world_destroy(nudged), rb_world_destroy(reordered);
 }
 
