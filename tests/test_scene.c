@@ -740,7 +740,8 @@ static void test_save_and_reload_continue_bit_for_bit(void **state) {
               "  {\"shape\": \"cube\", \"position\": [-4, 0.5, 8], \"scale\": 0.25, \"angular_velocity\": [0, "
               "1, 0]},"
               "  {\"shape\": \"cube2\", \"position\": [-10, 0.41, 12], \"kinematic\": true, \"velocity\": "
-              "[0.5, 0, 0], \"angular_velocity\": [0, 0.3, 0]}],"
+              "[0.5, 0, 0], \"angular_velocity\": [0, 0.3, 0]},"
+              "  {\"shape\": \"rock_a\", \"scale\": 0.5, \"position\": [-6.3, 4, 0.5]}],"
               " \"generators\": [{\"type\": \"formation\", \"formation\": 2, \"count\": 10, \"shape\": "
               "\"cube\"}, {\"type\": \"formation\", \"formation\": 1, \"count\": 8, \"shape\": \"cube2\", "
               "\"position\": [-6, 0, 0]}]}");
@@ -759,11 +760,16 @@ static void test_save_and_reload_continue_bit_for_bit(void **state) {
         any_asleep |= st.asleep;
     }
     assert_true(any_asleep);
-    /* a nudge wakes formation 1's bottom layer (bodies 14 on): the stack is
+    /* a nudge wakes formation 1's bottom layer (bodies 15 on): the stack is
      * sliding and settling, on the ground and on each other, when it is
-     * saved, so the contact history matters to the steps after */
+     * saved, so the contact history matters to the steps after. The rock
+     * (a mesh whose voxels are turned in its principal frame: not a
+     * lattice, its particles spheres) lies on it: a lattice body shares its
+     * mass among at most its onset support, whatever its saved support
+     * (src/sim/contact.h, rb_contact_share), so it is the rock's support
+     * that the run needs */
     rb_body_state nudged;
-    assert_true(rb_world_get_body(w, 14, &nudged));
+    assert_true(rb_world_get_body(w, 15, &nudged));
     assert_true(rb_world_apply_impulse(w, nudged.id, (const float[3]){0.3f * nudged.mass, 0, 0}, nudged.position));
     assert_true(rb_world_step(w, 20));
 
