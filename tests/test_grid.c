@@ -31,10 +31,9 @@ static rb_contact_side *contact_sides(rb_world *w, const float *p, const float *
         const uint32_t n = first[b + 1] - first[b];
         float *offs = malloc(sizeof(float) * 3 * n);
         rb_float4 *o = malloc(sizeof(rb_float4) * n);
-        uint32_t *faces = calloc(n, sizeof *faces);
         assert_int_equal(rb_world_shape_particles(w, s.shape, offs, n, NULL), n);
         for (uint32_t k = 0; k < n; k++) o[k] = (rb_float4){offs[3 * k], offs[3 * k + 1], offs[3 * k + 2], 0.0f};
-        const int lattice = rb_shape_cells(o, n, rb_world_shape_radius(w, s.shape), faces);
+        const int lattice = rb_shape_cells(o, n, rb_world_shape_radius(w, s.shape));
         assert_true(lattice >= 0);
         for (uint32_t k = 0; k < n; k++) {
             const uint32_t i = first[b] + k;
@@ -44,10 +43,10 @@ static rb_contact_side *contact_sides(rb_world *w, const float *p, const float *
                 .body = b,
                 .q = {s.orientation[0], s.orientation[1], s.orientation[2], s.orientation[3]},
                 .rank = lattice ? (float)n : 0.0f,
-                .faces = lattice ? faces[k] : 0u,
+                .faces = lattice ? (uint32_t)o[k].w : 0u,
             };
         }
-        free(offs), free(o), free(faces);
+        free(offs), free(o);
     }
     return sides;
 }

@@ -21,7 +21,7 @@ static bool has_key(const uint64_t *keys, uint32_t n, uint64_t key) {
     return bsearch(&key, keys, n, sizeof *keys, compare_keys) != NULL;
 }
 
-int rb_shape_cells(const rb_float4 *offsets, uint32_t n, float radius, uint32_t *faces) {
+int rb_shape_cells(rb_float4 *offsets, uint32_t n, float radius) {
     if (n < 2 || !(radius > 0.0f)) return 0;
     const double spacing = 2.0 * (double)radius;
     int *coords = malloc((size_t)n * 3 * sizeof *coords);
@@ -52,7 +52,7 @@ int rb_shape_cells(const rb_float4 *offsets, uint32_t n, float radius, uint32_t 
                 c[k] += side ? -1 : 1;
                 if (!has_key(keys, n, cell_key(c))) exposed |= side ? RB_FACE_NEG(k) : RB_FACE_POS(k);
             }
-        faces[i] = exposed;
+        offsets[i].w = (float)exposed;
     }
     result = 1;
 done:

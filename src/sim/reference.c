@@ -139,22 +139,6 @@ static inline void for_each_neighbour(const reference *r, const rb_world_data *d
             }
 }
 
-/* What the touch test reads of particle i (contact.h, rb_pair_touch). */
-static rb_contact_side shape_of(const reference *r, const rb_world_data *d, uint32_t i) {
-    const uint32_t b = d->particle_body[i];
-    return (rb_contact_side){.p = r->pos[i],
-                             .r = r->vel[i].w,
-                             .body = b,
-                             .q = d->body_quat[b],
-                             .rank = d->body_contact[b].w,
-                             .faces = (uint32_t)d->particle_offset[i].w};
-}
-
-static bool overlapping(const reference *r, const rb_world_data *d, uint32_t i, uint32_t j) {
-    const rb_contact_side a = shape_of(r, d, i), b = shape_of(r, d, j);
-    return rb_pair_touch(&a, &b);
-}
-
 /* What a contact reads of particle i and of its body (contact.h). */
 static rb_contact_side side_of(const reference *r, const rb_world_data *d, uint32_t i) {
     const uint32_t b = d->particle_body[i];
@@ -169,6 +153,11 @@ static rb_contact_side side_of(const reference *r, const rb_world_data *d, uint3
                              .q = d->body_quat[b],
                              .rank = d->body_contact[b].w,
                              .faces = (uint32_t)d->particle_offset[i].w};
+}
+
+static bool overlapping(const reference *r, const rb_world_data *d, uint32_t i, uint32_t j) {
+    const rb_contact_side a = side_of(r, d, i), b = side_of(r, d, j);
+    return rb_pair_touch(&a, &b);
 }
 
 /* One particle's contacts as stage 3 finds them: its history slots

@@ -375,16 +375,12 @@ int rb_world_add_shape(rb_world *w, const rb_shape_data *s) {
     ws->slip_scale = (float)(1.0 / rb_shape_mobility(s, ws->radius));
     ws->onset = (float)rb_shape_onset_support(s, ws->radius);
     memcpy(ws->inertia, s->inertia, sizeof ws->inertia);
-    uint32_t *faces = malloc(s->particle_count * sizeof *faces);
-    const int lattice = faces ? rb_shape_cells(ws->offsets, s->particle_count, ws->radius, faces) : -1;
+    const int lattice = rb_shape_cells(ws->offsets, s->particle_count, ws->radius);
     if (lattice < 0) {
-        free(faces);
         free(ws->offsets);
         return -1;
     }
-    for (uint32_t i = 0; lattice && i < s->particle_count; i++) ws->offsets[i].w = (float)faces[i];
     ws->rank = lattice ? (float)s->particle_count : 0.0f;
-    free(faces);
     return (int)w->shape_count++;
 }
 

@@ -127,9 +127,10 @@ double rb_shape_onset_support(const rb_shape_data *shape, float radius);
 /* Whether a shape's n particles (offsets xyz, body frame) sit on a lattice
  * of spacing 2 radius along the body's axes, one to a cell, more than one
  * (src/sim/cells.c): 1, with each particle's exposed cell faces
- * (contact.h, RB_FACE_POS and RB_FACE_NEG) in faces; 0 if not; -1 if out of
- * memory. A lattice shape's bodies meet others as cells (contact.h). */
-int rb_shape_cells(const rb_float4 *offsets, uint32_t n, float radius, uint32_t *faces);
+ * (contact.h, RB_FACE_POS and RB_FACE_NEG) written into its offset's w; 0
+ * if not, -1 if out of memory, the offsets then as they were. A lattice
+ * shape's bodies meet others as cells (contact.h). */
+int rb_shape_cells(rb_float4 *offsets, uint32_t n, float radius);
 
 /* Restitution of a unit-mass contact with spring rate k (1/s^2) and dashpot
  * rate c (1/s) whose force never pulls; theta (may be NULL) gets w_d t_end. */
