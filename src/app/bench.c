@@ -8,7 +8,8 @@
  * real-time factor (simulated seconds per wall second), particle-steps/s,
  * stage and kernel times (OpenCL profiling events), device memory per
  * particle and the digest of the state at the end; --json prints one object
- * per run. README.md, "Benchmarks", defines the pile and gives figures.
+ * per run. --save FILE writes the state where timing starts as a scene file,
+ * so that a profiler can take the timed steps alone (README, "Benchmarks"). README.md, "Benchmarks", defines the pile and gives figures.
  *
  * `repose N` is a measurement more than a timing: N spheres poured onto a
  * rough disc, the angle of repose of the heap they make (repose.c). */
@@ -21,6 +22,7 @@
 #include "app.h"
 #include "bench.h"
 #include "run.h"
+#include "scenes/stage.h"
 
 static const char *scene_name(const rb_run_scene *s, char *buf, size_t size) {
     if (s->file)
@@ -109,7 +111,7 @@ static void print_json(const char *name, const char *shape, rb_run *run, const r
 
 static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_run_scene *scene,
                         rb_backend_kind backend) {
-    char name[256], err[1024];
+    char name[256], err[4096 + 256];
     scene_name(scene, name, sizeof name);
     rb_world_desc desc = rb_app_world_desc(o);
     desc.backend = backend;
@@ -133,6 +135,11 @@ static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_ru
     snprintf(label, sizeof label, "%s %s warm-up", name, rb_world_backend_name(w));
     rb_run_stats r;
     bool ok = rb_run_steps(run, warm_steps, label, !o->quiet, &r);
+    if (ok && o->save) { /* the state where timing starts: `rubble-bench FILE --warmup 0` times the same steps */
+        const rb_scene_source source = rb_stage_source(rb_run_stage(run));
+        ok = rb_scene_save_source(o->save, &source, err, sizeof err);
+        if (!ok) fprintf(stderr, "rubble-bench: --save %s\n", err);
+    }
     snprintf(label, sizeof label, "%s %s timed", name, rb_world_backend_name(w));
     ok = ok && rb_run_steps(run, timed_steps > 0 ? timed_steps : 1, label, !o->quiet, &r);
     /* as a headless run (src/app/main.c): a run that went NaN is reported, and fails */

@@ -106,7 +106,7 @@ static const option_spec specs[] = {
     {"--gltf", true, RUBBLE},
     {"--events", true, RUBBLE},
     {"--events-impulse", true, RUBBLE},
-    {"--save", true, RUBBLE},
+    {"--save", true, BOTH},
     {"--save-every", true, RUBBLE},
     {"--shots", true, RUBBLE},
     {"--shot-prefix", true, RUBBLE},
@@ -387,13 +387,20 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
         if (others[k] && rb_path_same(o->events, others[k]))
             return FAIL("--events %s is also %s's file: give each output a file of its own", o->events, names[k]);
     if (o->video && o->headless) return FAIL("--video records the sandbox's frames; --headless draws none");
-    if ((o->save || o->save_every > 0) && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
+    if ((o->save || o->save_every > 0) && program == RB_PROGRAM_RUBBLE && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
         return FAIL("--save and --save-every write a --headless run's state; in the window, Ctrl+S saves the scene");
     if (o->save_every > 0 && !o->save) return FAIL("--save-every needs --save FILE: its files are named after FILE");
     if (o->shot_count && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
         return FAIL("--shots draws a --headless run at simulated times; in the window, F12 saves a screenshot");
     if (program == RB_PROGRAM_BENCH && o->scene_count == 0 && !o->help)
         return FAIL("no scene given (e.g. rubble-bench pile 1000)");
+    if (program == RB_PROGRAM_BENCH && o->save) {
+        if (o->save_every > 0) return FAIL("rubble-bench takes --save alone: it writes the state where timing starts");
+        if (o->scene_count != 1 || o->both_backends)
+            return FAIL("--save writes one run's state: give one scene and one backend");
+        if (o->scenes[0].file && rb_path_same(o->save, o->scenes[0].file))
+            return FAIL("--save %s is the scene being timed: give the saved scene a name of its own", o->save);
+    }
     return true;
 }
 
