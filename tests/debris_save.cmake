@@ -9,9 +9,11 @@ add_test(NAME test_debris_save_opencl COMMAND test_debris_save WORKING_DIRECTORY
 set_tests_properties(test_debris_save_opencl PROPERTIES ENVIRONMENT "${RB_TEST_ENV};RUBBLE_TEST_BACKEND=opencl"
                                                         TIMEOUT 600)
 
-# rubble --headless --save and --save-every (tests/test_cli_save.c): the
-# saved end state runs on to one run's digest; files it must not write over.
+# rubble --headless --save and --save-every, and rubble-bench --save
+# (tests/test_cli_save.c): the saved state runs on to one run's digest;
+# files it must not write over.
 rb_add_test(test_cli_save SOURCES test_cli_save.c LIBS rubble_scenes rubble_shapes rubble_base cjson)
-target_compile_definitions(test_cli_save PRIVATE RB_TEST_RUBBLE="$<TARGET_FILE:rubble>" RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
+target_compile_definitions(test_cli_save PRIVATE RB_TEST_RUBBLE="$<TARGET_FILE:rubble>"
+                                                 RB_TEST_BENCH="$<TARGET_FILE:rubble-bench>" RB_TEST_PLUGIN_DIR="${RB_PLUGIN_OUTPUT_DIR}"
                                                  RB_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
-add_dependencies(test_cli_save rubble cube cube2)
+add_dependencies(test_cli_save rubble rubble-bench cube cube2)

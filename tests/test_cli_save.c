@@ -1,7 +1,7 @@
 /* rubble --headless --save (src/app/main.c, options.c): the end state as a
  * scene file that loads and runs on to the digest of one run, with a
- * fountain's debris; --save-every's numbered files; and the files --save
- * refuses to write over. Files are written in the build folder's tests/. */
+ * fountain's debris; --save-every's numbered files; the files --save
+ * refuses to write over; and rubble-bench --save. Files are written in the build folder's tests/. */
 #include <cjson/cJSON.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,11 +10,11 @@
 
 static char out[1 << 16], err[1 << 16];
 
-/* Runs rubble with args; returns its exit code, stdout in out, stderr in err. */
-static int run(const char *args) {
+/* Runs program with args; returns its exit code, stdout in out, stderr in err. */
+static int run_program(const char *program, const char *args) {
     char cmd[4096], err_path[512];
     snprintf(err_path, sizeof err_path, "%s/tests/cli_save_stderr.txt", RB_TEST_BUILD_DIR);
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", RB_TEST_RUBBLE, args, err_path);
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", program, args, err_path);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t n = fread(out, 1, sizeof out - 1, p);
@@ -26,6 +26,8 @@ static int run(const char *args) {
     if (e) fclose(e);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+static int run(const char *args) { return run_program(RB_TEST_RUBBLE, args); }
 
 static const char *fountain =
     "{\"rubble_scene\": 1,\n"
@@ -146,10 +148,64 @@ static void test_save_refusals(void **state) {
     (void)record;
 }
 
+/* rubble-bench --save: the state where timing starts, from which the timed
+ * steps run again to the same digest (what scripts/profile relies on); and
+ * what it refuses, writing nothing. */
+static void test_bench_save(void **state) {
+    (void)state;
+    char scene[512], saved[512], args[2048], one[32], two[32];
+    path_of(scene, sizeof scene, "bench-fountain.json");
+    path_of(saved, sizeof saved, "bench-start.json");
+    FILE *f = fopen(scene, "w");
+    assert_non_null(f);
+    fputs(fountain, f);
+    fclose(f);
+    const char *backends[] = {"reference", "opencl"};
+    for (int b = 0; b < 2; b++) {
+        remove(saved);
+        /* 250 steps untimed, saved, then 100 timed */
+        snprintf(args, sizeof args, "'%s' --backend %s --warmup 0.4 --time 0.16 --json --quiet --save '%s'", scene,
+                 backends[b], saved);
+        if (run_program(RB_TEST_BENCH, args) != 0) fail_msg("%s", err);
+        digest_of(one);
+        snprintf(args, sizeof args, "'%s' --backend %s --warmup 0 --time 0.16 --json --quiet", saved, backends[b]);
+        if (run_program(RB_TEST_BENCH, args) != 0) fail_msg("%s", err);
+        digest_of(two);
+        print_message("%s: 250 + 100 steps %s, 100 from --save %s\n", backends[b], one, two);
+        assert_string_equal(one, two);
+    }
+    remove(saved);
+    struct {
+        const char *args, *says;
+    } cases[] = {
+        {"pile 10 pile 20 --save '%s'", "give one scene and one backend"},
+        {"pile 10 --backend both --save '%s'", "give one scene and one backend"},
+        {"pile 10 --save '%s' --save-every 1", "unknown option '--save-every'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(args, sizeof args, cases[i].args, saved);
+        const int code = run_program(RB_TEST_BENCH, args);
+        if (code != 2 || !strstr(err, cases[i].says))
+            fail_msg("rubble-bench %s: exit %d, stderr '%s' should say '%s'", args, code, err, cases[i].says);
+        assert_int_not_equal(access(saved, F_OK), 0);
+    }
+    /* the scene timed is never the file saved over */
+    snprintf(args, sizeof args, "'%s' --warmup 0 --time 0.0016 --save '%s'", scene, scene);
+    const int code = run_program(RB_TEST_BENCH, args);
+    if (code != 2 || !strstr(err, "is the scene being timed")) fail_msg("exit %d, stderr '%s'", code, err);
+    f = fopen(scene, "r");
+    assert_non_null(f);
+    const size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    assert_string_equal(out, fountain);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_save_goes_on),
         cmocka_unit_test(test_save_refusals),
+        cmocka_unit_test(test_bench_save),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

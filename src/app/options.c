@@ -395,7 +395,6 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
     if (program == RB_PROGRAM_BENCH && o->scene_count == 0 && !o->help)
         return FAIL("no scene given (e.g. rubble-bench pile 1000)");
     if (program == RB_PROGRAM_BENCH && o->save) {
-        if (o->save_every > 0) return FAIL("rubble-bench takes --save alone: it writes the state where timing starts");
         if (o->scene_count != 1 || o->both_backends)
             return FAIL("--save writes one run's state: give one scene and one backend");
         if (o->scenes[0].file && rb_path_same(o->save, o->scenes[0].file))
