@@ -52,6 +52,7 @@
  * integrate.cl. */
 enum {
     K_HASH,
+    K_COUNT_PARTICLES,
     K_CHUNK_SUMS,
     K_CHUNK_OFFSETS,
     K_CHUNKS,
@@ -72,6 +73,7 @@ enum {
 };
 
 static const char *const kernel_entry[K_COUNT] = {"rb_hash_particles",
+                                                  "rb_count_particles",
                                                   "rb_scan_chunk_sums",
                                                   "rb_scan_chunk_offsets",
                                                   "rb_scan_chunks",
@@ -94,7 +96,7 @@ static const char *const kernel_entry[K_COUNT] = {"rb_hash_particles",
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
-    [K_HASH] = 0,          [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,
+    [K_HASH] = 0,          [K_COUNT_PARTICLES] = 0, [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,
     [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,      [K_SCATTER] = 4,        [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,
     [K_FORCES] = 6,        [K_INTEGRATE] = 7,   [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1, [K_PIECES] = -1,
     [K_JOINTS] = -1,       [K_JOINT_LOADS] = -1};
@@ -126,6 +128,7 @@ typedef struct ocl_buffers {
     ocl_buffer particle_offset; /* 16 B */
     /* 4 B each; sorted_index also holds the ranks from the hash pass to the scatter (grid.cl) */
     ocl_buffer particle_body, particle_hash, members, sorted_index;
+    ocl_buffer particle_key; /* 4 B: the cell key (grid.cl, rb_hash_particles), for rb_reorder */
     ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body; /* 4 B each, bucket order, padded */
     ocl_buffer sorted_vel;                                /* 16 B, bucket order */
     ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
@@ -311,10 +314,13 @@ static bool reserve_particles(ocl *o, uint32_t n, uint32_t slots) {
         return false;
     }
     if (n > o->particle_capacity || !b->particle_offset.mem) {
-        const size_t cap = grown(n < 64 ? 64 : n, o->particle_capacity);
+        /* whole work-groups: rb_hash_particles and rb_particle_positions run
+         * on past the last particle, into the padding (grid.cl) */
+        const size_t cap = round_up(grown(n < 64 ? 64 : n, o->particle_capacity), RB_PARTICLE_GROUP);
         bool ok = make_buffer(o, &b->particle_offset, cap * 16u, "particle_offset") &&
                   make_buffer(o, &b->particle_body, cap * 4u, "particle_body") &&
                   make_buffer(o, &b->particle_hash, cap * 4u, "particle_hash") &&
+                  make_buffer(o, &b->particle_key, cap * 4u, "particle_key") &&
                   make_buffer(o, &b->members, cap * 4u, "members") &&
                   make_buffer(o, &b->sorted_index, cap * 4u, "sorted_index") &&
                   make_buffer(o, &b->sorted_x, (cap + RB_RUN_PAD) * 4u, "sorted_x") &&
@@ -464,14 +470,15 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
 
-    ok = ok && ARG_VAL(K_HASH, 0, n) && ARG_MEM(K_HASH, 1, particle_offset) && ARG_MEM(K_HASH, 2, particle_body) &&
-         ARG_MEM(K_HASH, 3, body_pos) && ARG_MEM(K_HASH, 4, body_quat) && ARG_MEM(K_HASH, 5, body_vel) &&
-         ARG_MEM(K_HASH, 6, body_omega) && ARG_VAL(K_HASH, 7, inv_cell) && ARG_VAL(K_HASH, 8, mask) &&
-         ARG_MEM(K_HASH, 9, particle_hash) && ARG_MEM(K_HASH, 10, counts) &&
-         ARG_MEM(K_HASH, 11, sorted_index) && /* the ranks, until rb_reorder */
-         ARG_MEM(K_HASH, 12, wake) && ARG_MEM(K_HASH, 13, force) &&
-         ARG_MEM(K_HASH, 14, moment) && /* scratch until the force pass */
-         ARG_VAL(K_HASH, 15, o->stride_z) && ARG_VAL(K_HASH, 16, o->stride_y);
+    ok = ok && ARG_MEM(K_HASH, 0, particle_offset) && ARG_MEM(K_HASH, 1, particle_body) &&
+         ARG_MEM(K_HASH, 2, body_pos) && ARG_MEM(K_HASH, 3, body_quat) && ARG_MEM(K_HASH, 4, body_vel) &&
+         ARG_MEM(K_HASH, 5, body_omega) && ARG_VAL(K_HASH, 6, inv_cell) && ARG_VAL(K_HASH, 7, mask) &&
+         ARG_MEM(K_HASH, 8, particle_hash) && ARG_MEM(K_HASH, 9, particle_key) && ARG_MEM(K_HASH, 10, force) &&
+         ARG_MEM(K_HASH, 11, moment) && /* scratch until the force pass */
+         ARG_VAL(K_HASH, 12, o->stride_z) && ARG_VAL(K_HASH, 13, o->stride_y);
+    ok = ok && ARG_VAL(K_COUNT_PARTICLES, 0, n) && ARG_MEM(K_COUNT_PARTICLES, 1, particle_hash) &&
+         ARG_MEM(K_COUNT_PARTICLES, 2, counts) &&
+         ARG_MEM(K_COUNT_PARTICLES, 3, sorted_index); /* the ranks, until rb_reorder */
 
     if (o->gpu_kernels) {
         ok = ok && ARG_MEM(K_BLOCK_SUMS, 0, counts) && ARG_MEM(K_BLOCK_SUMS, 1, scan_sums);
@@ -494,7 +501,7 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const int kr = reorder_kernel(o);
     ok = ok && ARG_VAL(kr, 0, n) && ARG_MEM(kr, 1, particle_body) && ARG_MEM(kr, 2, body_pos) &&
          ARG_MEM(kr, 3, force) && ARG_MEM(kr, 4, moment) && ARG_MEM(kr, 5, particle_hash) && ARG_MEM(kr, 6, table) &&
-         ARG_MEM(kr, 7, members) && ARG_VAL(kr, 8, inv_cell) && ARG_MEM(kr, 9, sorted_x) && ARG_MEM(kr, 10, sorted_y) &&
+         ARG_MEM(kr, 7, members) && ARG_MEM(kr, 8, particle_key) && ARG_MEM(kr, 9, sorted_x) && ARG_MEM(kr, 10, sorted_y) &&
          ARG_MEM(kr, 11, sorted_z) && ARG_MEM(kr, 12, sorted_body) && ARG_MEM(kr, 13, sorted_vel) &&
          ARG_MEM(kr, 14, sorted_index);
 
@@ -549,9 +556,8 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
              ARG_MEM(K_JOINT_LOADS, 6, load_force) && ARG_MEM(K_JOINT_LOADS, 7, load_torque);
     }
 
-    ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
-         ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
-         ARG_MEM(K_POSITIONS, 4, body_quat) && ARG_MEM(K_POSITIONS, 5, force);
+    ok = ok && ARG_MEM(K_POSITIONS, 0, particle_offset) && ARG_MEM(K_POSITIONS, 1, particle_body) &&
+         ARG_MEM(K_POSITIONS, 2, body_pos) && ARG_MEM(K_POSITIONS, 3, body_quat) && ARG_MEM(K_POSITIONS, 4, force);
 
     /* The planes as columns x, y, z, offset of RB_MAX_PLANES, zero past the
      * last (forces.cl tests all at once): written only when they change,
@@ -613,7 +619,14 @@ static bool clear_counts(ocl *o) {
 static bool enqueue_grid(ocl *o, bool timed) {
     if (o->counts_dirty && !clear_counts(o)) return false;
     o->counts_dirty = true;
-    if (!launch(o, K_HASH, o->particle_count, o->group[K_HASH], timed) || !enqueue_scan(o, timed)) return false;
+    /* every body's wake flag cleared for this step's force pass */
+    const cl_uint zero = 0;
+    if ((o->body_count && !CHECK("clEnqueueFillBuffer(wake)", clEnqueueFillBuffer(o->queue, o->buf.wake.mem, &zero, sizeof zero, 0,
+                                                                (size_t)o->body_count * sizeof zero, 0, NULL, NULL))) ||
+        !launch(o, K_HASH, o->particle_count, o->group[K_HASH], timed) ||
+        !launch(o, K_COUNT_PARTICLES, o->particle_count, o->group[K_COUNT_PARTICLES], timed) ||
+        !enqueue_scan(o, timed))
+        return false;
     o->counts_dirty = false;
     return true;
 }
@@ -810,6 +823,14 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
               write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body") &&
               upload_pieces(o, d) && upload_joints(o, d);
+    /* The padding to the last whole work-group belongs to body 0, so that
+     * the kernels that run on into it read within the body arrays (grid.cl). */
+    const cl_uint body0 = 0;
+    const size_t padded = round_up(np, RB_PARTICLE_GROUP);
+    if (ok && padded > np)
+        ok = CHECK("clEnqueueFillBuffer(particle_body)",
+                   clEnqueueFillBuffer(o->queue, B->particle_body.mem, &body0, sizeof body0, (size_t)np * 4u,
+                                       (padded - np) * 4u, 0, NULL, NULL));
     /* Particles past those uploaded before are new: no history. (When
      * bodies went, the world hands over the whole history: upload_slots.) */
     if (ok && np > o->particle_count) {
