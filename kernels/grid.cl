@@ -1,15 +1,16 @@
 /* grid.cl - stage 2: counting sort of particles by hashed cell.
  *
- * rb_hash_particles finds each particle's bucket; rb_count_particles counts
- * each bucket in `counts` (all zero between steps) and gives each particle
- * its rank among its bucket's particles (the order the atomics handed out).
- * A scan turns the counts into bucket starts in `table` (exclusive prefix
- * sum, table[table_size] = the particle count, so bucket h spans [table[h],
- * table[h + 1])) and sets the counts back to zero for the next step. rb_scatter puts each particle at its bucket's start
- * plus its rank, and rb_reorder puts each bucket in particle-index order,
- * whatever order the atomics handed out, and writes the particle values
- * (stage 1) into the sorted copies the force pass reads, with each slot's
- * particle index.
+ * rb_hash_particles finds each particle's bucket and cell key (and stage
+ * 1's values); rb_count_particles counts each bucket in `counts` (all zero
+ * between steps) and gives each particle its rank among its bucket's
+ * particles (the order the atomics handed out). A scan turns the counts
+ * into bucket starts in `table` (exclusive prefix sum, table[table_size] =
+ * the particle count, so bucket h spans [table[h], table[h + 1])) and sets
+ * the counts back to zero for the next step. rb_scatter puts each particle
+ * at its bucket's start plus its rank, and rb_reorder puts each bucket in
+ * particle-index order, whatever order the atomics handed out, and writes
+ * the particle values (stage 1) into the sorted copies the force pass
+ * reads, with each slot's particle index.
  *
  * Two scans, the same result: the chunk scan, for CPUs (one work-item walks
  * a chunk of a few hundred counters: its cache lines are its own), and the
@@ -50,11 +51,10 @@ static inline void rb_rel_scalars(__global const float *body_quat, const uint b,
  * a kernel has no vector values and no atomics. The count is the next
  * kernel's (rb_count_particles), and the wake flags are cleared by the host
  * (src/sim/opencl.c, enqueue_grid). */
-__kernel void rb_hash_particles(__global const float *particle_offset,
-                                __global const uint *particle_body, __global const float *body_pos,
-                                __global const float *body_quat, __global const float *body_vel,
-                                __global const float *body_omega, const float inv_cell, const uint mask,
-                                __global uint *particle_hash, __global uint *particle_key,
+__kernel void rb_hash_particles(__global const float *particle_offset, __global const uint *particle_body,
+                                __global const float *body_pos, __global const float *body_quat,
+                                __global const float *body_vel, __global const float *body_omega, const float inv_cell,
+                                const uint mask, __global uint *particle_hash, __global uint *particle_key,
                                 __global float *particle_rel, __global float *particle_vel, const uint stride_z,
                                 const uint stride_y) {
     /* No test of i against n: the work-items past the last particle, to
@@ -230,10 +230,9 @@ static inline void rb_reorder_particle(const uint i, __global const uint *partic
                                        __global const float4 *body_pos, __global const float *particle_rel,
                                        __global const float *particle_vel, __global const uint *particle_hash,
                                        __global const uint *table, __global const uint *members,
-                                       __global const uint *particle_key,
-                                       __global float *sorted_x, __global float *sorted_y, __global float *sorted_z,
-                                       __global uint *sorted_body, __global float4 *sorted_vel,
-                                       __global uint *sorted_index) {
+                                       __global const uint *particle_key, __global float *sorted_x,
+                                       __global float *sorted_y, __global float *sorted_z, __global uint *sorted_body,
+                                       __global float4 *sorted_vel, __global uint *sorted_index) {
     const uint h = particle_hash[i], start = table[h], end = table[h + 1];
     uint slot = start;
     for (uint s = start; s < end; s++) slot += members[s] < i ? 1u : 0u;
@@ -260,8 +259,8 @@ __kernel void rb_reorder(const uint n, __global const uint *particle_body, __glo
                          __global uint *sorted_index) {
     const uint i = get_global_id(0);
     if (i >= n) return;
-    rb_reorder_particle(i, particle_body, body_pos, particle_rel, particle_vel, particle_hash, table, members, particle_key,
-                        sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index);
+    rb_reorder_particle(i, particle_body, body_pos, particle_rel, particle_vel, particle_hash, table, members,
+                        particle_key, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index);
 }
 
 /* The same, one work-item a slot of members: each writes within its own
@@ -271,9 +270,8 @@ __kernel void rb_reorder_slots(const uint n, __global const uint *particle_body,
                                __global const float *particle_rel, __global const float *particle_vel,
                                __global const uint *particle_hash, __global const uint *table,
                                __global const uint *members, __global const uint *particle_key,
-                               __global float *sorted_x,
-                               __global float *sorted_y, __global float *sorted_z, __global uint *sorted_body,
-                               __global float4 *sorted_vel, __global uint *sorted_index) {
+                               __global float *sorted_x, __global float *sorted_y, __global float *sorted_z,
+                               __global uint *sorted_body, __global float4 *sorted_vel, __global uint *sorted_index) {
     const uint s = get_global_id(0);
     if (s >= n) return;
     rb_reorder_particle(members[s], particle_body, body_pos, particle_rel, particle_vel, particle_hash, table, members,
@@ -282,9 +280,9 @@ __kernel void rb_reorder_slots(const uint n, __global const uint *particle_body,
 
 /* Particle world positions in index order, for read-back (not part of a
  * step); in scalars, into the padding too, as rb_hash_particles. */
-__kernel void rb_particle_positions(__global const float *particle_offset,
-                                    __global const uint *particle_body, __global const float *body_pos,
-                                    __global const float *body_quat, __global float *out) {
+__kernel void rb_particle_positions(__global const float *particle_offset, __global const uint *particle_body,
+                                    __global const float *body_pos, __global const float *body_quat,
+                                    __global float *out) {
     const uint i = get_global_id(0);
     const uint b = 4u * particle_body[i];
     float rx, ry, rz;

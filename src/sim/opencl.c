@@ -72,34 +72,23 @@ enum {
     K_COUNT
 };
 
-static const char *const kernel_entry[K_COUNT] = {"rb_hash_particles",
-                                                  "rb_count_particles",
-                                                  "rb_scan_chunk_sums",
-                                                  "rb_scan_chunk_offsets",
-                                                  "rb_scan_chunks",
-                                                  "rb_scan_block_sums",
-                                                  "rb_scan_block_offsets",
-                                                  "rb_scan_blocks",
-                                                  "rb_scatter",
-                                                  "rb_reorder",
-                                                  "rb_reorder_slots",
-                                                  "rb_forces",
-                                                  "rb_integrate",
-                                                  "rb_integrate_flat",
-                                                  "rb_particle_positions",
-                                                  "rb_piece_loads",
-                                                  "rb_joint_forces",
-                                                  "rb_joint_loads"};
+static const char *const kernel_entry[K_COUNT] = {
+    "rb_hash_particles", "rb_count_particles", "rb_scan_chunk_sums",    "rb_scan_chunk_offsets",
+    "rb_scan_chunks",    "rb_scan_block_sums", "rb_scan_block_offsets", "rb_scan_blocks",
+    "rb_scatter",        "rb_reorder",         "rb_reorder_slots",      "rb_forces",
+    "rb_integrate",      "rb_integrate_flat",  "rb_particle_positions", "rb_piece_loads",
+    "rb_joint_forces",   "rb_joint_loads",
+};
 
 /* The timed kernels, as kernel_times names them: the two sets share names. */
 #define RB_OPENCL_KERNEL_COUNT 8
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
-    [K_HASH] = 0,          [K_COUNT_PARTICLES] = 0, [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,
-    [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,      [K_SCATTER] = 4,        [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,
-    [K_FORCES] = 6,        [K_INTEGRATE] = 7,   [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1, [K_PIECES] = -1,
-    [K_JOINTS] = -1,       [K_JOINT_LOADS] = -1};
+    [K_HASH] = 0,          [K_COUNT_PARTICLES] = 0, [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,
+    [K_BLOCK_SUMS] = 1,    [K_BLOCK_OFFSETS] = 2,   [K_BLOCKS] = 3,      [K_SCATTER] = 4,        [K_REORDER] = 5,
+    [K_REORDER_SLOTS] = 5, [K_FORCES] = 6,          [K_INTEGRATE] = 7,   [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1,
+    [K_PIECES] = -1,       [K_JOINTS] = -1,         [K_JOINT_LOADS] = -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
@@ -126,7 +115,7 @@ typedef struct ocl_buffers {
     ocl_buffer wake;            /* 4 B: touched by a mover this step */
     ocl_buffer transforms;      /* 32 B: what the renderer reads */
     ocl_buffer particle_offset; /* 16 B */
-    /* 4 B each; sorted_index also holds the ranks from the hash pass to the scatter (grid.cl) */
+    /* 4 B each; sorted_index also holds the ranks from the count to the scatter (grid.cl) */
     ocl_buffer particle_body, particle_hash, members, sorted_index;
     ocl_buffer particle_key; /* 4 B: the cell key (grid.cl, rb_hash_particles), for rb_reorder */
     ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body; /* 4 B each, bucket order, padded */
@@ -501,9 +490,9 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const int kr = reorder_kernel(o);
     ok = ok && ARG_VAL(kr, 0, n) && ARG_MEM(kr, 1, particle_body) && ARG_MEM(kr, 2, body_pos) &&
          ARG_MEM(kr, 3, force) && ARG_MEM(kr, 4, moment) && ARG_MEM(kr, 5, particle_hash) && ARG_MEM(kr, 6, table) &&
-         ARG_MEM(kr, 7, members) && ARG_MEM(kr, 8, particle_key) && ARG_MEM(kr, 9, sorted_x) && ARG_MEM(kr, 10, sorted_y) &&
-         ARG_MEM(kr, 11, sorted_z) && ARG_MEM(kr, 12, sorted_body) && ARG_MEM(kr, 13, sorted_vel) &&
-         ARG_MEM(kr, 14, sorted_index);
+         ARG_MEM(kr, 7, members) && ARG_MEM(kr, 8, particle_key) && ARG_MEM(kr, 9, sorted_x) &&
+         ARG_MEM(kr, 10, sorted_y) && ARG_MEM(kr, 11, sorted_z) && ARG_MEM(kr, 12, sorted_body) &&
+         ARG_MEM(kr, 13, sorted_vel) && ARG_MEM(kr, 14, sorted_index);
 
     ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, sorted_index) && ARG_MEM(K_FORCES, 2, body_pos) &&
          ARG_MEM(K_FORCES, 3, body_omega) && ARG_MEM(K_FORCES, 4, body_inv_inertia) && ARG_MEM(K_FORCES, 5, table) &&
@@ -621,11 +610,11 @@ static bool enqueue_grid(ocl *o, bool timed) {
     o->counts_dirty = true;
     /* every body's wake flag cleared for this step's force pass */
     const cl_uint zero = 0;
-    if ((o->body_count && !CHECK("clEnqueueFillBuffer(wake)", clEnqueueFillBuffer(o->queue, o->buf.wake.mem, &zero, sizeof zero, 0,
-                                                                (size_t)o->body_count * sizeof zero, 0, NULL, NULL))) ||
+    if ((o->body_count && !CHECK("clEnqueueFillBuffer(wake)",
+                                 clEnqueueFillBuffer(o->queue, o->buf.wake.mem, &zero, sizeof zero, 0,
+                                                     (size_t)o->body_count * sizeof zero, 0, NULL, NULL))) ||
         !launch(o, K_HASH, o->particle_count, o->group[K_HASH], timed) ||
-        !launch(o, K_COUNT_PARTICLES, o->particle_count, o->group[K_COUNT_PARTICLES], timed) ||
-        !enqueue_scan(o, timed))
+        !launch(o, K_COUNT_PARTICLES, o->particle_count, o->group[K_COUNT_PARTICLES], timed) || !enqueue_scan(o, timed))
         return false;
     o->counts_dirty = false;
     return true;
