@@ -42,15 +42,38 @@ static inline void rb_rel_scalars(__global const float *body_quat, const uint b,
     *rz = oz + qw * tz + (qx * ty - qy * tx);
 }
 
-/* Stage 1: every particle's offset from its body's centre and velocity
- * (kept in index order, in the force and moment buffers, for rb_reorder and
- * the force pass in particle order; the force pass overwrites them later in
- * the step) and its bucket. Written in scalars, as rb_particle_rel,
- * rb_point_velocity, rb_cell_of and rb_cell_hash (common.cl) compute them,
- * operation for operation: PoCL's vectorizer packs work-items only where
- * a kernel has no vector values and no atomics. The count is the next
- * kernel's (rb_count_particles), and the wake flags are cleared by the host
- * (src/sim/opencl.c, enqueue_grid). */
+/* Stage 1 for particle i, of the body whose values start at float b of
+ * the body arrays: its offset from the body's centre and its velocity
+ * (kept in index order, in the force and moment buffers, for rb_reorder
+ * and the force pass in particle order; the force pass overwrites them
+ * later in the step) and its cell key; returns its bucket. In scalars, as
+ * rb_particle_rel, rb_point_velocity, rb_cell_of, rb_cell_hash and
+ * rb_cell_key (common.cl) compute them, operation for operation, with no
+ * branch: PoCL's vectorizer packs work-items only where a kernel has no
+ * vector values, no branches and no atomics. */
+static inline uint rb_stage1(const uint i, const uint b, __global const float *particle_offset,
+                             __global const float *body_pos, __global const float *body_quat,
+                             __global const float *body_vel, __global const float *body_omega, const float inv_cell,
+                             const uint mask, __global uint *particle_key, __global float *particle_rel,
+                             __global float *particle_vel, const uint stride_z, const uint stride_y) {
+    float rx, ry, rz;
+    rb_rel_scalars(body_quat, b, particle_offset, i, &rx, &ry, &rz);
+    particle_rel[3u * i] = rx, particle_rel[3u * i + 1u] = ry, particle_rel[3u * i + 2u] = rz;
+    /* rb_point_velocity: V + omega x rel */
+    const float wx = body_omega[b], wy = body_omega[b + 1u], wz = body_omega[b + 2u];
+    particle_vel[3u * i] = body_vel[b] + (wy * rz - wz * ry);
+    particle_vel[3u * i + 1u] = body_vel[b + 1u] + (wz * rx - wx * rz);
+    particle_vel[3u * i + 2u] = body_vel[b + 2u] + (wx * ry - wy * rx);
+    const int cx = rb_floor_int_select((body_pos[b] + rx) * inv_cell),
+              cy = rb_floor_int_select((body_pos[b + 1u] + ry) * inv_cell),
+              cz = rb_floor_int_select((body_pos[b + 2u] + rz) * inv_cell);
+    particle_key[i] = ((uint)cx & 1023u) | (((uint)cy & 1023u) << 10) | (((uint)cz & 1023u) << 20); /* rb_cell_key */
+    return ((uint)cx + (uint)cz * stride_z + (uint)cy * stride_y) & mask;
+}
+
+/* Stage 1 and the bucket, for CPUs: the count is the next kernel's
+ * (rb_count_particles), and the host clears the wake flags (src/sim/opencl.c,
+ * enqueue_grid), so that this loop over work-items vectorizes. */
 __kernel void rb_hash_particles(__global const float *particle_offset, __global const uint *particle_body,
                                 __global const float *body_pos, __global const float *body_quat,
                                 __global const float *body_vel, __global const float *body_omega, const float inv_cell,
@@ -63,20 +86,8 @@ __kernel void rb_hash_particles(__global const float *particle_offset, __global 
      * 0: src/sim/opencl.c), so the loop over work-items has no branch and
      * consecutive work-items access consecutive words: it vectorizes. */
     const uint i = get_global_id(0);
-    const uint b = 4u * particle_body[i];
-    float rx, ry, rz;
-    rb_rel_scalars(body_quat, b, particle_offset, i, &rx, &ry, &rz);
-    particle_rel[3u * i] = rx, particle_rel[3u * i + 1u] = ry, particle_rel[3u * i + 2u] = rz;
-    /* rb_point_velocity: V + omega x rel */
-    const float wx = body_omega[b], wy = body_omega[b + 1u], wz = body_omega[b + 2u];
-    particle_vel[3u * i] = body_vel[b] + (wy * rz - wz * ry);
-    particle_vel[3u * i + 1u] = body_vel[b + 1u] + (wz * rx - wx * rz);
-    particle_vel[3u * i + 2u] = body_vel[b + 2u] + (wx * ry - wy * rx);
-    const int cx = rb_floor_int_select((body_pos[b] + rx) * inv_cell),
-              cy = rb_floor_int_select((body_pos[b + 1u] + ry) * inv_cell),
-              cz = rb_floor_int_select((body_pos[b + 2u] + rz) * inv_cell);
-    particle_hash[i] = ((uint)cx + (uint)cz * stride_z + (uint)cy * stride_y) & mask;
-    particle_key[i] = ((uint)cx & 1023u) | (((uint)cy & 1023u) << 10) | (((uint)cz & 1023u) << 20); /* rb_cell_key */
+    particle_hash[i] = rb_stage1(i, 4u * particle_body[i], particle_offset, body_pos, body_quat, body_vel, body_omega,
+                                 inv_cell, mask, particle_key, particle_rel, particle_vel, stride_z, stride_y);
 }
 
 /* The count of each bucket in `counts` (all zero between steps), and each
@@ -87,6 +98,25 @@ __kernel void rb_count_particles(const uint n, __global const uint *particle_has
     const uint i = get_global_id(0);
     if (i >= n) return;
     rank[i] = atomic_inc(&counts[particle_hash[i]]);
+}
+
+/* Both in one, for GPUs (a launch fewer); a body's first particle also
+ * clears the body's wake flag for this step's force pass. */
+__kernel void rb_hash_count(const uint n, __global const float *particle_offset, __global const uint *particle_body,
+                            __global const float *body_pos, __global const float *body_quat,
+                            __global const float *body_vel, __global const float *body_omega, const float inv_cell,
+                            const uint mask, __global uint *particle_hash, __global uint *particle_key,
+                            __global float *particle_rel, __global float *particle_vel, const uint stride_z,
+                            const uint stride_y, volatile __global uint *counts, __global uint *rank,
+                            __global uint *wake) {
+    const uint i = get_global_id(0);
+    if (i >= n) return;
+    const uint b = particle_body[i];
+    if (i == 0 || particle_body[i - 1] != b) wake[b] = 0u;
+    const uint h = rb_stage1(i, 4u * b, particle_offset, body_pos, body_quat, body_vel, body_omega, inv_cell, mask,
+                             particle_key, particle_rel, particle_vel, stride_z, stride_y);
+    particle_hash[i] = h;
+    rank[i] = atomic_inc(&counts[h]);
 }
 
 /* ---- the chunk scan ---- */

@@ -537,6 +537,14 @@ static void test_kernel_sets_agree(void **state) {
             assert_true(h == cpu);
         }
     }
+    /* a pile that lands and falls asleep (test_pile_matches_reference): the
+     * GPU set's hash pass clears the wake flags itself, the CPU set's host
+     * before its hash pass (kernels/grid.cl, rb_hash_count) */
+    const uint64_t asleep_cpu = kernels_digest(*state, "cpu", 300, 1200),
+                   asleep_gpu = kernels_digest(*state, "gpu", 300, 1200);
+    printf("    pile 300, 1200 steps: cpu %016llx, gpu %016llx\n", (unsigned long long)asleep_cpu,
+           (unsigned long long)asleep_gpu);
+    assert_true(asleep_gpu == asleep_cpu);
 }
 
 /* Cubes have 27 particles, summed in the reference's order, so a cube pile

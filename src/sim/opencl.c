@@ -53,6 +53,7 @@
 enum {
     K_HASH,
     K_COUNT_PARTICLES,
+    K_HASH_COUNT,
     K_CHUNK_SUMS,
     K_CHUNK_OFFSETS,
     K_CHUNKS,
@@ -73,11 +74,25 @@ enum {
 };
 
 static const char *const kernel_entry[K_COUNT] = {
-    "rb_hash_particles", "rb_count_particles", "rb_scan_chunk_sums",    "rb_scan_chunk_offsets",
-    "rb_scan_chunks",    "rb_scan_block_sums", "rb_scan_block_offsets", "rb_scan_blocks",
-    "rb_scatter",        "rb_reorder",         "rb_reorder_slots",      "rb_forces",
-    "rb_integrate",      "rb_integrate_flat",  "rb_particle_positions", "rb_piece_loads",
-    "rb_joint_forces",   "rb_joint_loads",
+    "rb_hash_particles",
+    "rb_count_particles",
+    "rb_hash_count",
+    "rb_scan_chunk_sums",
+    "rb_scan_chunk_offsets",
+    "rb_scan_chunks",
+    "rb_scan_block_sums",
+    "rb_scan_block_offsets",
+    "rb_scan_blocks",
+    "rb_scatter",
+    "rb_reorder",
+    "rb_reorder_slots",
+    "rb_forces",
+    "rb_integrate",
+    "rb_integrate_flat",
+    "rb_particle_positions",
+    "rb_piece_loads",
+    "rb_joint_forces",
+    "rb_joint_loads",
 };
 
 /* The timed kernels, as kernel_times names them: the two sets share names. */
@@ -85,10 +100,10 @@ static const char *const kernel_entry[K_COUNT] = {
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
-    [K_HASH] = 0,          [K_COUNT_PARTICLES] = 0, [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,
-    [K_BLOCK_SUMS] = 1,    [K_BLOCK_OFFSETS] = 2,   [K_BLOCKS] = 3,      [K_SCATTER] = 4,        [K_REORDER] = 5,
-    [K_REORDER_SLOTS] = 5, [K_FORCES] = 6,          [K_INTEGRATE] = 7,   [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1,
-    [K_PIECES] = -1,       [K_JOINTS] = -1,         [K_JOINT_LOADS] = -1};
+    [K_HASH] = 0,       [K_COUNT_PARTICLES] = 0, [K_HASH_COUNT] = 0,    [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,
+    [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,      [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,      [K_SCATTER] = 4,
+    [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,   [K_FORCES] = 6,        [K_INTEGRATE] = 7,   [K_INTEGRATE_FLAT] = 7,
+    [K_POSITIONS] = -1, [K_PIECES] = -1,         [K_JOINTS] = -1,       [K_JOINT_LOADS] = -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
@@ -459,15 +474,20 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
 
-    ok = ok && ARG_MEM(K_HASH, 0, particle_offset) && ARG_MEM(K_HASH, 1, particle_body) &&
-         ARG_MEM(K_HASH, 2, body_pos) && ARG_MEM(K_HASH, 3, body_quat) && ARG_MEM(K_HASH, 4, body_vel) &&
-         ARG_MEM(K_HASH, 5, body_omega) && ARG_VAL(K_HASH, 6, inv_cell) && ARG_VAL(K_HASH, 7, mask) &&
-         ARG_MEM(K_HASH, 8, particle_hash) && ARG_MEM(K_HASH, 9, particle_key) && ARG_MEM(K_HASH, 10, force) &&
-         ARG_MEM(K_HASH, 11, moment) && /* scratch until the force pass */
-         ARG_VAL(K_HASH, 12, o->stride_z) && ARG_VAL(K_HASH, 13, o->stride_y);
-    ok = ok && ARG_VAL(K_COUNT_PARTICLES, 0, n) && ARG_MEM(K_COUNT_PARTICLES, 1, particle_hash) &&
-         ARG_MEM(K_COUNT_PARTICLES, 2, counts) &&
-         ARG_MEM(K_COUNT_PARTICLES, 3, sorted_index); /* the ranks, until rb_reorder */
+    /* rb_hash_particles and rb_count_particles on CPUs, rb_hash_count on GPUs (grid.cl) */
+    const int kh = o->gpu_kernels ? K_HASH_COUNT : K_HASH, h0 = o->gpu_kernels ? 1 : 0; /* rb_hash_count: n first */
+    ok = ok && (!o->gpu_kernels || ARG_VAL(kh, 0, n)) && ARG_MEM(kh, h0 + 0, particle_offset) &&
+         ARG_MEM(kh, h0 + 1, particle_body) && ARG_MEM(kh, h0 + 2, body_pos) && ARG_MEM(kh, h0 + 3, body_quat) &&
+         ARG_MEM(kh, h0 + 4, body_vel) && ARG_MEM(kh, h0 + 5, body_omega) && ARG_VAL(kh, h0 + 6, inv_cell) &&
+         ARG_VAL(kh, h0 + 7, mask) && ARG_MEM(kh, h0 + 8, particle_hash) && ARG_MEM(kh, h0 + 9, particle_key) &&
+         ARG_MEM(kh, h0 + 10, force) && ARG_MEM(kh, h0 + 11, moment) && /* scratch until the force pass */
+         ARG_VAL(kh, h0 + 12, o->stride_z) && ARG_VAL(kh, h0 + 13, o->stride_y);
+    if (o->gpu_kernels)
+        ok = ok && ARG_MEM(kh, 15, counts) && ARG_MEM(kh, 16, sorted_index) && /* the ranks, until rb_reorder */
+             ARG_MEM(kh, 17, wake);
+    else
+        ok = ok && ARG_VAL(K_COUNT_PARTICLES, 0, n) && ARG_MEM(K_COUNT_PARTICLES, 1, particle_hash) &&
+             ARG_MEM(K_COUNT_PARTICLES, 2, counts) && ARG_MEM(K_COUNT_PARTICLES, 3, sorted_index);
 
     if (o->gpu_kernels) {
         ok = ok && ARG_MEM(K_BLOCK_SUMS, 0, counts) && ARG_MEM(K_BLOCK_SUMS, 1, scan_sums);
@@ -527,8 +547,7 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
              ARG_MEM(K_PIECES, 7, body_vel) && ARG_MEM(K_PIECES, 8, body_inv_inertia) && ARG_MEM(K_PIECES, 9, force) &&
              ARG_MEM(K_PIECES, 10, moment) && ARG_MEM(K_PIECES, 11, piece_info) && ARG_MEM(K_PIECES, 12, piece_holds) &&
              ARG_MEM(K_PIECES, 13, piece_span) && ARG_MEM(K_PIECES, 14, particle_member) &&
-             ARG_MEM(K_PIECES, 15, piece_load) && ARG_MEM(K_PIECES, 16, breaks) &&
-             ARG_MEM(K_PIECES, 17, body_pos);
+             ARG_MEM(K_PIECES, 15, piece_load) && ARG_MEM(K_PIECES, 16, breaks) && ARG_MEM(K_PIECES, 17, body_pos);
 
     if (o->joint_count) {
         const cl_uint joints = o->joint_count;
@@ -603,19 +622,27 @@ static bool clear_counts(ocl *o) {
     return true;
 }
 
+/* Clears every body's wake flag for this step's force pass. */
+static bool clear_wake(ocl *o) {
+    const cl_uint zero = 0;
+    return o->body_count == 0 ||
+           CHECK("clEnqueueFillBuffer(wake)", clEnqueueFillBuffer(o->queue, o->buf.wake.mem, &zero, sizeof zero, 0,
+                                                                  (size_t)o->body_count * sizeof zero, 0, NULL, NULL));
+}
+
 /* The hash pass and the scan: the counts are dirty from the one until the
  * other is enqueued. */
 static bool enqueue_grid(ocl *o, bool timed) {
     if (o->counts_dirty && !clear_counts(o)) return false;
     o->counts_dirty = true;
-    /* every body's wake flag cleared for this step's force pass */
-    const cl_uint zero = 0;
-    if ((o->body_count && !CHECK("clEnqueueFillBuffer(wake)",
-                                 clEnqueueFillBuffer(o->queue, o->buf.wake.mem, &zero, sizeof zero, 0,
-                                                     (size_t)o->body_count * sizeof zero, 0, NULL, NULL))) ||
-        !launch(o, K_HASH, o->particle_count, o->group[K_HASH], timed) ||
-        !launch(o, K_COUNT_PARTICLES, o->particle_count, o->group[K_COUNT_PARTICLES], timed) || !enqueue_scan(o, timed))
-        return false;
+    const size_t n = o->particle_count, *g = o->group;
+    bool ok;
+    if (o->gpu_kernels) /* rb_hash_count clears the wake flags itself */
+        ok = launch(o, K_HASH_COUNT, n, g[K_HASH_COUNT], timed);
+    else
+        ok = clear_wake(o) && launch(o, K_HASH, n, g[K_HASH], timed) &&
+             launch(o, K_COUNT_PARTICLES, n, g[K_COUNT_PARTICLES], timed);
+    if (!ok || !enqueue_scan(o, timed)) return false;
     o->counts_dirty = false;
     return true;
 }
