@@ -73,7 +73,7 @@ static inline uint rb_stage1(const uint i, const uint b, __global const float *p
 
 /* Stage 1 and the bucket, for CPUs: the count is the next kernel's
  * (rb_count_particles), and the host clears the wake flags (src/sim/opencl.c,
- * enqueue_grid), so that this loop over work-items vectorizes. */
+ * clear_wake), so that this loop over work-items vectorizes. */
 __kernel void rb_hash_particles(__global const float *particle_offset, __global const uint *particle_body,
                                 __global const float *body_pos, __global const float *body_quat,
                                 __global const float *body_vel, __global const float *body_omega, const float inv_cell,
@@ -255,7 +255,8 @@ __kernel void rb_scatter(const uint n, __global const uint *particle_hash, __glo
  * number of the bucket's particles with a smaller index (buckets hold a few
  * particles, so counting is cheaper than sorting). Positions and bodies are
  * stored one array a coordinate, for the force pass's vector loads;
- * sorted_vel.w carries the cell key (rb_cell_key). */
+ * sorted_vel.w carries the cell key (rb_cell_key), as the hash pass
+ * stored it. */
 static inline void rb_reorder_particle(const uint i, __global const uint *particle_body,
                                        __global const float4 *body_pos, __global const float *particle_rel,
                                        __global const float *particle_vel, __global const uint *particle_hash,
