@@ -1,15 +1,16 @@
 /* grid.cl - stage 2: counting sort of particles by hashed cell.
  *
- * rb_hash_particles counts each bucket in `counts` (all zero between steps)
- * and gives each particle its rank among its bucket's particles (the order
- * the atomics handed out). A scan turns the counts into bucket starts in
- * `table` (exclusive prefix sum, table[table_size] = the particle count, so
- * bucket h spans [table[h], table[h + 1])) and sets the counts back to zero
- * for the next step. rb_scatter puts each particle at its bucket's start
- * plus its rank, and rb_reorder puts each bucket in particle-index order,
- * whatever order the atomics handed out, and writes the particle values
- * (stage 1) into the sorted copies the force pass reads, with each slot's
- * particle index.
+ * rb_hash_particles finds each particle's bucket and cell key (and stage
+ * 1's values); rb_count_particles counts each bucket in `counts` (all zero
+ * between steps) and gives each particle its rank among its bucket's
+ * particles (the order the atomics handed out). A scan turns the counts
+ * into bucket starts in `table` (exclusive prefix sum, table[table_size] =
+ * the particle count, so bucket h spans [table[h], table[h + 1])) and sets
+ * the counts back to zero for the next step. rb_scatter puts each particle
+ * at its bucket's start plus its rank, and rb_reorder puts each bucket in
+ * particle-index order, whatever order the atomics handed out, and writes
+ * the particle values (stage 1) into the sorted copies the force pass
+ * reads, with each slot's particle index.
  *
  * Two scans, the same result: the chunk scan, for CPUs (one work-item walks
  * a chunk of a few hundred counters: its cache lines are its own), and the
@@ -17,28 +18,103 @@
  * in local memory, so neighbouring work-items read neighbouring words). The
  * host picks one per device (src/sim/opencl.c). */
 
-/* Stage 1 and the count: every particle's offset from its body's centre
- * and velocity (kept in index order for rb_reorder, in the force and moment
- * buffers, which the force pass overwrites later in the step), its bucket,
- * and the count of each bucket. A body's first particle also clears the
- * body's wake flag for this step's force pass. */
-__kernel void rb_hash_particles(const uint n, __global const float4 *particle_offset,
-                                __global const uint *particle_body, __global const float4 *body_pos,
-                                __global const float4 *body_quat, __global const float4 *body_vel,
-                                __global const float4 *body_omega, const float inv_cell, const uint mask,
-                                __global uint *particle_hash, volatile __global uint *counts, __global uint *rank,
-                                __global uint *wake, __global float *particle_rel, __global float *particle_vel,
-                                const uint stride_z, const uint stride_y) {
+/* floor(x) as an int, saturated: rb_floor_int (common.cl) written with
+ * selects instead of returns, so that a loop over work-items has one path
+ * and PoCL's vectorizer packs it. (The conversion of a value past the int
+ * range is never selected.) */
+static inline int rb_floor_int_select(const float x) {
+    const int t = (int)x;
+    int c = x < (float)t ? t - 1 : t;
+    c = x >= 2147483520.0f ? INT_MAX : c;
+    return x > -2147483520.0f ? c : INT_MIN;
+}
+
+/* rb_particle_rel (common.cl) in scalars, operation for operation, for
+ * particle i of the body at b / 4 (b: its first float in body_quat):
+ * t = 2 (u x v), rel = v + w t + u x t. */
+static inline void rb_rel_scalars(__global const float *body_quat, const uint b, __global const float *particle_offset,
+                                  const uint i, float *rx, float *ry, float *rz) {
+    const float qx = body_quat[b], qy = body_quat[b + 1u], qz = body_quat[b + 2u], qw = body_quat[b + 3u];
+    const float ox = particle_offset[4u * i], oy = particle_offset[4u * i + 1u], oz = particle_offset[4u * i + 2u];
+    const float tx = (qy * oz - qz * oy) * 2.0f, ty = (qz * ox - qx * oz) * 2.0f, tz = (qx * oy - qy * ox) * 2.0f;
+    *rx = ox + qw * tx + (qy * tz - qz * ty);
+    *ry = oy + qw * ty + (qz * tx - qx * tz);
+    *rz = oz + qw * tz + (qx * ty - qy * tx);
+}
+
+/* Stage 1 for particle i, of the body whose values start at float b of
+ * the body arrays: its offset from the body's centre and its velocity
+ * (kept in index order, in the force and moment buffers, for rb_reorder
+ * and the force pass in particle order; the force pass overwrites them
+ * later in the step) and its cell key; returns its bucket. In scalars, as
+ * rb_particle_rel, rb_point_velocity, rb_cell_of, rb_cell_hash and
+ * rb_cell_key (common.cl) compute them, operation for operation, with no
+ * branch: PoCL's vectorizer packs work-items only where a kernel has no
+ * vector values, no branches and no atomics. */
+static inline uint rb_stage1(const uint i, const uint b, __global const float *particle_offset,
+                             __global const float *body_pos, __global const float *body_quat,
+                             __global const float *body_vel, __global const float *body_omega, const float inv_cell,
+                             const uint mask, __global uint *particle_key, __global float *particle_rel,
+                             __global float *particle_vel, const uint stride_z, const uint stride_y) {
+    float rx, ry, rz;
+    rb_rel_scalars(body_quat, b, particle_offset, i, &rx, &ry, &rz);
+    particle_rel[3u * i] = rx, particle_rel[3u * i + 1u] = ry, particle_rel[3u * i + 2u] = rz;
+    /* rb_point_velocity: V + omega x rel */
+    const float wx = body_omega[b], wy = body_omega[b + 1u], wz = body_omega[b + 2u];
+    particle_vel[3u * i] = body_vel[b] + (wy * rz - wz * ry);
+    particle_vel[3u * i + 1u] = body_vel[b + 1u] + (wz * rx - wx * rz);
+    particle_vel[3u * i + 2u] = body_vel[b + 2u] + (wx * ry - wy * rx);
+    const int cx = rb_floor_int_select((body_pos[b] + rx) * inv_cell),
+              cy = rb_floor_int_select((body_pos[b + 1u] + ry) * inv_cell),
+              cz = rb_floor_int_select((body_pos[b + 2u] + rz) * inv_cell);
+    particle_key[i] = ((uint)cx & 1023u) | (((uint)cy & 1023u) << 10) | (((uint)cz & 1023u) << 20); /* rb_cell_key */
+    return ((uint)cx + (uint)cz * stride_z + (uint)cy * stride_y) & mask;
+}
+
+/* Stage 1 and the bucket, for CPUs: the count is the next kernel's
+ * (rb_count_particles), and the host clears the wake flags (src/sim/opencl.c,
+ * clear_wake), so that this loop over work-items vectorizes. */
+__kernel void rb_hash_particles(__global const float *particle_offset, __global const uint *particle_body,
+                                __global const float *body_pos, __global const float *body_quat,
+                                __global const float *body_vel, __global const float *body_omega, const float inv_cell,
+                                const uint mask, __global uint *particle_hash, __global uint *particle_key,
+                                __global float *particle_rel, __global float *particle_vel, const uint stride_z,
+                                const uint stride_y) {
+    /* No test of i against n: the work-items past the last particle, to
+     * the end of their work-group, compute the padding's values (the host
+     * pads the particle arrays to whole work-groups, the padding's bodies
+     * 0: src/sim/opencl.c), so the loop over work-items has no branch and
+     * consecutive work-items access consecutive words: it vectorizes. */
+    const uint i = get_global_id(0);
+    particle_hash[i] = rb_stage1(i, 4u * particle_body[i], particle_offset, body_pos, body_quat, body_vel, body_omega,
+                                 inv_cell, mask, particle_key, particle_rel, particle_vel, stride_z, stride_y);
+}
+
+/* The count of each bucket in `counts` (all zero between steps), and each
+ * particle's rank among its bucket's particles (the order the atomics
+ * handed out). */
+__kernel void rb_count_particles(const uint n, __global const uint *particle_hash, volatile __global uint *counts,
+                                 __global uint *rank) {
+    const uint i = get_global_id(0);
+    if (i >= n) return;
+    rank[i] = atomic_inc(&counts[particle_hash[i]]);
+}
+
+/* Both in one, for GPUs (a launch fewer); a body's first particle also
+ * clears the body's wake flag for this step's force pass. */
+__kernel void rb_hash_count(const uint n, __global const float *particle_offset, __global const uint *particle_body,
+                            __global const float *body_pos, __global const float *body_quat,
+                            __global const float *body_vel, __global const float *body_omega, const float inv_cell,
+                            const uint mask, __global uint *particle_hash, __global uint *particle_key,
+                            __global float *particle_rel, __global float *particle_vel, const uint stride_z,
+                            const uint stride_y, volatile __global uint *counts, __global uint *rank,
+                            __global uint *wake) {
     const uint i = get_global_id(0);
     if (i >= n) return;
     const uint b = particle_body[i];
     if (i == 0 || particle_body[i - 1] != b) wake[b] = 0u;
-    const float4 x = body_pos[b];
-    const float3 rel = rb_particle_rel(body_quat[b], particle_offset[i]);
-    const float3 p = (float3)(x.x + rel.x, x.y + rel.y, x.z + rel.z);
-    vstore3(rel, i, particle_rel);
-    vstore3(rb_point_velocity(body_vel[b], body_omega[b], rel), i, particle_vel);
-    const uint h = rb_cell_hash(rb_cell_of(p, inv_cell), stride_z, stride_y, mask);
+    const uint h = rb_stage1(i, 4u * b, particle_offset, body_pos, body_quat, body_vel, body_omega, inv_cell, mask,
+                             particle_key, particle_rel, particle_vel, stride_z, stride_y);
     particle_hash[i] = h;
     rank[i] = atomic_inc(&counts[h]);
 }
@@ -179,14 +255,15 @@ __kernel void rb_scatter(const uint n, __global const uint *particle_hash, __glo
  * number of the bucket's particles with a smaller index (buckets hold a few
  * particles, so counting is cheaper than sorting). Positions and bodies are
  * stored one array a coordinate, for the force pass's vector loads;
- * sorted_vel.w carries the cell key (rb_cell_key). */
+ * sorted_vel.w carries the cell key (rb_cell_key), as the hash pass
+ * stored it. */
 static inline void rb_reorder_particle(const uint i, __global const uint *particle_body,
                                        __global const float4 *body_pos, __global const float *particle_rel,
                                        __global const float *particle_vel, __global const uint *particle_hash,
-                                       __global const uint *table, __global const uint *members, const float inv_cell,
-                                       __global float *sorted_x, __global float *sorted_y, __global float *sorted_z,
-                                       __global uint *sorted_body, __global float4 *sorted_vel,
-                                       __global uint *sorted_index) {
+                                       __global const uint *table, __global const uint *members,
+                                       __global const uint *particle_key, __global float *sorted_x,
+                                       __global float *sorted_y, __global float *sorted_z, __global uint *sorted_body,
+                                       __global float4 *sorted_vel, __global uint *sorted_index) {
     const uint h = particle_hash[i], start = table[h], end = table[h + 1];
     uint slot = start;
     for (uint s = start; s < end; s++) slot += members[s] < i ? 1u : 0u;
@@ -198,7 +275,7 @@ static inline void rb_reorder_particle(const uint i, __global const uint *partic
     sorted_y[slot] = p.y;
     sorted_z[slot] = p.z;
     sorted_body[slot] = b;
-    sorted_vel[slot] = (float4)(vload3(i, particle_vel), as_float(rb_cell_key(rb_cell_of(p, inv_cell))));
+    sorted_vel[slot] = (float4)(vload3(i, particle_vel), as_float(particle_key[i]));
     sorted_index[slot] = i;
 }
 
@@ -208,13 +285,13 @@ static inline void rb_reorder_particle(const uint i, __global const uint *partic
 __kernel void rb_reorder(const uint n, __global const uint *particle_body, __global const float4 *body_pos,
                          __global const float *particle_rel, __global const float *particle_vel,
                          __global const uint *particle_hash, __global const uint *table, __global const uint *members,
-                         const float inv_cell, __global float *sorted_x, __global float *sorted_y,
+                         __global const uint *particle_key, __global float *sorted_x, __global float *sorted_y,
                          __global float *sorted_z, __global uint *sorted_body, __global float4 *sorted_vel,
                          __global uint *sorted_index) {
     const uint i = get_global_id(0);
     if (i >= n) return;
-    rb_reorder_particle(i, particle_body, body_pos, particle_rel, particle_vel, particle_hash, table, members, inv_cell,
-                        sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index);
+    rb_reorder_particle(i, particle_body, body_pos, particle_rel, particle_vel, particle_hash, table, members,
+                        particle_key, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index);
 }
 
 /* The same, one work-item a slot of members: each writes within its own
@@ -223,23 +300,25 @@ __kernel void rb_reorder(const uint n, __global const uint *particle_body, __glo
 __kernel void rb_reorder_slots(const uint n, __global const uint *particle_body, __global const float4 *body_pos,
                                __global const float *particle_rel, __global const float *particle_vel,
                                __global const uint *particle_hash, __global const uint *table,
-                               __global const uint *members, const float inv_cell, __global float *sorted_x,
-                               __global float *sorted_y, __global float *sorted_z, __global uint *sorted_body,
-                               __global float4 *sorted_vel, __global uint *sorted_index) {
+                               __global const uint *members, __global const uint *particle_key,
+                               __global float *sorted_x, __global float *sorted_y, __global float *sorted_z,
+                               __global uint *sorted_body, __global float4 *sorted_vel, __global uint *sorted_index) {
     const uint s = get_global_id(0);
     if (s >= n) return;
     rb_reorder_particle(members[s], particle_body, body_pos, particle_rel, particle_vel, particle_hash, table, members,
-                        inv_cell, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index);
+                        particle_key, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index);
 }
 
-/* Particle world positions in index order, for read-back (not part of a step). */
-__kernel void rb_particle_positions(const uint n, __global const float4 *particle_offset,
-                                    __global const uint *particle_body, __global const float4 *body_pos,
-                                    __global const float4 *body_quat, __global float *out) {
+/* Particle world positions in index order, for read-back (not part of a
+ * step); in scalars, into the padding too, as rb_hash_particles. */
+__kernel void rb_particle_positions(__global const float *particle_offset, __global const uint *particle_body,
+                                    __global const float *body_pos, __global const float *body_quat,
+                                    __global float *out) {
     const uint i = get_global_id(0);
-    if (i >= n) return;
-    const uint b = particle_body[i];
-    const float4 x = body_pos[b];
-    const float3 rel = rb_particle_rel(body_quat[b], particle_offset[i]);
-    vstore3((float3)(x.x + rel.x, x.y + rel.y, x.z + rel.z), i, out);
+    const uint b = 4u * particle_body[i];
+    float rx, ry, rz;
+    rb_rel_scalars(body_quat, b, particle_offset, i, &rx, &ry, &rz);
+    out[3u * i] = body_pos[b] + rx;
+    out[3u * i + 1u] = body_pos[b + 1u] + ry;
+    out[3u * i + 2u] = body_pos[b + 2u] + rz;
 }

@@ -52,6 +52,8 @@
  * integrate.cl. */
 enum {
     K_HASH,
+    K_COUNT_PARTICLES,
+    K_HASH_COUNT,
     K_CHUNK_SUMS,
     K_CHUNK_OFFSETS,
     K_CHUNKS,
@@ -71,33 +73,37 @@ enum {
     K_COUNT
 };
 
-static const char *const kernel_entry[K_COUNT] = {"rb_hash_particles",
-                                                  "rb_scan_chunk_sums",
-                                                  "rb_scan_chunk_offsets",
-                                                  "rb_scan_chunks",
-                                                  "rb_scan_block_sums",
-                                                  "rb_scan_block_offsets",
-                                                  "rb_scan_blocks",
-                                                  "rb_scatter",
-                                                  "rb_reorder",
-                                                  "rb_reorder_slots",
-                                                  "rb_forces",
-                                                  "rb_integrate",
-                                                  "rb_integrate_flat",
-                                                  "rb_particle_positions",
-                                                  "rb_piece_loads",
-                                                  "rb_joint_forces",
-                                                  "rb_joint_loads"};
+static const char *const kernel_entry[K_COUNT] = {
+    "rb_hash_particles",
+    "rb_count_particles",
+    "rb_hash_count",
+    "rb_scan_chunk_sums",
+    "rb_scan_chunk_offsets",
+    "rb_scan_chunks",
+    "rb_scan_block_sums",
+    "rb_scan_block_offsets",
+    "rb_scan_blocks",
+    "rb_scatter",
+    "rb_reorder",
+    "rb_reorder_slots",
+    "rb_forces",
+    "rb_integrate",
+    "rb_integrate_flat",
+    "rb_particle_positions",
+    "rb_piece_loads",
+    "rb_joint_forces",
+    "rb_joint_loads",
+};
 
 /* The timed kernels, as kernel_times names them: the two sets share names. */
 #define RB_OPENCL_KERNEL_COUNT 8
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
-    [K_HASH] = 0,          [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,  [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,
-    [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,      [K_SCATTER] = 4,        [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,
-    [K_FORCES] = 6,        [K_INTEGRATE] = 7,   [K_INTEGRATE_FLAT] = 7, [K_POSITIONS] = -1, [K_PIECES] = -1,
-    [K_JOINTS] = -1,       [K_JOINT_LOADS] = -1};
+    [K_HASH] = 0,       [K_COUNT_PARTICLES] = 0, [K_HASH_COUNT] = 0,    [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,
+    [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,      [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,      [K_SCATTER] = 4,
+    [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,   [K_FORCES] = 6,        [K_INTEGRATE] = 7,   [K_INTEGRATE_FLAT] = 7,
+    [K_POSITIONS] = -1, [K_PIECES] = -1,         [K_JOINTS] = -1,       [K_JOINT_LOADS] = -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
@@ -124,8 +130,9 @@ typedef struct ocl_buffers {
     ocl_buffer wake;            /* 4 B: touched by a mover this step */
     ocl_buffer transforms;      /* 32 B: what the renderer reads */
     ocl_buffer particle_offset; /* 16 B */
-    /* 4 B each; sorted_index also holds the ranks from the hash pass to the scatter (grid.cl) */
+    /* 4 B each; sorted_index also holds the ranks from the count to the scatter (grid.cl) */
     ocl_buffer particle_body, particle_hash, members, sorted_index;
+    ocl_buffer particle_key; /* 4 B: the cell key (grid.cl, rb_hash_particles), for rb_reorder */
     ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body; /* 4 B each, bucket order, padded */
     ocl_buffer sorted_vel;                                /* 16 B, bucket order */
     ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
@@ -311,10 +318,13 @@ static bool reserve_particles(ocl *o, uint32_t n, uint32_t slots) {
         return false;
     }
     if (n > o->particle_capacity || !b->particle_offset.mem) {
-        const size_t cap = grown(n < 64 ? 64 : n, o->particle_capacity);
+        /* whole work-groups: rb_hash_particles and rb_particle_positions run
+         * on past the last particle, into the padding (grid.cl) */
+        const size_t cap = round_up(grown(n < 64 ? 64 : n, o->particle_capacity), RB_PARTICLE_GROUP);
         bool ok = make_buffer(o, &b->particle_offset, cap * 16u, "particle_offset") &&
                   make_buffer(o, &b->particle_body, cap * 4u, "particle_body") &&
                   make_buffer(o, &b->particle_hash, cap * 4u, "particle_hash") &&
+                  make_buffer(o, &b->particle_key, cap * 4u, "particle_key") &&
                   make_buffer(o, &b->members, cap * 4u, "members") &&
                   make_buffer(o, &b->sorted_index, cap * 4u, "sorted_index") &&
                   make_buffer(o, &b->sorted_x, (cap + RB_RUN_PAD) * 4u, "sorted_x") &&
@@ -464,14 +474,20 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
     bool ok = true;
 
-    ok = ok && ARG_VAL(K_HASH, 0, n) && ARG_MEM(K_HASH, 1, particle_offset) && ARG_MEM(K_HASH, 2, particle_body) &&
-         ARG_MEM(K_HASH, 3, body_pos) && ARG_MEM(K_HASH, 4, body_quat) && ARG_MEM(K_HASH, 5, body_vel) &&
-         ARG_MEM(K_HASH, 6, body_omega) && ARG_VAL(K_HASH, 7, inv_cell) && ARG_VAL(K_HASH, 8, mask) &&
-         ARG_MEM(K_HASH, 9, particle_hash) && ARG_MEM(K_HASH, 10, counts) &&
-         ARG_MEM(K_HASH, 11, sorted_index) && /* the ranks, until rb_reorder */
-         ARG_MEM(K_HASH, 12, wake) && ARG_MEM(K_HASH, 13, force) &&
-         ARG_MEM(K_HASH, 14, moment) && /* scratch until the force pass */
-         ARG_VAL(K_HASH, 15, o->stride_z) && ARG_VAL(K_HASH, 16, o->stride_y);
+    /* rb_hash_particles and rb_count_particles on CPUs, rb_hash_count on GPUs (grid.cl) */
+    const int kh = o->gpu_kernels ? K_HASH_COUNT : K_HASH, h0 = o->gpu_kernels ? 1 : 0; /* rb_hash_count: n first */
+    ok = ok && (!o->gpu_kernels || ARG_VAL(kh, 0, n)) && ARG_MEM(kh, h0 + 0, particle_offset) &&
+         ARG_MEM(kh, h0 + 1, particle_body) && ARG_MEM(kh, h0 + 2, body_pos) && ARG_MEM(kh, h0 + 3, body_quat) &&
+         ARG_MEM(kh, h0 + 4, body_vel) && ARG_MEM(kh, h0 + 5, body_omega) && ARG_VAL(kh, h0 + 6, inv_cell) &&
+         ARG_VAL(kh, h0 + 7, mask) && ARG_MEM(kh, h0 + 8, particle_hash) && ARG_MEM(kh, h0 + 9, particle_key) &&
+         ARG_MEM(kh, h0 + 10, force) && ARG_MEM(kh, h0 + 11, moment) && /* scratch until the force pass */
+         ARG_VAL(kh, h0 + 12, o->stride_z) && ARG_VAL(kh, h0 + 13, o->stride_y);
+    if (o->gpu_kernels)
+        ok = ok && ARG_MEM(kh, 15, counts) && ARG_MEM(kh, 16, sorted_index) && /* the ranks, until rb_reorder */
+             ARG_MEM(kh, 17, wake);
+    else
+        ok = ok && ARG_VAL(K_COUNT_PARTICLES, 0, n) && ARG_MEM(K_COUNT_PARTICLES, 1, particle_hash) &&
+             ARG_MEM(K_COUNT_PARTICLES, 2, counts) && ARG_MEM(K_COUNT_PARTICLES, 3, sorted_index);
 
     if (o->gpu_kernels) {
         ok = ok && ARG_MEM(K_BLOCK_SUMS, 0, counts) && ARG_MEM(K_BLOCK_SUMS, 1, scan_sums);
@@ -494,9 +510,9 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const int kr = reorder_kernel(o);
     ok = ok && ARG_VAL(kr, 0, n) && ARG_MEM(kr, 1, particle_body) && ARG_MEM(kr, 2, body_pos) &&
          ARG_MEM(kr, 3, force) && ARG_MEM(kr, 4, moment) && ARG_MEM(kr, 5, particle_hash) && ARG_MEM(kr, 6, table) &&
-         ARG_MEM(kr, 7, members) && ARG_VAL(kr, 8, inv_cell) && ARG_MEM(kr, 9, sorted_x) && ARG_MEM(kr, 10, sorted_y) &&
-         ARG_MEM(kr, 11, sorted_z) && ARG_MEM(kr, 12, sorted_body) && ARG_MEM(kr, 13, sorted_vel) &&
-         ARG_MEM(kr, 14, sorted_index);
+         ARG_MEM(kr, 7, members) && ARG_MEM(kr, 8, particle_key) && ARG_MEM(kr, 9, sorted_x) &&
+         ARG_MEM(kr, 10, sorted_y) && ARG_MEM(kr, 11, sorted_z) && ARG_MEM(kr, 12, sorted_body) &&
+         ARG_MEM(kr, 13, sorted_vel) && ARG_MEM(kr, 14, sorted_index);
 
     ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, sorted_index) && ARG_MEM(K_FORCES, 2, body_pos) &&
          ARG_MEM(K_FORCES, 3, body_omega) && ARG_MEM(K_FORCES, 4, body_inv_inertia) && ARG_MEM(K_FORCES, 5, table) &&
@@ -531,8 +547,7 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
              ARG_MEM(K_PIECES, 7, body_vel) && ARG_MEM(K_PIECES, 8, body_inv_inertia) && ARG_MEM(K_PIECES, 9, force) &&
              ARG_MEM(K_PIECES, 10, moment) && ARG_MEM(K_PIECES, 11, piece_info) && ARG_MEM(K_PIECES, 12, piece_holds) &&
              ARG_MEM(K_PIECES, 13, piece_span) && ARG_MEM(K_PIECES, 14, particle_member) &&
-             ARG_MEM(K_PIECES, 15, piece_load) && ARG_MEM(K_PIECES, 16, breaks) &&
-             ARG_MEM(K_PIECES, 17, body_pos);
+             ARG_MEM(K_PIECES, 15, piece_load) && ARG_MEM(K_PIECES, 16, breaks) && ARG_MEM(K_PIECES, 17, body_pos);
 
     if (o->joint_count) {
         const cl_uint joints = o->joint_count;
@@ -549,9 +564,8 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
              ARG_MEM(K_JOINT_LOADS, 6, load_force) && ARG_MEM(K_JOINT_LOADS, 7, load_torque);
     }
 
-    ok = ok && ARG_VAL(K_POSITIONS, 0, n) && ARG_MEM(K_POSITIONS, 1, particle_offset) &&
-         ARG_MEM(K_POSITIONS, 2, particle_body) && ARG_MEM(K_POSITIONS, 3, body_pos) &&
-         ARG_MEM(K_POSITIONS, 4, body_quat) && ARG_MEM(K_POSITIONS, 5, force);
+    ok = ok && ARG_MEM(K_POSITIONS, 0, particle_offset) && ARG_MEM(K_POSITIONS, 1, particle_body) &&
+         ARG_MEM(K_POSITIONS, 2, body_pos) && ARG_MEM(K_POSITIONS, 3, body_quat) && ARG_MEM(K_POSITIONS, 4, force);
 
     /* The planes as columns x, y, z, offset of RB_MAX_PLANES, zero past the
      * last (forces.cl tests all at once): written only when they change,
@@ -608,12 +622,27 @@ static bool clear_counts(ocl *o) {
     return true;
 }
 
+/* Clears every body's wake flag for this step's force pass. */
+static bool clear_wake(ocl *o) {
+    const cl_uint zero = 0;
+    return o->body_count == 0 ||
+           CHECK("clEnqueueFillBuffer(wake)", clEnqueueFillBuffer(o->queue, o->buf.wake.mem, &zero, sizeof zero, 0,
+                                                                  (size_t)o->body_count * sizeof zero, 0, NULL, NULL));
+}
+
 /* The hash pass and the scan: the counts are dirty from the one until the
  * other is enqueued. */
 static bool enqueue_grid(ocl *o, bool timed) {
     if (o->counts_dirty && !clear_counts(o)) return false;
     o->counts_dirty = true;
-    if (!launch(o, K_HASH, o->particle_count, o->group[K_HASH], timed) || !enqueue_scan(o, timed)) return false;
+    const size_t n = o->particle_count, *g = o->group;
+    bool ok;
+    if (o->gpu_kernels) /* rb_hash_count clears the wake flags itself */
+        ok = launch(o, K_HASH_COUNT, n, g[K_HASH_COUNT], timed);
+    else
+        ok = clear_wake(o) && launch(o, K_HASH, n, g[K_HASH], timed) &&
+             launch(o, K_COUNT_PARTICLES, n, g[K_COUNT_PARTICLES], timed);
+    if (!ok || !enqueue_scan(o, timed)) return false;
     o->counts_dirty = false;
     return true;
 }
@@ -810,6 +839,14 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
               write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body") &&
               upload_pieces(o, d) && upload_joints(o, d);
+    /* The padding to the last whole work-group belongs to body 0, so that
+     * the kernels that run on into it read within the body arrays (grid.cl). */
+    const cl_uint body0 = 0;
+    const size_t padded = round_up(np, RB_PARTICLE_GROUP);
+    if (ok && padded > np)
+        ok = CHECK("clEnqueueFillBuffer(particle_body)",
+                   clEnqueueFillBuffer(o->queue, B->particle_body.mem, &body0, sizeof body0, (size_t)np * 4u,
+                                       (padded - np) * 4u, 0, NULL, NULL));
     /* Particles past those uploaded before are new: no history. (When
      * bodies went, the world hands over the whole history: upload_slots.) */
     if (ok && np > o->particle_count) {
