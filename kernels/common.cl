@@ -322,7 +322,7 @@ static inline bool rb_cells_on_j(const float rank_i, const uint body_i, const fl
  * its weight, 0 if apart or in other cells' region; *m the unit normal
  * from the cell toward the sphere, *dist the centre's distance from the
  * cell along it. */
-static inline float rb_cell_touch(const float3 ps, const float rs, const float3 pc, const float h, const float4 q,
+static inline __attribute__((always_inline)) float rb_cell_touch(const float3 ps, const float rs, const float3 pc, const float h, const float4 q,
                                   const uint faces, float3 *m, float *dist) {
     const float3 yv = rb_rotate_inv(q, (float3)(ps.x - pc.x, ps.y - pc.y, ps.z - pc.z));
     const float yb[3] = {yv.x, yv.y, yv.z};

@@ -404,7 +404,8 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         __global float *support, __global uint *overflow, const uint commit,
                         __global const uint *particle_body, const uint by_particle, __global float *roll,
                         __constant float *rolling, const uint slots, __global const float4 *body_quat,
-                        __global const float4 *particle_offset, const float slot_reach) {
+                        __global const float4 *particle_offset, const float slot_reach,
+                        __global const uint *particle_hash, __global const uint *particle_key) {
     const uint s = get_global_id(0);
     if (s >= n) return;
     const uint i = by_particle ? s : sorted_index[s];
@@ -436,18 +437,26 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
 
     /* The 9 rows, z then y, each from its cell x - 1: rb_cell_hash and
      * rb_cell_key of each row's first cell, the hash stepped by the strides
-     * (the same sums, modulo 2^32, as rb_cell_hash forms). */
-    const int3 c = rb_cell_of(p, inv_cell);
-    const uint buckets = mask + 1u, kx = (uint)rb_cell_step(c.x, -1) & 1023u;
-    uint hz =
-        (uint)rb_cell_step(c.x, -1) + (uint)rb_cell_step(c.z, -1) * stride_z + (uint)rb_cell_step(c.y, -1) * stride_y;
+     * from the particle's own cell's (the same sums, modulo 2^32 and the
+     * mask, as rb_cell_hash forms), each key's fields stepped modulo 1024.
+     * In particle order the particle's bucket and key are the hash pass's
+     * (grid.cl); in slot order they are formed from its position as there. */
+    uint hc, kc;
+    if (by_particle) {
+        hc = particle_hash[i], kc = particle_key[i];
+    } else {
+        const int3 c = rb_cell_of(p, inv_cell);
+        hc = rb_cell_hash(c, stride_z, stride_y, mask), kc = rb_cell_key(c);
+    }
+    const uint buckets = mask + 1u, kx = (kc - 1u) & 1023u;
+    uint hz = hc - 1u - stride_z - stride_y;
 #pragma unroll
-    for (int dz = -1; dz <= 1; dz++, hz += stride_z) {
-        const uint kz = kx | (((uint)rb_cell_step(c.z, dz) & 1023u) << 20);
+    for (uint dz = 0u; dz < 3u; dz++, hz += stride_z) {
+        const uint kz = kx | ((((kc >> 20) + dz - 1u) & 1023u) << 20);
         uint hy = hz;
 #pragma unroll
-        for (int dy = -1; dy <= 1; dy++, hy += stride_y) {
-            const uint h = hy & mask, key = kz | (((uint)rb_cell_step(c.y, dy) & 1023u) << 10);
+        for (uint dy = 0u; dy < 3u; dy++, hy += stride_y) {
+            const uint h = hy & mask, key = kz | (((((kc >> 10) & 1023u) + dy - 1u) & 1023u) << 10);
             if (h + 3u <= buckets) {
                 rb_visit_run(&sums, p, r, reach2, i, s, b, flags, table[h], table[h + 3u], RB_RUN_ARGS);
             } else { /* the row passes the table's end: its tail, then its head from bucket 0 */

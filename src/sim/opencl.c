@@ -527,7 +527,8 @@ static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_FORCES, 30, support) && ARG_MEM(K_FORCES, 31, overflow) && ARG_VAL(K_FORCES, 32, commit) &&
          ARG_MEM(K_FORCES, 33, particle_body) && ARG_VAL(K_FORCES, 34, by_particle) && ARG_MEM(K_FORCES, 35, roll) &&
          ARG_MEM(K_FORCES, 36, rolling) && ARG_VAL(K_FORCES, 37, o->slots) && ARG_MEM(K_FORCES, 38, body_quat) &&
-         ARG_MEM(K_FORCES, 39, particle_offset) && ARG_VAL(K_FORCES, 40, slot_reach);
+         ARG_MEM(K_FORCES, 39, particle_offset) && ARG_VAL(K_FORCES, 40, slot_reach) &&
+         ARG_MEM(K_FORCES, 41, particle_hash) && ARG_MEM(K_FORCES, 42, particle_key);
 
     const int ki = integrate_kernel(o);
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
