@@ -58,9 +58,6 @@ static inline float3 rb_apply_inv_inertia(const float4 q, const float4 inv_inert
     return rb_rotate(q, (float3)(lb.x * inv_inertia.x, lb.y * inv_inertia.y, lb.z * inv_inertia.z));
 }
 
-/* World position of a particle: body position + rotated rest offset (stage 1). */
-static inline float3 rb_particle_rel(const float4 q, const float4 offset) { return rb_rotate(q, offset.xyz); }
-
 /* Velocity of a point at rel from the centre of mass: V + omega x rel. */
 static inline float3 rb_point_velocity(const float4 v, const float4 w, const float3 rel) {
     return (float3)(v.x + (w.y * rel.z - w.z * rel.y), v.y + (w.z * rel.x - w.x * rel.z),
@@ -71,7 +68,8 @@ static inline float3 rb_point_velocity(const float4 v, const float4 w, const flo
  * step down where truncation went up (negative fractions); NaN and values
  * past the int range land at the ends. Written out because some devices'
  * floor() is a branchy library routine. (Floats this large are integers,
- * so comparing x is comparing floor(x).) */
+ * so comparing x is comparing floor(x).) The hash pass has it with selects
+ * (grid.cl, rb_floor_int_select). */
 static inline int rb_floor_int(const float x) {
     if (!(x > -2147483520.0f)) return INT_MIN;
     if (x >= 2147483520.0f) return INT_MAX;
@@ -84,10 +82,6 @@ static inline int3 rb_cell_of(const float3 p, const float inv_cell) {
     return (int3)(rb_floor_int(p.x * inv_cell), rb_floor_int(p.y * inv_cell), rb_floor_int(p.z * inv_cell));
 }
 
-/* Coordinate c + d of a neighbouring cell, wrapping at the ends of the int
- * range (saturated cells) instead of overflowing, as rb_cell_step. */
-static inline int rb_cell_step(const int c, const int d) { return as_int((uint)c + (uint)d); }
-
 /* Bucket of a cell in a table of mask + 1 (a power of two) buckets: its
  * index in a grid of rows along x, stride_z buckets from one row to the
  * next along z and stride_y from one layer to the next along y, wrapped.
@@ -95,9 +89,11 @@ static inline int rb_cell_step(const int c, const int d) { return as_int((uint)c
  * a row as one run), and the rows next to a row along z are the runs just
  * before and after it: neighbours in space are neighbours in memory. The
  * host sizes the strides to the world's extent (src/sim/opencl.c); any
- * strides give the same contacts, only more or fewer cells in a bucket. */
-static inline uint rb_cell_hash(const int3 c, const uint stride_z, const uint stride_y, const uint mask) {
-    return ((uint)c.x + (uint)c.z * stride_z + (uint)c.y * stride_y) & mask;
+ * strides give the same contacts, only more or fewer cells in a bucket.
+ * (Coordinates as scalars, for the hash pass's vectorized loop.) */
+static inline uint rb_cell_hash(const int x, const int y, const int z, const uint stride_z, const uint stride_y,
+                                const uint mask) {
+    return ((uint)x + (uint)z * stride_z + (uint)y * stride_y) & mask;
 }
 
 /* A cell's coordinates modulo 1024, packed in 30 bits. Distinct cells
@@ -105,8 +101,8 @@ static inline uint rb_cell_hash(const int3 c, const uint stride_z, const uint st
  * with one key are at least 1022 cells apart, so a particle wrongly taken
  * for a neighbour by its key fails the distance test: comparing keys gives
  * exactly the reference's contacts, for one integer compare. */
-static inline uint rb_cell_key(const int3 c) {
-    return ((uint)c.x & 1023u) | (((uint)c.y & 1023u) << 10) | (((uint)c.z & 1023u) << 20);
+static inline uint rb_cell_key(const int x, const int y, const int z) {
+    return ((uint)x & 1023u) | (((uint)y & 1023u) << 10) | (((uint)z & 1023u) << 20);
 }
 
 /* Offset from particle i to particle j, and its squared length, as
@@ -322,8 +318,9 @@ static inline bool rb_cells_on_j(const float rank_i, const uint body_i, const fl
  * its weight, 0 if apart or in other cells' region; *m the unit normal
  * from the cell toward the sphere, *dist the centre's distance from the
  * cell along it. */
-static inline __attribute__((always_inline)) float rb_cell_touch(const float3 ps, const float rs, const float3 pc, const float h, const float4 q,
-                                  const uint faces, float3 *m, float *dist) {
+static inline __attribute__((always_inline)) float rb_cell_touch(const float3 ps, const float rs, const float3 pc,
+                                                                 const float h, const float4 q, const uint faces,
+                                                                 float3 *m, float *dist) {
     const float3 yv = rb_rotate_inv(q, (float3)(ps.x - pc.x, ps.y - pc.y, ps.z - pc.z));
     const float yb[3] = {yv.x, yv.y, yv.z};
     const float b = RB_CELL_SEAM * h;

@@ -69,9 +69,9 @@
  *
  * A particle of a sleeping body that touches (has a contact with) a
  * particle of an awake body moving faster than sleep_speed, or a moving
- * particle of a kinematic body, marks its body to wake (every writer writes 1: no race). A particle of a
- * static or kinematic body (mass INFINITY) gets no force: nothing moves
- * those bodies. */
+ * particle of a kinematic body, marks its body to wake (every writer writes
+ * 1: no race). A particle of a static or kinematic body (mass INFINITY)
+ * gets no force: nothing moves those bodies. */
 
 /* A bound on how far below its centre a cell reaches toward a plane, in
  * half sides (rb_cell_support: (sum over the axes of |n_k|, each rounded
@@ -447,7 +447,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
         hc = particle_hash[i], kc = particle_key[i];
     } else {
         const int3 c = rb_cell_of(p, inv_cell);
-        hc = rb_cell_hash(c, stride_z, stride_y, mask), kc = rb_cell_key(c);
+        hc = rb_cell_hash(c.x, c.y, c.z, stride_z, stride_y, mask), kc = rb_cell_key(c.x, c.y, c.z);
     }
     const uint buckets = mask + 1u, kx = (kc - 1u) & 1023u;
     uint hz = hc - 1u - stride_z - stride_y;

@@ -21,7 +21,8 @@
 /* floor(x) as an int, saturated: rb_floor_int (common.cl) written with
  * selects instead of returns, so that a loop over work-items has one path
  * and PoCL's vectorizer packs it. (The conversion of a value past the int
- * range is never selected.) */
+ * range is never selected.) Kept apart: in common.cl's, the force pass
+ * counted 9 instructions a particle more (scripts/profile). */
 static inline int rb_floor_int_select(const float x) {
     const int t = (int)x;
     int c = x < (float)t ? t - 1 : t;
@@ -29,9 +30,9 @@ static inline int rb_floor_int_select(const float x) {
     return x > -2147483520.0f ? c : INT_MIN;
 }
 
-/* rb_particle_rel (common.cl) in scalars, operation for operation, for
- * particle i of the body at b / 4 (b: its first float in body_quat):
- * t = 2 (u x v), rel = v + w t + u x t. */
+/* rb_rotate (common.cl) of particle i's offset by its body's orientation,
+ * in scalars, operation for operation; the body's at b / 4 (b: its first
+ * float in body_quat): t = 2 (u x v), rel = v + w t + u x t. */
 static inline void rb_rel_scalars(__global const float *body_quat, const uint b, __global const float *particle_offset,
                                   const uint i, float *rx, float *ry, float *rz) {
     const float qx = body_quat[b], qy = body_quat[b + 1u], qz = body_quat[b + 2u], qw = body_quat[b + 3u];
@@ -47,10 +48,10 @@ static inline void rb_rel_scalars(__global const float *body_quat, const uint b,
  * (kept in index order, in the force and moment buffers, for rb_reorder
  * and the force pass in particle order; the force pass overwrites them
  * later in the step) and its cell key; returns its bucket. In scalars, as
- * rb_particle_rel, rb_point_velocity, rb_cell_of, rb_cell_hash and
- * rb_cell_key (common.cl) compute them, operation for operation, with no
- * branch: PoCL's vectorizer packs work-items only where a kernel has no
- * vector values, no branches and no atomics. */
+ * rb_rotate, rb_point_velocity and rb_cell_of (common.cl) compute them,
+ * operation for operation, with no branch: PoCL's vectorizer packs
+ * work-items only where a kernel has no vector values, no branches and no
+ * atomics. */
 static inline uint rb_stage1(const uint i, const uint b, __global const float *particle_offset,
                              __global const float *body_pos, __global const float *body_quat,
                              __global const float *body_vel, __global const float *body_omega, const float inv_cell,
@@ -67,8 +68,8 @@ static inline uint rb_stage1(const uint i, const uint b, __global const float *p
     const int cx = rb_floor_int_select((body_pos[b] + rx) * inv_cell),
               cy = rb_floor_int_select((body_pos[b + 1u] + ry) * inv_cell),
               cz = rb_floor_int_select((body_pos[b + 2u] + rz) * inv_cell);
-    particle_key[i] = ((uint)cx & 1023u) | (((uint)cy & 1023u) << 10) | (((uint)cz & 1023u) << 20); /* rb_cell_key */
-    return ((uint)cx + (uint)cz * stride_z + (uint)cy * stride_y) & mask;
+    particle_key[i] = rb_cell_key(cx, cy, cz);
+    return rb_cell_hash(cx, cy, cz, stride_z, stride_y, mask);
 }
 
 /* Stage 1 and the bucket, for CPUs: the count is the next kernel's

@@ -1,7 +1,8 @@
 /* rubble --headless --save (src/app/main.c, options.c): the end state as a
  * scene file that loads and runs on to the digest of one run, with a
  * fountain's debris; --save-every's numbered files; the files --save
- * refuses to write over; and rubble-bench --save. Files are written in the build folder's tests/. */
+ * refuses to write over; and rubble-bench --save. Files are written in the
+ * build folder's tests/. */
 #include <cjson/cJSON.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +29,12 @@ static int run_program(const char *program, const char *args) {
 }
 
 static int run(const char *args) { return run_program(RB_TEST_RUBBLE, args); }
+
+/* program with args is refused: exit 2, stderr saying says. */
+static void refused(const char *program, const char *args, const char *says) {
+    const int code = run_program(program, args);
+    if (code != 2 || !strstr(err, says)) fail_msg("'%s': exit %d, stderr '%s' should say '%s'", args, code, err, says);
+}
 
 static const char *fountain =
     "{\"rubble_scene\": 1,\n"
@@ -134,9 +141,7 @@ static void test_save_refusals(void **state) {
             in = numbered;
         }
         snprintf(args, sizeof args, "--headless --backend reference --steps 10 --scene '%s' %s", in, extra);
-        const int code = run(args);
-        if (code != 2 || !strstr(err, cases[i].says))
-            fail_msg("'%s': exit %d, stderr '%s' should say '%s'", args, code, err, cases[i].says);
+        refused(RB_TEST_RUBBLE, args, cases[i].says);
     }
     /* the scene is as it was */
     f = fopen(scene, "r");
@@ -184,15 +189,12 @@ static void test_bench_save(void **state) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(args, sizeof args, cases[i].args, saved);
-        const int code = run_program(RB_TEST_BENCH, args);
-        if (code != 2 || !strstr(err, cases[i].says))
-            fail_msg("rubble-bench %s: exit %d, stderr '%s' should say '%s'", args, code, err, cases[i].says);
+        refused(RB_TEST_BENCH, args, cases[i].says);
         assert_int_not_equal(access(saved, F_OK), 0);
     }
     /* the scene timed is never the file saved over */
     snprintf(args, sizeof args, "'%s' --warmup 0 --time 0.0016 --save '%s'", scene, scene);
-    const int code = run_program(RB_TEST_BENCH, args);
-    if (code != 2 || !strstr(err, "is the scene being timed")) fail_msg("exit %d, stderr '%s'", code, err);
+    refused(RB_TEST_BENCH, args, "is the scene being timed");
     f = fopen(scene, "r");
     assert_non_null(f);
     const size_t n = fread(out, 1, sizeof out - 1, f);

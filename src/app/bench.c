@@ -9,7 +9,8 @@
  * stage and kernel times (OpenCL profiling events), device memory per
  * particle and the digest of the state at the end; --json prints one object
  * per run. --save FILE writes the state where timing starts as a scene file,
- * so that a profiler can take the timed steps alone (README, "Benchmarks"). README.md, "Benchmarks", defines the pile and gives figures.
+ * so that a profiler can take the timed steps alone (scripts/profile).
+ * README.md, "Benchmarks", defines the pile and gives figures.
  *
  * `repose N` is a measurement more than a timing: N spheres poured onto a
  * rough disc, the angle of repose of the heap they make (repose.c). */

@@ -162,7 +162,8 @@ static bool parse_shots(rb_options *o, const char *v, char *err, int err_size) {
         const size_t len = comma ? (size_t)(comma - p) : strlen(p);
         char one[64];
         double t;
-        if (len == 0 || len >= sizeof one) return FAIL("--shots takes simulated seconds >= 0 split by commas, not '%s'", v);
+        if (len == 0 || len >= sizeof one)
+            return FAIL("--shots takes simulated seconds >= 0 split by commas, not '%s'", v);
         memcpy(one, p, len), one[len] = '\0';
         if (!parse_double(one, 0.0, 1e9, &t))
             return FAIL("--shots: '%s' is not a time in simulated seconds >= 0 (in '%s')", one, v);
@@ -387,7 +388,8 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
         if (others[k] && rb_path_same(o->events, others[k]))
             return FAIL("--events %s is also %s's file: give each output a file of its own", o->events, names[k]);
     if (o->video && o->headless) return FAIL("--video records the sandbox's frames; --headless draws none");
-    if ((o->save || o->save_every > 0) && program == RB_PROGRAM_RUBBLE && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
+    if ((o->save || o->save_every > 0) && program == RB_PROGRAM_RUBBLE && !o->headless && !o->help && !o->list_shapes &&
+        !o->list_devices)
         return FAIL("--save and --save-every write a --headless run's state; in the window, Ctrl+S saves the scene");
     if (o->save_every > 0 && !o->save) return FAIL("--save-every needs --save FILE: its files are named after FILE");
     if (o->shot_count && !o->headless && !o->help && !o->list_shapes && !o->list_devices)
