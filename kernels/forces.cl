@@ -60,10 +60,10 @@
  *
  * Each contact keeps its tangential displacement in the particle's history
  * slots (4 or 8, keyed by the partner's particle index or the
- * plane's key; src/sim/contact.h): the keys are read once, as a vector, when
- * the particle first touches something; a contact reads its slot's
- * displacement and writes it back in place; the keys kept are written at
- * the end. Only the particle's own work-item reads or writes its slots.
+ * plane's key; src/sim/contact.h): each contact reads the keys as one
+ * vector (the step's first: the keys kept are written at its end), and
+ * reads its slot's displacement and writes it back in place. Only the
+ * particle's own work-item reads or writes its slots.
  * With commit 0 (forces read for a test, not a step) nothing but the force
  * and moment is written.
  *
@@ -167,7 +167,7 @@ typedef struct rb_summing {
     uint i, s, body;      /* its particle, its work-item's slot, its body */
     uint flags;           /* RB_BY_PARTICLE, RB_SLEEPING, RB_COMMIT */
     uint slots;           /* the world's slots a particle, 4 or 8 */
-    rb_keys keys;         /* its slots' keys at the step's start */
+    __global const uint *keys; /* all particles' slot keys, as at the step's start (written at its end) */
     __global float *disp; /* its slots' displacements, xyz */
     __global float *roll; /* and rolling angles (only where its contacts resist rolling) */
     __private rb_sums *sums;
@@ -206,8 +206,9 @@ static inline uint rb_pair_of(const rb_summing *q, const rb_sorted *in, const ui
  * rb_slot_match (src/sim/contact.h); *xo its displacement, zero if new, and
  * where the contact resists rolling, *ro its rolling angle (as recall,
  * reference.c). A key is in one slot at most. */
-static inline uint rb_slot_match(const rb_summing *q, const uint key, const bool rolling, float3 *xo, float3 *ro) {
-    const uint bits = rb_key_bits(q->keys, key);
+static inline uint rb_slot_match(const rb_summing *q, const rb_keys keys, const uint key, const bool rolling, float3 *xo,
+                                 float3 *ro) {
+    const uint bits = rb_key_bits(keys, key);
     const uint slot = bits ? 31u - clz(bits) : RB_MAX_CONTACT_SLOTS;
     *xo = slot < RB_MAX_CONTACT_SLOTS ? vload3(slot, q->disp) : (float3)(0.0f, 0.0f, 0.0f);
     *ro = rolling && slot < RB_MAX_CONTACT_SLOTS ? vload3(slot, q->roll) : (float3)(0.0f, 0.0f, 0.0f);
@@ -218,11 +219,11 @@ static inline uint rb_slot_match(const rb_summing *q, const uint key, const bool
  * where it resists rolling) kept in the slot it takes (its match, else the
  * lowest slot free at the start and not taken), or counted, as rb_slot_take
  * and keep (src/sim/reference.c). */
-static inline void rb_keep(const rb_summing *q, const uint key, const uint match, const float3 xi, const bool rolling,
-                           const float3 roll, const float share) {
+static inline void rb_keep(const rb_summing *q, const rb_keys keys, const uint key, const uint match, const float3 xi,
+                           const bool rolling, const float3 roll, const float share) {
     __private rb_sums *m = q->sums;
     m->support += share;
-    const uint open = rb_key_bits(q->keys, RB_SLOT_FREE) & ~m->taken & ((1u << q->slots) - 1u);
+    const uint open = rb_key_bits(keys, RB_SLOT_FREE) & ~m->taken & ((1u << q->slots) - 1u);
     const uint slot = match < RB_MAX_CONTACT_SLOTS ? match
                       : open                       ? 31u - clz(open & (0u - open))
                                                    : RB_MAX_CONTACT_SLOTS;
@@ -252,15 +253,15 @@ static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __con
     const float3 pj = (float3)(in->x[j], in->y[j], in->z[j]);
     const float3 sep = rb_separation(q->p, pj);
     const float dist2 = rb_length2(sep);
-    const float4 vj = in->vel[j];
-    const uint cell = as_uint(vj.w), bj = in->body[j];
-    /* in another row, or past x + 1 of this one (x is the key's low 10 bits) */
-    if ((cell >> 10) != (row_key >> 10) || ((cell - row_key) & 1023u) > 2u) return;
+    const uint bj = in->body[j];
     const float4 ci = in->body_contact[q->body], cj = in->body_contact[bj];
     const uint partner = in->index[j]; /* the history's key */
     const bool cells = ci.w > 0.0f || cj.w > 0.0f, on_j = rb_cells_on_j(ci.w, q->body, cj.w, bj);
     float weight = 0.0f, dist = 0.0f;
     float3 m = (float3)(0.0f, 0.0f, 0.0f);
+    /* The touch first: most slots within reach do not touch, and the test
+     * needs neither j's velocity nor its cell key (its sorted vel, a load
+     * that misses the cache more often than not). */
     if (cells) {
         weight = on_j ? rb_cell_touch(q->p, q->r, pj, cj.x, in->body_quat[bj], (uint)in->offset[partner].w, &m, &dist)
                       : rb_cell_touch(pj, cj.x, q->p, q->r, in->body_quat[q->body], (uint)in->offset[q->i].w, &m, &dist);
@@ -268,19 +269,24 @@ static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __con
     } else if (!rb_particles_touch(dist2, q->r, cj.x)) {
         return; /* apart, or coincident with no normal */
     }
+    const float4 vj = in->vel[j];
+    const uint cell = as_uint(vj.w);
+    /* in another row, or past x + 1 of this one (x is the key's low 10 bits) */
+    if ((cell >> 10) != (row_key >> 10) || ((cell - row_key) & 1023u) > 2u) return;
     const rb_side si = rb_own_side(q, in), sj = rb_side_of(in, bj, pj, vj.xyz);
     const uint pair = rb_pair_of(q, in, in->body_material[bj]);
     const float mu_r = rolling[pair], slip = fmin(ci.y, cj.y);
     float3 xo, xi, ro, roll;
     float share;
-    const uint match = rb_slot_match(q, partner, mu_r > 0.0f, &xo, &ro);
+    const rb_keys keys = rb_keys_load(q->keys, q->i, q->slots); /* read only for a contact */
+    const uint match = rb_slot_match(q, keys, partner, mu_r > 0.0f, &xo, &ro);
     if (cells)
         rb_contact_cells(weight, m, dist, on_j, &si, &sj, slip, xo, &xi, mu_r, ro, &roll, &q->sums->f, &q->sums->t,
                          rates[pair], dt, &share);
     else
         rb_contact_particles(sep, dist2, &si, &sj, slip, xo, &xi, mu_r, ro, &roll, &q->sums->f, &q->sums->t,
                              rates[pair], dt, &share);
-    rb_keep(q, partner, match, xi, mu_r > 0.0f, roll, share);
+    rb_keep(q, keys, partner, match, xi, mu_r > 0.0f, roll, share);
     if ((q->flags & RB_SLEEPING) && !rb_asleep(in->body_pos[bj].w, sleep_time)) {
         const float speed2 = rb_length2(vj.xyz);
         if (speed2 > sleep_speed * sleep_speed || (isinf(sj.m) && speed2 > 0.0f)) q->sums->wake = 1u;
@@ -293,8 +299,7 @@ static inline rb_summing rb_summing_of(__private rb_sums *sums, const float3 p, 
                                        const uint s, const uint body, const uint flags, const uint slots,
                                        __global const uint *keys, __global float *disp, __global float *roll) {
     const size_t first = (size_t)i * (slots * 3u);
-    const rb_summing q = {p,   r, i, s, body, flags, slots, rb_keys_load(keys, i, slots), disp + first, roll + first,
-                          sums};
+    const rb_summing q = {p, r, i, s, body, flags, slots, keys, disp + first, roll + first, sums};
     return q;
 }
 
@@ -340,16 +345,17 @@ rb_touch_planes(__private rb_sums *sums, const float3 p, const float r, const ui
     const uint pair = rb_pair_of(&q, &in, body_material[body]);
     const float4 own_rates = rates[pair];
     const float mu_r = rolling[pair];
+    const rb_keys held = rb_keys_load(keys, i, slots); /* the step's first keys */
     do {
         const uint k = rb_take_lowest(&near);
         const float4 plane = (float4)(column[k], column[RB_MAX_PLANES + k], column[2 * RB_MAX_PLANES + k],
                                       column[3 * RB_MAX_PLANES + k]);
         float3 xo, xi, ro, rl;
         float share;
-        const uint match = rb_slot_match(&q, RB_SLOT_PLANE + k, mu_r > 0.0f, &xo, &ro);
+        const uint match = rb_slot_match(&q, held, RB_SLOT_PLANE + k, mu_r > 0.0f, &xo, &ro);
         if (rb_contact_plane(&si, slip, plane, xo, &xi, mu_r, ro, &rl, &sums->f, &sums->t, own_rates, dt, max_radius,
                              &share))
-            rb_keep(&q, RB_SLOT_PLANE + k, match, xi, mu_r > 0.0f, rl, share);
+            rb_keep(&q, held, RB_SLOT_PLANE + k, match, xi, mu_r > 0.0f, rl, share);
         else
             sums->support += share; /* an imminent contact's, or 0 */
     } while (near);
