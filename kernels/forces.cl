@@ -56,7 +56,7 @@
  * callgrind counted 870 instructions a particle for pile 3000 at t = 2 s
  * with spheres' contacts (1,330 inlined, 950 before contacts had memory;
  * README, "The cost of the contacts' memory"); with the cells' contacts,
- * 1,152 (scripts/profile; README, "Instructions a particle (CPU)").
+ * 1,131 (scripts/profile; README, "Instructions a particle (CPU)").
  *
  * Each contact keeps its tangential displacement in the particle's history
  * slots (4 or 8, keyed by the partner's particle index or the
