@@ -162,14 +162,14 @@ typedef struct rb_sorted {
 
 /* The particle whose force is summed, as a contact sees it. */
 typedef struct rb_summing {
-    float3 p;             /* its position */
-    float r;              /* its radius */
-    uint i, s, body;      /* its particle, its work-item's slot, its body */
-    uint flags;           /* RB_BY_PARTICLE, RB_SLEEPING, RB_COMMIT */
-    uint slots;           /* the world's slots a particle, 4 or 8 */
+    float3 p;                  /* its position */
+    float r;                   /* its radius */
+    uint i, s, body;           /* its particle, its work-item's slot, its body */
+    uint flags;                /* RB_BY_PARTICLE, RB_SLEEPING, RB_COMMIT */
+    uint slots;                /* the world's slots a particle, 4 or 8 */
     __global const uint *keys; /* all particles' slot keys, as at the step's start (written at its end) */
-    __global float *disp; /* its slots' displacements, xyz */
-    __global float *roll; /* and rolling angles (only where its contacts resist rolling) */
+    __global float *disp;      /* its slots' displacements, xyz */
+    __global float *roll;      /* and rolling angles (only where its contacts resist rolling) */
     __private rb_sums *sums;
 } rb_summing;
 
@@ -206,8 +206,8 @@ static inline uint rb_pair_of(const rb_summing *q, const rb_sorted *in, const ui
  * rb_slot_match (src/sim/contact.h); *xo its displacement, zero if new, and
  * where the contact resists rolling, *ro its rolling angle (as recall,
  * reference.c). A key is in one slot at most. */
-static inline uint rb_slot_match(const rb_summing *q, const rb_keys keys, const uint key, const bool rolling, float3 *xo,
-                                 float3 *ro) {
+static inline uint rb_slot_match(const rb_summing *q, const rb_keys keys, const uint key, const bool rolling,
+                                 float3 *xo, float3 *ro) {
     const uint bits = rb_key_bits(keys, key);
     const uint slot = bits ? 31u - clz(bits) : RB_MAX_CONTACT_SLOTS;
     *xo = slot < RB_MAX_CONTACT_SLOTS ? vload3(slot, q->disp) : (float3)(0.0f, 0.0f, 0.0f);

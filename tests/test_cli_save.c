@@ -47,6 +47,24 @@ static void path_of(char *p, size_t size, const char *name) {
     snprintf(p, size, "%s/tests/cli-save-%s", RB_TEST_BUILD_DIR, name);
 }
 
+/* Writes the fountain scene to path. */
+static void write_fountain(const char *path) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(fountain, f);
+    fclose(f);
+}
+
+/* path still holds the fountain scene, untouched. */
+static void assert_still_fountain(const char *path) {
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    const size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    assert_string_equal(out, fountain);
+}
+
 /* The digest a --json headless run printed. */
 static void digest_of(char digest[32]) {
     cJSON *j = cJSON_Parse(out);
@@ -60,10 +78,7 @@ static void test_save_goes_on(void **state) {
     char scene[512], saved[512], args[2048], one[32], two[32], numbered[512];
     path_of(scene, sizeof scene, "fountain.json");
     path_of(saved, sizeof saved, "end.json");
-    FILE *f = fopen(scene, "w");
-    assert_non_null(f);
-    fputs(fountain, f);
-    fclose(f);
+    write_fountain(scene);
     for (int k = 1; k <= 3; k++) {
         snprintf(numbered, sizeof numbered, "%s/tests/cli-save-end-%04d.json", RB_TEST_BUILD_DIR, k);
         remove(numbered);
@@ -106,10 +121,7 @@ static void test_save_refusals(void **state) {
     char scene[512], args[2048], record[512];
     path_of(scene, sizeof scene, "fountain.json");
     path_of(record, sizeof record, "run.rbc");
-    FILE *f = fopen(scene, "w");
-    assert_non_null(f);
-    fputs(fountain, f);
-    fclose(f);
+    write_fountain(scene);
     struct {
         const char *extra, *says;
     } cases[] = {
@@ -134,22 +146,13 @@ static void test_save_refusals(void **state) {
         char numbered[512];
         if (i == 3) {
             path_of(numbered, sizeof numbered, "fountain-0001.json");
-            FILE *g = fopen(numbered, "w");
-            assert_non_null(g);
-            fputs(fountain, g);
-            fclose(g);
+            write_fountain(numbered);
             in = numbered;
         }
         snprintf(args, sizeof args, "--headless --backend reference --steps 10 --scene '%s' %s", in, extra);
         refused(RB_TEST_RUBBLE, args, cases[i].says);
     }
-    /* the scene is as it was */
-    f = fopen(scene, "r");
-    assert_non_null(f);
-    const size_t n = fread(out, 1, sizeof out - 1, f);
-    out[n] = '\0';
-    fclose(f);
-    assert_string_equal(out, fountain);
+    assert_still_fountain(scene); /* the scene is as it was */
     (void)record;
 }
 
@@ -161,10 +164,7 @@ static void test_bench_save(void **state) {
     char scene[512], saved[512], args[2048], one[32], two[32];
     path_of(scene, sizeof scene, "bench-fountain.json");
     path_of(saved, sizeof saved, "bench-start.json");
-    FILE *f = fopen(scene, "w");
-    assert_non_null(f);
-    fputs(fountain, f);
-    fclose(f);
+    write_fountain(scene);
     const char *backends[] = {"reference", "opencl"};
     for (int b = 0; b < 2; b++) {
         remove(saved);
@@ -195,12 +195,7 @@ static void test_bench_save(void **state) {
     /* the scene timed is never the file saved over */
     snprintf(args, sizeof args, "'%s' --warmup 0 --time 0.0016 --save '%s'", scene, scene);
     refused(RB_TEST_BENCH, args, "is the scene being timed");
-    f = fopen(scene, "r");
-    assert_non_null(f);
-    const size_t n = fread(out, 1, sizeof out - 1, f);
-    out[n] = '\0';
-    fclose(f);
-    assert_string_equal(out, fountain);
+    assert_still_fountain(scene);
 }
 
 int main(void) {
