@@ -44,7 +44,9 @@ static int text_width(const char *s) { return stb_easy_font_width((char *)s) * R
 /* Text with its top left at (x, y), cut with "..." to at most max_w pixels. */
 static void text(image *im, int x, int y, const char *s, const uint8_t c[3], int max_w) {
     char line[256];
-    snprintf(line, sizeof line, "%s", s);
+    const size_t len = strnlen(s, sizeof line - 1); /* a longer text is cut below anyway */
+    memcpy(line, s, len);
+    line[len] = '\0';
     for (size_t n = strlen(line); n > 0 && text_width(line) > max_w; n--) /* shortest cut that fits */
         snprintf(line + (n > 3 ? n - 3 : 0), sizeof line - (n > 3 ? n - 3 : 0), "...");
     if (text_width(line) > max_w) return;
