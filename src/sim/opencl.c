@@ -11,92 +11,11 @@
 #include <string.h>
 
 #include "contact.h"
-#include "opencl_internal.h"
 #include "opencl.h"
+#include "opencl_backend.h"
 #include "opencl_kernels.h"
 
-/* Work-items per body in rb_integrate, one a partial sum, and the fewest
- * particles one of them sums: the order every backend sums in
- * (world_internal.h). (8 parts cost a third fewer instructions than 32 on
- * PoCL.) */
-#define RB_BODY_GROUP RB_SUM_PARTS
-#define RB_MIN_CHUNK RB_SUM_MIN_CHUNK
-/* Slots past the last particle in the sorted copies: the force pass loads
- * eight at a time. */
-#define RB_RUN_PAD 8u
-/* Work-group size for the per-particle kernels (halved for a kernel that
- * allows less on the device). */
-#define RB_PARTICLE_GROUP 256u
-/* Buckets per particle, at least. Particles of other cells that share a
- * bucket cost only vector lanes in the force pass (eight slots are tested at
- * once), so a small table wins: at 1, pile 3000's force pass took 5% less
- * time than at 2, with 6 bytes a particle less. */
-#define RB_TABLE_FACTOR 1u
-/* Kernel times are taken on one step in RB_PROFILE_EVERY and scaled to the
- * call's steps: on an H100 a profiling event costs about as much as a short
- * kernel, and timing every kernel made a step of 1,000 cubes take twice as
- * long (0.145 against 0.068 ms). */
-#define RB_PROFILE_EVERY 8u
-/* Profiling events kept before they are read and released. */
-#define RB_EVENT_BATCH 4096u
-
-/* Work-items of a block-scan work-group; a block is 4 counters a work-item. */
-#define RB_SCAN_GROUP 256u
-#define RB_SCAN_BLOCK (4u * RB_SCAN_GROUP)
-
-/* Kernels. Each device runs one of two sets, with the same results: the
- * CPU kernels (the chunk scan, the reorder and the force pass in particle
- * order, the work-group a body integration) or the GPU kernels (the block
- * scan, the reorder and the force pass in slot order, the work-item a body
- * integration). See grid.cl and
- * integrate.cl. */
-enum {
-    K_HASH,
-    K_COUNT_PARTICLES,
-    K_HASH_COUNT,
-    K_CHUNK_SUMS,
-    K_CHUNK_OFFSETS,
-    K_CHUNKS,
-    K_BLOCK_SUMS,
-    K_BLOCK_OFFSETS,
-    K_BLOCKS,
-    K_SCATTER,
-    K_REORDER,
-    K_REORDER_SLOTS,
-    K_FORCES,
-    K_INTEGRATE,
-    K_INTEGRATE_FLAT,
-    K_POSITIONS,   /* read-back only, not timed */
-    K_PIECES,      /* breakable bodies' loads (pieces.cl), only with pieces; not timed */
-    K_JOINTS,      /* joints' forces (joints.cl), only with joints; not timed */
-    K_JOINT_LOADS, /* bodies' loads with their joints' (joints.cl), only with joints; not timed */
-    K_COUNT
-};
-
-static const char *const kernel_entry[K_COUNT] = {
-    "rb_hash_particles",
-    "rb_count_particles",
-    "rb_hash_count",
-    "rb_scan_chunk_sums",
-    "rb_scan_chunk_offsets",
-    "rb_scan_chunks",
-    "rb_scan_block_sums",
-    "rb_scan_block_offsets",
-    "rb_scan_blocks",
-    "rb_scatter",
-    "rb_reorder",
-    "rb_reorder_slots",
-    "rb_forces",
-    "rb_integrate",
-    "rb_integrate_flat",
-    "rb_particle_positions",
-    "rb_piece_loads",
-    "rb_joint_forces",
-    "rb_joint_loads",
-};
-
 /* The timed kernels, as kernel_times names them: the two sets share names. */
-#define RB_OPENCL_KERNEL_COUNT 8
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
@@ -111,104 +30,7 @@ static const int kernel_stage[RB_OPENCL_KERNEL_COUNT] = {RB_STAGE_GRID,   RB_STA
                                                          RB_STAGE_GRID,   RB_STAGE_GRID,     RB_STAGE_PARTICLES,
                                                          RB_STAGE_FORCES, RB_STAGE_INTEGRATE};
 
-typedef struct ocl_buffer {
-    cl_mem mem;
-    size_t bytes;
-} ocl_buffer;
-
-/* Device buffers. Body arrays: body_capacity entries; particle arrays:
- * particle_capacity entries; sizes in bytes per entry are stated. */
-typedef struct ocl_buffers {
-    ocl_buffer body_pos, body_quat, body_vel, body_angmom, body_omega; /* 16 B each, state */
-    ocl_buffer body_inv_inertia, body_force, body_torque;              /* 16 B each, inputs */
-    ocl_buffer body_first_particle;                                    /* 4 B, capacity + 1 */
-    ocl_buffer body_kind;                                              /* 4 B: rb_body_kind */
-    ocl_buffer body_material;                                          /* 4 B: material index */
-    ocl_buffer body_contact;                                           /* 16 B: radius, slip scale, onset support */
-    ocl_buffer body_support;                                           /* 4 B: its contacts' shares of it, state */
-    ocl_buffer body_frame;      /* 32 B: world inverse inertia and inverse mass (contact.h, rb_body_frame) */
-    ocl_buffer wake;            /* 4 B: touched by a mover this step */
-    ocl_buffer transforms;      /* 32 B: what the renderer reads */
-    ocl_buffer particle_offset; /* 16 B */
-    /* 4 B each; sorted_index also holds the ranks from the count to the scatter (grid.cl) */
-    ocl_buffer particle_body, particle_hash, members, sorted_index;
-    ocl_buffer particle_key; /* 4 B: the cell key (grid.cl, rb_hash_particles), for rb_reorder */
-    ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body; /* 4 B each, bucket order, padded */
-    ocl_buffer sorted_vel;                                /* 16 B, bucket order */
-    ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
-    ocl_buffer keys; /* 4 B x the world's slots (4 or 8), index order: contact history's partners, state (contact.h) */
-    ocl_buffer disp; /* 12 B x its slots, index order: its displacements, state */
-    /* 12 B x its slots, index order: its rolling angles, state; made
-     * only once a pair of materials resists rolling (ensure_roll), 16 B before */
-    ocl_buffer roll;
-    ocl_buffer support;   /* 4 B, index order: the shares of its body a particle's contacts bear */
-    ocl_buffer overflow;  /* 4 B: contacts that found no free slot, counted since the start */
-    ocl_buffer counts;    /* 4 B x table_size: bucket counts, zero between steps */
-    ocl_buffer table;     /* 4 B x (table_size + 1): bucket starts */
-    ocl_buffer scan_sums; /* 4 B x the scan's chunk or block count */
-    ocl_buffer planes;    /* RB_MAX_PLANES x 16 B, as columns (set_args) */
-    ocl_buffer rates;     /* the pair table: RB_MAX_MATERIALS^2 x 16 B (rb_contact_rates) */
-    ocl_buffer rolling;   /* and its rolling friction: RB_MAX_MATERIALS^2 x 4 B */
-    /* breakable bodies (world_internal.h): body_first_piece 4 B a body + 1,
-     * particle_member 4 B a particle, the rest by piece: info 16 B, holds
-     * 4 B, span 8 B, load 4 B (state); breaks 4 B: pieces past their hold */
-    ocl_buffer body_first_piece, particle_member, piece_info, piece_holds, piece_span, piece_load, breaks;
-    /* joints (world_internal.h), made with the first joint: by joint body 8 B,
-     * anchor_a and anchor_b 16 B, limit 4 B, broken 4 B and peak 4 B (state),
-     * out 48 B (its force and torques this step), list 8 B; by body
-     * first_joint 4 B + 1, load_force and load_torque 16 B (the external load
-     * with the joints', what the integration reads); joint_breaks 4 B */
-    ocl_buffer joint_body, joint_anchor_a, joint_anchor_b, joint_limit, joint_broken, joint_peak, joint_out, joint_list;
-    ocl_buffer body_first_joint, load_force, load_torque, joint_breaks;
-} ocl_buffers;
-
-/* ocl_buffers holds nothing but ocl_buffer fields: it is walked as an array
- * to release and to count them all. */
-#define RB_BUFFER_COUNT (sizeof(ocl_buffers) / sizeof(ocl_buffer))
-_Static_assert(sizeof(ocl_buffers) % sizeof(ocl_buffer) == 0, "ocl_buffers must hold only ocl_buffer fields");
-
-typedef struct ocl {
-    rb_backend base;
-    cl_context context;
-    cl_device_id device;
-    cl_command_queue queue;
-    cl_program program;
-    cl_kernel kernels[K_COUNT];
-    size_t group[K_COUNT]; /* work-group size of each per-particle kernel */
-    char device_name[600];
-    bool gl_sharing;
-    bool gpu_kernels;     /* the GPU kernels, else the CPU kernels (see the kernel list) */
-    float slot_reach;     /* the force pass's reach past a particle's radius (rb_cl_slot_reach), m */
-    size_t offsets_group; /* work-group size of rb_scan_block_offsets */
-    bool profile;         /* kernel times from profiling events (RUBBLE_OPENCL_PROFILE=0: none) */
-    bool counts_dirty;    /* the counts are new, or a hash pass went without its scan: they need zeroing */
-
-    ocl_buffers buf;
-    uint32_t body_capacity, particle_capacity, table_capacity, scan_capacity;
-    uint32_t body_count, particle_count;                       /* as uploaded */
-    uint32_t piece_count, piece_capacity;                      /* breakable bodies' pieces, as uploaded */
-    uint32_t joint_count, joint_capacity, joint_body_capacity; /* joints as uploaded; their buffers' room */
-    uint32_t table_size, chunk_size, chunk_count, block_count;
-    uint32_t stride_z, stride_y;            /* the hash's layout of rows (kernels/common.cl, rb_cell_hash) */
-    float plane_columns[4 * RB_MAX_PLANES]; /* the planes as last written (set_args) */
-    bool planes_written;
-    bool rolling;  /* the roll buffer holds the rolling angles (ensure_roll) */
-    cl_uint slots; /* the history's slots a particle, as uploaded (rb_world_data.contact_slots) */
-
-    cl_event *events; /* pending profiling events and their kernels */
-    int *event_kernel;
-    uint32_t event_count;
-    double kernel_ms[RB_OPENCL_KERNEL_COUNT];
-
-    float *staging; /* host scratch: transforms on upload */
-    size_t staging_bytes;
-    cl_uint overflow_seen; /* the device's overflow count when last read */
-    uint64_t overflow;     /* contacts without a slot, all step calls */
-} ocl;
-
 static const rb_backend_vtbl opencl_vtbl;
-
-#define CHECK(call, expr) rb_cl_check((expr), call, NULL, 0)
 
 /* ---- buffers ---- */
 
@@ -288,9 +110,9 @@ static bool grow_kept(ocl *o, ocl_buffer *buf, size_t bytes, const char *what) {
     }
     bool ok = true;
     if (old.mem) {
-        ok = CHECK("clEnqueueCopyBuffer(history)",
-                   clEnqueueCopyBuffer(o->queue, old.mem, buf->mem, 0, 0, old.bytes, 0, NULL, NULL)) &&
-             CHECK("clFinish", clFinish(o->queue));
+        ok = RB_CL_CHECK("clEnqueueCopyBuffer(history)",
+                         clEnqueueCopyBuffer(o->queue, old.mem, buf->mem, 0, 0, old.bytes, 0, NULL, NULL)) &&
+             RB_CL_CHECK("clFinish", clFinish(o->queue));
         release_buffer(&old);
     }
     return ok;
@@ -408,7 +230,7 @@ static bool harvest_events(ocl *o) {
         if (e == CL_SUCCESS)
             o->kernel_ms[o->event_kernel[k]] += (double)(t1 - t0) * 1e-6;
         else
-            ok = ok && CHECK("clGetEventProfilingInfo", e);
+            ok = ok && RB_CL_CHECK("clGetEventProfilingInfo", e);
         clReleaseEvent(o->events[k]);
     }
     o->event_count = 0;
@@ -421,7 +243,7 @@ static bool record_event(ocl *o, int k, cl_event ev) {
     o->events[o->event_count] = ev;
     o->event_kernel[o->event_count] = kernel_timed[k];
     if (++o->event_count < RB_EVENT_BATCH) return true;
-    return CHECK("clFinish", clFinish(o->queue)) && harvest_events(o);
+    return RB_CL_CHECK("clFinish", clFinish(o->queue)) && harvest_events(o);
 }
 
 static bool launch(ocl *o, int k, size_t global, size_t local, bool timed) {
@@ -431,172 +253,11 @@ static bool launch(ocl *o, int k, size_t global, size_t local, bool timed) {
     cl_event ev = NULL;
     cl_int e = clEnqueueNDRangeKernel(o->queue, o->kernels[k], 1, NULL, &global, &local, 0, NULL, timed ? &ev : NULL);
     if (e != CL_SUCCESS) {
-        rb_log(RB_LOG_ERROR, "OpenCL: clEnqueueNDRangeKernel(%s, %zu x %zu) failed: %s (%d)", kernel_entry[k], global,
-               local, rb_opencl_error_name(e), e);
+        rb_log(RB_LOG_ERROR, "OpenCL: clEnqueueNDRangeKernel(%s, %zu x %zu) failed: %s (%d)", rb_ocl_kernel_entry[k],
+               global, local, rb_opencl_error_name(e), e);
         return false;
     }
     return !timed || record_event(o, k, ev);
-}
-
-/* The kernels of the set the device runs that have a twin in the other,
- * with the same arguments. */
-static int reorder_kernel(const ocl *o) { return o->gpu_kernels ? K_REORDER_SLOTS : K_REORDER; }
-static int integrate_kernel(const ocl *o) { return o->gpu_kernels ? K_INTEGRATE_FLAT : K_INTEGRATE; }
-
-/* Sets one kernel argument; returns false (logged) with the kernel and index. */
-static bool arg(ocl *o, int k, cl_uint index, size_t size, const void *value) {
-    cl_int e = clSetKernelArg(o->kernels[k], index, size, value);
-    if (e == CL_SUCCESS) return true;
-    rb_log(RB_LOG_ERROR, "OpenCL: clSetKernelArg(%s, %u) failed: %s (%d)", kernel_entry[k], index,
-           rb_opencl_error_name(e), e);
-    return false;
-}
-
-#define ARG_MEM(k, i, b) arg(o, k, i, sizeof(cl_mem), &o->buf.b.mem)
-#define ARG_VAL(k, i, v) arg(o, k, i, sizeof(v), &(v))
-
-/* Sets every kernel's arguments for the current buffers and parameters;
- * commit: the force pass keeps the contact history (a step), else it only
- * computes forces. */
-static bool set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
-    const cl_uint n = o->particle_count, bodies = o->body_count, mask = o->table_size - 1u;
-    const cl_uint table_size = o->table_size, chunk_size = o->chunk_size, chunk_count = o->chunk_count;
-    const cl_uint block_count = o->block_count;
-    const cl_uint plane_count = p->plane_count;
-    const cl_float inv_cell = rb_grid_inv_cell(p->max_radius); /* as the reference computes it */
-    const cl_float max_radius = p->max_radius, dt = p->dt;
-    const cl_float sleep_speed = p->sleep_speed, sleep_time = p->sleep_time, wake_accel = p->wake_accel;
-    const cl_float support_keep = p->support_keep;
-    const cl_uint by_particle = o->gpu_kernels ? 0u : 1u;
-    /* How far past its own radius the force pass looks for partners
-     * (forces.cl): the world's bound (rb_cl_slot_reach), as of the upload. */
-    const cl_float slot_reach = o->slot_reach;
-    const cl_float4 gravity = {{p->gravity[0], p->gravity[1], p->gravity[2], 0.0f}};
-    bool ok = true;
-
-    /* rb_hash_particles and rb_count_particles on CPUs, rb_hash_count on GPUs (grid.cl) */
-    const int kh = o->gpu_kernels ? K_HASH_COUNT : K_HASH, h0 = o->gpu_kernels ? 1 : 0; /* rb_hash_count: n first */
-    ok = ok && (!o->gpu_kernels || ARG_VAL(kh, 0, n)) && ARG_MEM(kh, h0 + 0, particle_offset) &&
-         ARG_MEM(kh, h0 + 1, particle_body) && ARG_MEM(kh, h0 + 2, body_pos) && ARG_MEM(kh, h0 + 3, body_quat) &&
-         ARG_MEM(kh, h0 + 4, body_vel) && ARG_MEM(kh, h0 + 5, body_omega) && ARG_VAL(kh, h0 + 6, inv_cell) &&
-         ARG_VAL(kh, h0 + 7, mask) && ARG_MEM(kh, h0 + 8, particle_hash) && ARG_MEM(kh, h0 + 9, particle_key) &&
-         ARG_MEM(kh, h0 + 10, force) && ARG_MEM(kh, h0 + 11, moment) && /* scratch until the force pass */
-         ARG_VAL(kh, h0 + 12, o->stride_z) && ARG_VAL(kh, h0 + 13, o->stride_y);
-    if (o->gpu_kernels)
-        ok = ok && ARG_MEM(kh, 15, counts) && ARG_MEM(kh, 16, sorted_index) && /* the ranks, until rb_reorder */
-             ARG_MEM(kh, 17, wake);
-    else
-        ok = ok && ARG_VAL(K_COUNT_PARTICLES, 0, n) && ARG_MEM(K_COUNT_PARTICLES, 1, particle_hash) &&
-             ARG_MEM(K_COUNT_PARTICLES, 2, counts) && ARG_MEM(K_COUNT_PARTICLES, 3, sorted_index);
-
-    if (o->gpu_kernels) {
-        ok = ok && ARG_MEM(K_BLOCK_SUMS, 0, counts) && ARG_MEM(K_BLOCK_SUMS, 1, scan_sums);
-        ok = ok && ARG_MEM(K_BLOCK_OFFSETS, 0, scan_sums) && ARG_VAL(K_BLOCK_OFFSETS, 1, block_count) &&
-             ARG_MEM(K_BLOCK_OFFSETS, 2, table) && ARG_VAL(K_BLOCK_OFFSETS, 3, table_size) &&
-             arg(o, K_BLOCK_OFFSETS, 4, o->offsets_group * sizeof(cl_uint), NULL);
-        ok = ok && ARG_MEM(K_BLOCKS, 0, counts) && ARG_MEM(K_BLOCKS, 1, scan_sums) && ARG_MEM(K_BLOCKS, 2, table);
-    } else {
-        ok = ok && ARG_MEM(K_CHUNK_SUMS, 0, counts) && ARG_VAL(K_CHUNK_SUMS, 1, chunk_size) &&
-             ARG_VAL(K_CHUNK_SUMS, 2, chunk_count) && ARG_MEM(K_CHUNK_SUMS, 3, scan_sums);
-        ok = ok && ARG_MEM(K_CHUNK_OFFSETS, 0, scan_sums) && ARG_VAL(K_CHUNK_OFFSETS, 1, chunk_count) &&
-             ARG_MEM(K_CHUNK_OFFSETS, 2, table) && ARG_VAL(K_CHUNK_OFFSETS, 3, table_size);
-        ok = ok && ARG_MEM(K_CHUNKS, 0, counts) && ARG_VAL(K_CHUNKS, 1, chunk_size) &&
-             ARG_VAL(K_CHUNKS, 2, chunk_count) && ARG_MEM(K_CHUNKS, 3, scan_sums) && ARG_MEM(K_CHUNKS, 4, table);
-    }
-
-    ok = ok && ARG_VAL(K_SCATTER, 0, n) && ARG_MEM(K_SCATTER, 1, particle_hash) &&
-         ARG_MEM(K_SCATTER, 2, sorted_index) && ARG_MEM(K_SCATTER, 3, table) && ARG_MEM(K_SCATTER, 4, members);
-
-    const int kr = reorder_kernel(o);
-    ok = ok && ARG_VAL(kr, 0, n) && ARG_MEM(kr, 1, particle_body) && ARG_MEM(kr, 2, body_pos) &&
-         ARG_MEM(kr, 3, force) && ARG_MEM(kr, 4, moment) && ARG_MEM(kr, 5, particle_hash) && ARG_MEM(kr, 6, table) &&
-         ARG_MEM(kr, 7, members) && ARG_MEM(kr, 8, particle_key) && ARG_MEM(kr, 9, sorted_x) &&
-         ARG_MEM(kr, 10, sorted_y) && ARG_MEM(kr, 11, sorted_z) && ARG_MEM(kr, 12, sorted_body) &&
-         ARG_MEM(kr, 13, sorted_vel) && ARG_MEM(kr, 14, sorted_index);
-
-    ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, sorted_index) && ARG_MEM(K_FORCES, 2, body_pos) &&
-         ARG_MEM(K_FORCES, 3, body_omega) && ARG_MEM(K_FORCES, 4, body_inv_inertia) && ARG_MEM(K_FORCES, 5, table) &&
-         ARG_VAL(K_FORCES, 6, mask) && ARG_MEM(K_FORCES, 7, sorted_x) && ARG_MEM(K_FORCES, 8, sorted_y) &&
-         ARG_MEM(K_FORCES, 9, sorted_z) && ARG_MEM(K_FORCES, 10, sorted_body) && ARG_MEM(K_FORCES, 11, sorted_vel) &&
-         ARG_MEM(K_FORCES, 12, planes) && ARG_VAL(K_FORCES, 13, plane_count) && ARG_VAL(K_FORCES, 14, inv_cell) &&
-         ARG_MEM(K_FORCES, 15, body_material) && ARG_MEM(K_FORCES, 16, rates) && ARG_MEM(K_FORCES, 17, body_contact) &&
-         ARG_VAL(K_FORCES, 18, max_radius) && ARG_VAL(K_FORCES, 19, dt) && ARG_VAL(K_FORCES, 20, sleep_speed) &&
-         ARG_VAL(K_FORCES, 21, sleep_time) && ARG_MEM(K_FORCES, 22, force) && ARG_MEM(K_FORCES, 23, moment) &&
-         ARG_MEM(K_FORCES, 24, wake) && ARG_VAL(K_FORCES, 25, o->stride_z) && ARG_VAL(K_FORCES, 26, o->stride_y) &&
-         ARG_MEM(K_FORCES, 27, body_frame) && ARG_MEM(K_FORCES, 28, keys) && ARG_MEM(K_FORCES, 29, disp) &&
-         ARG_MEM(K_FORCES, 30, support) && ARG_MEM(K_FORCES, 31, overflow) && ARG_VAL(K_FORCES, 32, commit) &&
-         ARG_MEM(K_FORCES, 33, particle_body) && ARG_VAL(K_FORCES, 34, by_particle) && ARG_MEM(K_FORCES, 35, roll) &&
-         ARG_MEM(K_FORCES, 36, rolling) && ARG_VAL(K_FORCES, 37, o->slots) && ARG_MEM(K_FORCES, 38, body_quat) &&
-         ARG_MEM(K_FORCES, 39, particle_offset) && ARG_VAL(K_FORCES, 40, slot_reach) &&
-         ARG_MEM(K_FORCES, 41, particle_hash) && ARG_MEM(K_FORCES, 42, particle_key);
-
-    const int ki = integrate_kernel(o);
-    ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
-         ARG_MEM(ki, 3, moment) && ARG_MEM(ki, 4, body_pos) && ARG_MEM(ki, 5, body_quat) && ARG_MEM(ki, 6, body_vel) &&
-         ARG_MEM(ki, 7, body_angmom) && ARG_MEM(ki, 8, body_omega) && ARG_MEM(ki, 9, body_inv_inertia) &&
-         (o->joint_count ? ARG_MEM(ki, 10, load_force) && ARG_MEM(ki, 11, load_torque)
-                         : ARG_MEM(ki, 10, body_force) && ARG_MEM(ki, 11, body_torque)) &&
-         ARG_MEM(ki, 12, body_kind) && ARG_MEM(ki, 13, wake) && ARG_VAL(ki, 14, gravity) && ARG_VAL(ki, 15, dt) &&
-         ARG_VAL(ki, 16, sleep_speed) && ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) &&
-         ARG_MEM(ki, 19, transforms) && ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) &&
-         ARG_VAL(ki, 22, support_keep) && ARG_MEM(ki, 23, body_frame) && ARG_MEM(ki, 24, body_contact);
-
-    if (o->piece_count)
-        ok = ok && ARG_VAL(K_PIECES, 0, bodies) && ARG_MEM(K_PIECES, 1, body_first_particle) &&
-             ARG_MEM(K_PIECES, 2, body_first_piece) && ARG_MEM(K_PIECES, 3, body_kind) &&
-             ARG_MEM(K_PIECES, 4, body_quat) && ARG_MEM(K_PIECES, 5, body_omega) && ARG_MEM(K_PIECES, 6, body_angmom) &&
-             ARG_MEM(K_PIECES, 7, body_vel) && ARG_MEM(K_PIECES, 8, body_inv_inertia) && ARG_MEM(K_PIECES, 9, force) &&
-             ARG_MEM(K_PIECES, 10, moment) && ARG_MEM(K_PIECES, 11, piece_info) && ARG_MEM(K_PIECES, 12, piece_holds) &&
-             ARG_MEM(K_PIECES, 13, piece_span) && ARG_MEM(K_PIECES, 14, particle_member) &&
-             ARG_MEM(K_PIECES, 15, piece_load) && ARG_MEM(K_PIECES, 16, breaks) && ARG_MEM(K_PIECES, 17, body_pos);
-
-    if (o->joint_count) {
-        const cl_uint joints = o->joint_count;
-        ok = ok && ARG_VAL(K_JOINTS, 0, joints) && ARG_MEM(K_JOINTS, 1, joint_body) &&
-             ARG_MEM(K_JOINTS, 2, joint_anchor_a) && ARG_MEM(K_JOINTS, 3, joint_anchor_b) &&
-             ARG_MEM(K_JOINTS, 4, joint_limit) && ARG_MEM(K_JOINTS, 5, joint_broken) &&
-             ARG_MEM(K_JOINTS, 6, joint_peak) && ARG_MEM(K_JOINTS, 7, body_pos) && ARG_MEM(K_JOINTS, 8, body_quat) &&
-             ARG_MEM(K_JOINTS, 9, body_vel) && ARG_MEM(K_JOINTS, 10, body_omega) &&
-             ARG_MEM(K_JOINTS, 11, body_inv_inertia) && ARG_MEM(K_JOINTS, 12, joint_out) &&
-             ARG_MEM(K_JOINTS, 13, joint_breaks);
-        ok = ok && ARG_VAL(K_JOINT_LOADS, 0, bodies) && ARG_MEM(K_JOINT_LOADS, 1, body_first_joint) &&
-             ARG_MEM(K_JOINT_LOADS, 2, joint_list) && ARG_MEM(K_JOINT_LOADS, 3, joint_out) &&
-             ARG_MEM(K_JOINT_LOADS, 4, body_force) && ARG_MEM(K_JOINT_LOADS, 5, body_torque) &&
-             ARG_MEM(K_JOINT_LOADS, 6, load_force) && ARG_MEM(K_JOINT_LOADS, 7, load_torque);
-    }
-
-    ok = ok && ARG_MEM(K_POSITIONS, 0, particle_offset) && ARG_MEM(K_POSITIONS, 1, particle_body) &&
-         ARG_MEM(K_POSITIONS, 2, body_pos) && ARG_MEM(K_POSITIONS, 3, body_quat) && ARG_MEM(K_POSITIONS, 4, force);
-
-    /* The planes as columns x, y, z, offset of RB_MAX_PLANES, zero past the
-     * last (forces.cl tests all at once): written only when they change,
-     * and then waited for, so the copy never reads a column being changed. */
-    float columns[4 * RB_MAX_PLANES];
-    for (uint32_t k = 0; k < RB_MAX_PLANES; k++) {
-        const rb_float4 plane = k < p->plane_count ? p->planes[k] : (rb_float4){0.0f, 0.0f, 0.0f, 0.0f};
-        columns[k] = plane.x, columns[RB_MAX_PLANES + k] = plane.y;
-        columns[2 * RB_MAX_PLANES + k] = plane.z, columns[3 * RB_MAX_PLANES + k] = plane.w;
-    }
-    if (ok && (!o->planes_written || memcmp(columns, o->plane_columns, sizeof columns) != 0)) {
-        ok = CHECK("clEnqueueWriteBuffer(planes)", clEnqueueWriteBuffer(o->queue, o->buf.planes.mem, CL_TRUE, 0,
-                                                                        sizeof columns, columns, 0, NULL, NULL));
-        memcpy(o->plane_columns, columns, sizeof columns);
-        o->planes_written = ok;
-    }
-    /* The pair table's rows of the materials in use, for this call's
-     * parameters (a small constant buffer). Not waited for: the queue runs
-     * in order, and p is the world's own (rb_world.params), which lives as
-     * long as the backend; a call that fails part-way may leave a copy
-     * pending, and the next call writes it again before any kernel reads it. */
-    ok = ok && CHECK("clEnqueueWriteBuffer(rates)",
-                     clEnqueueWriteBuffer(o->queue, o->buf.rates.mem, CL_FALSE, 0,
-                                          (size_t)p->material_count * RB_MAX_MATERIALS * sizeof *p->rates, p->rates, 0,
-                                          NULL, NULL));
-    ok = ok && CHECK("clEnqueueWriteBuffer(rolling)",
-                     clEnqueueWriteBuffer(o->queue, o->buf.rolling.mem, CL_FALSE, 0,
-                                          (size_t)p->material_count * RB_MAX_MATERIALS * sizeof *p->rolling, p->rolling,
-                                          0, NULL, NULL));
-    return ok;
 }
 
 /* The scan of the bucket counts into bucket starts (grid.cl). */
@@ -616,8 +277,8 @@ static bool enqueue_scan(ocl *o, bool timed) {
  * ran (a failed launch) left. Every scan zeroes what it reads. */
 static bool clear_counts(ocl *o) {
     const cl_uint zero = 0;
-    if (!CHECK("clEnqueueFillBuffer(counts)", clEnqueueFillBuffer(o->queue, o->buf.counts.mem, &zero, sizeof zero, 0,
-                                                                  o->buf.counts.bytes, 0, NULL, NULL)))
+    if (!RB_CL_CHECK("clEnqueueFillBuffer(counts)", clEnqueueFillBuffer(o->queue, o->buf.counts.mem, &zero, sizeof zero,
+                                                                        0, o->buf.counts.bytes, 0, NULL, NULL)))
         return false;
     o->counts_dirty = false;
     return true;
@@ -626,9 +287,9 @@ static bool clear_counts(ocl *o) {
 /* Clears every body's wake flag for this step's force pass. */
 static bool clear_wake(ocl *o) {
     const cl_uint zero = 0;
-    return o->body_count == 0 ||
-           CHECK("clEnqueueFillBuffer(wake)", clEnqueueFillBuffer(o->queue, o->buf.wake.mem, &zero, sizeof zero, 0,
-                                                                  (size_t)o->body_count * sizeof zero, 0, NULL, NULL));
+    return o->body_count == 0 || RB_CL_CHECK("clEnqueueFillBuffer(wake)",
+                                             clEnqueueFillBuffer(o->queue, o->buf.wake.mem, &zero, sizeof zero, 0,
+                                                                 (size_t)o->body_count * sizeof zero, 0, NULL, NULL));
 }
 
 /* The hash pass and the scan: the counts are dirty from the one until the
@@ -651,7 +312,7 @@ static bool enqueue_grid(ocl *o, bool timed) {
 /* Stages 1-3: particle values into sorted order, the grid, the forces. */
 static bool enqueue_forces(ocl *o, bool timed) {
     const size_t n = o->particle_count, *g = o->group;
-    const int kr = reorder_kernel(o);
+    const int kr = rb_ocl_reorder_kernel(o);
     return enqueue_grid(o, timed) && launch(o, K_SCATTER, n, g[K_SCATTER], timed) && launch(o, kr, n, g[kr], timed) &&
            launch(o, K_FORCES, n, g[K_FORCES], timed);
 }
@@ -761,12 +422,12 @@ static uint32_t ocl_take_joint_break_count(rb_backend *base) {
     ocl *o = (ocl *)base;
     cl_uint n = 0;
     if (!o->buf.joint_breaks.mem || !read_buffer(o, &o->buf.joint_breaks, &n, sizeof n, "joint_breaks") ||
-        !CHECK("clFinish", clFinish(o->queue)))
+        !RB_CL_CHECK("clFinish", clFinish(o->queue)))
         return 0;
     if (n) {
         const cl_uint zero = 0;
-        CHECK("clEnqueueFillBuffer(joint_breaks)",
-              clEnqueueFillBuffer(o->queue, o->buf.joint_breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL));
+        RB_CL_CHECK("clEnqueueFillBuffer(joint_breaks)",
+                    clEnqueueFillBuffer(o->queue, o->buf.joint_breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL));
     }
     return n;
 }
@@ -778,26 +439,26 @@ static bool ocl_write_velocities(rb_backend *base, const rb_world_data *d, const
     bool ok = true;
     for (uint32_t k = 0; k < count && ok; k++) {
         const size_t at = (size_t)bodies[k] * 16u;
-        ok = CHECK("clEnqueueWriteBuffer(body_vel)",
-                   clEnqueueWriteBuffer(o->queue, o->buf.body_vel.mem, CL_FALSE, at, 16u, &d->body_vel[bodies[k]], 0,
-                                        NULL, NULL)) &&
-             CHECK("clEnqueueWriteBuffer(body_omega)",
-                   clEnqueueWriteBuffer(o->queue, o->buf.body_omega.mem, CL_FALSE, at, 16u, &d->body_omega[bodies[k]],
-                                        0, NULL, NULL));
+        ok = RB_CL_CHECK("clEnqueueWriteBuffer(body_vel)",
+                         clEnqueueWriteBuffer(o->queue, o->buf.body_vel.mem, CL_FALSE, at, 16u, &d->body_vel[bodies[k]],
+                                              0, NULL, NULL)) &&
+             RB_CL_CHECK("clEnqueueWriteBuffer(body_omega)",
+                         clEnqueueWriteBuffer(o->queue, o->buf.body_omega.mem, CL_FALSE, at, 16u,
+                                              &d->body_omega[bodies[k]], 0, NULL, NULL));
     }
-    return CHECK("clFinish", clFinish(o->queue)) && ok;
+    return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
 static uint32_t ocl_take_break_count(rb_backend *base) {
     ocl *o = (ocl *)base;
     cl_uint n = 0;
     if (!o->buf.breaks.mem || !read_buffer(o, &o->buf.breaks, &n, sizeof n, "breaks") ||
-        !CHECK("clFinish", clFinish(o->queue)))
+        !RB_CL_CHECK("clFinish", clFinish(o->queue)))
         return 0;
     if (n) {
         const cl_uint zero = 0;
-        CHECK("clEnqueueFillBuffer(breaks)",
-              clEnqueueFillBuffer(o->queue, o->buf.breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL));
+        RB_CL_CHECK("clEnqueueFillBuffer(breaks)",
+                    clEnqueueFillBuffer(o->queue, o->buf.breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL));
     }
     return n;
 }
@@ -845,21 +506,21 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     const cl_uint body0 = 0;
     const size_t padded = round_up(np, RB_PARTICLE_GROUP);
     if (ok && padded > np)
-        ok = CHECK("clEnqueueFillBuffer(particle_body)",
-                   clEnqueueFillBuffer(o->queue, B->particle_body.mem, &body0, sizeof body0, (size_t)np * 4u,
-                                       (padded - np) * 4u, 0, NULL, NULL));
+        ok = RB_CL_CHECK("clEnqueueFillBuffer(particle_body)",
+                         clEnqueueFillBuffer(o->queue, B->particle_body.mem, &body0, sizeof body0, (size_t)np * 4u,
+                                             (padded - np) * 4u, 0, NULL, NULL));
     /* Particles past those uploaded before are new: no history. (When
      * bodies went, the world hands over the whole history: upload_slots.) */
     if (ok && np > o->particle_count) {
         const cl_uint free_key = RB_SLOT_FREE;
         const size_t slot_bytes = o->slots * sizeof(cl_uint);
-        ok = CHECK("clEnqueueFillBuffer(keys)",
-                   clEnqueueFillBuffer(o->queue, B->keys.mem, &free_key, sizeof free_key,
-                                       (size_t)o->particle_count * slot_bytes,
-                                       (size_t)(np - o->particle_count) * slot_bytes, 0, NULL, NULL));
+        ok = RB_CL_CHECK("clEnqueueFillBuffer(keys)",
+                         clEnqueueFillBuffer(o->queue, B->keys.mem, &free_key, sizeof free_key,
+                                             (size_t)o->particle_count * slot_bytes,
+                                             (size_t)(np - o->particle_count) * slot_bytes, 0, NULL, NULL));
     }
     /* The host may change its arrays as soon as we return: wait for the copies. */
-    ok = CHECK("clFinish", clFinish(o->queue)) && ok;
+    ok = RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
     o->body_count = ok ? nb : 0;
     o->particle_count = ok ? np : 0;
     o->slot_reach = rb_cl_slot_reach(d, p->max_radius);
@@ -888,7 +549,7 @@ static bool ensure_roll(ocl *o, const rb_world_data *d, const rb_step_params *p)
     o->rolling = true;
     return o->particle_count == 0 ||
            (write_buffer(o, roll, d->particle_roll, (size_t)o->particle_count * o->slots * 12u, "roll") &&
-            CHECK("clFinish", clFinish(o->queue)));
+            RB_CL_CHECK("clFinish", clFinish(o->queue)));
 }
 
 static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p, uint32_t steps) {
@@ -896,7 +557,7 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
     memset(o->kernel_ms, 0, sizeof o->kernel_ms);
     if (!same_counts(o, d)) return false;
     if (o->body_count == 0) return true;
-    if (!ensure_roll(o, d, p) || !set_args(o, p, 1)) return false;
+    if (!ensure_roll(o, d, p) || !rb_ocl_set_args(o, p, 1)) return false;
     bool ok = true;
     uint32_t timed_steps = 0;
     for (uint32_t s = 0; s < steps && ok; s++) {
@@ -908,7 +569,7 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
                                       launch(o, K_JOINT_LOADS, o->body_count, o->group[K_JOINT_LOADS], false))) &&
              enqueue_integrate(o, timed);
     }
-    ok = CHECK("clFinish", clFinish(o->queue)) && ok;
+    ok = RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
     ok = harvest_events(o) && ok;
     if (timed_steps > 0)
         for (int k = 0; k < RB_OPENCL_KERNEL_COUNT; k++) o->kernel_ms[k] *= (double)steps / timed_steps;
@@ -931,7 +592,7 @@ static bool ocl_download(rb_backend *base, rb_world_data *d) {
               (o->joint_count == 0 ||
                (read_buffer(o, &B->joint_broken, d->joint_broken, (size_t)o->joint_count * 4u, "joint_broken") &&
                 read_buffer(o, &B->joint_peak, d->joint_peak, (size_t)o->joint_count * 4u, "joint_peak")));
-    return CHECK("clFinish", clFinish(o->queue)) && ok;
+    return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
 static bool ocl_download_slots(rb_backend *base, rb_world_data *d) {
@@ -941,7 +602,7 @@ static bool ocl_download_slots(rb_backend *base, rb_world_data *d) {
     bool ok = read_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
               read_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp") &&
               (!o->rolling || read_buffer(o, &o->buf.roll, d->particle_roll, n * 12u, "roll"));
-    return CHECK("clFinish", clFinish(o->queue)) && ok;
+    return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
 static bool ocl_upload_slots(rb_backend *base, const rb_world_data *d) {
@@ -951,7 +612,7 @@ static bool ocl_upload_slots(rb_backend *base, const rb_world_data *d) {
     bool ok = write_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
               write_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp") &&
               (!o->rolling || write_buffer(o, &o->buf.roll, d->particle_roll, n * 12u, "roll"));
-    return CHECK("clFinish", clFinish(o->queue)) && ok;
+    return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
 /* The device counts in 32 bits and is read only when asked (a read after
@@ -961,7 +622,8 @@ static bool ocl_upload_slots(rb_backend *base, const rb_world_data *d) {
 static uint64_t ocl_contact_overflow(rb_backend *base) {
     ocl *o = (ocl *)base;
     cl_uint seen = o->overflow_seen;
-    if (read_buffer(o, &o->buf.overflow, &seen, sizeof seen, "overflow") && CHECK("clFinish", clFinish(o->queue))) {
+    if (read_buffer(o, &o->buf.overflow, &seen, sizeof seen, "overflow") &&
+        RB_CL_CHECK("clFinish", clFinish(o->queue))) {
         o->overflow += (cl_uint)(seen - o->overflow_seen); /* the device's count wraps; differences do not */
         o->overflow_seen = seen;
     }
@@ -971,7 +633,7 @@ static uint64_t ocl_contact_overflow(rb_backend *base) {
 /* Reads n packed xyz triples of a buffer. */
 static bool read_triples(ocl *o, ocl_buffer *b, uint32_t n, float *out) {
     bool ok = read_buffer(o, b, out, (size_t)n * 12u, "force");
-    return CHECK("clFinish", clFinish(o->queue)) && ok;
+    return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
 static bool ocl_read_particles(rb_backend *base, const rb_world_data *d, const rb_step_params *p, float *out) {
@@ -979,7 +641,7 @@ static bool ocl_read_particles(rb_backend *base, const rb_world_data *d, const r
     if (!same_counts(o, d)) return false;
     if (o->particle_count == 0) return true;
     /* The force buffer is scratch between steps: positions go there. */
-    return set_args(o, p, 0) && launch(o, K_POSITIONS, o->particle_count, o->group[K_POSITIONS], false) &&
+    return rb_ocl_set_args(o, p, 0) && launch(o, K_POSITIONS, o->particle_count, o->group[K_POSITIONS], false) &&
            read_triples(o, &o->buf.force, o->particle_count, out);
 }
 
@@ -987,7 +649,7 @@ static bool ocl_particle_forces(rb_backend *base, const rb_world_data *d, const 
     ocl *o = (ocl *)base;
     if (!same_counts(o, d)) return false;
     if (o->particle_count == 0) return true;
-    return ensure_roll(o, d, p) && set_args(o, p, 0) && enqueue_forces(o, false) &&
+    return ensure_roll(o, d, p) && rb_ocl_set_args(o, p, 0) && enqueue_forces(o, false) &&
            read_triples(o, &o->buf.force, o->particle_count, out);
 }
 
@@ -1039,11 +701,11 @@ static bool ocl_read_transforms(rb_backend *b, const rb_world_data *d, rb_transf
  * back after, and the one flag a step changes (counts_dirty): PoCL compiles
  * a kernel at its first launch, and that launch leaves nothing behind. What
  * a step writes once and remembers it wrote (the roll buffer, the planes
- * and the pair table set_args writes when they change) is written before
+ * and the pair table rb_ocl_set_args writes when they change) is written before
  * the copies are taken, so that they keep it. */
 static bool ocl_warm(rb_backend *base, rb_world_data *d, const rb_step_params *p) {
     ocl *o = (ocl *)base;
-    if (!same_counts(o, d) || o->body_count == 0 || !ensure_roll(o, d, p) || !set_args(o, p, 1)) return false;
+    if (!same_counts(o, d) || o->body_count == 0 || !ensure_roll(o, d, p) || !rb_ocl_set_args(o, p, 1)) return false;
     ocl_buffer *all = (ocl_buffer *)&o->buf;
     cl_mem mems[RB_BUFFER_COUNT], copies[RB_BUFFER_COUNT];
     size_t bytes[RB_BUFFER_COUNT];
@@ -1093,9 +755,9 @@ bool rb_opencl_read_transforms(rb_backend *backend, rb_transform *out, uint32_t 
         rb_log(RB_LOG_ERROR, "OpenCL backend: transforms of %u bodies asked, %u uploaded", count, o->body_count);
         return false;
     }
-    return CHECK("clEnqueueReadBuffer(transforms)",
-                 clEnqueueReadBuffer(o->queue, o->buf.transforms.mem, CL_TRUE, 0, (size_t)count * sizeof *out, out, 0,
-                                     NULL, NULL));
+    return RB_CL_CHECK("clEnqueueReadBuffer(transforms)",
+                       clEnqueueReadBuffer(o->queue, o->buf.transforms.mem, CL_TRUE, 0, (size_t)count * sizeof *out,
+                                           out, 0, NULL, NULL));
 }
 
 /* ---- creation ---- */
@@ -1153,10 +815,11 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
         return false;
     }
     for (int k = 0; k < K_COUNT; k++) {
-        if (!kernel_entry[k]) continue;
-        o->kernels[k] = clCreateKernel(o->program, kernel_entry[k], &e);
+        if (!rb_ocl_kernel_entry[k]) continue;
+        o->kernels[k] = clCreateKernel(o->program, rb_ocl_kernel_entry[k], &e);
         if (e != CL_SUCCESS) {
-            snprintf(err, err_size, "clCreateKernel(%s) failed: %s (%d)", kernel_entry[k], rb_opencl_error_name(e), e);
+            snprintf(err, err_size, "clCreateKernel(%s) failed: %s (%d)", rb_ocl_kernel_entry[k],
+                     rb_opencl_error_name(e), e);
             return false;
         }
         /* A kernel may allow smaller groups than the device (registers): the
@@ -1164,7 +827,7 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
         size_t limit = 0;
         e = clGetKernelWorkGroupInfo(o->kernels[k], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL);
         if (e != CL_SUCCESS) {
-            snprintf(err, err_size, "clGetKernelWorkGroupInfo(%s) failed: %s (%d)", kernel_entry[k],
+            snprintf(err, err_size, "clGetKernelWorkGroupInfo(%s) failed: %s (%d)", rb_ocl_kernel_entry[k],
                      rb_opencl_error_name(e), e);
             return false;
         }
@@ -1173,12 +836,12 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
         const bool block_kernel = k == K_BLOCK_SUMS || k == K_BLOCK_OFFSETS || k == K_BLOCKS;
         if (block_kernel && o->gpu_kernels && limit < (k == K_BLOCK_OFFSETS ? o->offsets_group : RB_SCAN_GROUP)) {
             rb_log(RB_LOG_WARN, "OpenCL: %s allows work-groups of %zu on this device: the CPU kernels instead",
-                   kernel_entry[k], limit);
+                   rb_ocl_kernel_entry[k], limit);
             o->gpu_kernels = false;
         }
         if (k == K_INTEGRATE && !o->gpu_kernels && limit < RB_BODY_GROUP) {
-            snprintf(err, err_size, "kernel %s allows work-groups of %zu on this device; it needs %u", kernel_entry[k],
-                     limit, RB_BODY_GROUP);
+            snprintf(err, err_size, "kernel %s allows work-groups of %zu on this device; it needs %u",
+                     rb_ocl_kernel_entry[k], limit, RB_BODY_GROUP);
             return false;
         }
     }
@@ -1281,9 +944,9 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
         !make_buffer(o, &o->buf.rolling, sizeof(float) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rolling") ||
         !make_buffer(o, &o->buf.roll, 16u, "roll") || !make_buffer(o, &o->buf.overflow, sizeof(cl_uint), "overflow") ||
         !reserve_bodies(o, 0) || !reserve_particles(o, 0, 4u) ||
-        !CHECK("clEnqueueFillBuffer(overflow)",
-               clEnqueueFillBuffer(o->queue, o->buf.overflow.mem, &o->overflow_seen, sizeof o->overflow_seen, 0,
-                                   sizeof(cl_uint), 0, NULL, NULL))) {
+        !RB_CL_CHECK("clEnqueueFillBuffer(overflow)",
+                     clEnqueueFillBuffer(o->queue, o->buf.overflow.mem, &o->overflow_seen, sizeof o->overflow_seen, 0,
+                                         sizeof(cl_uint), 0, NULL, NULL))) {
         snprintf(err, err_size, "cannot allocate the first buffers (see the log)");
         goto fail;
     }

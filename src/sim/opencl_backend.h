@@ -1,0 +1,183 @@
+/* opencl_backend.h - the OpenCL backend's state, shared by its source
+ * files: opencl.c (buffers, launches, the backend interface) and
+ * opencl_args.c (every kernel's arguments). Private to src/sim. */
+#ifndef RB_OPENCL_BACKEND_H
+#define RB_OPENCL_BACKEND_H
+
+#include "opencl_internal.h"
+#include "world_internal.h"
+
+/* Work-items per body in rb_integrate, one a partial sum, and the fewest
+ * particles one of them sums: the order every backend sums in
+ * (world_internal.h). (8 parts cost a third fewer instructions than 32 on
+ * PoCL.) */
+#define RB_BODY_GROUP RB_SUM_PARTS
+#define RB_MIN_CHUNK RB_SUM_MIN_CHUNK
+/* Slots past the last particle in the sorted copies: the force pass loads
+ * eight at a time. */
+#define RB_RUN_PAD 8u
+/* Work-group size for the per-particle kernels (halved for a kernel that
+ * allows less on the device). */
+#define RB_PARTICLE_GROUP 256u
+/* Buckets per particle, at least. Particles of other cells that share a
+ * bucket cost only vector lanes in the force pass (eight slots are tested at
+ * once), so a small table wins: at 1, pile 3000's force pass took 5% less
+ * time than at 2, with 6 bytes a particle less. */
+#define RB_TABLE_FACTOR 1u
+/* Kernel times are taken on one step in RB_PROFILE_EVERY and scaled to the
+ * call's steps: on an H100 a profiling event costs about as much as a short
+ * kernel, and timing every kernel made a step of 1,000 cubes take twice as
+ * long (0.145 against 0.068 ms). */
+#define RB_PROFILE_EVERY 8u
+/* Profiling events kept before they are read and released. */
+#define RB_EVENT_BATCH 4096u
+
+/* Work-items of a block-scan work-group; a block is 4 counters a work-item. */
+#define RB_SCAN_GROUP 256u
+#define RB_SCAN_BLOCK (4u * RB_SCAN_GROUP)
+
+/* Kernels. Each device runs one of two sets, with the same results: the
+ * CPU kernels (the chunk scan, the reorder and the force pass in particle
+ * order, the work-group a body integration) or the GPU kernels (the block
+ * scan, the reorder and the force pass in slot order, the work-item a body
+ * integration). See grid.cl and
+ * integrate.cl. */
+enum {
+    K_HASH,
+    K_COUNT_PARTICLES,
+    K_HASH_COUNT,
+    K_CHUNK_SUMS,
+    K_CHUNK_OFFSETS,
+    K_CHUNKS,
+    K_BLOCK_SUMS,
+    K_BLOCK_OFFSETS,
+    K_BLOCKS,
+    K_SCATTER,
+    K_REORDER,
+    K_REORDER_SLOTS,
+    K_FORCES,
+    K_INTEGRATE,
+    K_INTEGRATE_FLAT,
+    K_POSITIONS,   /* read-back only, not timed */
+    K_PIECES,      /* breakable bodies' loads (pieces.cl), only with pieces; not timed */
+    K_JOINTS,      /* joints' forces (joints.cl), only with joints; not timed */
+    K_JOINT_LOADS, /* bodies' loads with their joints' (joints.cl), only with joints; not timed */
+    K_COUNT
+};
+
+/* The kernels' entry points, by K_* (opencl_args.c). */
+extern const char *const rb_ocl_kernel_entry[K_COUNT];
+
+/* The timed kernels (kernel_times). */
+#define RB_OPENCL_KERNEL_COUNT 8
+
+typedef struct ocl_buffer {
+    cl_mem mem;
+    size_t bytes;
+} ocl_buffer;
+
+/* Device buffers. Body arrays: body_capacity entries; particle arrays:
+ * particle_capacity entries; sizes in bytes per entry are stated. */
+typedef struct ocl_buffers {
+    ocl_buffer body_pos, body_quat, body_vel, body_angmom, body_omega; /* 16 B each, state */
+    ocl_buffer body_inv_inertia, body_force, body_torque;              /* 16 B each, inputs */
+    ocl_buffer body_first_particle;                                    /* 4 B, capacity + 1 */
+    ocl_buffer body_kind;                                              /* 4 B: rb_body_kind */
+    ocl_buffer body_material;                                          /* 4 B: material index */
+    ocl_buffer body_contact;                                           /* 16 B: radius, slip scale, onset support */
+    ocl_buffer body_support;                                           /* 4 B: its contacts' shares of it, state */
+    ocl_buffer body_frame;      /* 32 B: world inverse inertia and inverse mass (contact.h, rb_body_frame) */
+    ocl_buffer wake;            /* 4 B: touched by a mover this step */
+    ocl_buffer transforms;      /* 32 B: what the renderer reads */
+    ocl_buffer particle_offset; /* 16 B */
+    /* 4 B each; sorted_index also holds the ranks from the count to the scatter (grid.cl) */
+    ocl_buffer particle_body, particle_hash, members, sorted_index;
+    ocl_buffer particle_key; /* 4 B: the cell key (grid.cl, rb_hash_particles), for rb_reorder */
+    ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body; /* 4 B each, bucket order, padded */
+    ocl_buffer sorted_vel;                                /* 16 B, bucket order */
+    ocl_buffer force, moment; /* 12 B each (xyz), index order; moment about the body's centre */
+    ocl_buffer keys; /* 4 B x the world's slots (4 or 8), index order: contact history's partners, state (contact.h) */
+    ocl_buffer disp; /* 12 B x its slots, index order: its displacements, state */
+    /* 12 B x its slots, index order: its rolling angles, state; made
+     * only once a pair of materials resists rolling (ensure_roll), 16 B before */
+    ocl_buffer roll;
+    ocl_buffer support;   /* 4 B, index order: the shares of its body a particle's contacts bear */
+    ocl_buffer overflow;  /* 4 B: contacts that found no free slot, counted since the start */
+    ocl_buffer counts;    /* 4 B x table_size: bucket counts, zero between steps */
+    ocl_buffer table;     /* 4 B x (table_size + 1): bucket starts */
+    ocl_buffer scan_sums; /* 4 B x the scan's chunk or block count */
+    ocl_buffer planes;    /* RB_MAX_PLANES x 16 B, as columns (rb_ocl_set_args, opencl_args.c) */
+    ocl_buffer rates;     /* the pair table: RB_MAX_MATERIALS^2 x 16 B (rb_contact_rates) */
+    ocl_buffer rolling;   /* and its rolling friction: RB_MAX_MATERIALS^2 x 4 B */
+    /* breakable bodies (world_internal.h): body_first_piece 4 B a body + 1,
+     * particle_member 4 B a particle, the rest by piece: info 16 B, holds
+     * 4 B, span 8 B, load 4 B (state); breaks 4 B: pieces past their hold */
+    ocl_buffer body_first_piece, particle_member, piece_info, piece_holds, piece_span, piece_load, breaks;
+    /* joints (world_internal.h), made with the first joint: by joint body 8 B,
+     * anchor_a and anchor_b 16 B, limit 4 B, broken 4 B and peak 4 B (state),
+     * out 48 B (its force and torques this step), list 8 B; by body
+     * first_joint 4 B + 1, load_force and load_torque 16 B (the external load
+     * with the joints', what the integration reads); joint_breaks 4 B */
+    ocl_buffer joint_body, joint_anchor_a, joint_anchor_b, joint_limit, joint_broken, joint_peak, joint_out, joint_list;
+    ocl_buffer body_first_joint, load_force, load_torque, joint_breaks;
+} ocl_buffers;
+
+/* ocl_buffers holds nothing but ocl_buffer fields: it is walked as an array
+ * to release and to count them all. */
+#define RB_BUFFER_COUNT (sizeof(ocl_buffers) / sizeof(ocl_buffer))
+_Static_assert(sizeof(ocl_buffers) % sizeof(ocl_buffer) == 0, "ocl_buffers must hold only ocl_buffer fields");
+
+typedef struct ocl {
+    rb_backend base;
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+    cl_program program;
+    cl_kernel kernels[K_COUNT];
+    size_t group[K_COUNT]; /* work-group size of each per-particle kernel */
+    char device_name[600];
+    bool gl_sharing;
+    bool gpu_kernels;     /* the GPU kernels, else the CPU kernels (see the kernel list) */
+    float slot_reach;     /* the force pass's reach past a particle's radius (rb_cl_slot_reach), m */
+    size_t offsets_group; /* work-group size of rb_scan_block_offsets */
+    bool profile;         /* kernel times from profiling events (RUBBLE_OPENCL_PROFILE=0: none) */
+    bool counts_dirty;    /* the counts are new, or a hash pass went without its scan: they need zeroing */
+
+    ocl_buffers buf;
+    uint32_t body_capacity, particle_capacity, table_capacity, scan_capacity;
+    uint32_t body_count, particle_count;                       /* as uploaded */
+    uint32_t piece_count, piece_capacity;                      /* breakable bodies' pieces, as uploaded */
+    uint32_t joint_count, joint_capacity, joint_body_capacity; /* joints as uploaded; their buffers' room */
+    uint32_t table_size, chunk_size, chunk_count, block_count;
+    uint32_t stride_z, stride_y;            /* the hash's layout of rows (kernels/common.cl, rb_cell_hash) */
+    float plane_columns[4 * RB_MAX_PLANES]; /* the planes as last written (rb_ocl_set_args) */
+    bool planes_written;
+    bool rolling;  /* the roll buffer holds the rolling angles (ensure_roll) */
+    cl_uint slots; /* the history's slots a particle, as uploaded (rb_world_data.contact_slots) */
+
+    cl_event *events; /* pending profiling events and their kernels */
+    int *event_kernel;
+    uint32_t event_count;
+    double kernel_ms[RB_OPENCL_KERNEL_COUNT];
+
+    float *staging; /* host scratch: transforms on upload */
+    size_t staging_bytes;
+    cl_uint overflow_seen; /* the device's overflow count when last read */
+    uint64_t overflow;     /* contacts without a slot, all step calls */
+} ocl;
+
+/* rb_cl_check, a failure logged with the call named. */
+#define RB_CL_CHECK(call, expr) rb_cl_check((expr), call, NULL, 0)
+
+/* The kernels of the set the device runs that have a twin in the other,
+ * with the same arguments. */
+static inline int rb_ocl_reorder_kernel(const ocl *o) { return o->gpu_kernels ? K_REORDER_SLOTS : K_REORDER; }
+static inline int rb_ocl_integrate_kernel(const ocl *o) { return o->gpu_kernels ? K_INTEGRATE_FLAT : K_INTEGRATE; }
+
+/* Sets every kernel's arguments for the current buffers and parameters
+ * (opencl_args.c); commit: the force pass keeps the contact history (a
+ * step), else it only computes forces. The planes are written to the device
+ * when they changed, and the pair table's rows of the materials in use. */
+bool rb_ocl_set_args(ocl *o, const rb_step_params *p, cl_uint commit);
+
+#endif
