@@ -7,35 +7,6 @@
 #include "opencl_internal.h"
 #include "world_internal.h"
 
-/* Work-items per body in rb_integrate, one a partial sum, and the fewest
- * particles one of them sums: the order every backend sums in
- * (world_internal.h). (8 parts cost a third fewer instructions than 32 on
- * PoCL.) */
-#define RB_BODY_GROUP RB_SUM_PARTS
-#define RB_MIN_CHUNK RB_SUM_MIN_CHUNK
-/* Slots past the last particle in the sorted copies: the force pass loads
- * eight at a time. */
-#define RB_RUN_PAD 8u
-/* Work-group size for the per-particle kernels (halved for a kernel that
- * allows less on the device). */
-#define RB_PARTICLE_GROUP 256u
-/* Buckets per particle, at least. Particles of other cells that share a
- * bucket cost only vector lanes in the force pass (eight slots are tested at
- * once), so a small table wins: at 1, pile 3000's force pass took 5% less
- * time than at 2, with 6 bytes a particle less. */
-#define RB_TABLE_FACTOR 1u
-/* Kernel times are taken on one step in RB_PROFILE_EVERY and scaled to the
- * call's steps: on an H100 a profiling event costs about as much as a short
- * kernel, and timing every kernel made a step of 1,000 cubes take twice as
- * long (0.145 against 0.068 ms). */
-#define RB_PROFILE_EVERY 8u
-/* Profiling events kept before they are read and released. */
-#define RB_EVENT_BATCH 4096u
-
-/* Work-items of a block-scan work-group; a block is 4 counters a work-item. */
-#define RB_SCAN_GROUP 256u
-#define RB_SCAN_BLOCK (4u * RB_SCAN_GROUP)
-
 /* Kernels. Each device runs one of two sets, with the same results: the
  * CPU kernels (the chunk scan, the reorder and the force pass in particle
  * order, the work-group a body integration) or the GPU kernels (the block
