@@ -4,7 +4,7 @@
  * `fields` and `debris` a person would write, and its run-time state as
  * `debris_state`, so that the reloaded layer goes on bit for bit as the one
  * saved. Bodies are named by their index in the world's body order, the
- * order the scene writer writes them in (src/scenes/scene.c). The state is
+ * order the scene writer writes them in (src/scenes/scene_save.c). The state is
  * read by debris_state_read.c into a layer of no world, which
  * rb_debris_restore hands over to a new one. */
 #include <inttypes.h>

@@ -1,4 +1,4 @@
-/* scene_write_internal.h - what the scene writer (scene.c) takes from its
+/* scene_write_internal.h - what the scene writer (scene_save.c) takes from its
  * parts, private to src/scenes: scene_write_shapes.c writes a saved
  * world's own shapes (`shapes`) and a breakable body's world piece state
  * (a body's `pieces`), docs/scene-format.md. */
