@@ -1,8 +1,9 @@
 /* fuzz_registry.c - shape descriptors, as a plugin may hand them over, through
- * the registry's checks (src/shapes/registry.c): either straight to
- * rb_registry_add_desc, or as a whole plugin (its ABI version, struct size,
- * name, shape function, a list of shapes that may never end) through
- * rb_registry_load_plugin and the shim library (shim_plugin.c).
+ * the registry's checks (src/shapes/registry.c; plugins: registry_plugins.c):
+ * either straight to rb_registry_add_desc, or as a whole plugin (its ABI
+ * version, struct size, name, shape function, a list of shapes that may
+ * never end) through rb_registry_load_plugin and the shim library
+ * (shim_plugin.c).
  *
  * Every array is as long as its count says (a plugin that lies about its
  * arrays cannot be caught by any host), except a particle count over the
