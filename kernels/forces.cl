@@ -144,6 +144,7 @@ typedef struct rb_sums {
 #define RB_BY_PARTICLE 1u /* work-items in particle order: its velocity is stage 1's (own_vel[i]), else vel[s] */
 #define RB_SLEEPING 2u    /* its body sleeps */
 #define RB_COMMIT 4u      /* a step: the history is written */
+#define RB_MARKING 8u     /* awake, in a step where some body sleeps: it marks the sleeping bodies near (resting) */
 
 /* What a contact reads: the sorted particle copies (grid.cl, rb_reorder),
  * the particles' bodies, and the summed particle's own velocity. */
@@ -165,7 +166,7 @@ typedef struct rb_summing {
     float3 p;                  /* its position */
     float r;                   /* its radius */
     uint i, s, body;           /* its particle, its work-item's slot, its body */
-    uint flags;                /* RB_BY_PARTICLE, RB_SLEEPING, RB_COMMIT */
+    uint flags;                /* RB_BY_PARTICLE, RB_SLEEPING, RB_COMMIT, RB_MARKING */
     uint slots;                /* the world's slots a particle, 4 or 8 */
     __global const uint *keys; /* all particles' slot keys, as at the step's start (written at its end) */
     __global float *disp;      /* its slots' displacements, xyz */
@@ -366,9 +367,13 @@ rb_touch_planes(__private rb_sums *sums, const float3 p, const float r, const ui
 /* The slots [slot, end) of one row (its first cell's key: key), eight a
  * vector (the sorted copies are padded by eight): rb_separation and
  * rb_length2 of each, the same operations; the lanes within reach, of
- * another body and before the run's end go to rb_touch_slots. */
+ * another body and before the run's end go to rb_touch_slots. A marking
+ * particle (RB_MARKING) first marks the sleeping bodies of the lanes within
+ * mark2, each of a cell of the row (its key), as reference.c's visit_force
+ * marks the particles of the 27 cells. */
 static inline __attribute__((always_inline)) void
-rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float reach2, const uint i, const uint s,
+rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float reach2, const float mark2,
+             const uint i, const uint s,
              const uint b, const uint flags, uint slot, const uint end, const uint key, __global const float *sorted_x,
              __global const float *sorted_y, __global const float *sorted_z, __global const uint *sorted_body,
              __global const float4 *sorted_vel, __global const uint *sorted_index, __global const float4 *body_pos,
@@ -377,11 +382,21 @@ rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float
              __global const float4 *body_contact, __global const float *own_vel, __global const uint *keys,
              const uint slots, __global float *disp, __global float *roll, __constant float4 *rates,
              __constant float *rolling, const float sleep_speed, const float sleep_time, const float dt,
-             __global const float4 *body_quat, __global const float4 *particle_offset) {
+             __global const float4 *body_quat, __global const float4 *particle_offset, __global uint *body_near) {
     for (; slot < end; slot += 8u) {
         const float8 x = vload8(0, sorted_x + slot) - p.x, y = vload8(0, sorted_y + slot) - p.y,
                      z = vload8(0, sorted_z + slot) - p.z;
-        const int8 near = ((x * x + y * y + z * z) < reach2) & (as_int8(vload8(0, sorted_body + slot)) != (int)b);
+        const float8 d2 = x * x + y * y + z * z;
+        const int8 other = as_int8(vload8(0, sorted_body + slot)) != (int)b;
+        if (flags & RB_MARKING) {
+            uint wide = rb_lane_bits((d2 < mark2) & other & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - slot)));
+            while (wide != 0u) {
+                const uint j = slot + rb_take_lowest(&wide), bj = sorted_body[j], cell = as_uint(sorted_vel[j].w);
+                const bool in_row = (cell >> 10) == (key >> 10) && ((cell - key) & 1023u) <= 2u;
+                if (in_row && rb_asleep(body_pos[bj].w, sleep_time)) body_near[bj] = 1u;
+            }
+        }
+        const int8 near = (d2 < reach2) & other;
         if (!rb_any8(near)) continue;
         const uint bits = rb_lane_bits(near & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - slot)));
         if (bits)
@@ -396,7 +411,7 @@ rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float
 #define RB_RUN_ARGS                                                                                                    \
     key, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index, body_pos, body_frame, body_omega,        \
         body_inv_inertia, body_material, body_contact, moment, keys, slots, disp, roll, rates, rolling, sleep_speed,   \
-        sleep_time, dt, body_quat, particle_offset
+        sleep_time, dt, body_quat, particle_offset, body_near
 
 __kernel void rb_forces(const uint n, __global const uint *sorted_index, __global const float4 *body_pos,
                         __global const float4 *body_omega, __global const float4 *body_inv_inertia,
@@ -412,7 +427,9 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
                         __global const uint *particle_body, const uint by_particle, __global float *roll,
                         __constant float *rolling, const uint slots, __global const float4 *body_quat,
                         __global const float4 *particle_offset, const float slot_reach,
-                        __global const uint *particle_hash, __global const uint *particle_key) {
+                        __global const uint *particle_hash, __global const uint *particle_key,
+                        __global const uint *body_run, __global uint *body_near, const uint rest_sleepers,
+                        __global const uint *sleepers) {
     const uint s = get_global_id(0);
     if (s >= n) return;
     const uint i = by_particle ? s : sorted_index[s];
@@ -438,9 +455,28 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     const float r = contact.x;
     const float reach = r + slot_reach; /* beyond every partner's touch (the host's slot_reach) */
     const float reach2 = reach * reach;
-    const uint flags = (by_particle ? RB_BY_PARTICLE : 0u) | (rb_asleep(x.w, sleep_time) ? RB_SLEEPING : 0u) |
-                       (commit ? RB_COMMIT : 0u);
+    const bool sleeping = rb_asleep(x.w, sleep_time);
+    const uint flags = (by_particle ? RB_BY_PARTICLE : 0u) | (sleeping ? RB_SLEEPING : 0u) | (commit ? RB_COMMIT : 0u) |
+                       (!sleeping && commit && rest_sleepers && *sleepers ? RB_MARKING : 0u);
+    if ((flags & RB_SLEEPING) && commit && rest_sleepers && body_run[b] == 0u) {
+        /* its body rests: no awake body came near it at the last step
+         * (reference.c, resting); its history and support stay */
+        vstore3((float3)(0.0f, 0.0f, 0.0f), i, force);
+        vstore3((float3)(0.0f, 0.0f, 0.0f), i, moment);
+        return;
+    }
     rb_sums sums = {(float3)(0.0f, 0.0f, 0.0f), (float3)(0.0f, 0.0f, 0.0f), RB_KEYS_FREE, 0u, 0u, 0.0f, 0u};
+    float mark2 = reach2;
+    if (flags & RB_MARKING) {
+        /* An awake particle marks the sleeping bodies it may reach by the
+         * next step, closing at up to twice its own speed, so that they run
+         * that step (reference.c, particle_force forms the same bound).
+         * Where no body sleeps (the last integration counted none) there
+         * is nothing to mark, and the wider bound would only cost. */
+        const float3 v = by_particle ? vload3(i, moment) : sorted_vel[s].xyz;
+        const float mark = reach + 2.0f * dt * sqrt(rb_length2(v));
+        mark2 = mark * mark;
+    }
 
     /* The 9 rows, z then y, each from its cell x - 1: rb_cell_hash and
      * rb_cell_key of each row's first cell, the hash stepped by the strides
@@ -465,10 +501,10 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
         for (uint dy = 0u; dy < 3u; dy++, hy += stride_y) {
             const uint h = hy & mask, key = kz | (((((kc >> 10) & 1023u) + dy - 1u) & 1023u) << 10);
             if (h + 3u <= buckets) {
-                rb_visit_run(&sums, p, r, reach2, i, s, b, flags, table[h], table[h + 3u], RB_RUN_ARGS);
+                rb_visit_run(&sums, p, r, reach2, mark2, i, s, b, flags, table[h], table[h + 3u], RB_RUN_ARGS);
             } else { /* the row passes the table's end: its tail, then its head from bucket 0 */
-                rb_visit_run(&sums, p, r, reach2, i, s, b, flags, table[h], table[buckets], RB_RUN_ARGS);
-                rb_visit_run(&sums, p, r, reach2, i, s, b, flags, 0u, table[h + 3u - buckets], RB_RUN_ARGS);
+                rb_visit_run(&sums, p, r, reach2, mark2, i, s, b, flags, table[h], table[buckets], RB_RUN_ARGS);
+                rb_visit_run(&sums, p, r, reach2, mark2, i, s, b, flags, 0u, table[h + 3u - buckets], RB_RUN_ARGS);
             }
         }
     }

@@ -59,6 +59,34 @@ static inline float rb_support(const float sum, const float was, const float kee
     return sum > 0.0f ? fmax(sum, keep * was) : 0.0f;
 }
 
+/* Whether body b rests this step, as reference.c's resting: a sleeping
+ * dynamic body whose force pass did not run (forces.cl). */
+static inline bool rb_resting(const uint b, __global const uint *body_kind, __global const float4 *body_pos,
+                              __global const uint *body_run, const float sleep_time, const uint rest_sleepers) {
+    return rest_sleepers && body_kind[b] == RB_BODY_DYNAMIC && rb_asleep(body_pos[b].w, sleep_time) &&
+           body_run[b] == 0u;
+}
+
+/* What runs at body b's next step (as reference.c's integrate keeps it):
+ * a body an awake one came near this step, one that rests or sleeps only
+ * then; every body awake at this step's start (so one that falls asleep
+ * now runs once more). The near flag is cleared for the next force pass.
+ * A resting body is counted. */
+static inline void rb_next_run(const uint b, const bool resting, const bool awake, __global uint *body_run,
+                               __global uint *body_near, __global uint *rested) {
+    const uint near = body_near[b];
+    body_near[b] = 0u;
+    body_run[b] = near != 0u || (awake && !resting);
+    if (resting) atomic_inc(rested);
+}
+
+/* Counts body b if it sleeps at the step's end: the next force pass marks
+ * sleeping bodies near only where some body sleeps (forces.cl). */
+static inline void rb_count_sleeper(const uint b, __global const float4 *body_pos, const float sleep_time,
+                                    __global uint *sleepers) {
+    if (rb_asleep(body_pos[b].w, sleep_time)) atomic_inc(sleepers);
+}
+
 /* The integration of body b under force F and torque T (the sums). */
 static void rb_integrate_body(const uint b, const float3 F, const float3 T, __global float4 *body_pos,
                               __global float4 *body_quat, __global float4 *body_vel, __global float4 *body_angmom,
@@ -173,7 +201,8 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
              const float4 gravity, const float dt, const float sleep_speed, const float sleep_time,
              const float wake_accel, __global float4 *transforms, __global const float *support,
              __global float *body_support, const float support_keep, __global float4 *body_frame,
-             __global const float4 *body_contact) {
+             __global const float4 *body_contact, __global uint *body_run, __global uint *body_near,
+             const uint rest_sleepers, __global uint *rested, __global uint *sleepers) {
     /* float4, not float3: one layout on every compiler */
     __local float4 part_f[RB_BODY_GROUP], part_t[RB_BODY_GROUP];
     __local float part_n[RB_BODY_GROUP];
@@ -181,8 +210,9 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
     /* No work-item leaves before the barrier, and nothing computed before it
      * is used after it (work-item 0 reads its body again): PoCL 3.1 was seen
      * to miscompile values live across this barrier. */
-    const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC; /* the others sum nothing */
-    const uint first = body_first_particle[b], last = dynamic ? body_first_particle[b + 1] : first;
+    const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC; /* the others sum nothing, nor a resting body */
+    const bool summed = dynamic && !rb_resting(b, body_kind, body_pos, body_run, sleep_time, rest_sleepers);
+    const uint first = body_first_particle[b], last = summed ? body_first_particle[b + 1] : first;
     float3 F, T;
     float count;
     rb_partial_sum(b, l, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity, support, &F,
@@ -192,6 +222,13 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
     part_n[l] = count;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l != 0) return;
+    const bool resting = rb_resting(b, body_kind, body_pos, body_run, sleep_time, rest_sleepers);
+    const bool awake = !rb_asleep(body_pos[b].w, sleep_time);
+    rb_next_run(b, resting, awake, body_run, body_near, rested);
+    if (resting) {
+        atomic_inc(sleepers);
+        return; /* as it was, its support too */
+    }
     F = part_f[0].xyz, T = part_t[0].xyz; /* the partial sums in order */
     count = part_n[0];
     for (uint k = 1; k < RB_BODY_GROUP; k++) {
@@ -203,6 +240,7 @@ rb_integrate(const uint body_count, __global const uint *body_first_particle, __
     body_support[b] = supported;
     rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
                       wake, dt, sleep_speed, sleep_time, wake_accel, transforms, body_frame);
+    rb_count_sleeper(b, body_pos, sleep_time, sleepers);
     /* every body's, asleep or not */
     body_frame[2u * b + 1u].w = rb_contact_share(supported, body_contact[b].z, body_contact[b].w);
 }
@@ -220,9 +258,17 @@ __kernel void rb_integrate_flat(const uint body_count, __global const uint *body
                                 const float dt, const float sleep_speed, const float sleep_time, const float wake_accel,
                                 __global float4 *transforms, __global const float *support,
                                 __global float *body_support, const float support_keep,
-                                __global float4 *body_frame, __global const float4 *body_contact) {
+                                __global float4 *body_frame, __global const float4 *body_contact,
+                                __global uint *body_run, __global uint *body_near, const uint rest_sleepers,
+                                __global uint *rested, __global uint *sleepers) {
     const uint b = get_global_id(0);
     if (b >= body_count) return;
+    const bool resting = rb_resting(b, body_kind, body_pos, body_run, sleep_time, rest_sleepers);
+    rb_next_run(b, resting, !rb_asleep(body_pos[b].w, sleep_time), body_run, body_near, rested);
+    if (resting) {
+        atomic_inc(sleepers);
+        return; /* as it was, its support too */
+    }
     const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC;
     const uint first = body_first_particle[b], last = dynamic ? body_first_particle[b + 1] : first;
     float3 F = (float3)(0.0f, 0.0f, 0.0f), T = F;
@@ -244,6 +290,7 @@ __kernel void rb_integrate_flat(const uint body_count, __global const uint *body
     body_support[b] = supported;
     rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
                       wake, dt, sleep_speed, sleep_time, wake_accel, transforms, body_frame);
+    rb_count_sleeper(b, body_pos, sleep_time, sleepers);
     /* every body's, asleep or not */
     body_frame[2u * b + 1u].w = rb_contact_share(supported, body_contact[b].z, body_contact[b].w);
 }

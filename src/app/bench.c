@@ -61,7 +61,9 @@ static void print_text(const char *name, const char *shape, rb_run *run, const r
            "particle); digest %016llx\n",
            bytes / 1048576.0, np ? (double)bytes / np : 0.0, (unsigned long long)rb_world_contact_overflow(w),
            rb_world_contact_slots(w), (unsigned long long)rb_world_digest(w));
-    printf("  %s\n", nan ? "NaN FOUND: a body's state is not finite" : "all finite");
+    printf("  sleeping bodies left out of %.1f%% of the body-steps (README, \"Sleeping bodies rest\"); %s\n",
+           nb && r->steps ? 100.0 * (double)r->rested / ((double)nb * (double)r->steps) : 0.0,
+           nan ? "NaN FOUND: a body's state is not finite" : "all finite");
     fflush(stdout);
 }
 
@@ -101,6 +103,7 @@ static void print_json(const char *name, const char *shape, rb_run *run, const r
     cJSON_AddNumberToObject(j, "device_bytes_per_particle", np ? (double)bytes / np : 0.0);
     cJSON_AddNumberToObject(j, "contact_overflow", (double)rb_world_contact_overflow(w));
     cJSON_AddNumberToObject(j, "contact_slots", rb_world_contact_slots(w));
+    cJSON_AddNumberToObject(j, "rested_body_steps", (double)r->rested);
     cJSON_AddBoolToObject(j, "nan", nan);
     cJSON_AddStringToObject(j, "digest", digest);
     char *text = cJSON_PrintUnformatted(j);

@@ -45,6 +45,7 @@ typedef struct rb_run_stats {
     const char *const *kernel_names; /* the backend's timed kernels; none for the reference */
     uint32_t kernel_count;
     double kernel_ms[RB_RUN_MAX_KERNELS];
+    uint64_t rested; /* sleeping bodies the steps left out, a body a step (rb_world_rested) */
 } rb_run_stats;
 
 /* The state at the end of a run. */

@@ -118,6 +118,8 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
               make_buffer(o, &b->body_contact, cap * 16u, "body_contact") &&
               make_buffer(o, &b->body_support, cap * 4u, "body_support") &&
               make_buffer(o, &b->body_frame, cap * 32u, "body_frame") && make_buffer(o, &b->wake, cap * 4u, "wake") &&
+              make_buffer(o, &b->body_run, cap * 4u, "body_run") &&
+              make_buffer(o, &b->body_near, cap * 4u, "body_near") &&
               make_buffer(o, &b->transforms, cap * 32u, "transforms") &&
               make_buffer(o, &b->body_first_piece, (cap + 1u) * 4u, "body_first_piece");
     o->body_capacity = ok ? (uint32_t)cap : 0;
@@ -346,8 +348,13 @@ static bool enqueue_forces(ocl *o, bool timed) {
            launch(o, K_FORCES, n, g[K_FORCES], timed);
 }
 
-/* Stages 4 and 5: the sums, the integration, the transforms. */
+/* Stages 4 and 5: the sums, the integration, the transforms; the bodies
+ * asleep at the end counted anew for the next force pass. */
 static bool enqueue_integrate(ocl *o, bool timed) {
+    const cl_uint zero = 0u;
+    if (!RB_CL_CHECK("clEnqueueFillBuffer(sleepers)", clEnqueueFillBuffer(o->queue, o->buf.sleepers.mem, &zero,
+                                                                         sizeof zero, 0, sizeof zero, 0, NULL, NULL)))
+        return false;
     if (o->gpu_kernels) return launch(o, K_INTEGRATE_FLAT, o->body_count, o->group[K_INTEGRATE_FLAT], timed);
     return launch(o, K_INTEGRATE, (size_t)o->body_count * RB_BODY_GROUP, RB_BODY_GROUP, timed);
 }
@@ -498,8 +505,12 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     if (!reserve_bodies(o, nb) || !reserve_particles(o, np, d->contact_slots) || !reserve_staging(o, (size_t)nb * 64u))
         return false;
     choose_strides(o, d, p);
-    /* The transforms as they are now, so a read before the first step sees them. */
+    /* The transforms as they are now, so a read before the first step sees
+     * them; and the bodies asleep, for the first force pass (forces.cl). */
+    cl_uint sleepers = 0;
     for (uint32_t b = 0; b < nb; b++) {
+        const float timer = d->body_pos[b].w;
+        sleepers += timer < 0.0f || (p->sleep_time > 0.0f && timer >= p->sleep_time); /* as rb_asleep */
         float *t = &o->staging[8 * b];
         t[0] = d->body_pos[b].x, t[1] = d->body_pos[b].y, t[2] = d->body_pos[b].z, t[3] = 0.0f;
         t[4] = d->body_quat[b].x, t[5] = d->body_quat[b].y, t[6] = d->body_quat[b].z, t[7] = d->body_quat[b].w;
@@ -530,6 +541,16 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
               write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
               write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body") &&
               upload_pieces(o, d) && upload_joints(o, d);
+    /* The host changed the state: every body runs its next step, and none
+     * was near another yet (forces.cl, resting). */
+    const cl_uint one = 1u, zero = 0u;
+    ok = ok &&
+         RB_CL_CHECK("clEnqueueFillBuffer(body_run)", clEnqueueFillBuffer(o->queue, B->body_run.mem, &one, sizeof one,
+                                                                          0, (size_t)nb * 4u, 0, NULL, NULL)) &&
+         RB_CL_CHECK("clEnqueueFillBuffer(body_near)", clEnqueueFillBuffer(o->queue, B->body_near.mem, &zero,
+                                                                           sizeof zero, 0, (size_t)nb * 4u, 0, NULL,
+                                                                           NULL)) &&
+         write_buffer(o, &B->sleepers, &sleepers, sizeof sleepers, "sleepers");
     /* The padding to the last whole work-group belongs to body 0, so that
      * the kernels that run on into it read within the body arrays (grid.cl). */
     const cl_uint body0 = 0;
@@ -659,6 +680,18 @@ static uint64_t ocl_contact_overflow(rb_backend *base) {
     return o->overflow;
 }
 
+/* Counted and read as the overflow is. */
+static uint64_t ocl_rested(rb_backend *base) {
+    ocl *o = (ocl *)base;
+    cl_uint seen = o->rested_seen;
+    if (read_buffer(o, &o->buf.rested, &seen, sizeof seen, "rested") &&
+        RB_CL_CHECK("clFinish", clFinish(o->queue))) {
+        o->rested += (cl_uint)(seen - o->rested_seen);
+        o->rested_seen = seen;
+    }
+    return o->rested;
+}
+
 /* Reads n packed xyz triples of a buffer. */
 static bool read_triples(ocl *o, ocl_buffer *b, uint32_t n, float *out) {
     bool ok = read_buffer(o, b, out, (size_t)n * 12u, "force");
@@ -763,6 +796,7 @@ static const rb_backend_vtbl opencl_vtbl = {
     .download_slots = ocl_download_slots,
     .upload_slots = ocl_upload_slots,
     .contact_overflow = ocl_contact_overflow,
+    .rested = ocl_rested,
     .take_break_count = ocl_take_break_count,
     .take_joint_break_count = ocl_take_joint_break_count,
     .write_velocities = ocl_write_velocities,
@@ -972,7 +1006,12 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
         !make_buffer(o, &o->buf.rates, sizeof(rb_contact_rates) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rates") ||
         !make_buffer(o, &o->buf.rolling, sizeof(float) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rolling") ||
         !make_buffer(o, &o->buf.roll, 16u, "roll") || !make_buffer(o, &o->buf.overflow, sizeof(cl_uint), "overflow") ||
-        !reserve_bodies(o, 0) || !reserve_particles(o, 0, 4u) ||
+        !make_buffer(o, &o->buf.rested, sizeof(cl_uint), "rested") ||
+        !make_buffer(o, &o->buf.sleepers, sizeof(cl_uint), "sleepers") || !reserve_bodies(o, 0) ||
+        !reserve_particles(o, 0, 4u) ||
+        !RB_CL_CHECK("clEnqueueFillBuffer(rested)",
+                     clEnqueueFillBuffer(o->queue, o->buf.rested.mem, &o->rested_seen, sizeof o->rested_seen, 0,
+                                         sizeof o->rested_seen, 0, NULL, NULL)) ||
         !RB_CL_CHECK("clEnqueueFillBuffer(overflow)",
                      clEnqueueFillBuffer(o->queue, o->buf.overflow.mem, &o->overflow_seen, sizeof o->overflow_seen, 0,
                                          sizeof(cl_uint), 0, NULL, NULL))) {

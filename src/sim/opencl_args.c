@@ -51,6 +51,7 @@ bool rb_ocl_set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
     const cl_float inv_cell = rb_grid_inv_cell(p->max_radius); /* as the reference computes it */
     const cl_float max_radius = p->max_radius, dt = p->dt;
     const cl_float sleep_speed = p->sleep_speed, sleep_time = p->sleep_time, wake_accel = p->wake_accel;
+    const cl_uint rest = p->rest_sleepers; /* resting sleepers (world_internal.h) */
     const cl_float support_keep = p->support_keep;
     const cl_uint by_particle = o->gpu_kernels ? 0u : 1u;
     /* How far past its own radius the force pass looks for partners
@@ -113,7 +114,9 @@ bool rb_ocl_set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_FORCES, 33, particle_body) && ARG_VAL(K_FORCES, 34, by_particle) && ARG_MEM(K_FORCES, 35, roll) &&
          ARG_MEM(K_FORCES, 36, rolling) && ARG_VAL(K_FORCES, 37, o->slots) && ARG_MEM(K_FORCES, 38, body_quat) &&
          ARG_MEM(K_FORCES, 39, particle_offset) && ARG_VAL(K_FORCES, 40, slot_reach) &&
-         ARG_MEM(K_FORCES, 41, particle_hash) && ARG_MEM(K_FORCES, 42, particle_key);
+         ARG_MEM(K_FORCES, 41, particle_hash) && ARG_MEM(K_FORCES, 42, particle_key) &&
+         ARG_MEM(K_FORCES, 43, body_run) && ARG_MEM(K_FORCES, 44, body_near) && ARG_VAL(K_FORCES, 45, rest) &&
+         ARG_MEM(K_FORCES, 46, sleepers);
 
     const int ki = rb_ocl_integrate_kernel(o);
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
@@ -124,7 +127,9 @@ bool rb_ocl_set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(ki, 12, body_kind) && ARG_MEM(ki, 13, wake) && ARG_VAL(ki, 14, gravity) && ARG_VAL(ki, 15, dt) &&
          ARG_VAL(ki, 16, sleep_speed) && ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) &&
          ARG_MEM(ki, 19, transforms) && ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) &&
-         ARG_VAL(ki, 22, support_keep) && ARG_MEM(ki, 23, body_frame) && ARG_MEM(ki, 24, body_contact);
+         ARG_VAL(ki, 22, support_keep) && ARG_MEM(ki, 23, body_frame) && ARG_MEM(ki, 24, body_contact) &&
+         ARG_MEM(ki, 25, body_run) && ARG_MEM(ki, 26, body_near) && ARG_VAL(ki, 27, rest) && ARG_MEM(ki, 28, rested) &&
+         ARG_MEM(ki, 29, sleepers);
 
     if (o->piece_count)
         ok = ok && ARG_VAL(K_PIECES, 0, bodies) && ARG_MEM(K_PIECES, 1, body_first_particle) &&

@@ -59,6 +59,8 @@ typedef struct ocl_buffers {
     ocl_buffer body_support;                                           /* 4 B: its contacts' shares of it, state */
     ocl_buffer body_frame;      /* 32 B: world inverse inertia and inverse mass (contact.h, rb_body_frame) */
     ocl_buffer wake;            /* 4 B: touched by a mover this step */
+    ocl_buffer body_run;        /* 4 B: its force pass runs this step, state (forces.cl, resting) */
+    ocl_buffer body_near;       /* 4 B: an awake body came within reach this step, cleared by the integration */
     ocl_buffer transforms;      /* 32 B: what the renderer reads */
     ocl_buffer particle_offset; /* 16 B */
     /* 4 B each; sorted_index also holds the ranks from the count to the scatter (grid.cl) */
@@ -74,6 +76,8 @@ typedef struct ocl_buffers {
     ocl_buffer roll;
     ocl_buffer support;   /* 4 B, index order: the shares of its body a particle's contacts bear */
     ocl_buffer overflow;  /* 4 B: contacts that found no free slot, counted since the start */
+    ocl_buffer rested;    /* 4 B: sleeping bodies left out of a step, counted since the start */
+    ocl_buffer sleepers;  /* 4 B: bodies asleep at the last step's end, or as uploaded */
     ocl_buffer counts;    /* 4 B x table_size: bucket counts, zero between steps */
     ocl_buffer table;     /* 4 B x (table_size + 1): bucket starts */
     ocl_buffer scan_sums; /* 4 B x the scan's chunk or block count */
@@ -135,6 +139,8 @@ typedef struct ocl {
     size_t staging_bytes;
     cl_uint overflow_seen; /* the device's overflow count when last read */
     uint64_t overflow;     /* contacts without a slot, all step calls */
+    cl_uint rested_seen;   /* the device's count of resting bodies when last read */
+    uint64_t rested;       /* resting bodies, all step calls */
 } ocl;
 
 /* rb_cl_check, a failure logged with the call named. */

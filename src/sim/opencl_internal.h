@@ -12,15 +12,6 @@
 
 #include "base/log.h"
 
-typedef struct rb_world_data rb_world_data;
-
-/* How far past its own radius a particle's partners can touch it, for the
- * force pass's reach (kernels/forces.cl): max_radius where every body is of
- * spheres; where one is a lattice (contact.h, "cells"), the farthest a
- * sphere and a cell of the world's radii touch, less the particle's radius
- * (src/sim/cell_reach.c). */
-float rb_cl_slot_reach(const rb_world_data *d, float max_radius);
-
 /* One device, with the platform it belongs to. */
 typedef struct rb_cl_device {
     cl_platform_id platform;

@@ -32,6 +32,14 @@ typedef struct reference {
     rb_float4 *load;        /* per body, with joints: external load plus joints' (rb_joint_load), force and torque */
     uint32_t joint_capacity;
     uint8_t *wake;        /* per body: touched by a moving body this step */
+    /* Resting sleepers (rb_step_params.rest_sleepers): per body, near: an
+     * awake body's particle came within reach of one of its particles this
+     * step; run: its force pass runs this step (near at the last step, or
+     * it fell asleep then, or the host changed the state: fresh). */
+    uint8_t *near, *run;
+    bool fresh;          /* uploaded since the last step: every body runs */
+    float slot_reach;    /* the reach past a particle's radius that counts as near (rb_cl_slot_reach) */
+    uint64_t rested;     /* sleeping bodies left out of a step, counted */
     rb_body_frame *frame; /* per body: its frame for the contacts' masses (contact.h), formed at the step's start */
     uint32_t body_capacity;
     double stage_ms[RB_STAGE_COUNT];
@@ -68,7 +76,8 @@ static bool reserve(reference *r, uint32_t n) {
 
 static bool reserve_bodies(reference *r, uint32_t n) {
     if (n <= r->body_capacity) return true;
-    if (!grow((void **)&r->wake, n) || !grow((void **)&r->frame, n * sizeof *r->frame) ||
+    if (!grow((void **)&r->wake, n) || !grow((void **)&r->near, n) || !grow((void **)&r->run, n) ||
+        !grow((void **)&r->frame, n * sizeof *r->frame) ||
         !grow((void **)&r->load, 2 * n * sizeof *r->load))
         return false;
     r->body_capacity = n;
@@ -160,6 +169,14 @@ static bool overlapping(const reference *r, const rb_world_data *d, uint32_t i, 
     return rb_pair_touch(&a, &b);
 }
 
+/* A sleeping body the step leaves out (rb_step_params.rest_sleepers): no
+ * awake body came within reach of it at the last step, so nothing around it
+ * moved and its forces are what they were. Its particles' forces read 0
+ * and keep their history; the integration leaves it as it is. */
+static bool resting(const reference *r, const rb_world_data *d, const rb_step_params *p, uint32_t b) {
+    return p->rest_sleepers && d->body_kind[b] == RB_BODY_DYNAMIC && asleep(d, p, b) && !r->run[b];
+}
+
 /* One particle's contacts as stage 3 finds them: its history slots
  * (contact.h, rb_slots) and displacements, and the shares of its body they
  * bear. */
@@ -176,6 +193,7 @@ typedef struct force_visit {
     float *disp; /* the particle's displacements, a slot's xyz after another's */
     float *roll; /* and rolling angles, xyz */
     bool commit; /* a step: the history is written (else forces are only read) */
+    float mark2; /* the bound within which an awake particle marks sleeping bodies near, squared */
     uint32_t overflow;
     float support, *f, *t;
 } force_visit;
@@ -216,6 +234,10 @@ static void visit_force(void *ctx, uint32_t j) {
     reference *r = v->r;
     const uint32_t i = v->i;
     const uint32_t bj = v->d->particle_body[j];
+    if (!v->sleeping && v->commit && v->p->rest_sleepers && asleep(v->d, v->p, bj)) { /* as forces.cl marks */
+        const float dx = r->pos[j].x - r->pos[i].x, dy = r->pos[j].y - r->pos[i].y, dz = r->pos[j].z - r->pos[i].z;
+        if (dx * dx + dy * dy + dz * dz < v->mark2) r->near[bj] = 1;
+    }
     const rb_contact_side side_j = side_of(r, v->d, j);
     const float slip = fminf(v->d->body_contact[v->side.body].y, v->d->body_contact[bj].y);
     const float rolling = v->rolling[v->d->body_material[bj]];
@@ -246,6 +268,7 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
     f[0] = f[1] = f[2] = 0.0f;
     t[0] = t[1] = t[2] = 0.0f;
     const uint32_t b = d->particle_body[i], material = d->body_material[b];
+    if (commit && resting(r, d, p, b)) return; /* its history and support stay as they are */
     force_visit v = {.r = r,
                      .d = d,
                      .p = p,
@@ -261,6 +284,12 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
     v.disp = &d->particle_disp[(size_t)i * slots * 3];
     v.roll = &d->particle_roll[(size_t)i * slots * 3];
     v.commit = commit;
+    /* An awake particle marks the sleeping bodies it may reach by the next
+     * step, closing at up to twice its own speed: within the kernel's bound
+     * (its radius and the world's reach) and twice a step's travel. */
+    const rb_float4 vi = r->vel[i];
+    const float mark = (r->vel[i].w + r->slot_reach) + 2.0f * p->dt * sqrtf(vi.x * vi.x + vi.y * vi.y + vi.z * vi.z);
+    v.mark2 = mark * mark;
     rb_slots_begin(&v.slots, keys, slots);
     if (!isinf(r->pos[i].w)) {
         for_each_neighbour(r, d, i, visit_force, &v);
@@ -284,6 +313,7 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
 
 static void forces(reference *r, const rb_world_data *d, const rb_step_params *p, bool commit) {
     if (d->body_count) memset(r->wake, 0, d->body_count);
+    if (commit && d->body_count) memset(r->near, 0, d->body_count);
     for (uint32_t i = 0; i < d->particle_count; i++) particle_force(r, d, p, i, commit);
 }
 
@@ -306,6 +336,12 @@ static float rb_support(float sum, float was, float keep) { return sum > 0.0f ? 
 static void integrate(reference *r, rb_world_data *d, const rb_step_params *p) {
     const float dt = p->dt;
     for (uint32_t b = 0; b < d->body_count; b++) {
+        if (resting(r, d, p, b)) { /* left out: as it was, its support too */
+            r->run[b] = r->near[b];
+            r->rested++;
+            continue;
+        }
+        r->run[b] = r->near[b] || !asleep(d, p, b); /* one that falls asleep below runs once more */
         if (d->body_kind[b] != RB_BODY_DYNAMIC) d->body_support[b] = 0.0f; /* its particles have no contacts */
         if (d->body_kind[b] == RB_BODY_STATIC) continue;                   /* never moves */
         if (d->body_kind[b] == RB_BODY_KINEMATIC) {
@@ -406,7 +442,10 @@ static bool ref_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
     reference *r = (reference *)base;
     if (!reserve(r, d->particle_count) || !reserve_bodies(r, d->body_count)) return false;
     memset(r->stage_ms, 0, sizeof r->stage_ms);
+    r->slot_reach = rb_cl_slot_reach(d, p->max_radius);
     for (uint32_t s = 0; s < steps; s++) {
+        if (r->fresh && d->body_count) memset(r->run, 1, d->body_count);
+        r->fresh = false;
         double t0 = 1e3 * rb_seconds();
         particle_values(r, d);
         double t1 = 1e3 * rb_seconds();
@@ -447,7 +486,11 @@ static bool ref_particle_forces(rb_backend *base, const rb_world_data *d, const 
 }
 
 /* The host arrays are the reference's own state: nothing to copy. */
-static bool ref_upload(rb_backend *b, const rb_world_data *d, const rb_step_params *p) { return true; }
+/* The host changed the state: every body runs its next step. */
+static bool ref_upload(rb_backend *b, const rb_world_data *d, const rb_step_params *p) {
+    ((reference *)b)->fresh = true;
+    return true;
+}
 static bool ref_download(rb_backend *b, rb_world_data *d) { return true; }
 static uint32_t ref_take_joint_break_count(rb_backend *b) {
     reference *r = (reference *)b;
@@ -463,6 +506,7 @@ static bool ref_write_velocities(rb_backend *b, const rb_world_data *d, const ui
 
 static const char *ref_device_name(const rb_backend *b) { return "CPU (sequential C)"; }
 static uint64_t ref_contact_overflow(rb_backend *b) { return ((reference *)b)->overflow; }
+static uint64_t ref_rested(rb_backend *b) { return ((reference *)b)->rested; }
 static uint32_t ref_take_break_count(rb_backend *b) {
     reference *r = (reference *)b;
     const uint32_t n = r->breaks;
@@ -483,7 +527,8 @@ static void ref_stage_times(const rb_backend *base, double ms[RB_STAGE_COUNT]) {
 static void ref_destroy(rb_backend *base) {
     reference *r = (reference *)base;
     free(r->pos), free(r->vel), free(r->force), free(r->moment), free(r->cell), free(r->hash), free(r->sorted);
-    free(r->bucket_start), free(r->cursor), free(r->wake), free(r->support), free(r->frame);
+    free(r->bucket_start), free(r->cursor), free(r->wake), free(r->near), free(r->run), free(r->support);
+    free(r->frame);
     free(r->joint_out), free(r->load);
     free(r);
 }
@@ -527,6 +572,7 @@ static const rb_backend_vtbl reference_vtbl = {
     .stage_times = ref_stage_times,
     .contact_pairs = ref_contact_pairs,
     .contact_overflow = ref_contact_overflow,
+    .rested = ref_rested,
     .take_break_count = ref_take_break_count,
     .take_joint_break_count = ref_take_joint_break_count,
     .write_velocities = ref_write_velocities,
@@ -539,5 +585,6 @@ rb_backend *rb_reference_create(int device_index, char *err, size_t err_size) {
         return NULL;
     }
     r->base.vtbl = &reference_vtbl;
+    r->fresh = true;
     return &r->base;
 }

@@ -232,10 +232,27 @@ uint32_t rb_world_contact_slots(rb_world *w) {
     return w->d.contact_slots;
 }
 
+/* Whether a sleeping body may skip a step when no awake body came near it
+ * (rb_step_params.rest_sleepers): not where something moves bodies that the
+ * force pass does not see move, a joint's pull, a path's steering or a
+ * kinematic body's velocity; those worlds run every body every step. Only
+ * the host sets those, so this is decided at each upload. */
+static uint32_t sleepers_may_rest(const rb_world *w) {
+    const rb_world_data *d = &w->d;
+    if (d->joint_count || w->path_count) return 0;
+    for (uint32_t b = 0; b < d->body_count; b++) {
+        if (d->body_kind[b] != RB_BODY_KINEMATIC) continue;
+        const rb_float4 v = d->body_vel[b], o = d->body_omega[b];
+        if (v.x != 0.0f || v.y != 0.0f || v.z != 0.0f || o.x != 0.0f || o.y != 0.0f || o.z != 0.0f) return 0;
+    }
+    return 1;
+}
+
 static bool backend_current(rb_world *w) {
     if (w->host_dirty && !contact_slots_current(w)) return false;
     if (w->host_dirty && !prepare_joints(w)) return false;
     if (w->host_dirty) {
+        w->params.rest_sleepers = sleepers_may_rest(w);
         if (!w->backend->vtbl->upload(w->backend, &w->d, &w->params)) {
             rb_log(RB_LOG_ERROR, "%s backend: uploading the state failed", w->backend->vtbl->name);
             return false;
@@ -827,6 +844,7 @@ static bool step_paths(rb_world *w, uint32_t steps);
 bool rb_world_step(rb_world *w, uint32_t steps) {
     if (steps == 0) return true;
     if (w->path_count) {
+        w->params.rest_sleepers = 0; /* paths steer kinematic bodies between steps (sleepers_may_rest) */
         if (!step_paths(w, steps)) return false;
     } else {
         if (!backend_current(w)) return false;
@@ -1224,6 +1242,9 @@ uint32_t rb_world_max_bodies(const rb_world *w) { return w->max_bodies; }
 void rb_world_set_max_bodies(rb_world *w, uint32_t max_bodies) { w->max_bodies = max_bodies ? max_bodies : UINT32_MAX; }
 uint64_t rb_world_contact_overflow(const rb_world *w) {
     return w->backend->vtbl->contact_overflow ? w->backend->vtbl->contact_overflow(w->backend) : 0;
+}
+uint64_t rb_world_rested(const rb_world *w) {
+    return w->backend->vtbl->rested ? w->backend->vtbl->rested(w->backend) : 0;
 }
 uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, double *ms, uint32_t capacity) {
     *names = NULL;

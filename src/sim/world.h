@@ -394,6 +394,14 @@ uint32_t rb_world_contact_slots(rb_world *world);
  * once. */
 uint64_t rb_world_contact_overflow(const rb_world *world);
 
+/* Sleeping bodies that steps left out, a body a step, in the steps so far
+ * (README.md, "Sleeping bodies rest"): a sleeping body that no awake body
+ * came within reach of at the last step skips the force pass and the
+ * integration, since nothing around it moved. Never where the world has
+ * joints, paths or a kinematic body with a velocity: each step then runs
+ * every body. */
+uint64_t rb_world_rested(const rb_world *world);
+
 /* One contact's memory (README.md, "Static friction"): particle's contact
  * with partner (another particle's index, or RB_CONTACT_PLANE + k for plane
  * k), and the tangential displacement it has built up, m, world frame. */

@@ -68,6 +68,12 @@ typedef struct rb_step_params {
     float sleep_time;   /* s; 0: never sleep */
     float wake_accel;   /* m/s^2 and rad/s^2: a larger net load wakes a sleeping body */
     float support_keep; /* exp(-dt / 1 s): how much of a body's support a step keeps (reference.c, rb_support) */
+    /* 1: a sleeping body that no awake body came within reach of at the last
+     * step is left out of the force pass and the integration (its forces
+     * cannot have changed: nothing around it moved). The world sets it
+     * where nothing moves a body unseen by the force pass: no joints, no
+     * paths, no kinematic body with a velocity (world.c, sleepers_may_rest). */
+    uint32_t rest_sleepers;
     uint32_t plane_count;
     rb_float4 planes[RB_MAX_PLANES]; /* xyz normal, w offset */
     /* Materials 0 .. material_count - 1 (0: the description's). A contact
@@ -234,6 +240,13 @@ typedef struct rb_world_data {
     uint32_t *joint_list;       /* 2 per joint */
 } rb_world_data;
 
+/* How far past its own radius a particle's partners can touch it, for the
+ * force pass's reach (kernels/forces.cl; the reference's resting sleepers
+ * take the same bound): max_radius where every body is of spheres; where
+ * one is a lattice (contact.h, "cells"), the farthest a sphere and a cell
+ * of the world's radii touch, less the particle's radius (cell_reach.c). */
+float rb_cl_slot_reach(const rb_world_data *d, float max_radius);
+
 /* joint_body's b for a joint to the world. */
 #define RB_JOINT_WORLD 0xFFFFFFFFu
 
@@ -315,6 +328,9 @@ typedef struct rb_backend_vtbl {
     /* Contacts that found no free history slot (contact.h) in the steps so
      * far: they acted without memory. */
     uint64_t (*contact_overflow)(rb_backend *b);
+    /* Sleeping bodies left out of a step (rb_step_params.rest_sleepers), a
+     * body a step, in the steps so far. */
+    uint64_t (*rested)(rb_backend *b);
     /* Pieces that passed their hold (rb_piece_loads) since the last call. */
     uint32_t (*take_break_count)(rb_backend *b);
     /* Joints that broke (rb_joint_force) since the last call. */
