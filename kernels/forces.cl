@@ -81,6 +81,13 @@
  * rb_contact_plane would not. */
 #define RB_CELL_BELOW 1.75f
 
+/* Whether cell key cell is one of the three cells of the row whose first
+ * cell's key is row_key: the same y and z, x at most 2 past (x is the
+ * key's low 10 bits). A slot of another cell that shares a bucket is not. */
+static inline bool rb_in_row(const uint cell, const uint row_key) {
+    return (cell >> 10) == (row_key >> 10) && ((cell - row_key) & 1023u) <= 2u;
+}
+
 /* ---- vectors of eight lanes ---- */
 
 /* True if any lane is true (-1): the lanes OR-ed as halves of halves
@@ -272,8 +279,7 @@ static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __con
     }
     const float4 vj = in->vel[j];
     const uint cell = as_uint(vj.w);
-    /* in another row, or past x + 1 of this one (x is the key's low 10 bits) */
-    if ((cell >> 10) != (row_key >> 10) || ((cell - row_key) & 1023u) > 2u) return;
+    if (!rb_in_row(cell, row_key)) return;
     const rb_side si = rb_own_side(q, in), sj = rb_side_of(in, bj, pj, vj.xyz);
     const uint pair = rb_pair_of(q, in, in->body_material[bj]);
     const float mu_r = rolling[pair], slip = fmin(ci.y, cj.y);
@@ -392,8 +398,7 @@ rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float
             uint wide = rb_lane_bits((d2 < mark2) & other & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - slot)));
             while (wide != 0u) {
                 const uint j = slot + rb_take_lowest(&wide), bj = sorted_body[j], cell = as_uint(sorted_vel[j].w);
-                const bool in_row = (cell >> 10) == (key >> 10) && ((cell - key) & 1023u) <= 2u;
-                if (in_row && rb_asleep(body_pos[bj].w, sleep_time)) body_near[bj] = 1u;
+                if (rb_in_row(cell, key) && rb_asleep(body_pos[bj].w, sleep_time)) body_near[bj] = 1u;
             }
         }
         const int8 near = (d2 < reach2) & other;

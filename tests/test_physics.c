@@ -781,7 +781,8 @@ static void test_dynamic_touch_wakes(void **state) {
 /* A stack of five cubes settled and asleep: every step after leaves all
  * five out (rb_world_rested counts a body a step), and their states stay
  * bit for bit. A world with a kinematic body that moves never leaves any
- * out (its bodies could be pushed unseen), nor one with a joint. */
+ * out (its bodies could be pushed unseen); once it is gone they rest
+ * again, from the step after the upload; a joint stops it again. */
 static void test_sleepers_rest(void **state) {
     rb_world_desc desc = rb_default_world_desc();
     rb_world *w = rb_test_world(desc);
@@ -808,10 +809,22 @@ static void test_sleepers_rest(void **state) {
     }
     /* a kinematic body moving far away: every body runs every step */
     rb_body_desc far = {.shape = cube, .position = {40, 5, 0}, .velocity = {0, 0, 1}, .kind = RB_BODY_KINEMATIC};
-    assert_int_not_equal(rb_world_add_body(w, &far).generation, 0);
+    const rb_body_id kinematic = rb_world_add_body(w, &far);
+    assert_int_not_equal(kinematic.generation, 0);
     const uint64_t with_kinematic = rb_world_rested(w);
     assert_true(rb_world_step(w, 100));
     assert_int_equal(rb_world_rested(w), with_kinematic);
+    /* gone, the stack rests again (all five asleep still: it was far) */
+    assert_true(rb_world_remove_body(w, kinematic));
+    const uint64_t without = rb_world_rested(w);
+    assert_true(rb_world_step(w, 100));
+    assert_int_equal(rb_world_rested(w) - without, 5 * 99); /* the step after the upload runs them all */
+    /* a joint between two of them: every body runs every step again */
+    assert_true(rb_world_add_joint(w, &(rb_joint_desc){.a = before[3].id, .b = before[4].id, .anchor_a = {0, 0.6f, 0}}) !=
+                0);
+    const uint64_t with_joint = rb_world_rested(w);
+    assert_true(rb_world_step(w, 100));
+    assert_int_equal(rb_world_rested(w), with_joint);
     rb_entities_destroy(e);
     rb_world_destroy(w);
     rb_registry_destroy(reg);

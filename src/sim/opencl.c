@@ -510,7 +510,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     cl_uint sleepers = 0;
     for (uint32_t b = 0; b < nb; b++) {
         const float timer = d->body_pos[b].w;
-        sleepers += timer < 0.0f || (p->sleep_time > 0.0f && timer >= p->sleep_time); /* as rb_asleep */
+        sleepers += rb_timer_asleep(timer, p->sleep_time);
         float *t = &o->staging[8 * b];
         t[0] = d->body_pos[b].x, t[1] = d->body_pos[b].y, t[2] = d->body_pos[b].z, t[3] = 0.0f;
         t[4] = d->body_quat[b].x, t[5] = d->body_quat[b].y, t[6] = d->body_quat[b].z, t[7] = d->body_quat[b].w;

@@ -125,7 +125,7 @@ static void build_grid(reference *r, const rb_world_data *d, const rb_step_param
 
 /* Asleep, or held (world_internal.h, RB_TIMER_DORMANT and RB_TIMER_ANCHORED). */
 static bool asleep(const rb_world_data *d, const rb_step_params *p, uint32_t body) {
-    return d->body_pos[body].w < 0.0f || (p->sleep_time > 0.0f && d->body_pos[body].w >= p->sleep_time);
+    return rb_timer_asleep(d->body_pos[body].w, p->sleep_time);
 }
 
 /* Calls visit(ctx, j) for every particle j of another body in the 27 cells
@@ -284,12 +284,16 @@ static void particle_force(reference *r, const rb_world_data *d, const rb_step_p
     v.disp = &d->particle_disp[(size_t)i * slots * 3];
     v.roll = &d->particle_roll[(size_t)i * slots * 3];
     v.commit = commit;
-    /* An awake particle marks the sleeping bodies it may reach by the next
-     * step, closing at up to twice its own speed: within the kernel's bound
-     * (its radius and the world's reach) and twice a step's travel. */
-    const rb_float4 vi = r->vel[i];
-    const float mark = (r->vel[i].w + r->slot_reach) + 2.0f * p->dt * sqrtf(vi.x * vi.x + vi.y * vi.y + vi.z * vi.z);
-    v.mark2 = mark * mark;
+    if (!v.sleeping && commit && p->rest_sleepers) {
+        /* An awake particle marks the sleeping bodies it may reach by the
+         * next step, closing at up to twice its own speed: within the
+         * kernel's bound (its radius and the world's reach) and twice a
+         * step's travel. */
+        const rb_float4 vi = r->vel[i];
+        const float speed = sqrtf(vi.x * vi.x + vi.y * vi.y + vi.z * vi.z);
+        const float mark = (r->vel[i].w + r->slot_reach) + 2.0f * p->dt * speed;
+        v.mark2 = mark * mark;
+    }
     rb_slots_begin(&v.slots, keys, slots);
     if (!isinf(r->pos[i].w)) {
         for_each_neighbour(r, d, i, visit_force, &v);
@@ -442,7 +446,6 @@ static bool ref_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
     reference *r = (reference *)base;
     if (!reserve(r, d->particle_count) || !reserve_bodies(r, d->body_count)) return false;
     memset(r->stage_ms, 0, sizeof r->stage_ms);
-    r->slot_reach = rb_cl_slot_reach(d, p->max_radius);
     for (uint32_t s = 0; s < steps; s++) {
         if (r->fresh && d->body_count) memset(r->run, 1, d->body_count);
         r->fresh = false;
@@ -486,9 +489,13 @@ static bool ref_particle_forces(rb_backend *base, const rb_world_data *d, const 
 }
 
 /* The host arrays are the reference's own state: nothing to copy. */
-/* The host changed the state: every body runs its next step. */
+/* The host changed the state: every body runs its next step. The reach
+ * that counts as near changes only with the bodies (as the OpenCL
+ * backend's, formed at its upload). */
 static bool ref_upload(rb_backend *b, const rb_world_data *d, const rb_step_params *p) {
-    ((reference *)b)->fresh = true;
+    reference *r = (reference *)b;
+    r->fresh = true;
+    r->slot_reach = rb_cl_slot_reach(d, p->max_radius);
     return true;
 }
 static bool ref_download(rb_backend *b, rb_world_data *d) { return true; }

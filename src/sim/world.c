@@ -771,7 +771,7 @@ bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) 
         d->body_angmom[b] =
             (rb_float4){st->angular_momentum[0], st->angular_momentum[1], st->angular_momentum[2], 0.0f};
         /* as the step leaves it (reference.c, integrate.cl): zero while asleep, else from L at this orientation */
-        const bool asleep = timer < 0.0f || (w->params.sleep_time > 0.0f && timer >= w->params.sleep_time);
+        const bool asleep = rb_timer_asleep(timer, w->params.sleep_time);
         d->body_omega[b] = asleep ? (rb_float4){0.0f, 0.0f, 0.0f, 0.0f}
                                   : rb_apply_inv_inertia(d->body_quat[b], d->body_inv_inertia[b], d->body_angmom[b]);
     } else {
@@ -890,7 +890,7 @@ bool rb_world_get_body(rb_world *w, uint32_t b, rb_body_state *out) {
         .mass = 1.0f / d->body_vel[b].w,
         .sleep_timer = d->body_pos[b].w,
         .support = d->body_support[b],
-        .asleep = d->body_pos[b].w < 0.0f || (w->params.sleep_time > 0.0f && d->body_pos[b].w >= w->params.sleep_time),
+        .asleep = rb_timer_asleep(d->body_pos[b].w, w->params.sleep_time),
         .kind = (rb_body_kind)d->body_kind[b],
         .material = d->body_material[b],
         .hold = rb_timer_anchored(d->body_pos[b].w)  ? RB_HOLD_ANCHORED

@@ -51,6 +51,11 @@ _Static_assert(sizeof(rb_contact_rates) == 16, "rb_contact_rates must have the l
 #define RB_TIMER_ANCHORED (-2.0f)
 static inline bool rb_timer_dormant(float timer) { return timer < 0.0f && timer > -1.5f; }
 static inline bool rb_timer_anchored(float timer) { return timer < -1.5f; }
+/* A body with this sleep timer sleeps: held, or slow for sleep_time (0:
+ * sleeping is off). kernels/common.cl's rb_asleep, on the host. */
+static inline bool rb_timer_asleep(float timer, float sleep_time) {
+    return timer < 0.0f || (sleep_time > 0.0f && timer >= sleep_time);
+}
 #define RB_SUM_MIN_CHUNK 32u
 
 /* The pair table's row of materials a and b (a, b < RB_MAX_MATERIALS). */
