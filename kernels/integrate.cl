@@ -4,18 +4,21 @@
  * about particle i's centre: particle i's moment about the centre, which
  * the force pass stores (forces.cl).
  *
- * One work-group of RB_BODY_GROUP work-items per body. Work-item l sums the
- * l-th run of `chunk` consecutive particles, chunk = max(RB_MIN_CHUNK,
- * ceil(count / RB_BODY_GROUP)); work-item 0 then adds the partial sums in
- * order: the order the reference sums in too (src/sim/world_internal.h,
- * RB_SUM_PARTS), so both give the same bits. A body of at most RB_MIN_CHUNK
- * particles is summed by work-item 0 alone; a body of hundreds of particles
- * is spread over the whole group. Sleeping follows the reference:
- * a sleeping body is left untouched unless woken (forces.cl) or loaded. A
- * static body sums nothing and is left as it is; a kinematic body sums
- * nothing and moves on at its own velocity and angular velocity. */
-#ifndef RB_BODY_GROUP
-#define RB_BODY_GROUP 32
+ * One work-item a body. Its particles' forces and moments are summed in
+ * RB_SUM_PARTS partial sums, part k over the k-th run of `chunk`
+ * consecutive particles, chunk = max(RB_MIN_CHUNK, ceil(count /
+ * RB_SUM_PARTS)), added in order: the order the reference sums in too
+ * (src/sim/world_internal.h), so both give the same bits. Sleeping follows
+ * the reference: a sleeping body is left untouched unless woken (forces.cl)
+ * or loaded. A static body sums nothing and is left as it is; a kinematic
+ * body sums nothing and moves on at its own velocity and angular velocity.
+ *
+ * CPUs once ran a work-group of RB_SUM_PARTS work-items a body, one a part,
+ * the first adding them: for a body of 8 particles, seven of them summed
+ * nothing, and the work-group cost more than the sums (scripts/profile,
+ * pile 3000 of cube2: 214 instructions a particle against 134 now). */
+#ifndef RB_SUM_PARTS
+#define RB_SUM_PARTS 8
 #endif
 #ifndef RB_MIN_CHUNK
 #define RB_MIN_CHUNK 32
@@ -165,7 +168,7 @@ static void rb_integrate_body(const uint b, const float3 F, const float3 T, __gl
     transforms[2 * b + 1] = qn;
 }
 
-/* Work-item l's partial sum of body b's particle forces and moments, in
+/* Part l of body b's sum of its particle forces and moments, in
  * the order every backend sums (src/sim/world_internal.h, RB_SUM_PARTS):
  * the l-th run of chunk consecutive particles, part 0 from the external load
  * and gravity, the others from zero. */
@@ -173,7 +176,7 @@ static void rb_partial_sum(const uint b, const uint l, const uint first, const u
                            __global const float *force, __global const float *moment, __global const float4 *body_vel,
                            __global const float4 *body_force, __global const float4 *body_torque, const float4 gravity,
                            __global const float *support, float3 *F, float3 *T, float *share) {
-    const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_BODY_GROUP - 1) / RB_BODY_GROUP);
+    const uint chunk = max((uint)RB_MIN_CHUNK, (last - first + RB_SUM_PARTS - 1) / RB_SUM_PARTS);
     float3 f_sum = (float3)(0.0f, 0.0f, 0.0f), t_sum = f_sum;
     if (l == 0 && dynamic) {
         const float mass = 1.0f / body_vel[b].w;
@@ -192,75 +195,19 @@ static void rb_partial_sum(const uint b, const uint l, const uint first, const u
     *F = f_sum, *T = t_sum, *share = n;
 }
 
-__kernel __attribute__((reqd_work_group_size(RB_BODY_GROUP, 1, 1))) void
-rb_integrate(const uint body_count, __global const uint *body_first_particle, __global const float *force,
-             __global const float *moment, __global float4 *body_pos, __global float4 *body_quat,
-             __global float4 *body_vel, __global float4 *body_angmom, __global float4 *body_omega,
-             __global const float4 *body_inv_inertia, __global const float4 *body_force,
-             __global const float4 *body_torque, __global const uint *body_kind, __global const uint *wake,
-             const float4 gravity, const float dt, const float sleep_speed, const float sleep_time,
-             const float wake_accel, __global float4 *transforms, __global const float *support,
-             __global float *body_support, const float support_keep, __global float4 *body_frame,
-             __global const float4 *body_contact, __global uint *body_run, __global uint *body_near,
-             const uint rest_sleepers, __global uint *rested, __global uint *sleepers) {
-    /* float4, not float3: one layout on every compiler */
-    __local float4 part_f[RB_BODY_GROUP], part_t[RB_BODY_GROUP];
-    __local float part_n[RB_BODY_GROUP];
-    const uint b = get_group_id(0), l = get_local_id(0);
-    /* No work-item leaves before the barrier, and nothing computed before it
-     * is used after it (work-item 0 reads its body again): PoCL 3.1 was seen
-     * to miscompile values live across this barrier. */
-    const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC; /* the others sum nothing, nor a resting body */
-    const bool summed = dynamic && !rb_resting(b, body_kind, body_pos, body_run, sleep_time, rest_sleepers);
-    const uint first = body_first_particle[b], last = summed ? body_first_particle[b + 1] : first;
-    float3 F, T;
-    float count;
-    rb_partial_sum(b, l, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity, support, &F,
-                   &T, &count);
-    part_f[l] = (float4)(F, 0.0f);
-    part_t[l] = (float4)(T, 0.0f);
-    part_n[l] = count;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (l != 0) return;
-    const bool resting = rb_resting(b, body_kind, body_pos, body_run, sleep_time, rest_sleepers);
-    const bool awake = !rb_asleep(body_pos[b].w, sleep_time);
-    rb_next_run(b, resting, awake, body_run, body_near, rested);
-    if (resting) {
-        atomic_inc(sleepers);
-        return; /* as it was, its support too */
-    }
-    F = part_f[0].xyz, T = part_t[0].xyz; /* the partial sums in order */
-    count = part_n[0];
-    for (uint k = 1; k < RB_BODY_GROUP; k++) {
-        count = count + part_n[k];
-        F = (float3)(F.x + part_f[k].x, F.y + part_f[k].y, F.z + part_f[k].z);
-        T = (float3)(T.x + part_t[k].x, T.y + part_t[k].y, T.z + part_t[k].z);
-    }
-    const float supported = rb_support(count, body_support[b], support_keep);
-    body_support[b] = supported;
-    rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
-                      wake, dt, sleep_speed, sleep_time, wake_accel, transforms, body_frame);
-    rb_count_sleeper(b, body_pos, sleep_time, sleepers);
-    /* every body's, asleep or not */
-    body_frame[2u * b + 1u].w = rb_contact_share(supported, body_contact[b].z, body_contact[b].w);
-}
-
-/* rb_integrate with one work-item a body, for GPUs: the same partial sums,
- * formed one after another and added in the same order, so the same bits.
- * Neighbouring work-items take neighbouring bodies, and no work-item of a
- * group waits idle while one sums a small body. */
-__kernel void rb_integrate_flat(const uint body_count, __global const uint *body_first_particle,
-                                __global const float *force, __global const float *moment, __global float4 *body_pos,
-                                __global float4 *body_quat, __global float4 *body_vel, __global float4 *body_angmom,
-                                __global float4 *body_omega, __global const float4 *body_inv_inertia,
-                                __global const float4 *body_force, __global const float4 *body_torque,
-                                __global const uint *body_kind, __global const uint *wake, const float4 gravity,
-                                const float dt, const float sleep_speed, const float sleep_time, const float wake_accel,
-                                __global float4 *transforms, __global const float *support,
-                                __global float *body_support, const float support_keep,
-                                __global float4 *body_frame, __global const float4 *body_contact,
-                                __global uint *body_run, __global uint *body_near, const uint rest_sleepers,
-                                __global uint *rested, __global uint *sleepers) {
+/* Body b's step: its sums, its integration, its transforms; whether it
+ * runs at the next step (rb_next_run), and whether it sleeps at the end. */
+__kernel void rb_integrate(const uint body_count, __global const uint *body_first_particle, __global const float *force,
+                           __global const float *moment, __global float4 *body_pos, __global float4 *body_quat,
+                           __global float4 *body_vel, __global float4 *body_angmom, __global float4 *body_omega,
+                           __global const float4 *body_inv_inertia, __global const float4 *body_force,
+                           __global const float4 *body_torque, __global const uint *body_kind,
+                           __global const uint *wake, const float4 gravity, const float dt, const float sleep_speed,
+                           const float sleep_time, const float wake_accel, __global float4 *transforms,
+                           __global const float *support, __global float *body_support, const float support_keep,
+                           __global float4 *body_frame, __global const float4 *body_contact, __global uint *body_run,
+                           __global uint *body_near, const uint rest_sleepers, __global uint *rested,
+                           __global uint *sleepers) {
     const uint b = get_global_id(0);
     if (b >= body_count) return;
     const bool resting = rb_resting(b, body_kind, body_pos, body_run, sleep_time, rest_sleepers);
@@ -271,19 +218,32 @@ __kernel void rb_integrate_flat(const uint body_count, __global const uint *body
     }
     const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC;
     const uint first = body_first_particle[b], last = dynamic ? body_first_particle[b + 1] : first;
-    float3 F = (float3)(0.0f, 0.0f, 0.0f), T = F;
-    float count = 0.0f;
-    for (uint l = 0; l < RB_BODY_GROUP; l++) {
-        float3 pf, pt; /* work-item l's partial sum in rb_integrate */
-        float n;
-        rb_partial_sum(b, l, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity, support,
-                       &pf, &pt, &n);
-        count = l == 0 ? n : count + n;
-        if (l == 0) {
-            F = pf, T = pt;
-        } else {
-            F = (float3)(F.x + pf.x, F.y + pf.y, F.z + pf.z);
-            T = (float3)(T.x + pt.x, T.y + pt.y, T.z + pt.z);
+    float3 F, T;
+    float count;
+    if (last - first <= RB_MIN_CHUNK) {
+        /* Part 0 holds every particle; the other parts are empty, and each
+         * adds +0, which turns a sum of -0 into +0 and leaves every other
+         * value as it is: adding +0 once gives the bits of adding it
+         * RB_SUM_PARTS - 1 times (no compiler folds x + 0: it is not x for
+         * x = -0). */
+        rb_partial_sum(b, 0u, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity, support,
+                       &F, &T, &count);
+        F = (float3)(F.x + 0.0f, F.y + 0.0f, F.z + 0.0f);
+        T = (float3)(T.x + 0.0f, T.y + 0.0f, T.z + 0.0f);
+        count = count + 0.0f;
+    } else {
+        for (uint l = 0; l < RB_SUM_PARTS; l++) {
+            float3 pf, pt; /* part l */
+            float n;
+            rb_partial_sum(b, l, first, last, dynamic, force, moment, body_vel, body_force, body_torque, gravity,
+                           support, &pf, &pt, &n);
+            count = l == 0 ? n : count + n;
+            if (l == 0) {
+                F = pf, T = pt;
+            } else {
+                F = (float3)(F.x + pf.x, F.y + pf.y, F.z + pf.z);
+                T = (float3)(T.x + pt.x, T.y + pt.y, T.z + pt.z);
+            }
         }
     }
     const float supported = rb_support(count, body_support[b], support_keep);

@@ -15,12 +15,9 @@
 #include "opencl_backend.h"
 #include "opencl_kernels.h"
 
-/* Work-items per body in rb_integrate, one a partial sum, and the fewest
- * particles one of them sums: the order every backend sums in
- * (world_internal.h). (8 parts cost a third fewer instructions than 32 on
- * PoCL.) */
-#define RB_BODY_GROUP RB_SUM_PARTS
-#define RB_MIN_CHUNK RB_SUM_MIN_CHUNK
+/* Bodies a work-group of rb_integrate on a CPU (one work-item a body): few,
+ * so that a world of a hundred bodies still spreads over the cores. */
+#define RB_CPU_BODY_GROUP 32u
 /* Slots past the last particle in the sorted copies: the force pass loads
  * eight at a time. */
 #define RB_RUN_PAD 8u
@@ -48,10 +45,10 @@
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
-    [K_HASH] = 0,       [K_COUNT_PARTICLES] = 0, [K_HASH_COUNT] = 0,    [K_CHUNK_SUMS] = 1,  [K_CHUNK_OFFSETS] = 2,
-    [K_CHUNKS] = 3,     [K_BLOCK_SUMS] = 1,      [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,      [K_SCATTER] = 4,
-    [K_REORDER] = 5,    [K_REORDER_SLOTS] = 5,   [K_FORCES] = 6,        [K_INTEGRATE] = 7,   [K_INTEGRATE_FLAT] = 7,
-    [K_POSITIONS] = -1, [K_PIECES] = -1,         [K_JOINTS] = -1,       [K_JOINT_LOADS] = -1};
+    [K_HASH] = 0,    [K_COUNT_PARTICLES] = 0, [K_HASH_COUNT] = 0,    [K_CHUNK_SUMS] = 1, [K_CHUNK_OFFSETS] = 2,
+    [K_CHUNKS] = 3,  [K_BLOCK_SUMS] = 1,      [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,     [K_SCATTER] = 4,
+    [K_REORDER] = 5, [K_REORDER_SLOTS] = 5,   [K_FORCES] = 6,        [K_INTEGRATE] = 7,  [K_POSITIONS] = -1,
+    [K_PIECES] = -1, [K_JOINTS] = -1,         [K_JOINT_LOADS] = -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
@@ -355,8 +352,7 @@ static bool enqueue_integrate(ocl *o, bool timed) {
     if (!RB_CL_CHECK("clEnqueueFillBuffer(sleepers)", clEnqueueFillBuffer(o->queue, o->buf.sleepers.mem, &zero,
                                                                          sizeof zero, 0, sizeof zero, 0, NULL, NULL)))
         return false;
-    if (o->gpu_kernels) return launch(o, K_INTEGRATE_FLAT, o->body_count, o->group[K_INTEGRATE_FLAT], timed);
-    return launch(o, K_INTEGRATE, (size_t)o->body_count * RB_BODY_GROUP, RB_BODY_GROUP, timed);
+    return launch(o, K_INTEGRATE, o->body_count, o->group[K_INTEGRATE], timed);
 }
 
 /* ---- the backend interface ---- */
@@ -852,13 +848,13 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
     clGetDeviceInfo(o->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     char options[768];
     snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -DRB_BODY_GROUP=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
+             "-cl-std=CL1.2 -DRB_SUM_PARTS=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
              "-DRB_MAX_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
              "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf -DRB_JOINT_WORLD=%#xu -DRB_CELL_SEAM=%.9gf "
              "-DRB_CELL_ROUNDING=%.9gf%s",
-             RB_BODY_GROUP, RB_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_MAX_CONTACT_SLOTS, RB_SLOT_FREE,
-             RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING, (double)RB_ROLLING_SPRING,
-             RB_JOINT_WORLD, (double)RB_CELL_SEAM, (double)RB_CELL_ROUNDING,
+             RB_SUM_PARTS, RB_SUM_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_MAX_CONTACT_SLOTS,
+             RB_SLOT_FREE, RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING,
+             (double)RB_ROLLING_SPRING, RB_JOINT_WORLD, (double)RB_CELL_SEAM, (double)RB_CELL_ROUNDING,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {
@@ -902,11 +898,7 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
                    rb_ocl_kernel_entry[k], limit);
             o->gpu_kernels = false;
         }
-        if (k == K_INTEGRATE && !o->gpu_kernels && limit < RB_BODY_GROUP) {
-            snprintf(err, err_size, "kernel %s allows work-groups of %zu on this device; it needs %u",
-                     rb_ocl_kernel_entry[k], limit, RB_BODY_GROUP);
-            return false;
-        }
+        if (k == K_INTEGRATE && !o->gpu_kernels && o->group[k] > RB_CPU_BODY_GROUP) o->group[k] = RB_CPU_BODY_GROUP;
     }
     return true;
 }

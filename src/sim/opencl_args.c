@@ -24,7 +24,6 @@ const char *const rb_ocl_kernel_entry[K_COUNT] = {
     "rb_reorder_slots",
     "rb_forces",
     "rb_integrate",
-    "rb_integrate_flat",
     "rb_particle_positions",
     "rb_piece_loads",
     "rb_joint_forces",
@@ -118,7 +117,7 @@ bool rb_ocl_set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_FORCES, 43, body_run) && ARG_MEM(K_FORCES, 44, body_near) && ARG_VAL(K_FORCES, 45, rest) &&
          ARG_MEM(K_FORCES, 46, sleepers);
 
-    const int ki = rb_ocl_integrate_kernel(o);
+    const int ki = K_INTEGRATE;
     ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
          ARG_MEM(ki, 3, moment) && ARG_MEM(ki, 4, body_pos) && ARG_MEM(ki, 5, body_quat) && ARG_MEM(ki, 6, body_vel) &&
          ARG_MEM(ki, 7, body_angmom) && ARG_MEM(ki, 8, body_omega) && ARG_MEM(ki, 9, body_inv_inertia) &&

@@ -9,10 +9,9 @@
 
 /* Kernels. Each device runs one of two sets, with the same results: the
  * CPU kernels (the chunk scan, the reorder and the force pass in particle
- * order, the work-group a body integration) or the GPU kernels (the block
- * scan, the reorder and the force pass in slot order, the work-item a body
- * integration). See grid.cl and
- * integrate.cl. */
+ * order) or the GPU kernels (the block scan, the reorder and the force pass
+ * in slot order). Both integrate with one work-item a body (integrate.cl).
+ * See grid.cl and forces.cl. */
 enum {
     K_HASH,
     K_COUNT_PARTICLES,
@@ -28,7 +27,6 @@ enum {
     K_REORDER_SLOTS,
     K_FORCES,
     K_INTEGRATE,
-    K_INTEGRATE_FLAT,
     K_POSITIONS,   /* read-back only, not timed */
     K_PIECES,      /* breakable bodies' loads (pieces.cl), only with pieces; not timed */
     K_JOINTS,      /* joints' forces (joints.cl), only with joints; not timed */
@@ -146,10 +144,9 @@ typedef struct ocl {
 /* rb_cl_check, a failure logged with the call named. */
 #define RB_CL_CHECK(call, expr) rb_cl_check((expr), call, NULL, 0)
 
-/* The kernels of the set the device runs that have a twin in the other,
- * with the same arguments. */
+/* The kernel of the set the device runs that has a twin in the other, with
+ * the same arguments. */
 static inline int rb_ocl_reorder_kernel(const ocl *o) { return o->gpu_kernels ? K_REORDER_SLOTS : K_REORDER; }
-static inline int rb_ocl_integrate_kernel(const ocl *o) { return o->gpu_kernels ? K_INTEGRATE_FLAT : K_INTEGRATE; }
 
 /* Sets every kernel's arguments for the current buffers and parameters
  * (opencl_args.c); commit: the force pass keeps the contact history (a

@@ -39,8 +39,7 @@ _Static_assert(sizeof(rb_contact_rates) == 16, "rb_contact_rates must have the l
  * partial sums, part k over the k-th run of chunk = max(RB_SUM_MIN_CHUNK,
  * ceil(count / RB_SUM_PARTS)) consecutive particles, part 0 starting from
  * the external load and gravity and the others from zero, then the parts
- * added in order. (The OpenCL backend sums part k in work-item k of a body's
- * work-group on a CPU; kernels/integrate.cl.) */
+ * added in order (the OpenCL backend too: kernels/integrate.cl). */
 #define RB_SUM_PARTS 8u
 
 /* A held body's sleep timer (body_pos.w; world.h, rb_body_hold): a dormant
