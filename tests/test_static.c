@@ -452,11 +452,13 @@ static void test_corner_landings(void **state) { check_landings(ON_CORNER); }
  * cubes onto the ones four below, the last at about 1.4 s at 13 m/s; at
  * e = 0.5 its bounces are under 0.5 m/s by 4.1 s. From 6 s to 10 s,
  * sampled every 0.04 s, the fastest body stays under 0.5 m/s and no body
- * goes more than 5 cm sideways from where it was at 6 s: a body that
- * topples or slides off goes metres at m/s, while a settled stack only
- * rings vertically (a tower of ten's top, 4 s after it is built, at up to
- * 0.13 m/s today). Today the stacks creep over: the fastest body goes from
- * 0.6 m/s at 4 s to 10.3 m/s at 6 s. */
+ * goes more than 10 cm sideways from where it was at 6 s: a body that
+ * topples or slides off goes metres at m/s, while a settled stack rings
+ * (a tower of ten's top, 4 s after it is built, at up to 0.13 m/s today)
+ * and its upper cubes rock a few cm to and fro: 4.6 cm at most, and 5.1
+ * cm once the damping's calibration matched the contact law
+ * (src/sim/params.c), no farther by 30 s. Once the stacks crept over: the
+ * fastest body went from 0.6 m/s at 4 s to 10.3 m/s at 6 s. */
 static void test_sandbox_scene_rests(void **state) {
     rb_registry *reg = rb_test_registry();
     char err[512];
@@ -494,7 +496,7 @@ static void test_sandbox_scene_rests(void **state) {
     rb_scene_destroy(scene);
     rb_registry_destroy(reg);
     assert_true(fastest < 0.5f);
-    assert_true(sideways < 0.05f);
+    assert_true(sideways < 0.1f);
 }
 
 int main(void) {

@@ -153,14 +153,16 @@ double rb_clamped_restitution(double stiffness, double damping, double *theta_ou
  * zero), unit mass, no gravity, entry speed 1. The first state in contact has
  * overlap phase * dt (phase in (0, 1): where the crossing fell within the
  * step). Returns the speed it leaves with: the discrete restitution. The
- * force is rb_contact_normal's, in double: calling the float function
- * instead moves the calibrated damping by a rounding, and the trajectories
- * with it (tests/test_opencl.c, test_pile_matches_reference). */
+ * force is rb_contact_normal's, in double, its onset correction on the
+ * closing step only, as there (tests/test_physics.c,
+ * test_damping_calibrated_on_the_law): calling the float function instead
+ * moves the calibrated damping by a rounding, and the trajectories with it
+ * (tests/test_opencl.c, test_pile_matches_reference). */
 static double discrete_rebound(double k, double c, double dt, double phase) {
     double x = phase * dt, v = -1.0; /* x: overlap, v: separation speed */
     for (int n = 0; x > 0.0 && n < 100000; n++) {
         double f = k * x - c * v, u = fabs(v) * dt;
-        if (x < u) f = (x + 0.5 * u) / u * (0.5 * k * (x + 0.5 * u) - c * v); /* first, last step */
+        if (v < 0.0 && x < u) f = (x + 0.5 * u) / u * (0.5 * k * (x + 0.5 * u) - c * v); /* first step */
         v += (f > 0.0 ? f : 0.0) * dt;
         x -= v * dt;
     }
