@@ -51,6 +51,15 @@ static inline bool rb_asleep(const float slow_seconds, const float sleep_time) {
     return slow_seconds < 0.0f || (sleep_time > 0.0f && slow_seconds >= sleep_time);
 }
 
+/* Whether body b rests this step, as reference.c's resting: a sleeping
+ * dynamic body whose force pass does not run (forces.cl), nor its
+ * integration (integrate.cl). */
+static inline bool rb_resting(const uint b, __global const uint *body_kind, __global const float4 *body_pos,
+                              __global const uint *body_run, const float sleep_time, const uint rest_sleepers) {
+    return rest_sleepers && body_kind[b] == RB_BODY_DYNAMIC && rb_asleep(body_pos[b].w, sleep_time) &&
+           body_run[b] == 0u;
+}
+
 /* R diag(inv_inertia) R^T a: inverse world inertia applied to a vector, as
  * rb_apply_inv_inertia (angular velocity from momentum, acceleration from torque). */
 static inline float3 rb_apply_inv_inertia(const float4 q, const float4 inv_inertia, const float3 a) {

@@ -93,12 +93,19 @@ __kernel void rb_hash_particles(__global const float *particle_offset, __global 
 
 /* The count of each bucket in `counts` (all zero between steps), and each
  * particle's rank among its bucket's particles (the order the atomics
- * handed out). */
-__kernel void rb_count_particles(const uint n, __global const uint *particle_hash, volatile __global uint *counts,
-                                 __global uint *rank) {
+ * handed out). Where `on` (this step leaves resting bodies far from
+ * running ones out: far.cl), a particle of a body rb_mark_far found far
+ * gets the hash RB_FAR_HASH instead, and no bucket. */
+#define RB_FAR_HASH 0xffffffffu
+__kernel void rb_count_particles(const uint n, __global uint *particle_hash, volatile __global uint *counts,
+                                 __global uint *rank, const uint on, __global const uint *particle_body,
+                                 __global const uint *body_far) {
     const uint i = get_global_id(0);
     if (i >= n) return;
-    rank[i] = atomic_inc(&counts[particle_hash[i]]);
+    if (on && body_far[particle_body[i]])
+        particle_hash[i] = RB_FAR_HASH;
+    else
+        rank[i] = atomic_inc(&counts[particle_hash[i]]);
 }
 
 /* Both in one, for GPUs (a launch fewer); a body's first particle also
@@ -249,7 +256,8 @@ __kernel void rb_scatter(const uint n, __global const uint *particle_hash, __glo
                          __global const uint *table, __global uint *members) {
     const uint i = get_global_id(0);
     if (i >= n) return;
-    members[table[particle_hash[i]] + rank[i]] = i;
+    const uint h = particle_hash[i];
+    if (h != RB_FAR_HASH) members[table[h] + rank[i]] = i;
 }
 
 /* Stage 1 into sorted order: particle i goes to its bucket's start plus the
@@ -290,7 +298,7 @@ __kernel void rb_reorder(const uint n, __global const uint *particle_body, __glo
                          __global float *sorted_z, __global uint *sorted_body, __global float4 *sorted_vel,
                          __global uint *sorted_index) {
     const uint i = get_global_id(0);
-    if (i >= n) return;
+    if (i >= n || particle_hash[i] == RB_FAR_HASH) return; /* left out of the grid (far.cl) */
     rb_reorder_particle(i, particle_body, body_pos, particle_rel, particle_vel, particle_hash, table, members,
                         particle_key, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index);
 }

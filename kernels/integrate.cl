@@ -62,14 +62,6 @@ static inline float rb_support(const float sum, const float was, const float kee
     return sum > 0.0f ? fmax(sum, keep * was) : 0.0f;
 }
 
-/* Whether body b rests this step, as reference.c's resting: a sleeping
- * dynamic body whose force pass did not run (forces.cl). */
-static inline bool rb_resting(const uint b, __global const uint *body_kind, __global const float4 *body_pos,
-                              __global const uint *body_run, const float sleep_time, const uint rest_sleepers) {
-    return rest_sleepers && body_kind[b] == RB_BODY_DYNAMIC && rb_asleep(body_pos[b].w, sleep_time) &&
-           body_run[b] == 0u;
-}
-
 /* What runs at body b's next step (as reference.c's integrate keeps it):
  * a body an awake one came near this step, one that rests or sleeps only
  * then; every body awake at this step's start (so one that falls asleep

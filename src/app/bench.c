@@ -61,8 +61,11 @@ static void print_text(const char *name, const char *shape, rb_run *run, const r
            "particle); digest %016llx\n",
            bytes / 1048576.0, np ? (double)bytes / np : 0.0, (unsigned long long)rb_world_contact_overflow(w),
            rb_world_contact_slots(w), (unsigned long long)rb_world_digest(w));
-    printf("  sleeping bodies left out of %.1f%% of the body-steps (README, \"Sleeping bodies rest\"); %s\n",
-           nb && r->steps ? 100.0 * (double)r->rested / ((double)nb * (double)r->steps) : 0.0,
+    const double body_steps = (double)nb * (double)r->steps;
+    printf("  sleeping bodies left out of %.1f%% of the body-steps, of the grid %.1f%% (README, \"Sleeping bodies "
+           "rest\"); %s\n",
+           body_steps > 0.0 ? 100.0 * (double)r->rested / body_steps : 0.0,
+           body_steps > 0.0 ? 100.0 * (double)r->off_grid / body_steps : 0.0,
            nan ? "NaN FOUND: a body's state is not finite" : "all finite");
     fflush(stdout);
 }
@@ -104,6 +107,7 @@ static void print_json(const char *name, const char *shape, rb_run *run, const r
     cJSON_AddNumberToObject(j, "contact_overflow", (double)rb_world_contact_overflow(w));
     cJSON_AddNumberToObject(j, "contact_slots", rb_world_contact_slots(w));
     cJSON_AddNumberToObject(j, "rested_body_steps", (double)r->rested);
+    cJSON_AddNumberToObject(j, "off_grid_body_steps", (double)r->off_grid);
     cJSON_AddBoolToObject(j, "nan", nan);
     cJSON_AddStringToObject(j, "digest", digest);
     char *text = cJSON_PrintUnformatted(j);

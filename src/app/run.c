@@ -162,7 +162,7 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
     const bool tty = isatty(STDERR_FILENO);
     double t0 = rb_seconds(), last_note = t0, c0 = rb_cpu_seconds();
     *r = (rb_run_stats){0};
-    const uint64_t rested = rb_world_rested(rb_run_world(run));
+    const uint64_t rested = rb_world_rested(rb_run_world(run)), off_grid = rb_world_off_grid(rb_run_world(run));
     for (long done = 0; done < steps;) {
         if (!frames_due(run) || !stops_due(run)) return false;
         /* whole debris ticks (debris.h); a recording's frames: a debris step
@@ -197,6 +197,7 @@ bool rb_run_steps(rb_run *run, long steps, const char *label, bool progress, rb_
     r->wall_s = rb_seconds() - t0;
     r->cpu_s = rb_cpu_seconds() - c0;
     r->rested = rb_world_rested(rb_run_world(run)) - rested;
+    r->off_grid = rb_world_off_grid(rb_run_world(run)) - off_grid;
     if (progress && tty && r->wall_s > 1.0) fprintf(stderr, "\r%70s\r", "");
     return true;
 }

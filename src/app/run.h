@@ -45,7 +45,8 @@ typedef struct rb_run_stats {
     const char *const *kernel_names; /* the backend's timed kernels; none for the reference */
     uint32_t kernel_count;
     double kernel_ms[RB_RUN_MAX_KERNELS];
-    uint64_t rested; /* sleeping bodies the steps left out, a body a step (rb_world_rested) */
+    uint64_t rested;   /* sleeping bodies the steps left out, a body a step (rb_world_rested) */
+    uint64_t off_grid; /* of them, those left out of the grid too (rb_world_off_grid) */
 } rb_run_stats;
 
 /* The state at the end of a run. */

@@ -24,6 +24,8 @@ const char *const rb_ocl_kernel_entry[K_COUNT] = {
     "rb_reorder_slots",
     "rb_forces",
     "rb_integrate",
+    "rb_stamp_near",
+    "rb_mark_far",
     "rb_particle_positions",
     "rb_piece_loads",
     "rb_joint_forces",
@@ -98,6 +100,28 @@ bool rb_ocl_set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(kr, 7, members) && ARG_MEM(kr, 8, particle_key) && ARG_MEM(kr, 9, sorted_x) &&
          ARG_MEM(kr, 10, sorted_y) && ARG_MEM(kr, 11, sorted_z) && ARG_MEM(kr, 12, sorted_body) &&
          ARG_MEM(kr, 13, sorted_vel) && ARG_MEM(kr, 14, sorted_index);
+
+    /* Resting bodies far from running ones (far.cl), on the CPU kernels:
+     * a step's stamp is set at its launch (opencl.c, enqueue_far). */
+    if (!o->gpu_kernels) {
+        /* a quarter of the bodies asleep at the last look: fewer leave too few out to pay for the stamps */
+        o->far_on = rest && commit && 4u * (uint64_t)o->sleepers_seen >= o->body_count && o->sleepers_seen ? 1u : 0u;
+        const cl_float far_reach = p->max_radius + slot_reach, reach_body = o->reach_body;
+        const cl_float inv_coarse = o->inv_coarse;
+        const cl_uint coarse_mask = o->coarse_size - 1u;
+        const int kc = K_COUNT_PARTICLES, ks = K_STAMP_NEAR, km = K_MARK_FAR;
+        ok = ok && ARG_VAL(kc, 4, o->far_on) && ARG_MEM(kc, 5, particle_body) && ARG_MEM(kc, 6, body_far);
+        ok = ok && ARG_VAL(ks, 0, bodies) && ARG_MEM(ks, 1, body_pos) && ARG_MEM(ks, 2, body_vel) &&
+             ARG_MEM(ks, 3, body_omega) && ARG_MEM(ks, 4, body_kind) && ARG_MEM(ks, 5, body_run) &&
+             ARG_MEM(ks, 6, body_reach) && ARG_VAL(ks, 7, sleep_time) && ARG_VAL(ks, 8, far_reach) &&
+             ARG_VAL(ks, 9, reach_body) && ARG_VAL(ks, 10, dt) && ARG_VAL(ks, 11, inv_coarse) &&
+             ARG_VAL(ks, 12, coarse_mask) && ARG_VAL(ks, 13, o->far_stamp) && ARG_MEM(ks, 14, coarse) &&
+             ARG_MEM(ks, 15, far_all);
+        ok = ok && ARG_VAL(km, 0, bodies) && ARG_MEM(km, 1, body_pos) && ARG_MEM(km, 2, body_kind) &&
+             ARG_MEM(km, 3, body_run) && ARG_VAL(km, 4, sleep_time) && ARG_VAL(km, 5, inv_coarse) &&
+             ARG_VAL(km, 6, coarse_mask) && ARG_VAL(km, 7, o->far_stamp) && ARG_MEM(km, 8, coarse) &&
+             ARG_MEM(km, 9, far_all) && ARG_MEM(km, 10, body_far) && ARG_MEM(km, 11, far_count);
+    }
 
     ok = ok && ARG_VAL(K_FORCES, 0, n) && ARG_MEM(K_FORCES, 1, sorted_index) && ARG_MEM(K_FORCES, 2, body_pos) &&
          ARG_MEM(K_FORCES, 3, body_omega) && ARG_MEM(K_FORCES, 4, body_inv_inertia) && ARG_MEM(K_FORCES, 5, table) &&

@@ -27,6 +27,8 @@ enum {
     K_REORDER_SLOTS,
     K_FORCES,
     K_INTEGRATE,
+    K_STAMP_NEAR, /* resting bodies far from running ones (far.cl), CPU kernels only */
+    K_MARK_FAR,
     K_POSITIONS,   /* read-back only, not timed */
     K_PIECES,      /* breakable bodies' loads (pieces.cl), only with pieces; not timed */
     K_JOINTS,      /* joints' forces (joints.cl), only with joints; not timed */
@@ -59,6 +61,8 @@ typedef struct ocl_buffers {
     ocl_buffer wake;            /* 4 B: touched by a mover this step */
     ocl_buffer body_run;        /* 4 B: its force pass runs this step, state (forces.cl, resting) */
     ocl_buffer body_near;       /* 4 B: an awake body came within reach this step, cleared by the integration */
+    ocl_buffer body_reach;      /* 4 B: its farthest particle centre from its centre (far.cl) */
+    ocl_buffer body_far;        /* 4 B: left out of this step's grid (far.cl) */
     ocl_buffer transforms;      /* 32 B: what the renderer reads */
     ocl_buffer particle_offset; /* 16 B */
     /* 4 B each; sorted_index also holds the ranks from the count to the scatter (grid.cl) */
@@ -76,6 +80,9 @@ typedef struct ocl_buffers {
     ocl_buffer overflow;  /* 4 B: contacts that found no free slot, counted since the start */
     ocl_buffer rested;    /* 4 B: sleeping bodies left out of a step, counted since the start */
     ocl_buffer sleepers;  /* 4 B: bodies asleep at the last step's end, or as uploaded */
+    ocl_buffer coarse;    /* 4 B x coarse_size: the stamps of the cells near running bodies (far.cl) */
+    ocl_buffer far_all;   /* 4 B: a step's stamp where no body may be left out (far.cl) */
+    ocl_buffer far_count; /* 4 B: bodies left out of the grid, counted since the start */
     ocl_buffer counts;    /* 4 B x table_size: bucket counts, zero between steps */
     ocl_buffer table;     /* 4 B x (table_size + 1): bucket starts */
     ocl_buffer scan_sums; /* 4 B x the scan's chunk or block count */
@@ -139,6 +146,16 @@ typedef struct ocl {
     uint64_t overflow;     /* contacts without a slot, all step calls */
     cl_uint rested_seen;   /* the device's count of resting bodies when last read */
     uint64_t rested;       /* resting bodies, all step calls */
+    /* resting bodies far from running ones, left out of the grid (far.cl): */
+    uint32_t coarse_size;  /* the coarse table's slots, a power of two */
+    float inv_coarse;      /* 1 / its cells' side */
+    float reach_body;      /* the largest body_reach of a dynamic body */
+    cl_uint far_stamp;     /* the step's stamp: steps run, never 0 */
+    cl_uint far_on;        /* this call leaves far bodies out (rb_ocl_set_args): the CPU kernels, resting
+                              allowed, a committed step, and some body asleep at the last look */
+    cl_uint sleepers_seen; /* bodies asleep at the end of the last step call, or as uploaded */
+    cl_uint far_seen;      /* the device's count when last read */
+    uint64_t far;          /* bodies left out, all step calls */
 } ocl;
 
 /* rb_cl_check, a failure logged with the call named. */

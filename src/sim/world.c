@@ -1246,6 +1246,10 @@ uint64_t rb_world_contact_overflow(const rb_world *w) {
 uint64_t rb_world_rested(const rb_world *w) {
     return w->backend->vtbl->rested ? w->backend->vtbl->rested(w->backend) : 0;
 }
+
+uint64_t rb_world_off_grid(const rb_world *w) {
+    return w->backend->vtbl->off_grid ? w->backend->vtbl->off_grid(w->backend) : 0;
+}
 uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, double *ms, uint32_t capacity) {
     *names = NULL;
     if (!w->backend->vtbl->kernel_times) return 0;

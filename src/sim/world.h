@@ -402,6 +402,12 @@ uint64_t rb_world_contact_overflow(const rb_world *world);
  * every body. */
 uint64_t rb_world_rested(const rb_world *world);
 
+/* Of the bodies rb_world_rested counts, those also left out of the grid,
+ * a body a step: far from every running body, their particles are not
+ * sorted into the cells the force pass searches (README.md, "Sleeping
+ * bodies rest"). The OpenCL backend's CPU kernels only; 0 elsewhere. */
+uint64_t rb_world_off_grid(const rb_world *world);
+
 /* One contact's memory (README.md, "Static friction"): particle's contact
  * with partner (another particle's index, or RB_CONTACT_PLANE + k for plane
  * k), and the tangential displacement it has built up, m, world frame. */

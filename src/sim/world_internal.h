@@ -335,6 +335,9 @@ typedef struct rb_backend_vtbl {
     /* Sleeping bodies left out of a step (rb_step_params.rest_sleepers), a
      * body a step, in the steps so far. */
     uint64_t (*rested)(rb_backend *b);
+    /* Optional (NULL: none): of those, the bodies also left out of the grid,
+     * far from every running body (kernels/far.cl), a body a step. */
+    uint64_t (*off_grid)(rb_backend *b);
     /* Pieces that passed their hold (rb_piece_loads) since the last call. */
     uint32_t (*take_break_count)(rb_backend *b);
     /* Joints that broke (rb_joint_force) since the last call. */
