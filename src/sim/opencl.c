@@ -724,43 +724,32 @@ static bool ocl_upload_slots(rb_backend *base, const rb_world_data *d) {
     return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
-/* The device counts in 32 bits and is read only when asked (a read after
- * every step call cost a small pile a fifth of its step on a GPU): the
- * total is right as long as fewer than 2^32 overflows come between two
- * questions. */
+/* A count the device keeps in 32 bits (b), read only when asked (a read
+ * after every step call cost a small pile a fifth of its step on a GPU):
+ * *total grows by what it counted since *seen, which is right as long as
+ * fewer than 2^32 come between two questions. */
+static uint64_t read_count(ocl *o, ocl_buffer *b, cl_uint *seen, uint64_t *total, const char *what) {
+    cl_uint now = *seen;
+    if (read_buffer(o, b, &now, sizeof now, what) && RB_CL_CHECK("clFinish", clFinish(o->queue))) {
+        *total += (cl_uint)(now - *seen); /* the device's count wraps; differences do not */
+        *seen = now;
+    }
+    return *total;
+}
+
 static uint64_t ocl_contact_overflow(rb_backend *base) {
     ocl *o = (ocl *)base;
-    cl_uint seen = o->overflow_seen;
-    if (read_buffer(o, &o->buf.overflow, &seen, sizeof seen, "overflow") &&
-        RB_CL_CHECK("clFinish", clFinish(o->queue))) {
-        o->overflow += (cl_uint)(seen - o->overflow_seen); /* the device's count wraps; differences do not */
-        o->overflow_seen = seen;
-    }
-    return o->overflow;
+    return read_count(o, &o->buf.overflow, &o->overflow_seen, &o->overflow, "overflow");
 }
 
-/* Counted and read as the overflow is. */
 static uint64_t ocl_rested(rb_backend *base) {
     ocl *o = (ocl *)base;
-    cl_uint seen = o->rested_seen;
-    if (read_buffer(o, &o->buf.rested, &seen, sizeof seen, "rested") &&
-        RB_CL_CHECK("clFinish", clFinish(o->queue))) {
-        o->rested += (cl_uint)(seen - o->rested_seen);
-        o->rested_seen = seen;
-    }
-    return o->rested;
+    return read_count(o, &o->buf.rested, &o->rested_seen, &o->rested, "rested");
 }
 
-/* Counted and read as the overflow is. */
 static uint64_t ocl_off_grid(rb_backend *base) {
     ocl *o = (ocl *)base;
-    cl_uint seen = o->far_seen;
-    if (read_buffer(o, &o->buf.far_count, &seen, sizeof seen, "far_count") &&
-        RB_CL_CHECK("clFinish", clFinish(o->queue))) {
-        o->far += (cl_uint)(seen - o->far_seen);
-        o->far_seen = seen;
-    }
-    return o->far;
+    return read_count(o, &o->buf.far_count, &o->far_seen, &o->far, "far_count");
 }
 
 /* Reads n packed xyz triples of a buffer. */
