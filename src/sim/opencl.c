@@ -549,7 +549,7 @@ static bool upload_reach(ocl *o, const rb_world_data *d, const rb_step_params *p
         if (d->body_kind[b] == RB_BODY_DYNAMIC) largest = fmaxf(largest, reach[b]);
     }
     o->reach_body = largest;
-    o->inv_coarse = 1.0f / (2.0f * largest + p->max_radius + rb_cl_slot_reach(d, p->max_radius));
+    o->inv_coarse = 1.0f / (2.0f * largest + p->max_radius + o->slot_reach);
     return write_buffer(o, &o->buf.body_reach, reach, (size_t)d->body_count * 4u, "body_reach");
 }
 
@@ -560,6 +560,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
         !reserve_staging(o, (size_t)nb * 68u) || !size_coarse(o, nb))
         return false;
     choose_strides(o, d, p);
+    o->slot_reach = rb_cl_slot_reach(d, p->max_radius); /* the force pass's, and far.cl's cells (upload_reach) */
     /* The transforms as they are now, so a read before the first step sees
      * them; and the bodies asleep, for the first force pass (forces.cl). */
     cl_uint sleepers = 0;
@@ -629,7 +630,6 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     ok = RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
     o->body_count = ok ? nb : 0;
     o->particle_count = ok ? np : 0;
-    o->slot_reach = rb_cl_slot_reach(d, p->max_radius);
     return ok;
 }
 
