@@ -18,6 +18,17 @@
 /* Bodies a work-group of rb_integrate on a CPU (one work-item a body): few,
  * so that a world of a hundred bodies still spreads over the cores. */
 #define RB_CPU_BODY_GROUP 32u
+/* Particles a work-group of the force pass on a CPU. PoCL 3.1's threads take
+ * a kernel's work-groups in chunks of ceil(remaining / threads), at most 32
+ * times the threads each: a kernel of at most 64 work-groups a thread is
+ * dealt out in one chunk a thread, the first half of the particles to one
+ * core and the second half to the other, and a pile's halves (its lower
+ * bodies and its upper ones) differ in contacts. Groups of 32 give 250
+ * work-groups for 8,000 particles, dealt 64 at a time and then in halving
+ * chunks, so the cores finish together: rubble-bench pile 1000 --shape
+ * cube2, alternated, 7-11% faster than groups of 256, the 27-particle cube
+ * piles as fast (README, "Work-groups the cores share"). */
+#define RB_CPU_FORCE_GROUP 32u
 /* Slots past the last particle in the sorted copies: the force pass loads
  * eight at a time. */
 #define RB_RUN_PAD 8u
@@ -964,6 +975,7 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
             o->gpu_kernels = false;
         }
         if (k == K_INTEGRATE && !o->gpu_kernels && o->group[k] > RB_CPU_BODY_GROUP) o->group[k] = RB_CPU_BODY_GROUP;
+        if (k == K_FORCES && !o->gpu_kernels && o->group[k] > RB_CPU_FORCE_GROUP) o->group[k] = RB_CPU_FORCE_GROUP;
     }
     return true;
 }
