@@ -18,17 +18,22 @@
 /* Bodies a work-group of rb_integrate on a CPU (one work-item a body): few,
  * so that a world of a hundred bodies still spreads over the cores. */
 #define RB_CPU_BODY_GROUP 32u
-/* Particles a work-group of the force pass on a CPU. PoCL 3.1's threads take
- * a kernel's work-groups in chunks of ceil(remaining / threads), at most 32
- * times the threads each: a kernel of at most 64 work-groups a thread is
- * dealt out in one chunk a thread, the first half of the particles to one
- * core and the second half to the other, and a pile's halves (its lower
- * bodies and its upper ones) differ in contacts. Groups of 32 give 250
- * work-groups for 8,000 particles, dealt 64 at a time and then in halving
- * chunks, so the cores finish together: rubble-bench pile 1000 --shape
- * cube2, alternated, 7-11% faster than groups of 256, the 27-particle cube
- * piles as fast (README, "Work-groups the cores share"). */
+/* Particles a work-group of the force pass on a CPU where the bodies
+ * average at most RB_SMALL_BODY (8) particles (the 2x2x2 cube's). PoCL 3.1's
+ * threads take a kernel's work-groups in chunks of ceil(remaining /
+ * threads), at most 32 times the threads each, so a kernel of at most 64
+ * work-groups a thread goes out in one chunk a thread: each core a fixed
+ * half of the particles. That keeps each core's caches on its own half
+ * from kernel to kernel, but a pile's halves (its lower bodies and its
+ * upper ones) differ in work, and one core waits. Groups of 32 are dealt in
+ * chunks of 64 and then in halving chunks, so the cores finish together.
+ * Measured both ways (README, "Work-groups the cores share"): every scene
+ * of 8-particle cubes ran faster in groups of 32 (pile 1000 7-11%, pile
+ * 3000 4-6%, formation 1 about 5%), every scene of 27-particle cubes as
+ * fast or slower (the piles even, formation 1 8% slower: light work, where
+ * the caches count more). */
 #define RB_CPU_FORCE_GROUP 32u
+#define RB_SMALL_BODY 8u
 /* Slots past the last particle in the sorted copies: the force pass loads
  * eight at a time. */
 #define RB_RUN_PAD 8u
@@ -540,6 +545,15 @@ static bool size_coarse(ocl *o, uint32_t nb) {
     return true;
 }
 
+/* The force pass's work-group for the world as uploaded: RB_CPU_FORCE_GROUP
+ * on the CPU kernels where its bodies average at most RB_SMALL_BODY
+ * particles, else the device's per-particle size. */
+static size_t force_group(const ocl *o) {
+    const size_t most = o->force_group_most;
+    const bool small = !o->gpu_kernels && (uint64_t)o->particle_count <= (uint64_t)RB_SMALL_BODY * o->body_count;
+    return small && most > RB_CPU_FORCE_GROUP ? RB_CPU_FORCE_GROUP : most;
+}
+
 /* Each body's reach, its farthest particle centre from its centre of mass,
  * written from reach (host scratch, a float a body), and the largest of a
  * dynamic body's; the coarse cells' side, the distance from a running body
@@ -641,6 +655,7 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     ok = RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
     o->body_count = ok ? nb : 0;
     o->particle_count = ok ? np : 0;
+    o->group[K_FORCES] = force_group(o);
     return ok;
 }
 
@@ -975,7 +990,7 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
             o->gpu_kernels = false;
         }
         if (k == K_INTEGRATE && !o->gpu_kernels && o->group[k] > RB_CPU_BODY_GROUP) o->group[k] = RB_CPU_BODY_GROUP;
-        if (k == K_FORCES && !o->gpu_kernels && o->group[k] > RB_CPU_FORCE_GROUP) o->group[k] = RB_CPU_FORCE_GROUP;
+        if (k == K_FORCES) o->force_group_most = o->group[k];
     }
     return true;
 }

@@ -115,6 +115,8 @@ typedef struct ocl {
     cl_program program;
     cl_kernel kernels[K_COUNT];
     size_t group[K_COUNT]; /* work-group size of each per-particle kernel */
+    size_t force_group_most; /* the force pass's largest (the device's per-particle size); its size for the
+                                world as uploaded is in group[K_FORCES] (opencl.c, force_group) */
     char device_name[600];
     bool gl_sharing;
     bool gpu_kernels;     /* the GPU kernels, else the CPU kernels (see the kernel list) */
