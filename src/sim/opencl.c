@@ -861,6 +861,18 @@ static bool ocl_warm(rb_backend *base, rb_world_data *d, const rb_step_params *p
     if (!rb_cl_snapshot(o->context, o->queue, mems, bytes, RB_BUFFER_COUNT, copies)) return false;
     const bool counts_dirty = o->counts_dirty;
     bool ok = ocl_step(base, d, p, 1);
+    /* and a step with the force pass's other work-group (force_group), which
+     * PoCL builds on its first launch: a world whose bodies get smaller or
+     * larger on average as it runs does not wait for that build then */
+    const size_t size = o->group[K_FORCES], most = o->force_group_most,
+                 other = size != most                ? most
+                         : most > RB_CPU_FORCE_GROUP ? RB_CPU_FORCE_GROUP
+                                                     : most;
+    if (ok && !o->gpu_kernels && other != size) {
+        o->group[K_FORCES] = other;
+        ok = ocl_step(base, d, p, 1);
+        o->group[K_FORCES] = size;
+    }
     ok = rb_cl_restore(o->queue, mems, bytes, RB_BUFFER_COUNT, copies) && ok;
     o->counts_dirty = counts_dirty;
     return ok;
