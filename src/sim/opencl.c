@@ -361,8 +361,8 @@ static bool enqueue_grid(ocl *o, bool timed) {
 
 /* On the CPU kernels, where this call leaves far bodies out (o->far_on):
  * the running bodies stamp the cells near them under this step's stamp,
- * which the count then reads (far.cl). Where no body slept at the last
- * look nothing can rest, and nothing is launched. */
+ * which the count then reads (far.cl). Where fewer than a quarter of the
+ * bodies slept at the last look (rb_ocl_set_args) nothing is launched. */
 static bool enqueue_far(ocl *o, bool timed) {
     if (o->gpu_kernels || !o->far_on) return true;
     if (++o->far_stamp == 0u) o->far_stamp = 1u; /* 0: a cell never stamped */
@@ -545,13 +545,18 @@ static bool size_coarse(ocl *o, uint32_t nb) {
     return true;
 }
 
-/* The force pass's work-group for the world as uploaded: RB_CPU_FORCE_GROUP
+/* The force pass's work-group for small bodies: RB_CPU_FORCE_GROUP, or the
+ * device's per-particle size where that is less. */
+static size_t small_force_group(const ocl *o) {
+    return o->force_group_most > RB_CPU_FORCE_GROUP ? RB_CPU_FORCE_GROUP : o->force_group_most;
+}
+
+/* The force pass's work-group for the world as uploaded: small_force_group
  * on the CPU kernels where its bodies average at most RB_SMALL_BODY
  * particles, else the device's per-particle size. */
 static size_t force_group(const ocl *o) {
-    const size_t most = o->force_group_most;
     const bool small = !o->gpu_kernels && (uint64_t)o->particle_count <= (uint64_t)RB_SMALL_BODY * o->body_count;
-    return small && most > RB_CPU_FORCE_GROUP ? RB_CPU_FORCE_GROUP : most;
+    return small ? small_force_group(o) : o->force_group_most;
 }
 
 /* Each body's reach, its farthest particle centre from its centre of mass,
@@ -864,10 +869,8 @@ static bool ocl_warm(rb_backend *base, rb_world_data *d, const rb_step_params *p
     /* and a step with the force pass's other work-group (force_group), which
      * PoCL builds on its first launch: a world whose bodies get smaller or
      * larger on average as it runs does not wait for that build then */
-    const size_t size = o->group[K_FORCES], most = o->force_group_most,
-                 other = size != most                ? most
-                         : most > RB_CPU_FORCE_GROUP ? RB_CPU_FORCE_GROUP
-                                                     : most;
+    const size_t size = o->group[K_FORCES],
+                 other = size != o->force_group_most ? o->force_group_most : small_force_group(o);
     if (ok && !o->gpu_kernels && other != size) {
         o->group[K_FORCES] = other;
         ok = ocl_step(base, d, p, 1);

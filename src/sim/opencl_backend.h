@@ -154,7 +154,7 @@ typedef struct ocl {
     float reach_body;      /* the largest body_reach of a dynamic body */
     cl_uint far_stamp;     /* the step's stamp: steps run, never 0 */
     cl_uint far_on;        /* this call leaves far bodies out (rb_ocl_set_args): the CPU kernels, resting
-                              allowed, a committed step, and some body asleep at the last look */
+                              allowed, a committed step, and a quarter of the bodies asleep at the last look */
     cl_uint sleepers_seen; /* bodies asleep at the end of the last step call, or as uploaded */
     cl_uint far_seen;      /* the device's count when last read */
     uint64_t far;          /* bodies left out, all step calls */
