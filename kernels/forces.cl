@@ -13,7 +13,11 @@
  *   follow one another. Its history read in slot order was a cache miss a
  *   particle: a third of PoCL's force pass.
  * Its position is its body's centre plus its offset, summed as rb_reorder
- * sums it, so both orders compute the reference's bits.
+ * sums it, so both orders compute the reference's bits. The host builds
+ * the CPU kernel set with RB_CPU_KERNELS defined, so that particle order is
+ * a constant the compiler folds (RB_ORDER below: 27 instructions a particle
+ * fewer on pile 3000 of cube2, README "Instructions a particle (CPU)");
+ * a build for the GPU kernel set reads the argument.
  *
  * The 27 neighbour cells are read as 9 rows of three: cells x - 1, x, x + 1
  * of a row fill consecutive buckets, so a row is one run of sorted slots
@@ -51,8 +55,9 @@
  * - the contacts themselves (the particle's own velocity, its body's values,
  *   its history, the contact law) run in functions kept out of line
  *   (rb_touch_slots, rb_touch_planes), which add to the particle's sums
- *   (rb_sums) through a pointer. Inlined, PoCL hoisted their loads and
- *   set-up into every particle's path and spilled around them in every loop.
+ *   (rb_sums) and read the buffers (rb_sorted) through pointers. Inlined,
+ *   PoCL hoisted their loads and set-up into every particle's path and
+ *   spilled around them in every loop.
  * callgrind counted 870 instructions a particle for pile 3000 at t = 2 s
  * with spheres' contacts (1,330 inlined, 950 before contacts had memory;
  * README, "The cost of the contacts' memory"); with the cells' contacts,
@@ -72,6 +77,12 @@
  * particle of a kinematic body, marks its body to wake (every writer writes
  * 1: no race). A particle of a static or kinematic body (mass INFINITY)
  * gets no force: nothing moves those bodies. */
+
+#ifdef RB_CPU_KERNELS
+#define RB_ORDER(by_particle) 1u
+#else
+#define RB_ORDER(by_particle) (by_particle)
+#endif
 
 /* A bound on how far below its centre a cell reaches toward a plane, in
  * half sides (rb_cell_support: (sum over the axes of |n_k|, each rounded
@@ -271,8 +282,9 @@ static inline void rb_visit_slot(const rb_summing *q, const rb_sorted *in, __con
      * needs neither j's velocity nor its cell key (its sorted vel, a load
      * that misses the cache more often than not). */
     if (cells) {
-        weight = on_j ? rb_cell_touch(q->p, q->r, pj, cj.x, in->body_quat[bj], (uint)in->offset[partner].w, &m, &dist)
-                      : rb_cell_touch(pj, cj.x, q->p, q->r, in->body_quat[q->body], (uint)in->offset[q->i].w, &m, &dist);
+        weight = on_j
+                     ? rb_cell_touch(q->p, q->r, pj, cj.x, in->body_quat[bj], (uint)in->offset[partner].w, &m, &dist)
+                     : rb_cell_touch(pj, cj.x, q->p, q->r, in->body_quat[q->body], (uint)in->offset[q->i].w, &m, &dist);
         if (!(weight > 0.0f)) return;
     } else if (!rb_particles_touch(dist2, q->r, cj.x)) {
         return; /* apart, or coincident with no normal */
@@ -312,59 +324,43 @@ static inline rb_summing rb_summing_of(__private rb_sums *sums, const float3 p, 
 
 /* The slots of one vector of a row that are within reach (bit k: slot
  * first + k), each visited in order. Out of line (see the top of this
- * file); its arguments are values and buffers, not structures, which PoCL
- * would copy into every work-item's frame. */
-static __attribute__((noinline)) void
-rb_touch_slots(__private rb_sums *sums, const float3 p, const float r, const uint i, const uint s, const uint body,
-               const uint flags, const uint first, uint bits, const uint row_key, __global const float *x,
-               __global const float *y, __global const float *z, __global const uint *sorted_body,
-               __global const float4 *vel, __global const uint *index, __global const float4 *body_pos,
-               __global const float4 *body_frame, __global const float4 *body_omega,
-               __global const float4 *body_inv_inertia, __global const uint *body_material,
-               __global const float4 *body_contact, __global const float *own_vel, __global const uint *keys,
-               const uint slots, __global float *disp, __global float *roll, __constant float4 *rates,
-               __constant float *rolling, const float sleep_speed, const float sleep_time, const float dt,
-               __global const float4 *body_quat, __global const float4 *particle_offset) {
-    const rb_sorted in = {x,        y,          z,          sorted_body,      vel,           index,
-                          body_pos, body_frame, body_omega, body_inv_inertia, body_material, body_contact,
-                          own_vel,  body_quat,  particle_offset};
-    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, slots, keys, disp, roll);
+ * file). The summed particle (rb_summing) and the buffers a contact reads
+ * (rb_sorted) come as two pointers to the kernel's own, formed once a
+ * particle, not as 27 arguments pushed at every call: on pile 3000 of
+ * cube2, 66 instructions a particle fewer (README, "Instructions a
+ * particle (CPU)"). */
+static __attribute__((noinline)) void rb_touch_slots(const rb_summing *q, const rb_sorted *in, const uint first,
+                                                     uint bits, const uint row_key, __constant float4 *rates,
+                                                     __constant float *rolling, const float sleep_speed,
+                                                     const float sleep_time, const float dt) {
     while (bits != 0u)
-        rb_visit_slot(&q, &in, rates, rolling, first + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
+        rb_visit_slot(q, in, rates, rolling, first + rb_take_lowest(&bits), row_key, sleep_speed, sleep_time, dt);
 }
 
 /* The planes the particle is not far from (bit k: plane k, its columns in
  * column[k], column[8 + k], ...), in order. Out of line, as rb_touch_slots. */
-static __attribute__((noinline)) void
-rb_touch_planes(__private rb_sums *sums, const float3 p, const float r, const uint i, const uint s, const uint body,
-                const uint flags, uint near, __constant const float *column, __global const float4 *vel,
-                __global const float4 *body_pos, __global const float4 *body_frame, __global const float4 *body_omega,
-                __global const float4 *body_inv_inertia, __global const uint *body_material,
-                __global const float4 *body_contact, __global const float *own_vel, __global const uint *keys,
-                const uint slots, __global float *disp, __global float *roll, __constant float4 *rates,
-                __constant float *rolling, const float max_radius, const float dt, __global const float4 *body_quat) {
-    const rb_sorted in = {0,          0,          0,          0,          vel,           0,
-                          body_pos,   body_frame, body_omega, body_inv_inertia, body_material, body_contact,
-                          own_vel,    body_quat,  0};
-    const rb_summing q = rb_summing_of(sums, p, r, i, s, body, flags, slots, keys, disp, roll);
-    const rb_side si = rb_own_side(&q, &in);
-    const float slip = body_contact[body].y;
-    const uint pair = rb_pair_of(&q, &in, body_material[body]);
+static __attribute__((noinline)) void rb_touch_planes(const rb_summing *q, const rb_sorted *in, uint near,
+                                                      __constant const float *column, __constant float4 *rates,
+                                                      __constant float *rolling, const float max_radius,
+                                                      const float dt) {
+    const rb_side si = rb_own_side(q, in);
+    const float slip = in->body_contact[q->body].y;
+    const uint pair = rb_pair_of(q, in, in->body_material[q->body]);
     const float4 own_rates = rates[pair];
     const float mu_r = rolling[pair];
-    const rb_keys held = rb_keys_load(keys, i, slots); /* the step's first keys */
+    const rb_keys held = rb_keys_load(q->keys, q->i, q->slots); /* the step's first keys */
     do {
         const uint k = rb_take_lowest(&near);
         const float4 plane = (float4)(column[k], column[RB_MAX_PLANES + k], column[2 * RB_MAX_PLANES + k],
                                       column[3 * RB_MAX_PLANES + k]);
         float3 xo, xi, ro, rl;
         float share;
-        const uint match = rb_slot_match(&q, held, RB_SLOT_PLANE + k, mu_r > 0.0f, &xo, &ro);
-        if (rb_contact_plane(&si, slip, plane, xo, &xi, mu_r, ro, &rl, &sums->f, &sums->t, own_rates, dt, max_radius,
-                             &share))
-            rb_keep(&q, held, RB_SLOT_PLANE + k, match, xi, mu_r > 0.0f, rl, share);
+        const uint match = rb_slot_match(q, held, RB_SLOT_PLANE + k, mu_r > 0.0f, &xo, &ro);
+        if (rb_contact_plane(&si, slip, plane, xo, &xi, mu_r, ro, &rl, &q->sums->f, &q->sums->t, own_rates, dt,
+                             max_radius, &share))
+            rb_keep(q, held, RB_SLOT_PLANE + k, match, xi, mu_r > 0.0f, rl, share);
         else
-            sums->support += share; /* an imminent contact's, or 0 */
+            q->sums->support += share; /* an imminent contact's, or 0 */
     } while (near);
 }
 
@@ -378,63 +374,48 @@ rb_touch_planes(__private rb_sums *sums, const float3 p, const float r, const ui
  * mark2, each of a cell of the row (its key), as reference.c's visit_force
  * marks the particles of the 27 cells. */
 static inline __attribute__((always_inline)) void
-rb_visit_run(__private rb_sums *sums, const float3 p, const float r, const float reach2, const float mark2,
-             const uint i, const uint s,
-             const uint b, const uint flags, uint slot, const uint end, const uint key, __global const float *sorted_x,
-             __global const float *sorted_y, __global const float *sorted_z, __global const uint *sorted_body,
-             __global const float4 *sorted_vel, __global const uint *sorted_index, __global const float4 *body_pos,
-             __global const float4 *body_frame, __global const float4 *body_omega,
-             __global const float4 *body_inv_inertia, __global const uint *body_material,
-             __global const float4 *body_contact, __global const float *own_vel, __global const uint *keys,
-             const uint slots, __global float *disp, __global float *roll, __constant float4 *rates,
-             __constant float *rolling, const float sleep_speed, const float sleep_time, const float dt,
-             __global const float4 *body_quat, __global const float4 *particle_offset, __global uint *body_near) {
+rb_visit_run(const rb_summing *q, const rb_sorted *in, const float reach2, const float mark2, uint slot, const uint end,
+             const uint key, __constant float4 *rates, __constant float *rolling, const float sleep_speed,
+             const float sleep_time, const float dt, __global uint *body_near) {
+    const float3 p = q->p;
     for (; slot < end; slot += 8u) {
-        const float8 x = vload8(0, sorted_x + slot) - p.x, y = vload8(0, sorted_y + slot) - p.y,
-                     z = vload8(0, sorted_z + slot) - p.z;
+        const float8 x = vload8(0, in->x + slot) - p.x, y = vload8(0, in->y + slot) - p.y,
+                     z = vload8(0, in->z + slot) - p.z;
         const float8 d2 = x * x + y * y + z * z;
-        const int8 other = as_int8(vload8(0, sorted_body + slot)) != (int)b;
-        if (flags & RB_MARKING) {
+        const int8 other = as_int8(vload8(0, in->body + slot)) != (int)q->body;
+        if (q->flags & RB_MARKING) {
             uint wide = rb_lane_bits((d2 < mark2) & other & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - slot)));
             while (wide != 0u) {
-                const uint j = slot + rb_take_lowest(&wide), bj = sorted_body[j], cell = as_uint(sorted_vel[j].w);
-                if (rb_in_row(cell, key) && rb_asleep(body_pos[bj].w, sleep_time)) body_near[bj] = 1u;
+                const uint j = slot + rb_take_lowest(&wide), bj = in->body[j], cell = as_uint(in->vel[j].w);
+                if (rb_in_row(cell, key) && rb_asleep(in->body_pos[bj].w, sleep_time)) body_near[bj] = 1u;
             }
         }
         const int8 near = (d2 < reach2) & other;
         if (!rb_any8(near)) continue;
         const uint bits = rb_lane_bits(near & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - slot)));
-        if (bits)
-            rb_touch_slots(sums, p, r, i, s, b, flags, slot, bits, key, sorted_x, sorted_y, sorted_z, sorted_body,
-                           sorted_vel, sorted_index, body_pos, body_frame, body_omega, body_inv_inertia, body_material,
-                           body_contact, own_vel, keys, slots, disp, roll, rates, rolling, sleep_speed, sleep_time, dt,
-                           body_quat, particle_offset);
+        if (bits) rb_touch_slots(q, in, slot, bits, key, rates, rolling, sleep_speed, sleep_time, dt);
     }
 }
 
 /* rb_visit_run's arguments after its run's start and end (the kernel's). */
-#define RB_RUN_ARGS                                                                                                    \
-    key, sorted_x, sorted_y, sorted_z, sorted_body, sorted_vel, sorted_index, body_pos, body_frame, body_omega,        \
-        body_inv_inertia, body_material, body_contact, moment, keys, slots, disp, roll, rates, rolling, sleep_speed,   \
-        sleep_time, dt, body_quat, particle_offset, body_near
+#define RB_RUN_ARGS key, rates, rolling, sleep_speed, sleep_time, dt, body_near
 
-__kernel void rb_forces(const uint n, __global const uint *sorted_index, __global const float4 *body_pos,
-                        __global const float4 *body_omega, __global const float4 *body_inv_inertia,
-                        __global const uint *table, const uint mask, __global const float *sorted_x,
-                        __global const float *sorted_y, __global const float *sorted_z,
-                        __global const uint *sorted_body, __global const float4 *sorted_vel, __constant float8 *planes,
-                        const uint plane_count, const float inv_cell, __global const uint *body_material,
-                        __constant float4 *rates, __global const float4 *body_contact, const float max_radius,
-                        const float dt, const float sleep_speed, const float sleep_time, __global float *force,
-                        __global float *moment, __global uint *wake_body, const uint stride_z, const uint stride_y,
-                        __global const float4 *body_frame, __global uint *keys, __global float *disp,
-                        __global float *support, __global uint *overflow, const uint commit,
-                        __global const uint *particle_body, const uint by_particle, __global float *roll,
-                        __constant float *rolling, const uint slots, __global const float4 *body_quat,
-                        __global const float4 *particle_offset, const float slot_reach,
-                        __global const uint *particle_hash, __global const uint *particle_key,
-                        __global const uint *body_run, __global uint *body_near, const uint rest_sleepers,
-                        __global const uint *sleepers) {
+__kernel void
+rb_forces(const uint n, __global const uint *sorted_index, __global const float4 *body_pos,
+          __global const float4 *body_omega, __global const float4 *body_inv_inertia, __global const uint *table,
+          const uint mask, __global const float *sorted_x, __global const float *sorted_y,
+          __global const float *sorted_z, __global const uint *sorted_body, __global const float4 *sorted_vel,
+          __constant float8 *planes, const uint plane_count, const float inv_cell, __global const uint *body_material,
+          __constant float4 *rates, __global const float4 *body_contact, const float max_radius, const float dt,
+          const float sleep_speed, const float sleep_time, __global float *force, __global float *moment,
+          __global uint *wake_body, const uint stride_z, const uint stride_y, __global const float4 *body_frame,
+          __global uint *keys, __global float *disp, __global float *support, __global uint *overflow,
+          const uint commit, __global const uint *particle_body, const uint order, __global float *roll,
+          __constant float *rolling, const uint slots, __global const float4 *body_quat,
+          __global const float4 *particle_offset, const float slot_reach, __global const uint *particle_hash,
+          __global const uint *particle_key, __global const uint *body_run, __global uint *body_near,
+          const uint rest_sleepers, __global const uint *sleepers) {
+    const uint by_particle = RB_ORDER(order);
     const uint s = get_global_id(0);
     if (s >= n) return;
     const uint i = by_particle ? s : sorted_index[s];
@@ -470,7 +451,11 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
         vstore3((float3)(0.0f, 0.0f, 0.0f), i, moment);
         return;
     }
+    const rb_sorted in = {sorted_x,      sorted_y,     sorted_z,   sorted_body, sorted_vel,
+                          sorted_index,  body_pos,     body_frame, body_omega,  body_inv_inertia,
+                          body_material, body_contact, moment,     body_quat,   particle_offset};
     rb_sums sums = {(float3)(0.0f, 0.0f, 0.0f), (float3)(0.0f, 0.0f, 0.0f), RB_KEYS_FREE, 0u, 0u, 0.0f, 0u};
+    const rb_summing q = rb_summing_of(&sums, p, r, i, s, b, flags, slots, keys, disp, roll);
     float mark2 = reach2;
     if (flags & RB_MARKING) {
         /* An awake particle marks the sleeping bodies it may reach by the
@@ -506,10 +491,10 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
         for (uint dy = 0u; dy < 3u; dy++, hy += stride_y) {
             const uint h = hy & mask, key = kz | (((((kc >> 10) & 1023u) + dy - 1u) & 1023u) << 10);
             if (h + 3u <= buckets) {
-                rb_visit_run(&sums, p, r, reach2, mark2, i, s, b, flags, table[h], table[h + 3u], RB_RUN_ARGS);
+                rb_visit_run(&q, &in, reach2, mark2, table[h], table[h + 3u], RB_RUN_ARGS);
             } else { /* the row passes the table's end: its tail, then its head from bucket 0 */
-                rb_visit_run(&sums, p, r, reach2, mark2, i, s, b, flags, table[h], table[buckets], RB_RUN_ARGS);
-                rb_visit_run(&sums, p, r, reach2, mark2, i, s, b, flags, 0u, table[h + 3u - buckets], RB_RUN_ARGS);
+                rb_visit_run(&q, &in, reach2, mark2, table[h], table[buckets], RB_RUN_ARGS);
+                rb_visit_run(&q, &in, reach2, mark2, 0u, table[h + 3u - buckets], RB_RUN_ARGS);
             }
         }
     }
@@ -525,10 +510,7 @@ __kernel void rb_forces(const uint n, __global const uint *sorted_index, __globa
     const float8 height = planes[0] * p.x + planes[1] * p.y + planes[2] * p.z - planes[3];
     const int8 far = ((contact.w > 0.0f ? RB_CELL_BELOW * r : r) - height) <= -RB_IMMINENT_MARGIN * max_radius;
     const uint near = rb_lane_bits(~far & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)plane_count));
-    if (near)
-        rb_touch_planes(&sums, p, r, i, s, b, flags, near, (__constant const float *)planes, sorted_vel, body_pos,
-                        body_frame, body_omega, body_inv_inertia, body_material, body_contact, moment, keys, slots,
-                        disp, roll, rates, rolling, max_radius, dt, body_quat);
+    if (near) rb_touch_planes(&q, &in, near, (__constant const float *)planes, rates, rolling, max_radius, dt);
 
     /* The particle's moment about the body's centre: lever x f plus the
      * contacts' moment about the particle's centre. The lever is (x + r) - x,

@@ -949,7 +949,10 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
     if (!rb_cl_check(e, "clCreateProgramWithSource", err, err_size)) return false;
 
     /* Exact division and square root where the device offers them, so the
-     * contact law gives the reference's bits. */
+     * contact law gives the reference's bits. The CPU kernel set is built
+     * with RB_CPU_KERNELS, which fixes the force pass's order (forces.cl,
+     * RB_ORDER); a GPU set that turns to the CPU kernels below, after the
+     * build, reads the order from the kernel's argument as before. */
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(o->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     char options[768];
@@ -957,11 +960,12 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
              "-cl-std=CL1.2 -DRB_SUM_PARTS=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
              "-DRB_MAX_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
              "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf -DRB_JOINT_WORLD=%#xu -DRB_CELL_SEAM=%.9gf "
-             "-DRB_CELL_ROUNDING=%.9gf%s",
+             "-DRB_CELL_ROUNDING=%.9gf%s%s",
              RB_SUM_PARTS, RB_SUM_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_MAX_CONTACT_SLOTS,
              RB_SLOT_FREE, RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING,
              (double)RB_ROLLING_SPRING, RB_JOINT_WORLD, (double)RB_CELL_SEAM, (double)RB_CELL_ROUNDING,
-             (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+             (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
+             o->gpu_kernels ? "" : " -DRB_CPU_KERNELS");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {
         size_t size = 0;
