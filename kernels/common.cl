@@ -334,24 +334,27 @@ static inline __attribute__((always_inline)) float rb_cell_touch(const float3 ps
     const float yb[3] = {yv.x, yv.y, yv.z};
     const float b = RB_CELL_SEAM * h;
     float d[3], weight = 1.0f;
+    bool apart = false;
+    /* The reference's tests, axis by axis, with its early returns and its
+     * branches on the faces made bitwise (& and | of bools, and selects):
+     * the same result, but the faces differ from slot to slot, and their
+     * branches mispredicted. callgrind's branch simulation, pile 3000 of
+     * cube2: rb_touch_slots mispredicted 5.8 times a particle before, 4.1
+     * after, for 59 instructions more; the force pass ran 3-8% faster
+     * (README, "Instructions a particle (CPU)"). */
+#pragma unroll
     for (int k = 0; k < 3; k++) {
-        float c = yb[k];
-        if (!(faces & RB_FACE_POS(k))) { /* a cell of the body lies that way */
-            if (yb[k] >= h + b) return 0.0f;
-            if (yb[k] > h - b) weight *= (h + b - yb[k]) / (2.0f * b);
-        } else if (yb[k] >= h) {
-            c = h;
-        }
-        if (!(faces & RB_FACE_NEG(k))) {
-            if (yb[k] < -h - b) return 0.0f;
-            if (yb[k] < -h + b) weight *= (yb[k] + h + b) / (2.0f * b);
-        } else if (yb[k] < -h) {
-            c = -h;
-        }
-        d[k] = yb[k] - c;
+        const float y = yb[k];
+        const bool pos_open = (faces & RB_FACE_POS(k)) != 0u, neg_open = (faces & RB_FACE_NEG(k)) != 0u;
+        /* where a cell of the body lies that way: beyond the seam, or a share of it */
+        apart = apart | (!pos_open & (y >= h + b)) | (!neg_open & (y < -h - b));
+        if (!pos_open & (y > h - b)) weight *= (h + b - y) / (2.0f * b);
+        if (!neg_open & (y < -h + b)) weight *= (y + h + b) / (2.0f * b);
+        const bool at_pos = pos_open & (y >= h), at_neg = neg_open & (y < -h);
+        d[k] = y - (at_pos ? h : at_neg ? -h : y);
     }
     const float d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    if (!(d2 < rs * rs) || !(weight > 0.0f)) return 0.0f;
+    if (apart || !(d2 < rs * rs) || !(weight > 0.0f)) return 0.0f;
     float mb[3] = {0.0f, 0.0f, 0.0f};
     if (d2 > 0.0f) {
         const float len = sqrt(d2);
