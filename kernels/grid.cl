@@ -274,8 +274,17 @@ static inline void rb_reorder_particle(const uint i, __global const uint *partic
                                        __global float *sorted_y, __global float *sorted_z, __global uint *sorted_body,
                                        __global float4 *sorted_vel, __global uint *sorted_index) {
     const uint h = particle_hash[i], start = table[h], end = table[h + 1];
+    /* eight members at a time (the members are padded by eight), the lanes
+     * past the bucket's end masked: a bucket holds a few particles, and a
+     * loop of one member a turn mispredicted its end about 0.7 times a
+     * particle (callgrind's branch simulation, pile 3000 of cube2) */
     uint slot = start;
-    for (uint s = start; s < end; s++) slot += members[s] < i ? 1u : 0u;
+    for (uint s = start; s < end; s += 8u) {
+        const int8 before = (vload8(0, members + s) < (uint8)(i)) & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - s));
+        const int4 quarter = before.lo + before.hi; /* each lane -1 or 0 */
+        const int2 two = quarter.lo + quarter.hi;
+        slot -= (uint)(two.x + two.y);
+    }
     const uint b = particle_body[i];
     const float4 x = body_pos[b];
     const float3 rel = vload3(i, particle_rel);

@@ -34,8 +34,8 @@
  * the caches count more). */
 #define RB_CPU_FORCE_GROUP 32u
 #define RB_SMALL_BODY 8u
-/* Slots past the last particle in the sorted copies: the force pass loads
- * eight at a time. */
+/* Slots past the last particle in the sorted copies and the members: the
+ * force pass and the reorder load eight at a time. */
 #define RB_RUN_PAD 8u
 /* Work-group size for the per-particle kernels (halved for a kernel that
  * allows less on the device). */
@@ -191,7 +191,7 @@ static bool reserve_particles(ocl *o, uint32_t n, uint32_t slots) {
                   make_buffer(o, &b->particle_body, cap * 4u, "particle_body") &&
                   make_buffer(o, &b->particle_hash, cap * 4u, "particle_hash") &&
                   make_buffer(o, &b->particle_key, cap * 4u, "particle_key") &&
-                  make_buffer(o, &b->members, cap * 4u, "members") &&
+                  make_buffer(o, &b->members, (cap + RB_RUN_PAD) * 4u, "members") &&
                   make_buffer(o, &b->sorted_index, cap * 4u, "sorted_index") &&
                   make_buffer(o, &b->sorted_x, (cap + RB_RUN_PAD) * 4u, "sorted_x") &&
                   make_buffer(o, &b->sorted_y, (cap + RB_RUN_PAD) * 4u, "sorted_y") &&
