@@ -378,23 +378,33 @@ rb_visit_run(const rb_summing *q, const rb_sorted *in, const float reach2, const
              const uint key, __constant float4 *rates, __constant float *rolling, const float sleep_speed,
              const float sleep_time, const float dt, __global uint *body_near) {
     const float3 p = q->p;
-    for (; slot < end; slot += 8u) {
+    /* A do-while, its lanes past the run's end masked in the bits (only
+     * where something is within reach): whether a row holds no vector, one
+     * or two is a coin toss from particle to particle, and a loop that
+     * tested for an empty run first mispredicted there. An empty run's
+     * vector (the sorted copies are padded by eight) has no lane live.
+     * callgrind's branch simulation, pile 3000 of cube2: the kernel's own
+     * code mispredicted 3.6 times a particle, now 1.7, for 6 instructions
+     * more. */
+    do {
         const float8 x = vload8(0, in->x + slot) - p.x, y = vload8(0, in->y + slot) - p.y,
                      z = vload8(0, in->z + slot) - p.z;
         const float8 d2 = x * x + y * y + z * z;
         const int8 other = as_int8(vload8(0, in->body + slot)) != (int)q->body;
         if (q->flags & RB_MARKING) {
-            uint wide = rb_lane_bits((d2 < mark2) & other & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - slot)));
+            uint wide = rb_lane_bits((d2 < mark2) & other) & (0xffu >> (8u - min(end - slot, 8u)));
             while (wide != 0u) {
                 const uint j = slot + rb_take_lowest(&wide), bj = in->body[j], cell = as_uint(in->vel[j].w);
                 if (rb_in_row(cell, key) && rb_asleep(in->body_pos[bj].w, sleep_time)) body_near[bj] = 1u;
             }
         }
         const int8 near = (d2 < reach2) & other;
-        if (!rb_any8(near)) continue;
-        const uint bits = rb_lane_bits(near & ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int)(end - slot)));
-        if (bits) rb_touch_slots(q, in, slot, bits, key, rates, rolling, sleep_speed, sleep_time, dt);
-    }
+        if (rb_any8(near)) {
+            const uint bits = rb_lane_bits(near) & (0xffu >> (8u - min(end - slot, 8u)));
+            if (bits) rb_touch_slots(q, in, slot, bits, key, rates, rolling, sleep_speed, sleep_time, dt);
+        }
+        slot += 8u;
+    } while (slot < end);
 }
 
 /* rb_visit_run's arguments after its run's start and end (the kernel's). */
