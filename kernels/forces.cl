@@ -117,6 +117,10 @@ static inline uint rb_lane_bits(const int8 lanes) {
     return (uint)quarter | (uint)(quarter >> 32);
 }
 
+/* Bit k set for each lane of the eight from slot that lies before a run's
+ * end (none where slot == end). */
+static inline uint rb_run_lanes(const uint slot, const uint end) { return 0xffu >> (8u - min(end - slot, 8u)); }
+
 /* A particle's history keys, held as one vector of RB_MAX_CONTACT_SLOTS
  * (8) whatever the world's slots (4 or 8: the kernel's argument `slots`,
  * rb_world_data.contact_slots): a world of 4 reads and writes a particle's
@@ -392,7 +396,7 @@ rb_visit_run(const rb_summing *q, const rb_sorted *in, const float reach2, const
         const float8 d2 = x * x + y * y + z * z;
         const int8 other = as_int8(vload8(0, in->body + slot)) != (int)q->body;
         if (q->flags & RB_MARKING) {
-            uint wide = rb_lane_bits((d2 < mark2) & other) & (0xffu >> (8u - min(end - slot, 8u)));
+            uint wide = rb_lane_bits((d2 < mark2) & other) & rb_run_lanes(slot, end);
             while (wide != 0u) {
                 const uint j = slot + rb_take_lowest(&wide), bj = in->body[j], cell = as_uint(in->vel[j].w);
                 if (rb_in_row(cell, key) && rb_asleep(in->body_pos[bj].w, sleep_time)) body_near[bj] = 1u;
@@ -400,7 +404,7 @@ rb_visit_run(const rb_summing *q, const rb_sorted *in, const float reach2, const
         }
         const int8 near = (d2 < reach2) & other;
         if (rb_any8(near)) {
-            const uint bits = rb_lane_bits(near) & (0xffu >> (8u - min(end - slot, 8u)));
+            const uint bits = rb_lane_bits(near) & rb_run_lanes(slot, end);
             if (bits) rb_touch_slots(q, in, slot, bits, key, rates, rolling, sleep_speed, sleep_time, dt);
         }
         slot += 8u;
