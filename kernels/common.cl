@@ -165,28 +165,10 @@ typedef struct rb_side {
     float m, r;     /* particle mass (INFINITY: static, kinematic), radius */
     uint body;      /* its body's index */
     float3 centre;  /* its body's centre of mass */
-    float4 fa, fb;  /* its body's frame (rb_body_frame_of): world inverse inertia, fa.w 1 / M */
+    float4 fa, fb;  /* its body's frame (integrate.cl, rb_l_body_frame): world inverse inertia, fa.w 1 / M */
     float4 q;       /* its body's orientation: the cells' axes */
     float rank;     /* its body's cell rank (body_contact.w): 0, a body of spheres */
 } rb_side;
-
-/* A body's frame for its contacts' masses, as rb_body_frame_of
- * (src/sim/contact.h): the world inverse inertia R diag(d) R^T, the
- * diagonal in a.xyz with a.w = inv_mass, the xy, xz, yz terms in b.xyz,
- * b.w its share (rb_contact_share). */
-static inline void rb_body_frame_of(const float4 q, const float4 d, const float inv_mass, const float share, float4 *a,
-                                    float4 *b) {
-    const float x = q.x, y = q.y, z = q.z, w = q.w;
-    const float r00 = 1.0f - 2.0f * (y * y + z * z), r01 = 2.0f * (x * y - z * w), r02 = 2.0f * (x * z + y * w);
-    const float r10 = 2.0f * (x * y + z * w), r11 = 1.0f - 2.0f * (x * x + z * z), r12 = 2.0f * (y * z - x * w);
-    const float r20 = 2.0f * (x * z - y * w), r21 = 2.0f * (y * z + x * w), r22 = 1.0f - 2.0f * (x * x + y * y);
-    *a = (float4)((r00 * r00 * d.x + r01 * r01 * d.y) + r02 * r02 * d.z,
-                  (r10 * r10 * d.x + r11 * r11 * d.y) + r12 * r12 * d.z,
-                  (r20 * r20 * d.x + r21 * r21 * d.y) + r22 * r22 * d.z, inv_mass);
-    *b = (float4)((r00 * r10 * d.x + r01 * r11 * d.y) + r02 * r12 * d.z,
-                  (r00 * r20 * d.x + r01 * r21 * d.y) + r02 * r22 * d.z,
-                  (r10 * r20 * d.x + r11 * r21 * d.y) + r12 * r22 * d.z, share);
-}
 
 /* The inverse mass a body shows along n at lever l, as rb_point_inv_mass. */
 static inline float rb_point_inv_mass(const rb_side *s, const float3 l, const float3 n) {
@@ -195,14 +177,6 @@ static inline float rb_point_inv_mass(const rb_side *s, const float3 l, const fl
     const float diag = (a.x * c.x * c.x + a.y * c.y * c.y) + a.z * c.z * c.z;
     const float off = (b.x * c.x * c.y + b.y * c.x * c.z) + b.z * c.y * c.z;
     return a.w + (diag + 2.0f * off);
-}
-
-/* How many contacts' worth a side's body shares its mass among, as
- * rb_contact_share (src/sim/contact.h). */
-static inline float rb_contact_share(const float support, const float onset, const float rank) {
-    if (!(support > 0.0f)) return onset;
-    const float share = fmax(support, 1.0f);
-    return rank > 0.0f ? fmin(share, onset) : share;
 }
 
 /* The mass a contact's spring and dashpot are sized by, as rb_contact_mass

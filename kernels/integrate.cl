@@ -4,19 +4,35 @@
  * about particle i's centre: particle i's moment about the centre, which
  * the force pass stores (forces.cl).
  *
- * One work-item a body. Its particles' forces and moments are summed in
- * RB_SUM_PARTS partial sums, part k over the k-th run of `chunk`
- * consecutive particles, chunk = max(RB_MIN_CHUNK, ceil(count /
- * RB_SUM_PARTS)), added in order: the order the reference sums in too
- * (src/sim/world_internal.h), so both give the same bits. Sleeping follows
- * the reference: a sleeping body is left untouched unless woken (forces.cl)
- * or loaded. A static body sums nothing and is left as it is; a kinematic
- * body sums nothing and moves on at its own velocity and angular velocity.
+ * Three kernels:
+ * - rb_sum_bodies, one work-item a body: its particles' forces and
+ *   moments, summed in RB_SUM_PARTS partial sums, part k over the k-th run
+ *   of `chunk` consecutive particles, chunk = max(RB_MIN_CHUNK, ceil(count /
+ *   RB_SUM_PARTS)), added in order: the order the reference sums in too
+ *   (src/sim/world_internal.h), so both give the same bits;
+ * - rb_integrate, one work-item for eight bodies, one a lane of float8
+ *   vectors (RB_LANES, below): the integration, with no branch (every value
+ *   is formed for every body and the body's kind chooses, lane by lane).
+ *   A CPU runs each vector operation on the eight bodies at once: PoCL's
+ *   implicit vectorizer packs work-items only where a kernel has one path,
+ *   no vector types, no calls and no atomics, and even the integration
+ *   written so in scalars was not packed (its SLP pass made short vectors
+ *   of each body's x, y, z first). scripts/profile, pile 3000 of cube2:
+ *   the integration 136.1 instructions a particle in one kernel a body, 78.1
+ *   now (README, "Instructions a particle (CPU)");
+ * - rb_count_sleepers, one work-item a body: the bodies asleep at the
+ *   step's end, for the next force pass (forces.cl marks sleeping bodies
+ *   near only where some body sleeps).
+ * Sleeping follows the reference: a sleeping body is left untouched unless
+ * woken (forces.cl) or loaded. A static body sums nothing and is left as it
+ * is; a kinematic body sums nothing and moves on at its own velocity and
+ * angular velocity.
  *
  * CPUs once ran a work-group of RB_SUM_PARTS work-items a body, one a part,
  * the first adding them: for a body of 8 particles, seven of them summed
  * nothing, and the work-group cost more than the sums (scripts/profile,
- * pile 3000 of cube2: 214 instructions a particle against 134 now). */
+ * pile 3000 of cube2: 214 instructions a particle against 134 with one
+ * work-item a body). */
 #ifndef RB_SUM_PARTS
 #define RB_SUM_PARTS 8
 #endif
@@ -24,35 +40,157 @@
 #define RB_MIN_CHUNK 32
 #endif
 
+/* ---- eight bodies at a time: what rb_integrate computes with ----
+ * A work-item of rb_integrate takes RB_LANES (8) bodies, one a lane of
+ * float8 vectors: the vectors hold one value of each body (the bodies'
+ * float4s are taken apart by lane on loading and put together on
+ * storing), and every operation is its scalar's, lane by lane, so each
+ * body gets the bits the reference gives it. Each helper is its common.cl
+ * twin (src/base/rb_math.h and src/sim/contact.h in C) operation for
+ * operation; masks are int8 lanes of -1 (true) or 0. */
+#define RB_LANES 8u
+typedef float8 rb_lf;
+typedef int8 rb_li;
+typedef struct rb_l3 {
+    rb_lf x, y, z;
+} rb_l3;
+typedef struct rb_l4 {
+    rb_lf x, y, z, w;
+} rb_l4;
+
+/* X(k) for each lane k */
+#define RB_EACH_LANE(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+/* a[stride b + offset] for the lanes' bodies b = first + k, the last body's
+ * for lanes past the last (n - 1), by lane */
+static inline __attribute__((always_inline)) rb_l4 rb_l4_load(__global const float4 *a, const uint first,
+                                                              const uint stride, const uint offset, const uint n) {
+#define RB_LOAD_LANE(k) const float4 v##k = a[stride * min(first + k##u, n - 1u) + offset];
+    RB_EACH_LANE(RB_LOAD_LANE)
+#undef RB_LOAD_LANE
+    const rb_l4 r = {(rb_lf)(v0.x, v1.x, v2.x, v3.x, v4.x, v5.x, v6.x, v7.x),
+                     (rb_lf)(v0.y, v1.y, v2.y, v3.y, v4.y, v5.y, v6.y, v7.y),
+                     (rb_lf)(v0.z, v1.z, v2.z, v3.z, v4.z, v5.z, v6.z, v7.z),
+                     (rb_lf)(v0.w, v1.w, v2.w, v3.w, v4.w, v5.w, v6.w, v7.w)};
+    return r;
+}
+
+/* a[stride b + offset] = lane k of v, for the lanes' bodies before n */
+static inline __attribute__((always_inline)) void rb_l4_store(__global float4 *a, const uint first, const uint stride,
+                                                              const uint offset, const uint n, const rb_l4 v) {
+#define RB_STORE_LANE(k)                                                                                               \
+    if (first + k##u < n) a[stride * (first + k##u) + offset] = (float4)(v.x.s##k, v.y.s##k, v.z.s##k, v.w.s##k);
+    RB_EACH_LANE(RB_STORE_LANE)
+#undef RB_STORE_LANE
+}
+
+/* a[b] for the lanes' bodies, as rb_l4_load */
+static inline __attribute__((always_inline)) rb_li rb_li_load(__global const uint *a, const uint first, const uint n) {
+#define RB_LOAD_LANE(k) const int u##k = (int)a[min(first + k##u, n - 1u)];
+    RB_EACH_LANE(RB_LOAD_LANE)
+#undef RB_LOAD_LANE
+    return (rb_li)(u0, u1, u2, u3, u4, u5, u6, u7);
+}
+
+/* lane by lane: which ? a : b */
+static inline __attribute__((always_inline)) rb_l4 rb_l4_pick(const rb_li which, const rb_l4 a, const rb_l4 b) {
+    const rb_l4 v = {select(b.x, a.x, which), select(b.y, a.y, which), select(b.z, a.z, which),
+                     select(b.w, a.w, which)};
+    return v;
+}
+
+static inline __attribute__((always_inline)) rb_l3 rb_l3_cross(const rb_l3 a, const rb_l3 b) {
+    const rb_l3 c = {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+    return c;
+}
+
+/* rb_rotate */
+static inline __attribute__((always_inline)) rb_l3 rb_l_rotate(const rb_l4 q, const rb_l3 v) {
+    const rb_l3 u = {q.x, q.y, q.z};
+    rb_l3 t = rb_l3_cross(u, v);
+    t.x = t.x * 2.0f, t.y = t.y * 2.0f, t.z = t.z * 2.0f;
+    const rb_l3 c = rb_l3_cross(u, t);
+    const rb_l3 r = {v.x + q.w * t.x + c.x, v.y + q.w * t.y + c.y, v.z + q.w * t.z + c.z};
+    return r;
+}
+
+/* rb_apply_inv_inertia: R diag(d) R^T a */
+static inline __attribute__((always_inline)) rb_l3 rb_l_apply_inv_inertia(const rb_l4 q, const rb_l4 d, const rb_l3 a) {
+    const rb_l4 conj = {-q.x, -q.y, -q.z, q.w};
+    const rb_l3 lb = rb_l_rotate(conj, a);
+    const rb_l3 scaled = {lb.x * d.x, lb.y * d.y, lb.z * d.z};
+    return rb_l_rotate(q, scaled);
+}
+
+/* rb_quat_mul: a b (apply b, then a) */
+static inline __attribute__((always_inline)) rb_l4 rb_l_quat_mul(const rb_l4 a, const rb_l4 b) {
+    const rb_l4 r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                     a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+    return r;
+}
+
 /* sin and cos of x as rb_sincos (src/base/rb_math.h) computes them, operation
  * for operation, instead of the device's sin and cos, which differ from the
- * C library's in the last bit now and then. */
-static void rb_sincos(float x, float *s, float *c) {
-    if (!(fabs(x) <= 65536.0f)) x = 0.0f;
-    const float k = floor(x * 0.636619772f + 0.5f);
-    const float r = ((x - k * 1.5703125f) - k * 4.83751297e-4f) - k * 7.54978995e-8f;
-    const float z = r * r;
-    const float sr = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r + r;
-    const float cr = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z -
-                     0.5f * z + 1.0f;
-    const int q = (int)k & 3;
-    *s = q == 0 ? sr : q == 1 ? cr : q == 2 ? -sr : -cr;
-    *c = q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr;
+ * C library's in the last bit now and then. The quadrant is chosen with
+ * selects: a negation is exact, so these are the reference's bits. */
+static inline __attribute__((always_inline)) void rb_sincos(rb_lf x, rb_lf *s, rb_lf *c) {
+    x = select((rb_lf)(0.0f), x, fabs(x) <= 65536.0f);
+    const rb_lf k = floor(x * 0.636619772f + 0.5f);
+    const rb_lf r = ((x - k * 1.5703125f) - k * 4.83751297e-4f) - k * 7.54978995e-8f;
+    const rb_lf z = r * r;
+    const rb_lf sr = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r + r;
+    const rb_lf cr =
+        ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
+    const rb_li q = convert_int8(k), odd = (q & 1) != 0, high = (q & 2) != 0;
+    const rb_lf s1 = select(sr, cr, odd), c1 = select(cr, -sr, odd); /* quadrants 1 and 3 */
+    *s = select(s1, -s1, high);                                      /* quadrants 2 and 3 */
+    *c = select(c1, -c1, high);
 }
 
 /* q turned by the rotation of w t (axis w, angle |w| t, exactly), normalised,
  * as the reference's rb_quat_turn. */
-static float4 rb_quat_turn(const float4 q, const float3 w, const float t) {
-    const float speed = sqrt(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * t;
-    if (!(angle > 0.0f)) return q;
-    float s, c;
+static inline __attribute__((always_inline)) rb_l4 rb_l_quat_turn(const rb_l4 q, const rb_l3 w, const float t) {
+    const rb_lf speed = sqrt(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * t;
+    rb_lf s, c;
     rb_sincos(0.5f * angle, &s, &c);
-    const float4 dq = (float4)(w.x / speed * s, w.y / speed * s, w.z / speed * s, c);
-    float4 qn = rb_quat_mul(dq, q);
-    const float len = sqrt(qn.x * qn.x + qn.y * qn.y + qn.z * qn.z + qn.w * qn.w);
-    if (len > 0.0f) qn = (float4)(qn.x / len, qn.y / len, qn.z / len, qn.w / len);
-    return qn;
+    const rb_l4 dq = {w.x / speed * s, w.y / speed * s, w.z / speed * s, c};
+    const rb_l4 qn = rb_l_quat_mul(dq, q);
+    const rb_lf len = sqrt(qn.x * qn.x + qn.y * qn.y + qn.z * qn.z + qn.w * qn.w);
+    const rb_l4 unit = {qn.x / len, qn.y / len, qn.z / len, qn.w / len};
+    return rb_l4_pick(angle > 0.0f, rb_l4_pick(len > 0.0f, unit, qn), q);
 }
+
+/* rb_body_frame_of (src/sim/contact.h): the world inverse inertia R diag(d)
+ * R^T, the diagonal in a.xyz with a.w = inv_mass, the xy, xz, yz terms in
+ * b.xyz, b.w the share (common.cl's rb_side reads it). */
+static inline __attribute__((always_inline)) void rb_l_body_frame(const rb_l4 q, const rb_l4 d, const rb_lf inv_mass,
+                                                                  const rb_lf share, rb_l4 *a, rb_l4 *b) {
+    const rb_lf x = q.x, y = q.y, z = q.z, w = q.w;
+    const rb_lf r00 = 1.0f - 2.0f * (y * y + z * z), r01 = 2.0f * (x * y - z * w), r02 = 2.0f * (x * z + y * w);
+    const rb_lf r10 = 2.0f * (x * y + z * w), r11 = 1.0f - 2.0f * (x * x + z * z), r12 = 2.0f * (y * z - x * w);
+    const rb_lf r20 = 2.0f * (x * z - y * w), r21 = 2.0f * (y * z + x * w), r22 = 1.0f - 2.0f * (x * x + y * y);
+    const rb_l4 fa = {(r00 * r00 * d.x + r01 * r01 * d.y) + r02 * r02 * d.z,
+                      (r10 * r10 * d.x + r11 * r11 * d.y) + r12 * r12 * d.z,
+                      (r20 * r20 * d.x + r21 * r21 * d.y) + r22 * r22 * d.z, inv_mass};
+    const rb_l4 fb = {(r00 * r10 * d.x + r01 * r11 * d.y) + r02 * r12 * d.z,
+                      (r00 * r20 * d.x + r01 * r21 * d.y) + r02 * r22 * d.z,
+                      (r10 * r20 * d.x + r11 * r21 * d.y) + r12 * r22 * d.z, share};
+    *a = fa, *b = fb;
+}
+
+/* rb_contact_share (common.cl), by lane */
+static inline __attribute__((always_inline)) rb_lf rb_l_contact_share(const rb_lf support, const rb_lf onset,
+                                                                      const rb_lf rank) {
+    const rb_lf share = fmax(support, 1.0f);
+    return select(select(share, fmin(share, onset), rank > 0.0f), onset, ~(support > 0.0f));
+}
+
+/* rb_asleep, by lane */
+static inline __attribute__((always_inline)) rb_li rb_l_asleep(const rb_lf slow_seconds, const float sleep_time) {
+    return (slow_seconds < 0.0f) | (sleep_time > 0.0f ? slow_seconds >= sleep_time : (rb_li)(0));
+}
+
+/* ---- stage 4: the sums ---- */
 
 /* A body's support for the next step's contact masses, as the reference
  * keeps it (src/sim/reference.c, rb_support): the sum of its contacts'
@@ -73,91 +211,6 @@ static inline void rb_next_run(const uint b, const bool resting, const bool awak
     body_near[b] = 0u;
     body_run[b] = near != 0u || (awake && !resting);
     if (resting) atomic_inc(rested);
-}
-
-/* Counts body b if it sleeps at the step's end: the next force pass marks
- * sleeping bodies near only where some body sleeps (forces.cl). */
-static inline void rb_count_sleeper(const uint b, __global const float4 *body_pos, const float sleep_time,
-                                    __global uint *sleepers) {
-    if (rb_asleep(body_pos[b].w, sleep_time)) atomic_inc(sleepers);
-}
-
-/* The integration of body b under force F and torque T (the sums). */
-static void rb_integrate_body(const uint b, const float3 F, const float3 T, __global float4 *body_pos,
-                              __global float4 *body_quat, __global float4 *body_vel, __global float4 *body_angmom,
-                              __global float4 *body_omega, __global const float4 *body_inv_inertia,
-                              __global const uint *body_kind, __global const uint *wake, const float dt,
-                              const float sleep_speed, const float sleep_time, const float wake_accel,
-                              __global float4 *transforms, __global float4 *body_frame) {
-    const uint kind = body_kind[b];
-    if (kind == RB_BODY_STATIC) return; /* never moves: its transform stays as uploaded */
-    const float4 x = body_pos[b], q = body_quat[b];
-    if (kind == RB_BODY_KINEMATIC) { /* its own velocities, whatever pushes it (as the reference) */
-        const float4 v = body_vel[b];
-        const float4 xn = (float4)(x.x + v.x * dt, x.y + v.y * dt, x.z + v.z * dt, x.w);
-        const float4 qn = rb_quat_turn(q, body_omega[b].xyz, dt);
-        body_pos[b] = xn;
-        body_quat[b] = qn;
-        transforms[2 * b] = (float4)(xn.xyz, 0.0f);
-        transforms[2 * b + 1] = qn;
-        return;
-    }
-    const float inv_mass = body_vel[b].w;
-
-    /* Sleeping: a sleeping body stays as it is until a mover touches it or a
-     * load (support gone, a push) accelerates it. */
-    const float4 inv_inertia = body_inv_inertia[b];
-    const float3 alpha = rb_apply_inv_inertia(q, inv_inertia, T);
-    const float accel2 = (F.x * F.x + F.y * F.y + F.z * F.z) * inv_mass * inv_mass;
-    const float alpha2 = alpha.x * alpha.x + alpha.y * alpha.y + alpha.z * alpha.z;
-    const float wake2 = wake_accel * wake_accel;
-    const bool loaded = accel2 > wake2 || alpha2 > wake2;
-    float4 xn = x;
-    if (x.w < 0.0f) { /* held: anchored for good, dormant until a mover touches it (only that) */
-        if (rb_anchored(x.w) || wake[b] == 0u) return;
-        xn.w = 0.0f;
-    } else if (rb_asleep(x.w, sleep_time)) {
-        if (wake[b] == 0u && !loaded) return; /* stays: v, L and omega are zero */
-        xn.w = 0.0f;
-    }
-
-    /* Semi-implicit Euler: velocity first, then position with the new velocity. */
-    float4 v = body_vel[b], L = body_angmom[b];
-    v.x += F.x * inv_mass * dt, v.y += F.y * inv_mass * dt, v.z += F.z * inv_mass * dt;
-    xn.x += v.x * dt, xn.y += v.y * dt, xn.z += v.z * dt;
-    L.x += T.x * dt, L.y += T.y * dt, L.z += T.z * dt;
-
-    /* Midpoint rotation, as the reference: omega from L at the orientation
-     * half a step on, then the exact rotation of that omega dt (Fossum
-     * 5.12-5.13), normalised. Second order: a free spinner keeps its energy. */
-    const float3 w0 = rb_apply_inv_inertia(q, inv_inertia, L.xyz);
-    const float3 w = rb_apply_inv_inertia(rb_quat_turn(q, w0, 0.5f * dt), inv_inertia, L.xyz);
-    const float4 qn = rb_quat_turn(q, w, dt);
-    float3 omega = rb_apply_inv_inertia(qn, inv_inertia, L.xyz);
-
-    /* Count the time spent slow; a body slow for sleep_time falls asleep, still. */
-    const float speed2 = sleep_speed * sleep_speed;
-    const bool slow = v.x * v.x + v.y * v.y + v.z * v.z < speed2 &&
-                      omega.x * omega.x + omega.y * omega.y + omega.z * omega.z < speed2 && !loaded;
-    xn.w = sleep_time > 0.0f && slow ? xn.w + dt : 0.0f;
-    if (sleep_time > 0.0f && xn.w >= sleep_time) {
-        v.x = v.y = v.z = 0.0f;
-        L = (float4)(0.0f, 0.0f, 0.0f, 0.0f);
-        omega = (float3)(0.0f, 0.0f, 0.0f);
-    }
-    body_pos[b] = xn;
-    body_vel[b] = v;
-    body_angmom[b] = L;
-    body_quat[b] = qn;
-    body_omega[b] = (float4)(omega, 0.0f);
-    /* its frame for the next step's contact masses (common.cl, rb_body_frame_of) */
-    float4 fa, fb;
-    rb_body_frame_of(qn, inv_inertia, inv_mass, 0.0f, &fa, &fb); /* the share: rb_integrate's */
-    body_frame[2u * b] = fa;
-    body_frame[2u * b + 1u] = fb;
-    /* Stage 5: what the renderer reads, 32 bytes a body. */
-    transforms[2 * b] = (float4)(xn.xyz, 0.0f);
-    transforms[2 * b + 1] = qn;
 }
 
 /* Part l of body b's sum of its particle forces and moments, in
@@ -187,26 +240,24 @@ static void rb_partial_sum(const uint b, const uint l, const uint first, const u
     *F = f_sum, *T = t_sum, *share = n;
 }
 
-/* Body b's step: its sums, its integration, its transforms; whether it
- * runs at the next step (rb_next_run), and whether it sleeps at the end. */
-__kernel void rb_integrate(const uint body_count, __global const uint *body_first_particle, __global const float *force,
-                           __global const float *moment, __global float4 *body_pos, __global float4 *body_quat,
-                           __global float4 *body_vel, __global float4 *body_angmom, __global float4 *body_omega,
-                           __global const float4 *body_inv_inertia, __global const float4 *body_force,
-                           __global const float4 *body_torque, __global const uint *body_kind,
-                           __global const uint *wake, const float4 gravity, const float dt, const float sleep_speed,
-                           const float sleep_time, const float wake_accel, __global float4 *transforms,
-                           __global const float *support, __global float *body_support, const float support_keep,
-                           __global float4 *body_frame, __global const float4 *body_contact, __global uint *body_run,
-                           __global uint *body_near, const uint rest_sleepers, __global uint *rested,
-                           __global uint *sleepers) {
+/* Body b's sums, for rb_integrate: body_load[2 b] the force and the body's
+ * support (rb_support, also kept in body_support), body_load[2 b + 1] the
+ * torque and 1 where the body rests (nothing of it changes this step);
+ * whether it runs at the next step (rb_next_run). */
+__kernel void rb_sum_bodies(const uint body_count, __global const uint *body_first_particle,
+                            __global const float *force, __global const float *moment, __global const float4 *body_pos,
+                            __global const float4 *body_vel, __global const float4 *body_force,
+                            __global const float4 *body_torque, __global const uint *body_kind, const float4 gravity,
+                            const float sleep_time, __global const float *support, __global float *body_support,
+                            const float support_keep, __global uint *body_run, __global uint *body_near,
+                            const uint rest_sleepers, __global uint *rested, __global float4 *body_load) {
     const uint b = get_global_id(0);
     if (b >= body_count) return;
     const bool resting = rb_resting(b, body_kind, body_pos, body_run, sleep_time, rest_sleepers);
     rb_next_run(b, resting, !rb_asleep(body_pos[b].w, sleep_time), body_run, body_near, rested);
     if (resting) {
-        atomic_inc(sleepers);
-        return; /* as it was, its support too */
+        body_load[2u * b + 1u] = (float4)(0.0f, 0.0f, 0.0f, 1.0f); /* as it was, its support too */
+        return;
     }
     const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC;
     const uint first = body_first_particle[b], last = dynamic ? body_first_particle[b + 1] : first;
@@ -240,9 +291,112 @@ __kernel void rb_integrate(const uint body_count, __global const uint *body_firs
     }
     const float supported = rb_support(count, body_support[b], support_keep);
     body_support[b] = supported;
-    rb_integrate_body(b, F, T, body_pos, body_quat, body_vel, body_angmom, body_omega, body_inv_inertia, body_kind,
-                      wake, dt, sleep_speed, sleep_time, wake_accel, transforms, body_frame);
-    rb_count_sleeper(b, body_pos, sleep_time, sleepers);
-    /* every body's, asleep or not */
-    body_frame[2u * b + 1u].w = rb_contact_share(supported, body_contact[b].z, body_contact[b].w);
+    body_load[2u * b] = (float4)(F, supported);
+    body_load[2u * b + 1u] = (float4)(T, 0.0f);
+}
+
+/* ---- stage 5: the integration ---- */
+
+/* Bodies first .. first + 7 (those before body_count) under force F and
+ * torque T (rb_sum_bodies' body_load), and what the renderer reads
+ * (transforms, 32 bytes a body). Every value is formed for every body and
+ * its kind's chosen by lane (selects), so that the eight lanes take one
+ * path (see the top of this file):
+ * - resting: nothing changes;
+ * - static: never moves; only its frame's share is new;
+ * - kinematic: its own velocities, whatever pushes it (as the reference);
+ * - dynamic, held and dormant (not touched by a mover) or anchored, or
+ *   asleep and neither touched nor loaded (support gone, a push): it stays,
+ *   only its frame's share is new;
+ * - dynamic otherwise: semi-implicit Euler, velocity first, then position
+ *   with the new velocity; the midpoint rotation, as the reference: omega
+ *   from L at the orientation half a step on, then the exact rotation of
+ *   that omega dt (Fossum 5.12-5.13), normalised (second order: a free
+ *   spinner keeps its energy); the time spent slow counted, and a body slow
+ *   for sleep_time falls asleep, still. */
+__kernel void rb_integrate(const uint body_count, __global float4 *body_pos, __global float4 *body_quat,
+                           __global float4 *body_vel, __global float4 *body_angmom, __global float4 *body_omega,
+                           __global const float4 *body_inv_inertia, __global const uint *body_kind,
+                           __global const uint *wake, __global const float4 *body_load, const float dt,
+                           const float sleep_speed, const float sleep_time, const float wake_accel,
+                           __global float4 *transforms, __global float4 *body_frame,
+                           __global const float4 *body_contact) {
+    const uint first = get_global_id(0) * RB_LANES, n = body_count;
+    if (first >= n) return;
+    const rb_li kind = rb_li_load(body_kind, first, n), touched = rb_li_load(wake, first, n) != 0;
+    const rb_l4 x = rb_l4_load(body_pos, first, 1u, 0u, n), q = rb_l4_load(body_quat, first, 1u, 0u, n);
+    const rb_l4 v0 = rb_l4_load(body_vel, first, 1u, 0u, n), L0 = rb_l4_load(body_angmom, first, 1u, 0u, n);
+    const rb_l4 omega0 = rb_l4_load(body_omega, first, 1u, 0u, n);
+    const rb_l4 d = rb_l4_load(body_inv_inertia, first, 1u, 0u, n),
+                contact = rb_l4_load(body_contact, first, 1u, 0u, n);
+    const rb_l4 load_f = rb_l4_load(body_load, first, 2u, 0u, n), load_t = rb_l4_load(body_load, first, 2u, 1u, n);
+    const rb_l4 frame_a = rb_l4_load(body_frame, first, 2u, 0u, n), frame_b = rb_l4_load(body_frame, first, 2u, 1u, n);
+    const rb_l4 shown_x = rb_l4_load(transforms, first, 2u, 0u, n), shown_q = rb_l4_load(transforms, first, 2u, 1u, n);
+    const rb_l3 F = {load_f.x, load_f.y, load_f.z}, T = {load_t.x, load_t.y, load_t.z};
+    const rb_li resting = load_t.w != 0.0f;
+
+    /* kinematic */
+    const rb_l4 xk = {x.x + v0.x * dt, x.y + v0.y * dt, x.z + v0.z * dt, x.w};
+    const rb_l3 omega_k = {omega0.x, omega0.y, omega0.z};
+    const rb_l4 qk = rb_l_quat_turn(q, omega_k, dt);
+
+    /* dynamic: whether it stays (sleeping), then its step */
+    const rb_lf inv_mass = v0.w;
+    const rb_l3 alpha = rb_l_apply_inv_inertia(q, d, T);
+    const rb_lf accel2 = (F.x * F.x + F.y * F.y + F.z * F.z) * inv_mass * inv_mass;
+    const rb_lf alpha2 = alpha.x * alpha.x + alpha.y * alpha.y + alpha.z * alpha.z;
+    const float wake2 = wake_accel * wake_accel;
+    const rb_li loaded = (accel2 > wake2) | (alpha2 > wake2);
+    const rb_li held = x.w < 0.0f, asleep = rb_l_asleep(x.w, sleep_time);
+    const rb_li stays = select(asleep & ~touched & ~loaded, (x.w < -1.5f) | ~touched, held); /* rb_anchored */
+    rb_l4 xn = x, v = v0, L = L0;
+    xn.w = select(x.w, (rb_lf)(0.0f), held | asleep);
+    v.x += F.x * inv_mass * dt, v.y += F.y * inv_mass * dt, v.z += F.z * inv_mass * dt;
+    xn.x += v.x * dt, xn.y += v.y * dt, xn.z += v.z * dt;
+    L.x += T.x * dt, L.y += T.y * dt, L.z += T.z * dt;
+    const rb_l3 Lv = {L.x, L.y, L.z};
+    const rb_l3 w0 = rb_l_apply_inv_inertia(q, d, Lv);
+    const rb_l3 w = rb_l_apply_inv_inertia(rb_l_quat_turn(q, w0, 0.5f * dt), d, Lv);
+    const rb_l4 qn = rb_l_quat_turn(q, w, dt);
+    rb_l3 omega = rb_l_apply_inv_inertia(qn, d, Lv);
+    const float speed2 = sleep_speed * sleep_speed;
+    const rb_li slow = (v.x * v.x + v.y * v.y + v.z * v.z < speed2) &
+                       (omega.x * omega.x + omega.y * omega.y + omega.z * omega.z < speed2) & ~loaded;
+    xn.w = sleep_time > 0.0f ? select((rb_lf)(0.0f), xn.w + dt, slow) : (rb_lf)(0.0f);
+    const rb_li falls = sleep_time > 0.0f ? xn.w >= sleep_time : (rb_li)(0);
+    const rb_lf zero = (rb_lf)(0.0f);
+    v.x = select(v.x, zero, falls), v.y = select(v.y, zero, falls), v.z = select(v.z, zero, falls);
+    L.x = select(L.x, zero, falls), L.y = select(L.y, zero, falls), L.z = select(L.z, zero, falls);
+    L.w = select(L.w, zero, falls);
+    omega.x = select(omega.x, zero, falls), omega.y = select(omega.y, zero, falls);
+    omega.z = select(omega.z, zero, falls);
+    rb_l4 fa, fb;
+    rb_l_body_frame(qn, d, inv_mass, rb_l_contact_share(load_f.w, contact.z, contact.w), &fa, &fb);
+
+    /* what is stored */
+    const rb_li steps = ~resting & (kind == (int)RB_BODY_DYNAMIC) & ~stays;
+    const rb_li turns = ~resting & (kind == (int)RB_BODY_KINEMATIC), shows = steps | turns;
+    const rb_l4 omega4 = {omega.x, omega.y, omega.z, zero};
+    const rb_l4 pos = rb_l4_pick(steps, xn, rb_l4_pick(turns, xk, x));
+    const rb_l4 quat = rb_l4_pick(steps, qn, rb_l4_pick(turns, qk, q));
+    const rb_l4 shown = {pos.x, pos.y, pos.z, zero};
+    rb_l4 share_b = frame_b; /* every body's share, asleep or not */
+    share_b.w = select(fb.w, frame_b.w, resting);
+    rb_l4_store(body_pos, first, 1u, 0u, n, pos);
+    rb_l4_store(body_quat, first, 1u, 0u, n, quat);
+    rb_l4_store(body_vel, first, 1u, 0u, n, rb_l4_pick(steps, v, v0));
+    rb_l4_store(body_angmom, first, 1u, 0u, n, rb_l4_pick(steps, L, L0));
+    rb_l4_store(body_omega, first, 1u, 0u, n, rb_l4_pick(steps, omega4, omega0));
+    rb_l4_store(body_frame, first, 2u, 0u, n, rb_l4_pick(steps, fa, frame_a));
+    rb_l4_store(body_frame, first, 2u, 1u, n, rb_l4_pick(steps, fb, share_b));
+    rb_l4_store(transforms, first, 2u, 0u, n, rb_l4_pick(shows, shown, shown_x));
+    rb_l4_store(transforms, first, 2u, 1u, n, rb_l4_pick(shows, quat, shown_q));
+}
+
+/* Counts the bodies asleep at the step's end (the next force pass marks
+ * sleeping bodies near only where some body sleeps: forces.cl). */
+__kernel void rb_count_sleepers(const uint body_count, __global const float4 *body_pos, const float sleep_time,
+                                __global uint *sleepers) {
+    const uint b = get_global_id(0);
+    if (b < body_count && rb_asleep(body_pos[b].w, sleep_time)) atomic_inc(sleepers);
 }

@@ -608,6 +608,63 @@ static void test_kinds_match_reference(void **state) {
     if (pocl) assert_true(a == b);
 }
 
+/* Spinners fast enough that the orientation update's half-angles fall in
+ * each quadrant of rb_sincos (src/base/rb_math.h: quadrant k for half-angle
+ * x with k = floor(2 x / pi + 1/2), x = |w| dt / 2 for the step's turn):
+ * kinematic and free bodies at 300 to 7,000 rad/s, far apart, 13 of them
+ * so that the integration's last work-item holds fewer than its eight
+ * bodies (kernels/integrate.cl, RB_LANES). The same digest as the reference
+ * after 40 steps on PoCL, and each kinematic body turned |w| t about its
+ * axis: a rotation exact to float rounding. */
+static uint64_t spinners_digest(const fixture *f, rb_backend_kind backend, bool *pocl, double *worst_turn) {
+    rb_world_desc desc = rb_default_world_desc();
+    desc.gravity[1] = 0.0f;
+    desc.plane_count = 0;
+    rb_world *w = make_world(backend, &desc);
+    if (pocl) *pocl = strstr(rb_world_device_name(w), "Portable Computing Language") != NULL;
+    uint32_t s[SHAPE_COUNT];
+    add_shapes(f, w, s);
+    const float rates[13] = {300, 1200, 2000, 3500, 4500, 5500, 6800, 1500, 3000, 5000, 6500, 900, 4000};
+    for (uint32_t b = 0; b < 13; b++) {
+        rb_body_desc d = {.shape = s[SHAPE_CUBE], .position = {4.0f * (float)b, 10.0f, 0.0f}};
+        d.kind = b < 7 ? RB_BODY_KINEMATIC : RB_BODY_DYNAMIC;
+        const float axis[3] = {0.48f, 0.6f, 0.64f}; /* a unit vector */
+        for (int k = 0; k < 3; k++) d.angular_velocity[k] = rates[b] * axis[k];
+        assert_true(rb_world_add_body(w, &d).generation != 0);
+    }
+    const uint32_t steps = 40;
+    assert_true(rb_world_step(w, steps));
+    *worst_turn = 0.0;
+    for (uint32_t b = 0; b < 7; b++) { /* the kinematic ones: q = (axis sin(a / 2), cos(a / 2)), a = |w| t */
+        rb_body_state c;
+        assert_true(rb_world_get_body(w, b, &c));
+        const double half = 0.5 * rates[b] * (double)steps * (double)desc.dt;
+        const double want[4] = {0.48 * sin(half), 0.6 * sin(half), 0.64 * sin(half), cos(half)};
+        double minus = 0.0, plus = 0.0; /* q and -q are the same turn */
+        for (int k = 0; k < 4; k++) {
+            minus += (c.orientation[k] - want[k]) * (c.orientation[k] - want[k]);
+            plus += (c.orientation[k] + want[k]) * (c.orientation[k] + want[k]);
+        }
+        *worst_turn = fmax(*worst_turn, 2.0 * sqrt(fmin(minus, plus))); /* about the angle between them */
+    }
+    uint64_t h = rb_world_digest(w);
+    rb_world_destroy(w);
+    return h;
+}
+
+static void test_fast_spinners_match_reference(void **state) {
+    bool pocl;
+    double turn_a, turn_b;
+    uint64_t a = spinners_digest(*state, RB_BACKEND_OPENCL, &pocl, &turn_a),
+             b = spinners_digest(*state, RB_BACKEND_REFERENCE, NULL, &turn_b);
+    printf("    opencl %016llx reference %016llx%s; kinematic turns off by at most %.3g and %.3g rad\n",
+           (unsigned long long)a, (unsigned long long)b, pocl ? "" : " (not PoCL: not required to be equal)", turn_a,
+           turn_b);
+    /* 40 exact turns, each normalised in floats: a few 1e-7 rad each */
+    assert_true(turn_a < 1e-4 && turn_b < 1e-4);
+    if (pocl) assert_true(a == b);
+}
+
 static void test_pile_matches_reference(void **state) {
     bool pocl;
     double ya, yb;
@@ -983,6 +1040,7 @@ int main(void) {
         cmocka_unit_test(test_forces_kinds),
         cmocka_unit_test(test_forces_materials),
         cmocka_unit_test(test_kinds_match_reference),
+        cmocka_unit_test(test_fast_spinners_match_reference),
         cmocka_unit_test(test_forces_sizes),
         cmocka_unit_test(test_sizes_match_reference),
         cmocka_unit_test(test_rolling_matches_reference),

@@ -15,9 +15,11 @@
 #include "opencl_backend.h"
 #include "opencl_kernels.h"
 
-/* Bodies a work-group of rb_integrate on a CPU (one work-item a body): few,
- * so that a world of a hundred bodies still spreads over the cores. */
+/* Bodies a work-group of the integration's kernels on a CPU: few, so
+ * that a world of a hundred bodies still spreads over the cores. */
 #define RB_CPU_BODY_GROUP 32u
+/* Bodies a work-item of rb_integrate (integrate.cl, RB_LANES). */
+#define RB_INTEGRATE_LANES 8u
 /* Particles a work-group of the force pass on a CPU where the bodies
  * average at most RB_SMALL_BODY (8) particles (the 2x2x2 cube's). PoCL 3.1's
  * threads take a kernel's work-groups in chunks of ceil(remaining /
@@ -61,10 +63,11 @@
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
-    [K_HASH] = 0,     [K_COUNT_PARTICLES] = 0, [K_HASH_COUNT] = 0,    [K_CHUNK_SUMS] = 1, [K_CHUNK_OFFSETS] = 2,
-    [K_CHUNKS] = 3,   [K_BLOCK_SUMS] = 1,      [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,     [K_SCATTER] = 4,
-    [K_REORDER] = 5,  [K_REORDER_SLOTS] = 5,   [K_FORCES] = 6,        [K_INTEGRATE] = 7,  [K_STAMP_NEAR] = 0,
-    [K_MARK_FAR] = 0, [K_POSITIONS] = -1,      [K_PIECES] = -1,       [K_JOINTS] = -1,    [K_JOINT_LOADS] = -1};
+    [K_HASH] = 0,           [K_COUNT_PARTICLES] = 0, [K_HASH_COUNT] = 0,    [K_CHUNK_SUMS] = 1, [K_CHUNK_OFFSETS] = 2,
+    [K_CHUNKS] = 3,         [K_BLOCK_SUMS] = 1,      [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,     [K_SCATTER] = 4,
+    [K_REORDER] = 5,        [K_REORDER_SLOTS] = 5,   [K_FORCES] = 6,        [K_SUM_BODIES] = 7, [K_INTEGRATE] = 7,
+    [K_COUNT_SLEEPERS] = 7, [K_STAMP_NEAR] = 0,      [K_MARK_FAR] = 0,      [K_POSITIONS] = -1, [K_PIECES] = -1,
+    [K_JOINTS] = -1,        [K_JOINT_LOADS] = -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
@@ -130,7 +133,8 @@ static bool reserve_bodies(ocl *o, uint32_t n) {
         make_buffer(o, &b->body_material, cap * 4u, "body_material") &&
         make_buffer(o, &b->body_contact, cap * 16u, "body_contact") &&
         make_buffer(o, &b->body_support, cap * 4u, "body_support") &&
-        make_buffer(o, &b->body_frame, cap * 32u, "body_frame") && make_buffer(o, &b->wake, cap * 4u, "wake") &&
+        make_buffer(o, &b->body_frame, cap * 32u, "body_frame") &&
+        make_buffer(o, &b->body_load, cap * 32u, "body_load") && make_buffer(o, &b->wake, cap * 4u, "wake") &&
         make_buffer(o, &b->body_run, cap * 4u, "body_run") && make_buffer(o, &b->body_near, cap * 4u, "body_near") &&
         make_buffer(o, &b->body_reach, cap * 4u, "body_reach") && make_buffer(o, &b->body_far, cap * 4u, "body_far") &&
         make_buffer(o, &b->transforms, cap * 32u, "transforms") &&
@@ -384,9 +388,12 @@ static bool enqueue_forces(ocl *o, bool timed) {
 static bool enqueue_integrate(ocl *o, bool timed) {
     const cl_uint zero = 0u;
     if (!RB_CL_CHECK("clEnqueueFillBuffer(sleepers)", clEnqueueFillBuffer(o->queue, o->buf.sleepers.mem, &zero,
-                                                                         sizeof zero, 0, sizeof zero, 0, NULL, NULL)))
+                                                                          sizeof zero, 0, sizeof zero, 0, NULL, NULL)))
         return false;
-    return launch(o, K_INTEGRATE, o->body_count, o->group[K_INTEGRATE], timed);
+    const size_t n = o->body_count, *g = o->group;
+    return launch(o, K_SUM_BODIES, n, g[K_SUM_BODIES], timed) &&
+           launch(o, K_INTEGRATE, (n + RB_INTEGRATE_LANES - 1) / RB_INTEGRATE_LANES, g[K_INTEGRATE], timed) &&
+           launch(o, K_COUNT_SLEEPERS, n, g[K_COUNT_SLEEPERS], timed);
 }
 
 /* ---- the backend interface ---- */
@@ -633,9 +640,9 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
     ok = ok &&
          RB_CL_CHECK("clEnqueueFillBuffer(body_run)", clEnqueueFillBuffer(o->queue, B->body_run.mem, &one, sizeof one,
                                                                           0, (size_t)nb * 4u, 0, NULL, NULL)) &&
-         RB_CL_CHECK("clEnqueueFillBuffer(body_near)", clEnqueueFillBuffer(o->queue, B->body_near.mem, &zero,
-                                                                           sizeof zero, 0, (size_t)nb * 4u, 0, NULL,
-                                                                           NULL)) &&
+         RB_CL_CHECK(
+             "clEnqueueFillBuffer(body_near)",
+             clEnqueueFillBuffer(o->queue, B->body_near.mem, &zero, sizeof zero, 0, (size_t)nb * 4u, 0, NULL, NULL)) &&
          write_buffer(o, &B->sleepers, &sleepers, sizeof sleepers, "sleepers");
     o->sleepers_seen = sleepers;
     /* The padding to the last whole work-group belongs to body 0, so that
@@ -1008,7 +1015,10 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
                    rb_ocl_kernel_entry[k], limit);
             o->gpu_kernels = false;
         }
-        if (k == K_INTEGRATE && !o->gpu_kernels && o->group[k] > RB_CPU_BODY_GROUP) o->group[k] = RB_CPU_BODY_GROUP;
+        /* the integration's: RB_CPU_BODY_GROUP bodies a work-group, eight a work-item of rb_integrate */
+        const size_t bodies = k == K_INTEGRATE ? RB_CPU_BODY_GROUP / RB_INTEGRATE_LANES : RB_CPU_BODY_GROUP;
+        const bool body_kernel = k == K_SUM_BODIES || k == K_INTEGRATE || k == K_COUNT_SLEEPERS;
+        if (body_kernel && !o->gpu_kernels && o->group[k] > bodies) o->group[k] = bodies;
         if (k == K_FORCES) o->force_group_most = o->group[k];
     }
     return true;

@@ -23,7 +23,9 @@ const char *const rb_ocl_kernel_entry[K_COUNT] = {
     "rb_reorder",
     "rb_reorder_slots",
     "rb_forces",
+    "rb_sum_bodies",
     "rb_integrate",
+    "rb_count_sleepers",
     "rb_stamp_near",
     "rb_mark_far",
     "rb_particle_positions",
@@ -141,18 +143,23 @@ bool rb_ocl_set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_FORCES, 43, body_run) && ARG_MEM(K_FORCES, 44, body_near) && ARG_VAL(K_FORCES, 45, rest) &&
          ARG_MEM(K_FORCES, 46, sleepers);
 
-    const int ki = K_INTEGRATE;
-    ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_first_particle) && ARG_MEM(ki, 2, force) &&
-         ARG_MEM(ki, 3, moment) && ARG_MEM(ki, 4, body_pos) && ARG_MEM(ki, 5, body_quat) && ARG_MEM(ki, 6, body_vel) &&
-         ARG_MEM(ki, 7, body_angmom) && ARG_MEM(ki, 8, body_omega) && ARG_MEM(ki, 9, body_inv_inertia) &&
-         (o->joint_count ? ARG_MEM(ki, 10, load_force) && ARG_MEM(ki, 11, load_torque)
-                         : ARG_MEM(ki, 10, body_force) && ARG_MEM(ki, 11, body_torque)) &&
-         ARG_MEM(ki, 12, body_kind) && ARG_MEM(ki, 13, wake) && ARG_VAL(ki, 14, gravity) && ARG_VAL(ki, 15, dt) &&
-         ARG_VAL(ki, 16, sleep_speed) && ARG_VAL(ki, 17, sleep_time) && ARG_VAL(ki, 18, wake_accel) &&
-         ARG_MEM(ki, 19, transforms) && ARG_MEM(ki, 20, support) && ARG_MEM(ki, 21, body_support) &&
-         ARG_VAL(ki, 22, support_keep) && ARG_MEM(ki, 23, body_frame) && ARG_MEM(ki, 24, body_contact) &&
-         ARG_MEM(ki, 25, body_run) && ARG_MEM(ki, 26, body_near) && ARG_VAL(ki, 27, rest) && ARG_MEM(ki, 28, rested) &&
-         ARG_MEM(ki, 29, sleepers);
+    const int ks = K_SUM_BODIES, ki = K_INTEGRATE, kc = K_COUNT_SLEEPERS;
+    ok = ok && ARG_VAL(ks, 0, bodies) && ARG_MEM(ks, 1, body_first_particle) && ARG_MEM(ks, 2, force) &&
+         ARG_MEM(ks, 3, moment) && ARG_MEM(ks, 4, body_pos) && ARG_MEM(ks, 5, body_vel) &&
+         (o->joint_count ? ARG_MEM(ks, 6, load_force) && ARG_MEM(ks, 7, load_torque)
+                         : ARG_MEM(ks, 6, body_force) && ARG_MEM(ks, 7, body_torque)) &&
+         ARG_MEM(ks, 8, body_kind) && ARG_VAL(ks, 9, gravity) && ARG_VAL(ks, 10, sleep_time) &&
+         ARG_MEM(ks, 11, support) && ARG_MEM(ks, 12, body_support) && ARG_VAL(ks, 13, support_keep) &&
+         ARG_MEM(ks, 14, body_run) && ARG_MEM(ks, 15, body_near) && ARG_VAL(ks, 16, rest) && ARG_MEM(ks, 17, rested) &&
+         ARG_MEM(ks, 18, body_load);
+    ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_pos) && ARG_MEM(ki, 2, body_quat) &&
+         ARG_MEM(ki, 3, body_vel) && ARG_MEM(ki, 4, body_angmom) && ARG_MEM(ki, 5, body_omega) &&
+         ARG_MEM(ki, 6, body_inv_inertia) && ARG_MEM(ki, 7, body_kind) && ARG_MEM(ki, 8, wake) &&
+         ARG_MEM(ki, 9, body_load) && ARG_VAL(ki, 10, dt) && ARG_VAL(ki, 11, sleep_speed) &&
+         ARG_VAL(ki, 12, sleep_time) && ARG_VAL(ki, 13, wake_accel) && ARG_MEM(ki, 14, transforms) &&
+         ARG_MEM(ki, 15, body_frame) && ARG_MEM(ki, 16, body_contact);
+    ok = ok && ARG_VAL(kc, 0, bodies) && ARG_MEM(kc, 1, body_pos) && ARG_VAL(kc, 2, sleep_time) &&
+         ARG_MEM(kc, 3, sleepers);
 
     if (o->piece_count)
         ok = ok && ARG_VAL(K_PIECES, 0, bodies) && ARG_MEM(K_PIECES, 1, body_first_particle) &&

@@ -10,7 +10,8 @@
 /* Kernels. Each device runs one of two sets, with the same results: the
  * CPU kernels (the chunk scan, the reorder and the force pass in particle
  * order) or the GPU kernels (the block scan, the reorder and the force pass
- * in slot order). Both integrate with one work-item a body (integrate.cl).
+ * in slot order). Both integrate with one work-item a body, in three
+ * kernels (integrate.cl).
  * See grid.cl and forces.cl. */
 enum {
     K_HASH,
@@ -26,7 +27,9 @@ enum {
     K_REORDER,
     K_REORDER_SLOTS,
     K_FORCES,
+    K_SUM_BODIES,
     K_INTEGRATE,
+    K_COUNT_SLEEPERS,
     K_STAMP_NEAR, /* resting bodies far from running ones (far.cl), CPU kernels only */
     K_MARK_FAR,
     K_POSITIONS,   /* read-back only, not timed */
@@ -58,6 +61,7 @@ typedef struct ocl_buffers {
     ocl_buffer body_contact;                                           /* 16 B: radius, slip scale, onset support */
     ocl_buffer body_support;                                           /* 4 B: its contacts' shares of it, state */
     ocl_buffer body_frame;      /* 32 B: world inverse inertia and inverse mass (contact.h, rb_body_frame) */
+    ocl_buffer body_load;       /* 32 B: its force and support, its torque and whether it rests (integrate.cl) */
     ocl_buffer wake;            /* 4 B: touched by a mover this step */
     ocl_buffer body_run;        /* 4 B: its force pass runs this step, state (forces.cl, resting) */
     ocl_buffer body_near;       /* 4 B: an awake body came within reach this step, cleared by the integration */
@@ -114,7 +118,7 @@ typedef struct ocl {
     cl_command_queue queue;
     cl_program program;
     cl_kernel kernels[K_COUNT];
-    size_t group[K_COUNT]; /* work-group size of each per-particle kernel */
+    size_t group[K_COUNT];   /* work-group size of each per-particle kernel */
     size_t force_group_most; /* the force pass's largest (the device's per-particle size); its size for the
                                 world as uploaded is in group[K_FORCES] (opencl.c, force_group) */
     char device_name[600];
