@@ -52,8 +52,8 @@ static inline bool rb_asleep(const float slow_seconds, const float sleep_time) {
 }
 
 /* Whether body b rests this step, as reference.c's resting: a sleeping
- * dynamic body whose force pass does not run (forces.cl), nor its
- * integration (integrate.cl). */
+ * dynamic body whose force pass does not run (forces.cl), and which its
+ * integration leaves as it is (integrate.cl). */
 static inline bool rb_resting(const uint b, __global const uint *body_kind, __global const float4 *body_pos,
                               __global const uint *body_run, const float sleep_time, const uint rest_sleepers) {
     return rest_sleepers && body_kind[b] == RB_BODY_DYNAMIC && rb_asleep(body_pos[b].w, sleep_time) &&

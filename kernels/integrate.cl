@@ -4,25 +4,26 @@
  * about particle i's centre: particle i's moment about the centre, which
  * the force pass stores (forces.cl).
  *
- * Three kernels:
+ * Two kernels:
  * - rb_sum_bodies, one work-item a body: its particles' forces and
  *   moments, summed in RB_SUM_PARTS partial sums, part k over the k-th run
  *   of `chunk` consecutive particles, chunk = max(RB_MIN_CHUNK, ceil(count /
  *   RB_SUM_PARTS)), added in order: the order the reference sums in too
  *   (src/sim/world_internal.h), so both give the same bits;
  * - rb_integrate, one work-item for eight bodies, one a lane of float8
- *   vectors (RB_LANES, below): the integration, with no branch (every value
- *   is formed for every body and the body's kind chooses, lane by lane).
+ *   vectors (RB_INTEGRATE_LANES, below): the integration, every value formed
+ *   for every body and the body's kind choosing, lane by lane (the only
+ *   branches: eight resting bodies skip it all, and the last work-item's
+ *   lanes past the last body are not stored). It also counts the bodies
+ *   asleep at the step's end, for the next force pass (forces.cl marks
+ *   sleeping bodies near only where some body sleeps).
  *   A CPU runs each vector operation on the eight bodies at once: PoCL's
  *   implicit vectorizer packs work-items only where a kernel has one path,
  *   no vector types, no calls and no atomics, and even the integration
  *   written so in scalars was not packed (its SLP pass made short vectors
  *   of each body's x, y, z first). scripts/profile, pile 3000 of cube2:
  *   the integration 136.1 instructions a particle in one kernel a body, 78.1
- *   now (README, "Instructions a particle (CPU)");
- * - rb_count_sleepers, one work-item a body: the bodies asleep at the
- *   step's end, for the next force pass (forces.cl marks sleeping bodies
- *   near only where some body sleeps).
+ *   now (README, "Instructions a particle (CPU)").
  * Sleeping follows the reference: a sleeping body is left untouched unless
  * woken (forces.cl) or loaded. A static body sums nothing and is left as it
  * is; a kinematic body sums nothing and moves on at its own velocity and
@@ -41,13 +42,18 @@
 #endif
 
 /* ---- eight bodies at a time: what rb_integrate computes with ----
- * A work-item of rb_integrate takes RB_LANES (8) bodies, one a lane of
- * float8 vectors: the vectors hold one value of each body (the bodies'
- * float4s are taken apart by lane on loading and put together on
- * storing), and every operation is its scalar's, lane by lane, so each
- * body gets the bits the reference gives it. Each helper is its common.cl
- * twin (src/base/rb_math.h and src/sim/contact.h in C) operation for
- * operation; masks are int8 lanes of -1 (true) or 0. */
+ * A work-item of rb_integrate takes RB_INTEGRATE_LANES (8: the host's,
+ * src/sim/opencl.c, which launches a work-item for eight bodies) bodies,
+ * one a lane of float8 vectors: the vectors hold one value of each body
+ * (the bodies' float4s are taken apart by lane on loading and put together
+ * on storing), and every operation is its scalar's, lane by lane, so each
+ * body gets the bits the reference gives it. Each helper is its C twin
+ * operation for operation (src/base/rb_math.h, src/sim/world_internal.h,
+ * src/sim/contact.h; common.cl has the scalar twins of some); masks are
+ * int8 lanes of -1 (true) or 0. */
+#if RB_INTEGRATE_LANES != 8
+#error "rb_integrate packs eight bodies a work-item (float8): RB_INTEGRATE_LANES must be 8"
+#endif
 #define RB_LANES 8u
 typedef float8 rb_lf;
 typedef int8 rb_li;
@@ -178,12 +184,25 @@ static inline __attribute__((always_inline)) void rb_l_body_frame(const rb_l4 q,
     *a = fa, *b = fb;
 }
 
-/* rb_contact_share (common.cl), by lane */
+/* rb_contact_share (src/sim/contact.h), by lane */
 static inline __attribute__((always_inline)) rb_lf rb_l_contact_share(const rb_lf support, const rb_lf onset,
                                                                       const rb_lf rank) {
     const rb_lf share = fmax(support, 1.0f);
     return select(select(share, fmin(share, onset), rank > 0.0f), onset, ~(support > 0.0f));
 }
+
+/* the lanes that are true (-1) */
+static inline __attribute__((always_inline)) uint rb_li_count(const rb_li m) {
+    return (uint) - (m.s0 + m.s1 + m.s2 + m.s3 + m.s4 + m.s5 + m.s6 + m.s7);
+}
+
+/* the lanes whose bodies (first + k) lie before n */
+static inline __attribute__((always_inline)) rb_li rb_li_before(const uint first, const uint n) {
+    return (rb_li)(0, 1, 2, 3, 4, 5, 6, 7) < (rb_li)((int)min(n - first, RB_LANES));
+}
+
+/* rb_anchored (common.cl), by lane */
+static inline __attribute__((always_inline)) rb_li rb_l_anchored(const rb_lf timer) { return timer < -1.5f; }
 
 /* rb_asleep, by lane */
 static inline __attribute__((always_inline)) rb_li rb_l_asleep(const rb_lf slow_seconds, const float sleep_time) {
@@ -242,8 +261,9 @@ static void rb_partial_sum(const uint b, const uint l, const uint first, const u
 
 /* Body b's sums, for rb_integrate: body_load[2 b] the force and the body's
  * support (rb_support, also kept in body_support), body_load[2 b + 1] the
- * torque and 1 where the body rests (nothing of it changes this step);
- * whether it runs at the next step (rb_next_run). */
+ * torque and whether the body rests (w: 1.0 where it does, and nothing of
+ * it changes this step: then the force and torque are zero); whether it
+ * runs at the next step (rb_next_run). */
 __kernel void rb_sum_bodies(const uint body_count, __global const uint *body_first_particle,
                             __global const float *force, __global const float *moment, __global const float4 *body_pos,
                             __global const float4 *body_vel, __global const float4 *body_force,
@@ -256,7 +276,8 @@ __kernel void rb_sum_bodies(const uint body_count, __global const uint *body_fir
     const bool resting = rb_resting(b, body_kind, body_pos, body_run, sleep_time, rest_sleepers);
     rb_next_run(b, resting, !rb_asleep(body_pos[b].w, sleep_time), body_run, body_near, rested);
     if (resting) {
-        body_load[2u * b + 1u] = (float4)(0.0f, 0.0f, 0.0f, 1.0f); /* as it was, its support too */
+        body_load[2u * b] = (float4)(0.0f); /* nothing acts: it stays as it was, its support too */
+        body_load[2u * b + 1u] = (float4)(0.0f, 0.0f, 0.0f, 1.0f);
         return;
     }
     const bool dynamic = body_kind[b] == RB_BODY_DYNAMIC;
@@ -320,20 +341,25 @@ __kernel void rb_integrate(const uint body_count, __global float4 *body_pos, __g
                            __global const uint *wake, __global const float4 *body_load, const float dt,
                            const float sleep_speed, const float sleep_time, const float wake_accel,
                            __global float4 *transforms, __global float4 *body_frame,
-                           __global const float4 *body_contact) {
+                           __global const float4 *body_contact, __global uint *sleepers) {
     const uint first = get_global_id(0) * RB_LANES, n = body_count;
     if (first >= n) return;
+    const rb_l4 load_t = rb_l4_load(body_load, first, 2u, 1u, n);
+    const rb_li resting = load_t.w != 0.0f;
+    if (all(resting)) { /* eight resting bodies (a settled pile's are most): nothing of them changes */
+        atomic_add(sleepers, min(RB_LANES, n - first));
+        return;
+    }
     const rb_li kind = rb_li_load(body_kind, first, n), touched = rb_li_load(wake, first, n) != 0;
     const rb_l4 x = rb_l4_load(body_pos, first, 1u, 0u, n), q = rb_l4_load(body_quat, first, 1u, 0u, n);
     const rb_l4 v0 = rb_l4_load(body_vel, first, 1u, 0u, n), L0 = rb_l4_load(body_angmom, first, 1u, 0u, n);
     const rb_l4 omega0 = rb_l4_load(body_omega, first, 1u, 0u, n);
     const rb_l4 d = rb_l4_load(body_inv_inertia, first, 1u, 0u, n),
                 contact = rb_l4_load(body_contact, first, 1u, 0u, n);
-    const rb_l4 load_f = rb_l4_load(body_load, first, 2u, 0u, n), load_t = rb_l4_load(body_load, first, 2u, 1u, n);
+    const rb_l4 load_f = rb_l4_load(body_load, first, 2u, 0u, n);
     const rb_l4 frame_a = rb_l4_load(body_frame, first, 2u, 0u, n), frame_b = rb_l4_load(body_frame, first, 2u, 1u, n);
     const rb_l4 shown_x = rb_l4_load(transforms, first, 2u, 0u, n), shown_q = rb_l4_load(transforms, first, 2u, 1u, n);
     const rb_l3 F = {load_f.x, load_f.y, load_f.z}, T = {load_t.x, load_t.y, load_t.z};
-    const rb_li resting = load_t.w != 0.0f;
 
     /* kinematic */
     const rb_l4 xk = {x.x + v0.x * dt, x.y + v0.y * dt, x.z + v0.z * dt, x.w};
@@ -348,7 +374,7 @@ __kernel void rb_integrate(const uint body_count, __global float4 *body_pos, __g
     const float wake2 = wake_accel * wake_accel;
     const rb_li loaded = (accel2 > wake2) | (alpha2 > wake2);
     const rb_li held = x.w < 0.0f, asleep = rb_l_asleep(x.w, sleep_time);
-    const rb_li stays = select(asleep & ~touched & ~loaded, (x.w < -1.5f) | ~touched, held); /* rb_anchored */
+    const rb_li stays = select(asleep & ~touched & ~loaded, rb_l_anchored(x.w) | ~touched, held);
     rb_l4 xn = x, v = v0, L = L0;
     xn.w = select(x.w, (rb_lf)(0.0f), held | asleep);
     v.x += F.x * inv_mass * dt, v.y += F.y * inv_mass * dt, v.z += F.z * inv_mass * dt;
@@ -391,12 +417,7 @@ __kernel void rb_integrate(const uint body_count, __global float4 *body_pos, __g
     rb_l4_store(body_frame, first, 2u, 1u, n, rb_l4_pick(steps, fb, share_b));
     rb_l4_store(transforms, first, 2u, 0u, n, rb_l4_pick(shows, shown, shown_x));
     rb_l4_store(transforms, first, 2u, 1u, n, rb_l4_pick(shows, quat, shown_q));
-}
-
-/* Counts the bodies asleep at the step's end (the next force pass marks
- * sleeping bodies near only where some body sleeps: forces.cl). */
-__kernel void rb_count_sleepers(const uint body_count, __global const float4 *body_pos, const float sleep_time,
-                                __global uint *sleepers) {
-    const uint b = get_global_id(0);
-    if (b < body_count && rb_asleep(body_pos[b].w, sleep_time)) atomic_inc(sleepers);
+    /* the bodies asleep at the step's end, for the next force pass */
+    const uint asleep_now = rb_li_count(rb_l_asleep(pos.w, sleep_time) & rb_li_before(first, n));
+    if (asleep_now) atomic_add(sleepers, asleep_now);
 }

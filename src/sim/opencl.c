@@ -18,7 +18,8 @@
 /* Bodies a work-group of the integration's kernels on a CPU: few, so
  * that a world of a hundred bodies still spreads over the cores. */
 #define RB_CPU_BODY_GROUP 32u
-/* Bodies a work-item of rb_integrate (integrate.cl, RB_LANES). */
+/* Bodies a work-item of rb_integrate, one a lane of float8: the kernel is
+ * written for 8 and refuses to build for another (kernels/integrate.cl). */
 #define RB_INTEGRATE_LANES 8u
 /* Particles a work-group of the force pass on a CPU where the bodies
  * average at most RB_SMALL_BODY (8) particles (the 2x2x2 cube's). PoCL 3.1's
@@ -63,11 +64,11 @@
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
     "hash_particles", "scan_sums", "scan_offsets", "scan", "scatter", "reorder", "forces", "integrate"};
 static const int kernel_timed[K_COUNT] = {
-    [K_HASH] = 0,           [K_COUNT_PARTICLES] = 0, [K_HASH_COUNT] = 0,    [K_CHUNK_SUMS] = 1, [K_CHUNK_OFFSETS] = 2,
-    [K_CHUNKS] = 3,         [K_BLOCK_SUMS] = 1,      [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,     [K_SCATTER] = 4,
-    [K_REORDER] = 5,        [K_REORDER_SLOTS] = 5,   [K_FORCES] = 6,        [K_SUM_BODIES] = 7, [K_INTEGRATE] = 7,
-    [K_COUNT_SLEEPERS] = 7, [K_STAMP_NEAR] = 0,      [K_MARK_FAR] = 0,      [K_POSITIONS] = -1, [K_PIECES] = -1,
-    [K_JOINTS] = -1,        [K_JOINT_LOADS] = -1};
+    [K_HASH] = 0,        [K_COUNT_PARTICLES] = 0, [K_HASH_COUNT] = 0,    [K_CHUNK_SUMS] = 1, [K_CHUNK_OFFSETS] = 2,
+    [K_CHUNKS] = 3,      [K_BLOCK_SUMS] = 1,      [K_BLOCK_OFFSETS] = 2, [K_BLOCKS] = 3,     [K_SCATTER] = 4,
+    [K_REORDER] = 5,     [K_REORDER_SLOTS] = 5,   [K_FORCES] = 6,        [K_SUM_BODIES] = 7, [K_INTEGRATE] = 7,
+    [K_STAMP_NEAR] = 0,  [K_MARK_FAR] = 0,        [K_POSITIONS] = -1,    [K_PIECES] = -1,    [K_JOINTS] = -1,
+    [K_JOINT_LOADS] = -1};
 
 /* Which stage of world.h each timed kernel counts towards: "particles" is
  * rb_reorder (particle values, in sorted order); "grid" is the counting sort. */
@@ -392,8 +393,7 @@ static bool enqueue_integrate(ocl *o, bool timed) {
         return false;
     const size_t n = o->body_count, *g = o->group;
     return launch(o, K_SUM_BODIES, n, g[K_SUM_BODIES], timed) &&
-           launch(o, K_INTEGRATE, (n + RB_INTEGRATE_LANES - 1) / RB_INTEGRATE_LANES, g[K_INTEGRATE], timed) &&
-           launch(o, K_COUNT_SLEEPERS, n, g[K_COUNT_SLEEPERS], timed);
+           launch(o, K_INTEGRATE, (n + RB_INTEGRATE_LANES - 1) / RB_INTEGRATE_LANES, g[K_INTEGRATE], timed);
 }
 
 /* ---- the backend interface ---- */
@@ -967,10 +967,11 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
              "-cl-std=CL1.2 -DRB_SUM_PARTS=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
              "-DRB_MAX_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
              "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf -DRB_JOINT_WORLD=%#xu -DRB_CELL_SEAM=%.9gf "
-             "-DRB_CELL_ROUNDING=%.9gf%s%s",
+             "-DRB_CELL_ROUNDING=%.9gf -DRB_INTEGRATE_LANES=%uu%s%s",
              RB_SUM_PARTS, RB_SUM_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_MAX_CONTACT_SLOTS,
              RB_SLOT_FREE, RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING,
              (double)RB_ROLLING_SPRING, RB_JOINT_WORLD, (double)RB_CELL_SEAM, (double)RB_CELL_ROUNDING,
+             RB_INTEGRATE_LANES,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
              o->gpu_kernels ? "" : " -DRB_CPU_KERNELS");
     e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
@@ -1017,7 +1018,7 @@ static bool build_program(ocl *o, char *err, size_t err_size) {
         }
         /* the integration's: RB_CPU_BODY_GROUP bodies a work-group, eight a work-item of rb_integrate */
         const size_t bodies = k == K_INTEGRATE ? RB_CPU_BODY_GROUP / RB_INTEGRATE_LANES : RB_CPU_BODY_GROUP;
-        const bool body_kernel = k == K_SUM_BODIES || k == K_INTEGRATE || k == K_COUNT_SLEEPERS;
+        const bool body_kernel = k == K_SUM_BODIES || k == K_INTEGRATE;
         if (body_kernel && !o->gpu_kernels && o->group[k] > bodies) o->group[k] = bodies;
         if (k == K_FORCES) o->force_group_most = o->group[k];
     }

@@ -10,28 +10,27 @@
 
 /* The kernels' entry points in kernels/, by K_*. */
 const char *const rb_ocl_kernel_entry[K_COUNT] = {
-    "rb_hash_particles",
-    "rb_count_particles",
-    "rb_hash_count",
-    "rb_scan_chunk_sums",
-    "rb_scan_chunk_offsets",
-    "rb_scan_chunks",
-    "rb_scan_block_sums",
-    "rb_scan_block_offsets",
-    "rb_scan_blocks",
-    "rb_scatter",
-    "rb_reorder",
-    "rb_reorder_slots",
-    "rb_forces",
-    "rb_sum_bodies",
-    "rb_integrate",
-    "rb_count_sleepers",
-    "rb_stamp_near",
-    "rb_mark_far",
-    "rb_particle_positions",
-    "rb_piece_loads",
-    "rb_joint_forces",
-    "rb_joint_loads",
+    [K_HASH] = "rb_hash_particles",
+    [K_COUNT_PARTICLES] = "rb_count_particles",
+    [K_HASH_COUNT] = "rb_hash_count",
+    [K_CHUNK_SUMS] = "rb_scan_chunk_sums",
+    [K_CHUNK_OFFSETS] = "rb_scan_chunk_offsets",
+    [K_CHUNKS] = "rb_scan_chunks",
+    [K_BLOCK_SUMS] = "rb_scan_block_sums",
+    [K_BLOCK_OFFSETS] = "rb_scan_block_offsets",
+    [K_BLOCKS] = "rb_scan_blocks",
+    [K_SCATTER] = "rb_scatter",
+    [K_REORDER] = "rb_reorder",
+    [K_REORDER_SLOTS] = "rb_reorder_slots",
+    [K_FORCES] = "rb_forces",
+    [K_SUM_BODIES] = "rb_sum_bodies",
+    [K_INTEGRATE] = "rb_integrate",
+    [K_STAMP_NEAR] = "rb_stamp_near",
+    [K_MARK_FAR] = "rb_mark_far",
+    [K_POSITIONS] = "rb_particle_positions",
+    [K_PIECES] = "rb_piece_loads",
+    [K_JOINTS] = "rb_joint_forces",
+    [K_JOINT_LOADS] = "rb_joint_loads",
 };
 
 /* Sets one kernel argument; returns false (logged) with the kernel and index. */
@@ -143,23 +142,21 @@ bool rb_ocl_set_args(ocl *o, const rb_step_params *p, cl_uint commit) {
          ARG_MEM(K_FORCES, 43, body_run) && ARG_MEM(K_FORCES, 44, body_near) && ARG_VAL(K_FORCES, 45, rest) &&
          ARG_MEM(K_FORCES, 46, sleepers);
 
-    const int ks = K_SUM_BODIES, ki = K_INTEGRATE, kc = K_COUNT_SLEEPERS;
-    ok = ok && ARG_VAL(ks, 0, bodies) && ARG_MEM(ks, 1, body_first_particle) && ARG_MEM(ks, 2, force) &&
-         ARG_MEM(ks, 3, moment) && ARG_MEM(ks, 4, body_pos) && ARG_MEM(ks, 5, body_vel) &&
-         (o->joint_count ? ARG_MEM(ks, 6, load_force) && ARG_MEM(ks, 7, load_torque)
-                         : ARG_MEM(ks, 6, body_force) && ARG_MEM(ks, 7, body_torque)) &&
-         ARG_MEM(ks, 8, body_kind) && ARG_VAL(ks, 9, gravity) && ARG_VAL(ks, 10, sleep_time) &&
-         ARG_MEM(ks, 11, support) && ARG_MEM(ks, 12, body_support) && ARG_VAL(ks, 13, support_keep) &&
-         ARG_MEM(ks, 14, body_run) && ARG_MEM(ks, 15, body_near) && ARG_VAL(ks, 16, rest) && ARG_MEM(ks, 17, rested) &&
-         ARG_MEM(ks, 18, body_load);
-    ok = ok && ARG_VAL(ki, 0, bodies) && ARG_MEM(ki, 1, body_pos) && ARG_MEM(ki, 2, body_quat) &&
-         ARG_MEM(ki, 3, body_vel) && ARG_MEM(ki, 4, body_angmom) && ARG_MEM(ki, 5, body_omega) &&
-         ARG_MEM(ki, 6, body_inv_inertia) && ARG_MEM(ki, 7, body_kind) && ARG_MEM(ki, 8, wake) &&
-         ARG_MEM(ki, 9, body_load) && ARG_VAL(ki, 10, dt) && ARG_VAL(ki, 11, sleep_speed) &&
-         ARG_VAL(ki, 12, sleep_time) && ARG_VAL(ki, 13, wake_accel) && ARG_MEM(ki, 14, transforms) &&
-         ARG_MEM(ki, 15, body_frame) && ARG_MEM(ki, 16, body_contact);
-    ok = ok && ARG_VAL(kc, 0, bodies) && ARG_MEM(kc, 1, body_pos) && ARG_VAL(kc, 2, sleep_time) &&
-         ARG_MEM(kc, 3, sleepers);
+    const int k_sums = K_SUM_BODIES, k_int = K_INTEGRATE;
+    ok = ok && ARG_VAL(k_sums, 0, bodies) && ARG_MEM(k_sums, 1, body_first_particle) && ARG_MEM(k_sums, 2, force) &&
+         ARG_MEM(k_sums, 3, moment) && ARG_MEM(k_sums, 4, body_pos) && ARG_MEM(k_sums, 5, body_vel) &&
+         (o->joint_count ? ARG_MEM(k_sums, 6, load_force) && ARG_MEM(k_sums, 7, load_torque)
+                         : ARG_MEM(k_sums, 6, body_force) && ARG_MEM(k_sums, 7, body_torque)) &&
+         ARG_MEM(k_sums, 8, body_kind) && ARG_VAL(k_sums, 9, gravity) && ARG_VAL(k_sums, 10, sleep_time) &&
+         ARG_MEM(k_sums, 11, support) && ARG_MEM(k_sums, 12, body_support) && ARG_VAL(k_sums, 13, support_keep) &&
+         ARG_MEM(k_sums, 14, body_run) && ARG_MEM(k_sums, 15, body_near) && ARG_VAL(k_sums, 16, rest) &&
+         ARG_MEM(k_sums, 17, rested) && ARG_MEM(k_sums, 18, body_load);
+    ok = ok && ARG_VAL(k_int, 0, bodies) && ARG_MEM(k_int, 1, body_pos) && ARG_MEM(k_int, 2, body_quat) &&
+         ARG_MEM(k_int, 3, body_vel) && ARG_MEM(k_int, 4, body_angmom) && ARG_MEM(k_int, 5, body_omega) &&
+         ARG_MEM(k_int, 6, body_inv_inertia) && ARG_MEM(k_int, 7, body_kind) && ARG_MEM(k_int, 8, wake) &&
+         ARG_MEM(k_int, 9, body_load) && ARG_VAL(k_int, 10, dt) && ARG_VAL(k_int, 11, sleep_speed) &&
+         ARG_VAL(k_int, 12, sleep_time) && ARG_VAL(k_int, 13, wake_accel) && ARG_MEM(k_int, 14, transforms) &&
+         ARG_MEM(k_int, 15, body_frame) && ARG_MEM(k_int, 16, body_contact) && ARG_MEM(k_int, 17, sleepers);
 
     if (o->piece_count)
         ok = ok && ARG_VAL(K_PIECES, 0, bodies) && ARG_MEM(K_PIECES, 1, body_first_particle) &&

@@ -10,8 +10,8 @@
 /* Kernels. Each device runs one of two sets, with the same results: the
  * CPU kernels (the chunk scan, the reorder and the force pass in particle
  * order) or the GPU kernels (the block scan, the reorder and the force pass
- * in slot order). Both integrate with one work-item a body, in three
- * kernels (integrate.cl).
+ * in slot order). Both sum each body's particles with a work-item a body
+ * and integrate eight bodies a work-item (integrate.cl).
  * See grid.cl and forces.cl. */
 enum {
     K_HASH,
@@ -29,7 +29,6 @@ enum {
     K_FORCES,
     K_SUM_BODIES,
     K_INTEGRATE,
-    K_COUNT_SLEEPERS,
     K_STAMP_NEAR, /* resting bodies far from running ones (far.cl), CPU kernels only */
     K_MARK_FAR,
     K_POSITIONS,   /* read-back only, not timed */
@@ -118,7 +117,7 @@ typedef struct ocl {
     cl_command_queue queue;
     cl_program program;
     cl_kernel kernels[K_COUNT];
-    size_t group[K_COUNT];   /* work-group size of each per-particle kernel */
+    size_t group[K_COUNT];   /* work-group size of each kernel (rb_integrate's in work-items of eight bodies) */
     size_t force_group_most; /* the force pass's largest (the device's per-particle size); its size for the
                                 world as uploaded is in group[K_FORCES] (opencl.c, force_group) */
     char device_name[600];

@@ -265,7 +265,7 @@ void rb_joint_load(const rb_world_data *d, uint32_t b, const rb_float4 *joint_ou
 
 /* q turned by the rotation of w t (exactly: axis w, angle |w| t),
  * normalised, the half angle's sine and cosine rb_sincos's, as the kernels'
- * rb_quat_turn (kernels/integrate.cl). */
+ * rb_l_quat_turn (kernels/integrate.cl, eight bodies at a time). */
 static inline rb_float4 rb_quat_turn(rb_float4 q4, rb_float4 w, float t) {
     float speed = sqrtf(w.x * w.x + w.y * w.y + w.z * w.z), angle = speed * t;
     if (!(angle > 0.0f)) return q4;
