@@ -54,7 +54,6 @@
 #if RB_INTEGRATE_LANES != 8
 #error "rb_integrate packs eight bodies a work-item (float8): RB_INTEGRATE_LANES must be 8"
 #endif
-#define RB_LANES 8u
 typedef float8 rb_lf;
 typedef int8 rb_li;
 typedef struct rb_l3 {
@@ -198,7 +197,7 @@ static inline __attribute__((always_inline)) uint rb_li_count(const rb_li m) {
 
 /* the lanes whose bodies (first + k) lie before n */
 static inline __attribute__((always_inline)) rb_li rb_li_before(const uint first, const uint n) {
-    return (rb_li)(0, 1, 2, 3, 4, 5, 6, 7) < (rb_li)((int)min(n - first, RB_LANES));
+    return (rb_li)(0, 1, 2, 3, 4, 5, 6, 7) < (rb_li)((int)min(n - first, RB_INTEGRATE_LANES));
 }
 
 /* rb_anchored (common.cl), by lane */
@@ -342,12 +341,12 @@ __kernel void rb_integrate(const uint body_count, __global float4 *body_pos, __g
                            const float sleep_speed, const float sleep_time, const float wake_accel,
                            __global float4 *transforms, __global float4 *body_frame,
                            __global const float4 *body_contact, __global uint *sleepers) {
-    const uint first = get_global_id(0) * RB_LANES, n = body_count;
+    const uint first = get_global_id(0) * RB_INTEGRATE_LANES, n = body_count;
     if (first >= n) return;
     const rb_l4 load_t = rb_l4_load(body_load, first, 2u, 1u, n);
     const rb_li resting = load_t.w != 0.0f;
     if (all(resting)) { /* eight resting bodies (a settled pile's are most): nothing of them changes */
-        atomic_add(sleepers, min(RB_LANES, n - first));
+        atomic_add(sleepers, min(RB_INTEGRATE_LANES, n - first));
         return;
     }
     const rb_li kind = rb_li_load(body_kind, first, n), touched = rb_li_load(wake, first, n) != 0;

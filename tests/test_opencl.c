@@ -613,7 +613,7 @@ static void test_kinds_match_reference(void **state) {
  * for half-angle x, k = floor(2 x / pi + 1/2); x = |w| dt / 2 for a
  * kinematic body's turn): 8 kinematic and 6 free bodies at 300 to 7,500
  * rad/s, far apart, 14 in all, so that the integration's last work-item
- * holds fewer than its eight bodies (kernels/integrate.cl, RB_LANES). After
+ * holds fewer than its eight bodies (kernels/integrate.cl, RB_INTEGRATE_LANES). After
  * an odd number of steps (41), on PoCL the same digest as the reference,
  * and each kinematic body's orientation is (axis sin(n x), cos(n x)), the n
  * turns about one axis composed, sign and all: a quadrant whose sine and
