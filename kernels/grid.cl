@@ -16,7 +16,7 @@
  * a chunk of a few hundred counters: its cache lines are its own), and the
  * block scan, for GPUs (a work-group scans a block of neighbouring counters
  * in local memory, so neighbouring work-items read neighbouring words). The
- * host picks one per device (src/sim/opencl.c). */
+ * host picks one per device (src/sim/opencl_build.c). */
 
 /* floor(x) as an int, saturated: rb_floor_int (common.cl) written with
  * selects instead of returns, so that a loop over work-items has one path

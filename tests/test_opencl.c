@@ -494,7 +494,7 @@ static void test_determinism(void **state) {
     assert_true(a == b);
 }
 
-/* The two kernel sets (src/sim/opencl.c) give the same digest: the CPU
+/* The two kernel sets (src/sim/opencl_build.c) give the same digest: the CPU
  * kernels (chunk scan, reorder in particle order, a work-group a body), the
  * GPU kernels (block scan, reorder in slot order, a work-item a body), and
  * the GPU kernels with the block scan's offsets pass cut to tiles of 4 or 8
@@ -1006,7 +1006,7 @@ static void test_read_back_and_memory(void **state) {
     assert_int_equal(rb_world_contact_slots(w[0]), 4);
     const double history = 16.0 * 4;
     assert_true(per_particle <= 200.0);
-    /* and no less than the buffers src/sim/opencl.c lists: 96 B of particle
+    /* and no less than the buffers src/sim/opencl_buffers.c lists: 96 B of particle
      * arrays and the history's 16 a slot, a grid of at least one bucket a
      * particle (its start and its count, 8 B), and 272 B a body. A table far
      * smaller than the particle count gives the same forces (cells are told

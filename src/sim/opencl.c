@@ -2,9 +2,11 @@
  *
  * The device holds the state between upload() and download(); a step call
  * enqueues every step's kernels back to back and waits once at the end. Each
- * kernel is timed with profiling events. Buffers grow with the world (never
- * a fixed cap); the world compacts its arrays when a body goes and uploads
- * them again, so the device never sees holes. */
+ * kernel is timed with profiling events. Buffers grow with the world
+ * (opencl_buffers.c); the world compacts its arrays when a body goes and
+ * uploads them again, so the device never sees holes. The device, the
+ * kernel set and the program are opencl_build.c's, every kernel's arguments
+ * opencl_args.c's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +17,6 @@
 #include "opencl_backend.h"
 #include "opencl_kernels.h"
 
-/* Bodies a work-group of the integration's kernels on a CPU: few, so
- * that a world of a hundred bodies still spreads over the cores. */
-#define RB_CPU_BODY_GROUP 32u
-/* Bodies a work-item of rb_integrate, one a lane of float8: the kernel is
- * written for 8 and refuses to build for another (kernels/integrate.cl). */
-#define RB_INTEGRATE_LANES 8u
 /* Particles a work-group of the force pass on a CPU where the bodies
  * average at most RB_SMALL_BODY (8) particles (the 2x2x2 cube's). PoCL 3.1's
  * threads take a kernel's work-groups in chunks of ceil(remaining /
@@ -37,17 +33,6 @@
  * the caches count more). */
 #define RB_CPU_FORCE_GROUP 32u
 #define RB_SMALL_BODY 8u
-/* Slots past the last particle in the sorted copies and the members: the
- * force pass and the reorder load eight at a time. */
-#define RB_RUN_PAD 8u
-/* Work-group size for the per-particle kernels (halved for a kernel that
- * allows less on the device). */
-#define RB_PARTICLE_GROUP 256u
-/* Buckets per particle, at least. Particles of other cells that share a
- * bucket cost only vector lanes in the force pass (eight slots are tested at
- * once), so a small table wins: at 1, pile 3000's force pass took 5% less
- * time than at 2, with 6 bytes a particle less. */
-#define RB_TABLE_FACTOR 1u
 /* Kernel times are taken on one step in RB_PROFILE_EVERY and scaled to the
  * call's steps: on an H100 a profiling event costs about as much as a short
  * kernel, and timing every kernel made a step of 1,000 cubes take twice as
@@ -55,10 +40,6 @@
 #define RB_PROFILE_EVERY 8u
 /* Profiling events kept before they are read and released. */
 #define RB_EVENT_BATCH 4096u
-
-/* Work-items of a block-scan work-group; a block is 4 counters a work-item. */
-#define RB_SCAN_GROUP 256u
-#define RB_SCAN_BLOCK (4u * RB_SCAN_GROUP)
 
 /* The timed kernels, as kernel_times names them: the two sets share names. */
 static const char *const rb_opencl_kernel_names[RB_OPENCL_KERNEL_COUNT] = {
@@ -77,195 +58,6 @@ static const int kernel_stage[RB_OPENCL_KERNEL_COUNT] = {RB_STAGE_GRID,   RB_STA
                                                          RB_STAGE_FORCES, RB_STAGE_INTEGRATE};
 
 static const rb_backend_vtbl opencl_vtbl;
-
-/* ---- buffers ---- */
-
-static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
-
-static void release_buffer(ocl_buffer *b) {
-    if (b->mem) clReleaseMemObject(b->mem);
-    b->mem = NULL;
-    b->bytes = 0;
-}
-
-static bool make_buffer(ocl *o, ocl_buffer *b, size_t bytes, const char *what) {
-    release_buffer(b);
-    cl_int e;
-    b->mem = clCreateBuffer(o->context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &e);
-    if (e != CL_SUCCESS) {
-        rb_log(RB_LOG_ERROR, "OpenCL: clCreateBuffer(%s, %zu bytes) failed: %s (%d)", what, bytes,
-               rb_opencl_error_name(e), e);
-        b->mem = NULL;
-        return false;
-    }
-    b->bytes = bytes ? bytes : 16;
-    return true;
-}
-
-/* A 4-byte counter the kernels bump with atomic_add (breaks of pieces or
- * joints), made and zeroed the first time it is needed. */
-static bool make_counter(ocl *o, ocl_buffer *b, const char *what) {
-    if (b->mem) return true;
-    const cl_uint zero = 0;
-    return make_buffer(o, b, 4u, what) &&
-           rb_cl_check(clEnqueueFillBuffer(o->queue, b->mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL),
-                       "clEnqueueFillBuffer(counter)", NULL, 0);
-}
-
-static uint32_t grown(uint32_t need, uint32_t cap) {
-    uint32_t next = cap + cap / 2; /* geometric growth when the world grows while running */
-    return need > next ? need : next;
-}
-
-static bool reserve_bodies(ocl *o, uint32_t n) {
-    if (n <= o->body_capacity && o->buf.body_pos.mem) return true;
-    const size_t cap = grown(n < 16 ? 16 : n, o->body_capacity);
-    ocl_buffers *b = &o->buf;
-    bool ok =
-        make_buffer(o, &b->body_pos, cap * 16u, "body_pos") && make_buffer(o, &b->body_quat, cap * 16u, "body_quat") &&
-        make_buffer(o, &b->body_vel, cap * 16u, "body_vel") &&
-        make_buffer(o, &b->body_angmom, cap * 16u, "body_angmom") &&
-        make_buffer(o, &b->body_omega, cap * 16u, "body_omega") &&
-        make_buffer(o, &b->body_inv_inertia, cap * 16u, "body_inv_inertia") &&
-        make_buffer(o, &b->body_force, cap * 16u, "body_force") &&
-        make_buffer(o, &b->body_torque, cap * 16u, "body_torque") &&
-        make_buffer(o, &b->body_first_particle, (cap + 1u) * 4u, "body_first_particle") &&
-        make_buffer(o, &b->body_kind, cap * 4u, "body_kind") &&
-        make_buffer(o, &b->body_material, cap * 4u, "body_material") &&
-        make_buffer(o, &b->body_contact, cap * 16u, "body_contact") &&
-        make_buffer(o, &b->body_support, cap * 4u, "body_support") &&
-        make_buffer(o, &b->body_frame, cap * 32u, "body_frame") &&
-        make_buffer(o, &b->body_load, cap * 32u, "body_load") && make_buffer(o, &b->wake, cap * 4u, "wake") &&
-        make_buffer(o, &b->body_run, cap * 4u, "body_run") && make_buffer(o, &b->body_near, cap * 4u, "body_near") &&
-        make_buffer(o, &b->body_reach, cap * 4u, "body_reach") && make_buffer(o, &b->body_far, cap * 4u, "body_far") &&
-        make_buffer(o, &b->transforms, cap * 32u, "transforms") &&
-        make_buffer(o, &b->body_first_piece, (cap + 1u) * 4u, "body_first_piece");
-    o->body_capacity = ok ? (uint32_t)cap : 0;
-    return ok;
-}
-
-/* Most particles one device table can index: the table of RB_TABLE_FACTOR
- * buckets a particle must stay a 32-bit power of two. */
-#define RB_MAX_PARTICLES (1u << 29)
-
-/* A history buffer of cap particles holding the old one's: the history is
- * state, kept across growth (the world uploads it only when bodies went). */
-static bool grow_kept(ocl *o, ocl_buffer *buf, size_t bytes, const char *what) {
-    ocl_buffer old = *buf;
-    *buf = (ocl_buffer){0};
-    if (!make_buffer(o, buf, bytes, what)) {
-        *buf = old;
-        return false;
-    }
-    bool ok = true;
-    if (old.mem) {
-        ok = RB_CL_CHECK("clEnqueueCopyBuffer(history)",
-                         clEnqueueCopyBuffer(o->queue, old.mem, buf->mem, 0, 0, old.bytes, 0, NULL, NULL)) &&
-             RB_CL_CHECK("clFinish", clFinish(o->queue));
-        release_buffer(&old);
-    }
-    return ok;
-}
-
-/* The history buffers at `slots` a particle, their contents to come from
- * the world (which uploads the whole history when its slots change). */
-static bool lay_out_slots(ocl *o, uint32_t slots) {
-    ocl_buffers *b = &o->buf;
-    const size_t cap = o->particle_capacity;
-    release_buffer(&b->keys), release_buffer(&b->disp);
-    bool ok = make_buffer(o, &b->keys, cap * slots * 4u, "keys") && make_buffer(o, &b->disp, cap * slots * 12u, "disp");
-    if (ok && o->rolling) {
-        release_buffer(&b->roll);
-        ok = make_buffer(o, &b->roll, cap * slots * 12u, "roll");
-    }
-    o->slots = slots;
-    return ok;
-}
-
-static bool reserve_particles(ocl *o, uint32_t n, uint32_t slots) {
-    ocl_buffers *b = &o->buf;
-    if (n > RB_MAX_PARTICLES) {
-        rb_log(RB_LOG_ERROR, "OpenCL backend: %u particles; at most %u fit one grid table", n, RB_MAX_PARTICLES);
-        return false;
-    }
-    if (n > o->particle_capacity || !b->particle_offset.mem) {
-        /* whole work-groups: rb_hash_particles and rb_particle_positions run
-         * on past the last particle, into the padding (grid.cl) */
-        const size_t cap = round_up(grown(n < 64 ? 64 : n, o->particle_capacity), RB_PARTICLE_GROUP);
-        bool ok = make_buffer(o, &b->particle_offset, cap * 16u, "particle_offset") &&
-                  make_buffer(o, &b->particle_body, cap * 4u, "particle_body") &&
-                  make_buffer(o, &b->particle_hash, cap * 4u, "particle_hash") &&
-                  make_buffer(o, &b->particle_key, cap * 4u, "particle_key") &&
-                  make_buffer(o, &b->members, (cap + RB_RUN_PAD) * 4u, "members") &&
-                  make_buffer(o, &b->sorted_index, cap * 4u, "sorted_index") &&
-                  make_buffer(o, &b->sorted_x, (cap + RB_RUN_PAD) * 4u, "sorted_x") &&
-                  make_buffer(o, &b->sorted_y, (cap + RB_RUN_PAD) * 4u, "sorted_y") &&
-                  make_buffer(o, &b->sorted_z, (cap + RB_RUN_PAD) * 4u, "sorted_z") &&
-                  make_buffer(o, &b->sorted_body, (cap + RB_RUN_PAD) * 4u, "sorted_body") &&
-                  make_buffer(o, &b->sorted_vel, cap * 16u, "sorted_vel") &&
-                  make_buffer(o, &b->force, cap * 12u, "force") && make_buffer(o, &b->moment, cap * 12u, "moment") &&
-                  make_buffer(o, &b->support, cap * 4u, "support") &&
-                  make_buffer(o, &b->particle_member, cap * 4u, "particle_member") &&
-                  grow_kept(o, &b->keys, cap * o->slots * 4u, "keys") &&
-                  grow_kept(o, &b->disp, cap * o->slots * 12u, "disp") &&
-                  (!o->rolling || grow_kept(o, &b->roll, cap * o->slots * 12u, "roll"));
-        o->particle_capacity = ok ? (uint32_t)cap : 0;
-        if (!ok) return false;
-    }
-    if (slots != o->slots && !lay_out_slots(o, slots)) return false;
-    /* A power-of-two table of at least RB_TABLE_FACTOR buckets a particle,
-     * and at least one block of the block scan; the chunk scan takes it in
-     * chunks of a few hundred buckets (about 1024 chunks). */
-    uint32_t table = RB_SCAN_BLOCK;
-    while (table < RB_TABLE_FACTOR * n) table *= 2;
-    const uint32_t chunk = table / 1024 < 16 ? 16 : table / 1024;
-    o->table_size = table;
-    o->chunk_size = chunk;
-    o->chunk_count = table / chunk;
-    o->block_count = table / RB_SCAN_BLOCK;
-    if (table > o->table_capacity || !b->table.mem || !b->counts.mem) {
-        o->table_capacity = 0;
-        if (!make_buffer(o, &b->table, ((size_t)table + 1u) * 4u, "table") ||
-            !make_buffer(o, &b->counts, (size_t)table * 4u, "counts"))
-            return false;
-        o->counts_dirty = true; /* new: zeroed before the first hash pass (enqueue_grid) */
-        o->table_capacity = table;
-    }
-    const uint32_t sums = o->gpu_kernels ? o->block_count : o->chunk_count;
-    if (sums > o->scan_capacity || !b->scan_sums.mem) {
-        if (!make_buffer(o, &b->scan_sums, (size_t)sums * 4u, "scan_sums")) return o->scan_capacity = 0, false;
-        o->scan_capacity = sums;
-    }
-    return true;
-}
-
-static bool reserve_staging(ocl *o, size_t bytes) {
-    if (bytes <= o->staging_bytes) return true;
-    float *s = realloc(o->staging, bytes);
-    if (!s) {
-        rb_log(RB_LOG_ERROR, "OpenCL backend: out of host memory (%zu bytes)", bytes);
-        return false;
-    }
-    o->staging = s;
-    o->staging_bytes = bytes;
-    return true;
-}
-
-static bool write_buffer(ocl *o, ocl_buffer *b, const void *src, size_t bytes, const char *what) {
-    if (bytes == 0) return true;
-    cl_int e = clEnqueueWriteBuffer(o->queue, b->mem, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
-    if (e == CL_SUCCESS) return true;
-    rb_log(RB_LOG_ERROR, "OpenCL: clEnqueueWriteBuffer(%s) failed: %s (%d)", what, rb_opencl_error_name(e), e);
-    return false;
-}
-
-static bool read_buffer(ocl *o, ocl_buffer *b, void *dst, size_t bytes, const char *what) {
-    if (bytes == 0) return true;
-    cl_int e = clEnqueueReadBuffer(o->queue, b->mem, CL_FALSE, 0, bytes, dst, 0, NULL, NULL);
-    if (e == CL_SUCCESS) return true;
-    rb_log(RB_LOG_ERROR, "OpenCL: clEnqueueReadBuffer(%s) failed: %s (%d)", what, rb_opencl_error_name(e), e);
-    return false;
-}
 
 /* ---- kernel launches ---- */
 
@@ -298,7 +90,7 @@ static bool record_event(ocl *o, int k, cl_event ev) {
 static bool launch(ocl *o, int k, size_t global, size_t local, bool timed) {
     if (global == 0) return true;
     timed = timed && o->profile;
-    global = round_up(global, local);
+    global = rb_ocl_round_up(global, local);
     cl_event ev = NULL;
     cl_int e = clEnqueueNDRangeKernel(o->queue, o->kernels[k], 1, NULL, &global, &local, 0, NULL, timed ? &ev : NULL);
     if (e != CL_SUCCESS) {
@@ -424,77 +216,10 @@ static void choose_strides(ocl *o, const rb_world_data *d, const rb_step_params 
     o->stride_y = (o->stride_z * nz) | 1u;
 }
 
-/* The breakable bodies' pieces (world_internal.h), with their loads as the
- * host has them (it reads them back before it changes anything). */
-static bool upload_pieces(ocl *o, const rb_world_data *d) {
-    ocl_buffers *B = &o->buf;
-    const uint32_t nb = d->body_count, np = d->particle_count, n = d->piece_count;
-    if (!make_counter(o, &B->breaks, "breaks")) return false;
-    if (n > o->piece_capacity || !B->piece_info.mem) {
-        const size_t cap = grown(n < 16 ? 16 : n, o->piece_capacity);
-        bool ok = make_buffer(o, &B->piece_info, cap * 16u, "piece_info") &&
-                  make_buffer(o, &B->piece_holds, cap * 4u, "piece_holds") &&
-                  make_buffer(o, &B->piece_span, cap * 8u, "piece_span") &&
-                  make_buffer(o, &B->piece_load, cap * 4u, "piece_load");
-        o->piece_capacity = ok ? (uint32_t)cap : 0;
-        if (!ok) return false;
-    }
-    o->piece_count = n;
-    return write_buffer(o, &B->body_first_piece, d->body_first_piece, ((size_t)nb + 1u) * 4u, "body_first_piece") &&
-           (n == 0 || (write_buffer(o, &B->particle_member, d->particle_member, (size_t)np * 4u, "particle_member") &&
-                       write_buffer(o, &B->piece_info, d->piece_info, (size_t)n * 16u, "piece_info") &&
-                       write_buffer(o, &B->piece_holds, d->piece_holds, (size_t)n * 4u, "piece_holds") &&
-                       write_buffer(o, &B->piece_span, d->piece_span, (size_t)n * 8u, "piece_span") &&
-                       write_buffer(o, &B->piece_load, d->piece_load, (size_t)n * 4u, "piece_load")));
-}
-
-/* The joints (world_internal.h), with their broken flags and peaks as the
- * host has them (it reads them back before it changes anything). Nothing
- * is made before the first joint. */
-static bool upload_joints(ocl *o, const rb_world_data *d) {
-    ocl_buffers *B = &o->buf;
-    const uint32_t n = d->joint_count, nb = d->body_count;
-    o->joint_count = 0;
-    if (n == 0) return true;
-    if (!make_counter(o, &B->joint_breaks, "joint_breaks")) return false;
-    if (n > o->joint_capacity || !B->joint_body.mem) {
-        const size_t cap = grown(n < 16 ? 16 : n, o->joint_capacity);
-        bool ok = make_buffer(o, &B->joint_body, cap * 8u, "joint_body") &&
-                  make_buffer(o, &B->joint_anchor_a, cap * 16u, "joint_anchor_a") &&
-                  make_buffer(o, &B->joint_anchor_b, cap * 16u, "joint_anchor_b") &&
-                  make_buffer(o, &B->joint_limit, cap * 4u, "joint_limit") &&
-                  make_buffer(o, &B->joint_broken, cap * 4u, "joint_broken") &&
-                  make_buffer(o, &B->joint_peak, cap * 4u, "joint_peak") &&
-                  make_buffer(o, &B->joint_out, cap * 48u, "joint_out") &&
-                  make_buffer(o, &B->joint_list, cap * 8u, "joint_list");
-        o->joint_capacity = ok ? (uint32_t)cap : 0;
-        if (!ok) return false;
-    }
-    if (nb > o->joint_body_capacity || !B->load_force.mem) {
-        const size_t cap = o->body_capacity;
-        bool ok = make_buffer(o, &B->body_first_joint, (cap + 1u) * 4u, "body_first_joint") &&
-                  make_buffer(o, &B->load_force, cap * 16u, "load_force") &&
-                  make_buffer(o, &B->load_torque, cap * 16u, "load_torque");
-        o->joint_body_capacity = ok ? (uint32_t)cap : 0;
-        if (!ok) return false;
-    }
-    const bool ok =
-        write_buffer(o, &B->joint_body, d->joint_body, (size_t)n * 8u, "joint_body") &&
-        write_buffer(o, &B->joint_anchor_a, d->joint_anchor_a, (size_t)n * 16u, "joint_anchor_a") &&
-        write_buffer(o, &B->joint_anchor_b, d->joint_anchor_b, (size_t)n * 16u, "joint_anchor_b") &&
-        write_buffer(o, &B->joint_limit, d->joint_limit, (size_t)n * 4u, "joint_limit") &&
-        write_buffer(o, &B->joint_broken, d->joint_broken, (size_t)n * 4u, "joint_broken") &&
-        write_buffer(o, &B->joint_peak, d->joint_peak, (size_t)n * 4u, "joint_peak") &&
-        write_buffer(o, &B->joint_list, d->joint_list, (size_t)n * 8u, "joint_list") &&
-        write_buffer(o, &B->body_first_joint, d->body_first_joint, ((size_t)nb + 1u) * 4u, "body_first_joint");
-    o->joint_count = ok ? n : 0;
-    return ok;
-}
-
 static uint32_t ocl_take_joint_break_count(rb_backend *base) {
     ocl *o = (ocl *)base;
     cl_uint n = 0;
-    if (!o->buf.joint_breaks.mem || !read_buffer(o, &o->buf.joint_breaks, &n, sizeof n, "joint_breaks") ||
+    if (!o->buf.joint_breaks.mem || !rb_ocl_read_buffer(o, &o->buf.joint_breaks, &n, sizeof n, "joint_breaks") ||
         !RB_CL_CHECK("clFinish", clFinish(o->queue)))
         return 0;
     if (n) {
@@ -525,7 +250,7 @@ static bool ocl_write_velocities(rb_backend *base, const rb_world_data *d, const
 static uint32_t ocl_take_break_count(rb_backend *base) {
     ocl *o = (ocl *)base;
     cl_uint n = 0;
-    if (!o->buf.breaks.mem || !read_buffer(o, &o->buf.breaks, &n, sizeof n, "breaks") ||
+    if (!o->buf.breaks.mem || !rb_ocl_read_buffer(o, &o->buf.breaks, &n, sizeof n, "breaks") ||
         !RB_CL_CHECK("clFinish", clFinish(o->queue)))
         return 0;
     if (n) {
@@ -534,22 +259,6 @@ static uint32_t ocl_take_break_count(rb_backend *base) {
                     clEnqueueFillBuffer(o->queue, o->buf.breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL));
     }
     return n;
-}
-
-/* The coarse table of far.cl for nb bodies: 8 slots a body, at least 256,
- * a power of two; zeroed when made (no stamp is 0). */
-static bool size_coarse(ocl *o, uint32_t nb) {
-    uint32_t size = 256u;
-    while (size < 8u * (uint64_t)nb && size < (1u << 30)) size *= 2u;
-    if (size == o->coarse_size && o->buf.coarse.mem) return true;
-    const cl_uint zero = 0;
-    o->coarse_size = 0;
-    if (!make_buffer(o, &o->buf.coarse, (size_t)size * 4u, "coarse") ||
-        !RB_CL_CHECK("clEnqueueFillBuffer(coarse)", clEnqueueFillBuffer(o->queue, o->buf.coarse.mem, &zero, sizeof zero,
-                                                                        0, (size_t)size * 4u, 0, NULL, NULL)))
-        return false;
-    o->coarse_size = size;
-    return true;
 }
 
 /* The force pass's work-group for small bodies: RB_CPU_FORCE_GROUP, or the
@@ -587,14 +296,14 @@ static bool upload_reach(ocl *o, const rb_world_data *d, const rb_step_params *p
     }
     o->reach_body = largest;
     o->inv_coarse = 1.0f / (2.0f * largest + p->max_radius + o->slot_reach);
-    return write_buffer(o, &o->buf.body_reach, reach, (size_t)d->body_count * 4u, "body_reach");
+    return rb_ocl_write_buffer(o, &o->buf.body_reach, reach, (size_t)d->body_count * 4u, "body_reach");
 }
 
 static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_params *p) {
     ocl *o = (ocl *)base;
     const uint32_t nb = d->body_count, np = d->particle_count;
-    if (!reserve_bodies(o, nb) || !reserve_particles(o, np, d->contact_slots) ||
-        !reserve_staging(o, (size_t)nb * 68u) || !size_coarse(o, nb))
+    if (!rb_ocl_reserve_bodies(o, nb) || !rb_ocl_reserve_particles(o, np, d->contact_slots) ||
+        !rb_ocl_reserve_staging(o, (size_t)nb * 68u) || !rb_ocl_size_coarse(o, nb))
         return false;
     choose_strides(o, d, p);
     o->slot_reach = rb_cl_slot_reach(d, p->max_radius); /* the force pass's, and far.cl's cells (upload_reach) */
@@ -615,25 +324,26 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
                                      rb_contact_share(d->body_support[b], d->body_contact[b].z, d->body_contact[b].w));
     const size_t b16 = (size_t)nb * 16u;
     ocl_buffers *B = &o->buf;
-    bool ok = write_buffer(o, &B->body_pos, d->body_pos, b16, "body_pos") &&
-              write_buffer(o, &B->body_quat, d->body_quat, b16, "body_quat") &&
-              write_buffer(o, &B->body_vel, d->body_vel, b16, "body_vel") &&
-              write_buffer(o, &B->body_angmom, d->body_angmom, b16, "body_angmom") &&
-              write_buffer(o, &B->body_omega, d->body_omega, b16, "body_omega") &&
-              write_buffer(o, &B->body_inv_inertia, d->body_inv_inertia, b16, "body_inv_inertia") &&
-              write_buffer(o, &B->body_force, d->body_force, b16, "body_force") &&
-              write_buffer(o, &B->body_torque, d->body_torque, b16, "body_torque") &&
-              write_buffer(o, &B->body_first_particle, d->body_first_particle, ((size_t)nb + 1u) * 4u,
-                           "body_first_particle") &&
-              write_buffer(o, &B->body_kind, d->body_kind, (size_t)nb * 4u, "body_kind") &&
-              write_buffer(o, &B->body_material, d->body_material, (size_t)nb * 4u, "body_material") &&
-              write_buffer(o, &B->body_contact, d->body_contact, b16, "body_contact") &&
-              write_buffer(o, &B->body_support, d->body_support, (size_t)nb * 4u, "body_support") &&
-              write_buffer(o, &B->transforms, o->staging, (size_t)nb * 32u, "transforms") &&
-              write_buffer(o, &B->body_frame, frames, (size_t)nb * 32u, "body_frame") &&
-              write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
-              write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body") &&
-              upload_reach(o, d, p, o->staging + 16 * (size_t)nb) && upload_pieces(o, d) && upload_joints(o, d);
+    bool ok = rb_ocl_write_buffer(o, &B->body_pos, d->body_pos, b16, "body_pos") &&
+              rb_ocl_write_buffer(o, &B->body_quat, d->body_quat, b16, "body_quat") &&
+              rb_ocl_write_buffer(o, &B->body_vel, d->body_vel, b16, "body_vel") &&
+              rb_ocl_write_buffer(o, &B->body_angmom, d->body_angmom, b16, "body_angmom") &&
+              rb_ocl_write_buffer(o, &B->body_omega, d->body_omega, b16, "body_omega") &&
+              rb_ocl_write_buffer(o, &B->body_inv_inertia, d->body_inv_inertia, b16, "body_inv_inertia") &&
+              rb_ocl_write_buffer(o, &B->body_force, d->body_force, b16, "body_force") &&
+              rb_ocl_write_buffer(o, &B->body_torque, d->body_torque, b16, "body_torque") &&
+              rb_ocl_write_buffer(o, &B->body_first_particle, d->body_first_particle, ((size_t)nb + 1u) * 4u,
+                                  "body_first_particle") &&
+              rb_ocl_write_buffer(o, &B->body_kind, d->body_kind, (size_t)nb * 4u, "body_kind") &&
+              rb_ocl_write_buffer(o, &B->body_material, d->body_material, (size_t)nb * 4u, "body_material") &&
+              rb_ocl_write_buffer(o, &B->body_contact, d->body_contact, b16, "body_contact") &&
+              rb_ocl_write_buffer(o, &B->body_support, d->body_support, (size_t)nb * 4u, "body_support") &&
+              rb_ocl_write_buffer(o, &B->transforms, o->staging, (size_t)nb * 32u, "transforms") &&
+              rb_ocl_write_buffer(o, &B->body_frame, frames, (size_t)nb * 32u, "body_frame") &&
+              rb_ocl_write_buffer(o, &B->particle_offset, d->particle_offset, (size_t)np * 16u, "particle_offset") &&
+              rb_ocl_write_buffer(o, &B->particle_body, d->particle_body, (size_t)np * 4u, "particle_body") &&
+              upload_reach(o, d, p, o->staging + 16 * (size_t)nb) && rb_ocl_upload_pieces(o, d) &&
+              rb_ocl_upload_joints(o, d);
     /* The host changed the state: every body runs its next step, and none
      * was near another yet (forces.cl, resting). */
     const cl_uint one = 1u, zero = 0u;
@@ -643,12 +353,12 @@ static bool ocl_upload(rb_backend *base, const rb_world_data *d, const rb_step_p
          RB_CL_CHECK(
              "clEnqueueFillBuffer(body_near)",
              clEnqueueFillBuffer(o->queue, B->body_near.mem, &zero, sizeof zero, 0, (size_t)nb * 4u, 0, NULL, NULL)) &&
-         write_buffer(o, &B->sleepers, &sleepers, sizeof sleepers, "sleepers");
+         rb_ocl_write_buffer(o, &B->sleepers, &sleepers, sizeof sleepers, "sleepers");
     o->sleepers_seen = sleepers;
     /* The padding to the last whole work-group belongs to body 0, so that
      * the kernels that run on into it read within the body arrays (grid.cl). */
     const cl_uint body0 = 0;
-    const size_t padded = round_up(np, RB_PARTICLE_GROUP);
+    const size_t padded = rb_ocl_round_up(np, RB_PARTICLE_GROUP);
     if (ok && padded > np)
         ok = RB_CL_CHECK("clEnqueueFillBuffer(particle_body)",
                          clEnqueueFillBuffer(o->queue, B->particle_body.mem, &body0, sizeof body0, (size_t)np * 4u,
@@ -685,14 +395,14 @@ static bool same_counts(const ocl *o, const rb_world_data *d) {
 static bool ensure_roll(ocl *o, const rb_world_data *d, const rb_step_params *p) {
     if (o->rolling || !p->rolling_any) return true;
     ocl_buffer *roll = &o->buf.roll;
-    release_buffer(roll);
-    if (!make_buffer(o, roll, (size_t)o->particle_capacity * o->slots * 12u, "roll")) {
-        make_buffer(o, roll, 16u, "roll"); /* the kernels take a buffer either way */
+    rb_ocl_release_buffer(roll);
+    if (!rb_ocl_make_buffer(o, roll, (size_t)o->particle_capacity * o->slots * 12u, "roll")) {
+        rb_ocl_make_buffer(o, roll, 16u, "roll"); /* the kernels take a buffer either way */
         return false;
     }
     o->rolling = true;
     return o->particle_count == 0 ||
-           (write_buffer(o, roll, d->particle_roll, (size_t)o->particle_count * o->slots * 12u, "roll") &&
+           (rb_ocl_write_buffer(o, roll, d->particle_roll, (size_t)o->particle_count * o->slots * 12u, "roll") &&
             RB_CL_CHECK("clFinish", clFinish(o->queue)));
 }
 
@@ -715,7 +425,7 @@ static bool ocl_step(rb_backend *base, rb_world_data *d, const rb_step_params *p
     }
     /* whether some body sleeps now: the next call leaves far bodies out only then (enqueue_far) */
     if (ok && !o->gpu_kernels)
-        ok = read_buffer(o, &o->buf.sleepers, &o->sleepers_seen, sizeof o->sleepers_seen, "sleepers");
+        ok = rb_ocl_read_buffer(o, &o->buf.sleepers, &o->sleepers_seen, sizeof o->sleepers_seen, "sleepers");
     ok = RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
     ok = harvest_events(o) && ok;
     if (timed_steps > 0)
@@ -728,17 +438,17 @@ static bool ocl_download(rb_backend *base, rb_world_data *d) {
     if (!same_counts(o, d)) return false;
     const size_t b16 = (size_t)o->body_count * 16u;
     ocl_buffers *B = &o->buf;
-    bool ok = read_buffer(o, &B->body_pos, d->body_pos, b16, "body_pos") &&
-              read_buffer(o, &B->body_quat, d->body_quat, b16, "body_quat") &&
-              read_buffer(o, &B->body_vel, d->body_vel, b16, "body_vel") &&
-              read_buffer(o, &B->body_angmom, d->body_angmom, b16, "body_angmom") &&
-              read_buffer(o, &B->body_omega, d->body_omega, b16, "body_omega") &&
-              read_buffer(o, &B->body_support, d->body_support, (size_t)o->body_count * 4u, "body_support") &&
+    bool ok = rb_ocl_read_buffer(o, &B->body_pos, d->body_pos, b16, "body_pos") &&
+              rb_ocl_read_buffer(o, &B->body_quat, d->body_quat, b16, "body_quat") &&
+              rb_ocl_read_buffer(o, &B->body_vel, d->body_vel, b16, "body_vel") &&
+              rb_ocl_read_buffer(o, &B->body_angmom, d->body_angmom, b16, "body_angmom") &&
+              rb_ocl_read_buffer(o, &B->body_omega, d->body_omega, b16, "body_omega") &&
+              rb_ocl_read_buffer(o, &B->body_support, d->body_support, (size_t)o->body_count * 4u, "body_support") &&
               (o->piece_count == 0 ||
-               read_buffer(o, &B->piece_load, d->piece_load, (size_t)o->piece_count * 4u, "piece_load")) &&
+               rb_ocl_read_buffer(o, &B->piece_load, d->piece_load, (size_t)o->piece_count * 4u, "piece_load")) &&
               (o->joint_count == 0 ||
-               (read_buffer(o, &B->joint_broken, d->joint_broken, (size_t)o->joint_count * 4u, "joint_broken") &&
-                read_buffer(o, &B->joint_peak, d->joint_peak, (size_t)o->joint_count * 4u, "joint_peak")));
+               (rb_ocl_read_buffer(o, &B->joint_broken, d->joint_broken, (size_t)o->joint_count * 4u, "joint_broken") &&
+                rb_ocl_read_buffer(o, &B->joint_peak, d->joint_peak, (size_t)o->joint_count * 4u, "joint_peak")));
     return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
@@ -746,9 +456,9 @@ static bool ocl_download_slots(rb_backend *base, rb_world_data *d) {
     ocl *o = (ocl *)base;
     if (!same_counts(o, d)) return false;
     const size_t n = (size_t)o->particle_count * o->slots;
-    bool ok = read_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
-              read_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp") &&
-              (!o->rolling || read_buffer(o, &o->buf.roll, d->particle_roll, n * 12u, "roll"));
+    bool ok = rb_ocl_read_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
+              rb_ocl_read_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp") &&
+              (!o->rolling || rb_ocl_read_buffer(o, &o->buf.roll, d->particle_roll, n * 12u, "roll"));
     return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
@@ -756,9 +466,9 @@ static bool ocl_upload_slots(rb_backend *base, const rb_world_data *d) {
     ocl *o = (ocl *)base;
     if (!same_counts(o, d)) return false;
     const size_t n = (size_t)o->particle_count * o->slots;
-    bool ok = write_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
-              write_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp") &&
-              (!o->rolling || write_buffer(o, &o->buf.roll, d->particle_roll, n * 12u, "roll"));
+    bool ok = rb_ocl_write_buffer(o, &o->buf.keys, d->particle_keys, n * 4u, "keys") &&
+              rb_ocl_write_buffer(o, &o->buf.disp, d->particle_disp, n * 12u, "disp") &&
+              (!o->rolling || rb_ocl_write_buffer(o, &o->buf.roll, d->particle_roll, n * 12u, "roll"));
     return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
@@ -768,7 +478,7 @@ static bool ocl_upload_slots(rb_backend *base, const rb_world_data *d) {
  * fewer than 2^32 come between two questions. */
 static uint64_t read_count(ocl *o, ocl_buffer *b, cl_uint *seen, uint64_t *total, const char *what) {
     cl_uint now = *seen;
-    if (read_buffer(o, b, &now, sizeof now, what) && RB_CL_CHECK("clFinish", clFinish(o->queue))) {
+    if (rb_ocl_read_buffer(o, b, &now, sizeof now, what) && RB_CL_CHECK("clFinish", clFinish(o->queue))) {
         *total += (cl_uint)(now - *seen); /* the device's count wraps; differences do not */
         *seen = now;
     }
@@ -792,7 +502,7 @@ static uint64_t ocl_off_grid(rb_backend *base) {
 
 /* Reads n packed xyz triples of a buffer. */
 static bool read_triples(ocl *o, ocl_buffer *b, uint32_t n, float *out) {
-    bool ok = read_buffer(o, b, out, (size_t)n * 12u, "force");
+    bool ok = rb_ocl_read_buffer(o, b, out, (size_t)n * 12u, "force");
     return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
@@ -841,7 +551,7 @@ static void ocl_destroy(rb_backend *base) {
     if (o->queue) clFinish(o->queue);
     harvest_events(o);
     ocl_buffer *all = (ocl_buffer *)&o->buf;
-    for (size_t i = 0; i < RB_BUFFER_COUNT; i++) release_buffer(&all[i]);
+    for (size_t i = 0; i < RB_BUFFER_COUNT; i++) rb_ocl_release_buffer(&all[i]);
     for (int k = 0; k < K_COUNT; k++)
         if (o->kernels[k]) clReleaseKernel(o->kernels[k]);
     if (o->program) clReleaseProgram(o->program);
@@ -934,151 +644,11 @@ bool rb_opencl_read_transforms(rb_backend *backend, rb_transform *out, uint32_t 
 
 /* ---- creation ---- */
 
-/* Builds the program from the embedded sources; each file is announced with
- * #line so compiler messages name it. On failure the whole build log is
- * logged and err gets its start. */
-static bool build_program(ocl *o, char *err, size_t err_size) {
-    const unsigned files = rb_kernel_source_count;
-    const char **texts = calloc(2u * files, sizeof *texts);
-    char(*lines)[160] = calloc(files, sizeof *lines);
-    if (!texts || !lines) {
-        free(texts), free(lines);
-        return snprintf(err, err_size, "out of memory"), false;
-    }
-    for (unsigned f = 0; f < files; f++) {
-        snprintf(lines[f], sizeof lines[f], "\n#line 1 \"%s\"\n", rb_kernel_sources[f].name);
-        texts[2 * f] = lines[f];
-        texts[2 * f + 1] = rb_kernel_sources[f].text;
-    }
-    cl_int e;
-    o->program = clCreateProgramWithSource(o->context, 2u * files, texts, NULL, &e);
-    free(texts), free(lines);
-    if (!rb_cl_check(e, "clCreateProgramWithSource", err, err_size)) return false;
-
-    /* Exact division and square root where the device offers them, so the
-     * contact law gives the reference's bits. The CPU kernel set is built
-     * with RB_CPU_KERNELS, which fixes the force pass's order (forces.cl,
-     * RB_ORDER); a GPU set that turns to the CPU kernels below, after the
-     * build, reads the order from the kernel's argument as before. */
-    cl_device_fp_config fp = 0;
-    clGetDeviceInfo(o->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
-    char options[768];
-    snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -DRB_SUM_PARTS=%uu -DRB_MIN_CHUNK=%uu -DRB_MAX_MATERIALS=%uu -DRB_SCAN_GROUP=%uu "
-             "-DRB_MAX_CONTACT_SLOTS=%uu -DRB_SLOT_FREE=%#xu -DRB_SLOT_PLANE=%#xu -DRB_MAX_PLANES=%uu "
-             "-DRB_TANGENTIAL_SPRING=%.9gf -DRB_ROLLING_SPRING=%.9gf -DRB_JOINT_WORLD=%#xu -DRB_CELL_SEAM=%.9gf "
-             "-DRB_CELL_ROUNDING=%.9gf -DRB_INTEGRATE_LANES=%uu%s%s",
-             RB_SUM_PARTS, RB_SUM_MIN_CHUNK, (unsigned)RB_MAX_MATERIALS, RB_SCAN_GROUP, RB_MAX_CONTACT_SLOTS,
-             RB_SLOT_FREE, RB_SLOT_PLANE, (unsigned)RB_MAX_PLANES, (double)RB_TANGENTIAL_SPRING,
-             (double)RB_ROLLING_SPRING, RB_JOINT_WORLD, (double)RB_CELL_SEAM, (double)RB_CELL_ROUNDING,
-             RB_INTEGRATE_LANES,
-             (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
-             o->gpu_kernels ? "" : " -DRB_CPU_KERNELS");
-    e = clBuildProgram(o->program, 1, &o->device, options, NULL, NULL);
-    if (e != CL_SUCCESS) {
-        size_t size = 0;
-        clGetProgramBuildInfo(o->program, o->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
-        char *log = malloc(size + 1);
-        if (log) {
-            log[0] = 0;
-            clGetProgramBuildInfo(o->program, o->device, CL_PROGRAM_BUILD_LOG, size, log, NULL);
-            log[size] = 0;
-        }
-        rb_log(RB_LOG_ERROR, "OpenCL: building the kernels failed (%s); build log:\n%s", rb_opencl_error_name(e),
-               log ? log : "(no memory for the log)");
-        snprintf(err, err_size, "clBuildProgram failed: %s (%d); build log: %.300s", rb_opencl_error_name(e), e,
-                 log ? log : "");
-        free(log);
-        return false;
-    }
-    for (int k = 0; k < K_COUNT; k++) {
-        if (!rb_ocl_kernel_entry[k]) continue;
-        o->kernels[k] = clCreateKernel(o->program, rb_ocl_kernel_entry[k], &e);
-        if (e != CL_SUCCESS) {
-            snprintf(err, err_size, "clCreateKernel(%s) failed: %s (%d)", rb_ocl_kernel_entry[k],
-                     rb_opencl_error_name(e), e);
-            return false;
-        }
-        /* A kernel may allow smaller groups than the device (registers): the
-         * per-particle kernels take any size, so halve RB_PARTICLE_GROUP to fit. */
-        size_t limit = 0;
-        e = clGetKernelWorkGroupInfo(o->kernels[k], o->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL);
-        if (e != CL_SUCCESS) {
-            snprintf(err, err_size, "clGetKernelWorkGroupInfo(%s) failed: %s (%d)", rb_ocl_kernel_entry[k],
-                     rb_opencl_error_name(e), e);
-            return false;
-        }
-        o->group[k] = RB_PARTICLE_GROUP;
-        while (o->group[k] > 1 && o->group[k] > limit) o->group[k] /= 2;
-        const bool block_kernel = k == K_BLOCK_SUMS || k == K_BLOCK_OFFSETS || k == K_BLOCKS;
-        if (block_kernel && o->gpu_kernels && limit < (k == K_BLOCK_OFFSETS ? o->offsets_group : RB_SCAN_GROUP)) {
-            rb_log(RB_LOG_WARN, "OpenCL: %s allows work-groups of %zu on this device: the CPU kernels instead",
-                   rb_ocl_kernel_entry[k], limit);
-            o->gpu_kernels = false;
-        }
-        /* the integration's: RB_CPU_BODY_GROUP bodies a work-group, eight a work-item of rb_integrate */
-        const size_t bodies = k == K_INTEGRATE ? RB_CPU_BODY_GROUP / RB_INTEGRATE_LANES : RB_CPU_BODY_GROUP;
-        const bool body_kernel = k == K_SUM_BODIES || k == K_INTEGRATE;
-        if (body_kernel && !o->gpu_kernels && o->group[k] > bodies) o->group[k] = bodies;
-        if (k == K_FORCES) o->force_group_most = o->group[k];
-    }
-    return true;
-}
-
-/* The kernel set for the device: the GPU kernels on a GPU, the CPU kernels
- * elsewhere, unless RUBBLE_OPENCL_KERNELS says "cpu", "gpu" or "gpu:N" (the
- * GPU kernels with N work-items, a power of two up to RB_SCAN_GROUP, in the
- * block scan's offsets pass: the tests' way to make that pass loop over
- * several tiles with a small table). */
-static bool choose_kernels(ocl *o, bool is_gpu, char *err, size_t err_size) {
-    o->gpu_kernels = is_gpu;
-    o->offsets_group = RB_SCAN_GROUP;
-    const char *v = getenv("RUBBLE_OPENCL_KERNELS");
-    if (!v || !*v) return true;
-    unsigned group = RB_SCAN_GROUP;
-    char tail;
-    if (strcmp(v, "cpu") == 0)
-        o->gpu_kernels = false;
-    else if (strcmp(v, "gpu") == 0 || (sscanf(v, "gpu:%u%c", &group, &tail) == 1 && group >= 1 &&
-                                       group <= RB_SCAN_GROUP && (group & (group - 1)) == 0))
-        o->gpu_kernels = true, o->offsets_group = group;
-    else
-        return snprintf(err, err_size,
-                        "RUBBLE_OPENCL_KERNELS=%s: expected cpu, gpu or gpu:N (N a power of two up to %u)", v,
-                        RB_SCAN_GROUP),
-               false;
-    return true;
-}
-
-/* The device asked for: an index across all platforms, or (index < 0) the
- * first GPU, else the first device. */
-static bool pick_device(int index, rb_cl_device *out, char *err, size_t err_size) {
-    rb_cl_device *list;
-    uint32_t n;
-    if (!rb_cl_enumerate(&list, &n, err, err_size)) return false;
-    int pick = index;
-    if (index < 0) {
-        pick = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (list[i].is_gpu) {
-                pick = (int)i;
-                break;
-            }
-    } else if ((uint32_t)index >= n) {
-        snprintf(err, err_size, "no OpenCL device %d: there are %u (see --list-devices)", index, n);
-        free(list);
-        return false;
-    }
-    *out = list[pick];
-    free(list);
-    return true;
-}
-
 rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
     char scratch[8];
     if (!err) err = scratch, err_size = sizeof scratch;
     rb_cl_device dev;
-    if (!pick_device(device_index, &dev, err, err_size)) return NULL;
+    if (!rb_ocl_pick_device(device_index, &dev, err, err_size)) return NULL;
     ocl *o = calloc(1, sizeof *o);
     if (!o) return snprintf(err, err_size, "out of memory"), NULL;
     o->base.vtbl = &opencl_vtbl;
@@ -1109,21 +679,24 @@ rb_backend *rb_opencl_create(int device_index, char *err, size_t err_size) {
     }
     free(ext);
 
-    if (!choose_kernels(o, dev.is_gpu, err, err_size) || !build_program(o, err, err_size)) goto fail;
+    if (!rb_ocl_choose_kernels(o, dev.is_gpu, err, err_size) || !rb_ocl_build_program(o, err, err_size)) goto fail;
     const size_t name_len = strlen(o->device_name); /* the kernel set is part of what a benchmark ran on */
     snprintf(o->device_name + name_len, sizeof o->device_name - name_len, ", %s kernels",
              o->gpu_kernels ? "GPU" : "CPU");
 
     o->events = malloc(RB_EVENT_BATCH * sizeof *o->events);
     o->event_kernel = malloc(RB_EVENT_BATCH * sizeof *o->event_kernel);
-    if (!o->events || !o->event_kernel || !make_buffer(o, &o->buf.planes, RB_MAX_PLANES * 16u, "planes") ||
-        !make_buffer(o, &o->buf.rates, sizeof(rb_contact_rates) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rates") ||
-        !make_buffer(o, &o->buf.rolling, sizeof(float) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rolling") ||
-        !make_buffer(o, &o->buf.roll, 16u, "roll") || !make_buffer(o, &o->buf.overflow, sizeof(cl_uint), "overflow") ||
-        !make_buffer(o, &o->buf.rested, sizeof(cl_uint), "rested") ||
-        !make_buffer(o, &o->buf.sleepers, sizeof(cl_uint), "sleepers") ||
-        !make_counter(o, &o->buf.far_all, "far_all") || !make_counter(o, &o->buf.far_count, "far_count") ||
-        !reserve_bodies(o, 0) || !reserve_particles(o, 0, 4u) ||
+    if (!o->events || !o->event_kernel || !rb_ocl_make_buffer(o, &o->buf.planes, RB_MAX_PLANES * 16u, "planes") ||
+        !rb_ocl_make_buffer(o, &o->buf.rates, sizeof(rb_contact_rates) * RB_MAX_MATERIALS * RB_MAX_MATERIALS,
+                            "rates") ||
+        !rb_ocl_make_buffer(o, &o->buf.rolling, sizeof(float) * RB_MAX_MATERIALS * RB_MAX_MATERIALS, "rolling") ||
+        !rb_ocl_make_buffer(o, &o->buf.roll, 16u, "roll") ||
+        !rb_ocl_make_buffer(o, &o->buf.overflow, sizeof(cl_uint), "overflow") ||
+        !rb_ocl_make_buffer(o, &o->buf.rested, sizeof(cl_uint), "rested") ||
+        !rb_ocl_make_buffer(o, &o->buf.sleepers, sizeof(cl_uint), "sleepers") ||
+        !rb_ocl_make_counter(o, &o->buf.far_all, "far_all") ||
+        !rb_ocl_make_counter(o, &o->buf.far_count, "far_count") || !rb_ocl_reserve_bodies(o, 0) ||
+        !rb_ocl_reserve_particles(o, 0, 4u) ||
         !RB_CL_CHECK("clEnqueueFillBuffer(rested)",
                      clEnqueueFillBuffer(o->queue, o->buf.rested.mem, &o->rested_seen, sizeof o->rested_seen, 0,
                                          sizeof o->rested_seen, 0, NULL, NULL)) ||

@@ -1,6 +1,7 @@
 /* opencl_backend.h - the OpenCL backend's state, shared by its source
- * files: opencl.c (buffers, launches, the backend interface) and
- * opencl_args.c (every kernel's arguments). Private to src/sim. */
+ * files: opencl.c (launches, uploads, the backend interface),
+ * opencl_buffers.c (device memory), opencl_build.c (the device and its
+ * program) and opencl_args.c (every kernel's arguments). Private to src/sim. */
 #ifndef RB_OPENCL_BACKEND_H
 #define RB_OPENCL_BACKEND_H
 
@@ -163,6 +164,19 @@ typedef struct ocl {
     uint64_t far;          /* bodies left out, all step calls */
 } ocl;
 
+/* Sizes the files of the backend share. */
+/* Bodies a work-item of rb_integrate, one a lane of float8: the kernel is
+ * written for 8 and refuses to build for another (kernels/integrate.cl). */
+#define RB_INTEGRATE_LANES 8u
+/* Work-group size for the per-particle kernels (halved for a kernel that
+ * allows less on the device). */
+#define RB_PARTICLE_GROUP 256u
+/* Work-items of a block-scan work-group; a block is 4 counters a work-item. */
+#define RB_SCAN_GROUP 256u
+#define RB_SCAN_BLOCK (4u * RB_SCAN_GROUP)
+
+static inline size_t rb_ocl_round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
 /* rb_cl_check, a failure logged with the call named. */
 #define RB_CL_CHECK(call, expr) rb_cl_check((expr), call, NULL, 0)
 
@@ -175,5 +189,29 @@ static inline int rb_ocl_reorder_kernel(const ocl *o) { return o->gpu_kernels ? 
  * step), else it only computes forces. The planes are written to the device
  * when they changed, and the pair table's rows of the materials in use. */
 bool rb_ocl_set_args(ocl *o, const rb_step_params *p, cl_uint commit);
+
+/* Device memory (opencl_buffers.c). Each returns false on failure, logged
+ * with the buffer named. The reserves grow the buffers of bodies and of
+ * particles (keeping the contact history) to hold n; the uploads write the
+ * pieces and the joints as the host has them. */
+void rb_ocl_release_buffer(ocl_buffer *b);
+bool rb_ocl_make_buffer(ocl *o, ocl_buffer *b, size_t bytes, const char *what);
+bool rb_ocl_make_counter(ocl *o, ocl_buffer *b, const char *what);
+bool rb_ocl_reserve_bodies(ocl *o, uint32_t n);
+bool rb_ocl_reserve_particles(ocl *o, uint32_t n, uint32_t slots);
+bool rb_ocl_reserve_staging(ocl *o, size_t bytes);
+bool rb_ocl_write_buffer(ocl *o, ocl_buffer *b, const void *src, size_t bytes, const char *what);
+bool rb_ocl_read_buffer(ocl *o, ocl_buffer *b, void *dst, size_t bytes, const char *what);
+bool rb_ocl_upload_pieces(ocl *o, const rb_world_data *d);
+bool rb_ocl_upload_joints(ocl *o, const rb_world_data *d);
+bool rb_ocl_size_coarse(ocl *o, uint32_t nb);
+
+/* The program (opencl_build.c): the device asked for (an index across all
+ * platforms, or the first GPU where index < 0, else the first device), the
+ * kernel set for it, and the kernels built. Each returns false with err
+ * filled. */
+bool rb_ocl_pick_device(int index, rb_cl_device *out, char *err, size_t err_size);
+bool rb_ocl_choose_kernels(ocl *o, bool is_gpu, char *err, size_t err_size);
+bool rb_ocl_build_program(ocl *o, char *err, size_t err_size);
 
 #endif
