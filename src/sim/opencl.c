@@ -230,7 +230,7 @@ static uint32_t ocl_take_joint_break_count(rb_backend *base) {
     return n;
 }
 
-/* A path's steering (world.c): the listed bodies' velocities, 16 B each of
+/* A path's steering (world_joints.c): the listed bodies' velocities, 16 B each of
  * body_vel and body_omega, waited for (the host may change its arrays next). */
 static bool ocl_write_velocities(rb_backend *base, const rb_world_data *d, const uint32_t *bodies, uint32_t count) {
     ocl *o = (ocl *)base;

@@ -2,7 +2,9 @@
  *
  * The host arrays are the truth between steps. A backend with a device copy
  * gets upload() after the host changed them and download() before the host
- * reads them after steps, so callers never see which backend runs. */
+ * reads them after steps, so callers never see which backend runs
+ * (world_sync.c). Joints and kinematic paths are world_joints.c's; the
+ * world's state, shared by the three, is world_host.h's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,87 +13,11 @@
 
 #include "base/log.h"
 #include "base/rb_math.h"
-#include "world_internal.h"
+#include "world_host.h"
 
 const char *const rb_stage_names[RB_STAGE_COUNT] = {"particles", "grid", "forces", "integrate"};
 
-typedef struct world_shape {
-    uint32_t particle_count;
-    rb_float4 *offsets;
-    float mass;
-    float inertia[3];
-    float radius;     /* m, its own or the description's */
-    float slip_scale; /* 1 / rb_shape_mobility */
-    float onset;      /* rb_shape_onset_support */
-    float rank;       /* cell rank: its particle count if a lattice (rb_shape_cells), else 0 */
-} world_shape;
-
-/* A joint's host side (world.h, rb_world_add_joint): the device side is in
- * rb_world_data's joint arrays, at the same index. */
-typedef struct world_joint {
-    uint32_t id;
-    rb_body_id a, b; /* b null: the world */
-    bool taken;      /* broken and given out by rb_world_take_joint_breaks */
-} world_joint;
-
-/* A kinematic body's path (world.h, rb_world_set_path), steered from the
- * host before each step; x and q are the body's pose as the backend steps
- * it, followed here operation for operation so the host never reads it back. */
-typedef struct world_path {
-    rb_body_id body;
-    rb_path_key *keys;
-    uint32_t key_count;
-    bool smooth, loop;
-    double time;    /* s, the clock when set */
-    uint64_t steps; /* steps since */
-    rb_float4 x, q;
-} world_path;
-
-struct rb_world {
-    rb_world_desc desc;
-    rb_step_params params;
-    rb_world_data d;
-    rb_backend *backend;
-    bool host_dirty;    /* host changed: the backend needs upload() */
-    bool device_ahead;  /* the backend stepped: the host needs download() */
-    bool loads_applied; /* body_force/body_torque hold something to clear after the step */
-    bool slots_ahead;   /* the backend stepped: its contact history is newer than the host's */
-    bool slots_dirty;   /* the host renumbered the history (bodies went): the backend needs upload_slots() */
-    uint32_t max_bodies; /* adds past it are refused (rb_world_set_max_bodies) */
-    bool breaks_left;   /* rb_world_take_breaks had more broken bodies than room: look again without asking */
-
-    world_shape *shapes;
-    uint32_t shape_count;
-
-    rb_material materials[RB_MAX_MATERIALS]; /* 0: desc.material; params.rates holds their pairs */
-    uint32_t material_count;
-
-    /* body ids: slot -> body index, generation (0 = never used) */
-    uint32_t *slot_index, *slot_generation, slot_count, slot_capacity;
-    uint32_t *free_slots, free_count;
-
-    world_joint *joints; /* d.joint_count of them, d.joint_capacity room */
-    uint32_t next_joint_id, joint_index_capacity;
-    bool joint_breaks_left; /* rb_world_take_joint_breaks had more than room: look again without asking */
-    world_path *paths;
-    uint32_t path_count, path_capacity;
-    uint32_t *path_bodies; /* scratch: the path bodies' indices, path_count of them */
-};
-
-static bool prepare_joints(rb_world *w);
-
 /* ---- growing arrays ---- */
-
-static bool grow(void **p, size_t elem, uint32_t *cap, uint32_t need) {
-    if (need <= *cap) return true;
-    uint32_t n = *cap ? *cap : 16;
-    while (n < need) n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
-    if (!q) return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
 
 static bool reserve_bodies(rb_world *w, uint32_t need) {
     rb_world_data *d = &w->d;
@@ -127,13 +53,13 @@ static bool reserve_particles(rb_world *w, uint32_t need) {
     uint32_t cap = d->particle_capacity;
     if (need <= cap) return true;
     uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
-    if (!grow((void **)&d->particle_offset, sizeof(rb_float4), &c1, need)) return false;
-    if (!grow((void **)&d->particle_body, sizeof(uint32_t), &c2, need)) return false;
+    if (!rb_world_grow((void **)&d->particle_offset, sizeof(rb_float4), &c1, need)) return false;
+    if (!rb_world_grow((void **)&d->particle_body, sizeof(uint32_t), &c2, need)) return false;
     const size_t slots = d->contact_slots;
-    if (!grow((void **)&d->particle_keys, slots * sizeof(uint32_t), &c3, need)) return false;
-    if (!grow((void **)&d->particle_disp, slots * 3 * sizeof(float), &c4, need)) return false;
-    if (!grow((void **)&d->particle_roll, slots * 3 * sizeof(float), &c6, need)) return false;
-    if (!grow((void **)&d->particle_member, sizeof(uint32_t), &c5, need)) return false;
+    if (!rb_world_grow((void **)&d->particle_keys, slots * sizeof(uint32_t), &c3, need)) return false;
+    if (!rb_world_grow((void **)&d->particle_disp, slots * 3 * sizeof(float), &c4, need)) return false;
+    if (!rb_world_grow((void **)&d->particle_roll, slots * 3 * sizeof(float), &c6, need)) return false;
+    if (!rb_world_grow((void **)&d->particle_member, sizeof(uint32_t), &c5, need)) return false;
     d->particle_capacity = c1;
     return true;
 }
@@ -143,129 +69,12 @@ static bool reserve_pieces(rb_world *w, uint32_t need) {
     uint32_t cap = d->piece_capacity;
     if (need <= cap) return true;
     uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap;
-    if (!grow((void **)&d->piece_info, sizeof(rb_float4), &c1, need)) return false;
-    if (!grow((void **)&d->piece_holds, sizeof(float), &c2, need)) return false;
-    if (!grow((void **)&d->piece_span, 2 * sizeof(uint32_t), &c3, need)) return false;
-    if (!grow((void **)&d->piece_load, sizeof(float), &c4, need)) return false;
-    if (!grow((void **)&d->piece_taken, 1, &c5, need)) return false;
+    if (!rb_world_grow((void **)&d->piece_info, sizeof(rb_float4), &c1, need)) return false;
+    if (!rb_world_grow((void **)&d->piece_holds, sizeof(float), &c2, need)) return false;
+    if (!rb_world_grow((void **)&d->piece_span, 2 * sizeof(uint32_t), &c3, need)) return false;
+    if (!rb_world_grow((void **)&d->piece_load, sizeof(float), &c4, need)) return false;
+    if (!rb_world_grow((void **)&d->piece_taken, 1, &c5, need)) return false;
     d->piece_capacity = c1;
-    return true;
-}
-
-/* ---- host/backend synchronisation ---- */
-
-static bool host_current(rb_world *w) {
-    if (w->device_ahead) {
-        if (!w->backend->vtbl->download(w->backend, &w->d)) {
-            rb_log(RB_LOG_ERROR, "%s backend: reading the state back failed", w->backend->vtbl->name);
-            return false;
-        }
-        w->device_ahead = false;
-    }
-    return true;
-}
-
-/* The contact history into the host copy, where the backend keeps its own. */
-static bool host_slots_current(rb_world *w) {
-    if (w->slots_ahead && w->backend->vtbl->download_slots) {
-        if (!w->backend->vtbl->download_slots(w->backend, &w->d)) {
-            rb_log(RB_LOG_ERROR, "%s backend: reading the contact history back failed", w->backend->vtbl->name);
-            return false;
-        }
-    }
-    w->slots_ahead = false;
-    return true;
-}
-
-/* The slots the world's particles should keep (world.h,
- * rb_world_contact_slots): the description's, else 8 while lone spheres are
- * at least half the particles of the dynamic bodies. */
-static uint32_t wanted_slots(const rb_world *w) {
-    if (w->desc.contact_slots != RB_CONTACT_SLOTS_AUTO) return w->desc.contact_slots;
-    const rb_world_data *d = &w->d;
-    uint64_t lone = 0, dynamic = 0;
-    for (uint32_t b = 0; b < d->body_count; b++) {
-        if (d->body_kind[b] != RB_BODY_DYNAMIC) continue;
-        const uint32_t n = d->body_first_particle[b + 1] - d->body_first_particle[b];
-        dynamic += n;
-        lone += n == 1;
-    }
-    return dynamic > 0 && 2 * lone >= dynamic ? 8u : 4u;
-}
-
-/* The history laid out again at `slots` a particle: each particle keeps its
- * first min(old, new) slots (a contact in a slot dropped acts as new at the
- * next step), the rest are free. */
-static bool lay_out_slots(rb_world_data *d, uint32_t slots) {
-    const size_t cap = d->particle_capacity, old = d->contact_slots, keep = old < slots ? old : slots;
-    uint32_t *keys = malloc(cap * slots * sizeof *keys);
-    float *disp = calloc(cap * slots * 3, sizeof *disp), *roll = calloc(cap * slots * 3, sizeof *roll);
-    if (cap && (!keys || !disp || !roll)) {
-        free(keys), free(disp), free(roll);
-        rb_log(RB_LOG_ERROR, "world: out of memory for %u contact slots a particle", slots);
-        return false;
-    }
-    for (size_t i = 0; i < d->particle_count; i++) {
-        for (size_t k = 0; k < slots; k++)
-            keys[i * slots + k] = k < keep ? d->particle_keys[i * old + k] : RB_SLOT_FREE;
-        memcpy(&disp[3 * i * slots], &d->particle_disp[3 * i * old], keep * 3 * sizeof *disp);
-        memcpy(&roll[3 * i * slots], &d->particle_roll[3 * i * old], keep * 3 * sizeof *roll);
-    }
-    free(d->particle_keys), free(d->particle_disp), free(d->particle_roll);
-    d->particle_keys = keys, d->particle_disp = disp, d->particle_roll = roll;
-    d->contact_slots = slots;
-    return true;
-}
-
-/* The slots as wanted_slots says, the history laid out again (from the
- * backend's copy) when they change. */
-static bool contact_slots_current(rb_world *w) {
-    const uint32_t slots = wanted_slots(w);
-    if (slots == w->d.contact_slots) return true;
-    if (!host_slots_current(w) || !lay_out_slots(&w->d, slots)) return false;
-    w->host_dirty = w->slots_dirty = true;
-    return true;
-}
-
-uint32_t rb_world_contact_slots(rb_world *w) {
-    contact_slots_current(w);
-    return w->d.contact_slots;
-}
-
-/* Whether a sleeping body may skip a step when no awake body came near it
- * (rb_step_params.rest_sleepers): not where something moves bodies that the
- * force pass does not see move, a joint's pull, a path's steering or a
- * kinematic body's velocity; those worlds run every body every step. Only
- * the host sets those, so this is decided at each upload. */
-static uint32_t sleepers_may_rest(const rb_world *w) {
-    const rb_world_data *d = &w->d;
-    if (d->joint_count || w->path_count) return 0;
-    for (uint32_t b = 0; b < d->body_count; b++) {
-        if (d->body_kind[b] != RB_BODY_KINEMATIC) continue;
-        const rb_float4 v = d->body_vel[b], o = d->body_omega[b];
-        if (v.x != 0.0f || v.y != 0.0f || v.z != 0.0f || o.x != 0.0f || o.y != 0.0f || o.z != 0.0f) return 0;
-    }
-    return 1;
-}
-
-static bool backend_current(rb_world *w) {
-    if (w->host_dirty && !contact_slots_current(w)) return false;
-    if (w->host_dirty && !prepare_joints(w)) return false;
-    if (w->host_dirty) {
-        w->params.rest_sleepers = sleepers_may_rest(w);
-        if (!w->backend->vtbl->upload(w->backend, &w->d, &w->params)) {
-            rb_log(RB_LOG_ERROR, "%s backend: uploading the state failed", w->backend->vtbl->name);
-            return false;
-        }
-        w->host_dirty = false;
-    }
-    if (w->slots_dirty && w->backend->vtbl->upload_slots) {
-        if (!w->backend->vtbl->upload_slots(w->backend, &w->d)) {
-            rb_log(RB_LOG_ERROR, "%s backend: uploading the contact history failed", w->backend->vtbl->name);
-            return false;
-        }
-    }
-    w->slots_dirty = false;
     return true;
 }
 
@@ -323,7 +132,7 @@ rb_world *rb_world_create(const rb_world_desc *desc, char *err, size_t err_size)
     }
     w->d.body_first_particle[0] = 0;
     w->d.body_first_piece[0] = 0;
-    w->d.contact_slots = wanted_slots(w); /* the description's, or 4 for no bodies */
+    w->d.contact_slots = rb_wanted_slots(w); /* the description's, or 4 for no bodies */
     w->host_dirty = true;
     return w;
 }
@@ -353,12 +162,6 @@ void rb_world_destroy(rb_world *w) {
 
 /* ---- shapes ---- */
 
-static bool all_finite(const float *v, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(v[i])) return false;
-    return true;
-}
-
 static bool any_nonzero(const float v[3]) { return v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f; }
 
 int rb_world_add_shape(rb_world *w, const rb_shape_data *s) {
@@ -366,8 +169,8 @@ int rb_world_add_shape(rb_world *w, const rb_shape_data *s) {
         rb_log(RB_LOG_ERROR, "world: a shape needs at least one particle");
         return -1;
     }
-    if (!all_finite(s->offsets, 3 * (size_t)s->particle_count) || !(isfinite(s->mass) && s->mass > 0.0f) ||
-        !all_finite(s->inertia, 3) || !(s->inertia[0] > 0.0f && s->inertia[1] > 0.0f && s->inertia[2] > 0.0f)) {
+    if (!rb_all_finite(s->offsets, 3 * (size_t)s->particle_count) || !(isfinite(s->mass) && s->mass > 0.0f) ||
+        !rb_all_finite(s->inertia, 3) || !(s->inertia[0] > 0.0f && s->inertia[1] > 0.0f && s->inertia[2] > 0.0f)) {
         rb_log(RB_LOG_ERROR, "world: a shape needs finite offsets, a positive mass and positive principal moments");
         return -1;
     }
@@ -435,15 +238,9 @@ static void refresh_max_radius(rb_world *w) {
 
 /* ---- bodies ---- */
 
-static bool index_of(const rb_world *w, rb_body_id id, uint32_t *index) {
-    if (id.generation == 0 || id.slot >= w->slot_count || w->slot_generation[id.slot] != id.generation) return false;
-    *index = w->slot_index[id.slot];
-    return true;
-}
-
 bool rb_world_body_valid(const rb_world *w, rb_body_id id) {
     uint32_t i;
-    return index_of(w, id, &i);
+    return rb_body_index(w, id, &i);
 }
 
 /* L = R I R^T omega */
@@ -473,9 +270,9 @@ static uint32_t take_slot(rb_world *w) {
     uint32_t slot = w->slot_count;
     if (slot == w->slot_capacity) {
         uint32_t c1 = w->slot_capacity, c2 = c1, c3 = c1;
-        if (!grow((void **)&w->slot_index, sizeof(uint32_t), &c1, slot + 1) ||
-            !grow((void **)&w->slot_generation, sizeof(uint32_t), &c2, slot + 1) ||
-            !grow((void **)&w->free_slots, sizeof(uint32_t), &c3, slot + 1))
+        if (!rb_world_grow((void **)&w->slot_index, sizeof(uint32_t), &c1, slot + 1) ||
+            !rb_world_grow((void **)&w->slot_generation, sizeof(uint32_t), &c2, slot + 1) ||
+            !rb_world_grow((void **)&w->free_slots, sizeof(uint32_t), &c3, slot + 1))
             return UINT32_MAX;
         w->slot_capacity = c1;
     }
@@ -490,8 +287,8 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
         rb_log(RB_LOG_ERROR, "world: add_body with unknown shape %u (%u shapes)", bd ? bd->shape : 0, w->shape_count);
         return null_id;
     }
-    if (!all_finite(bd->position, 3) || !all_finite(bd->orientation, 4) || !all_finite(bd->velocity, 3) ||
-        !all_finite(bd->angular_velocity, 3)) {
+    if (!rb_all_finite(bd->position, 3) || !rb_all_finite(bd->orientation, 4) || !rb_all_finite(bd->velocity, 3) ||
+        !rb_all_finite(bd->angular_velocity, 3)) {
         rb_log(RB_LOG_ERROR, "world: add_body with a non-finite position, orientation or velocity");
         return null_id;
     }
@@ -508,9 +305,8 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
                w->material_count);
         return null_id;
     }
-    if (bd->hold != RB_HOLD_NONE &&
-        (bd->hold > RB_HOLD_ANCHORED || bd->kind != RB_BODY_DYNAMIC || any_nonzero(bd->velocity) ||
-         any_nonzero(bd->angular_velocity))) {
+    if (bd->hold != RB_HOLD_NONE && (bd->hold > RB_HOLD_ANCHORED || bd->kind != RB_BODY_DYNAMIC ||
+                                     any_nonzero(bd->velocity) || any_nonzero(bd->angular_velocity))) {
         rb_log(RB_LOG_ERROR, "world: only a dynamic body at rest can start dormant or anchored");
         return null_id;
     }
@@ -522,7 +318,7 @@ rb_body_id rb_world_add_body(rb_world *w, const rb_body_desc *bd) {
     rb_world_data *d = &w->d;
     /* the history too: once the counts change, the backend's no longer matches
      * the host's, and a removal before the next step needs it home */
-    if (!host_current(w) || !host_slots_current(w) || !reserve_bodies(w, d->body_count + 1) ||
+    if (!rb_host_current(w) || !rb_host_slots_current(w) || !reserve_bodies(w, d->body_count + 1) ||
         !reserve_particles(w, d->particle_count + s->particle_count)) {
         rb_log(RB_LOG_ERROR, "world: cannot add a body (out of memory or backend failure)");
         return null_id;
@@ -615,14 +411,11 @@ static void renumber_slots(rb_world_data *d, uint32_t first, uint32_t count) {
     }
 }
 
-static void remove_joints_of(rb_world *w, rb_body_id id);
-static void remove_path_of(rb_world *w, rb_body_id id);
-
 bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     uint32_t b;
-    if (!index_of(w, id, &b) || !host_current(w) || !host_slots_current(w)) return false;
-    remove_joints_of(w, id); /* its joints and path go with it */
-    remove_path_of(w, id);
+    if (!rb_body_index(w, id, &b) || !rb_host_current(w) || !rb_host_slots_current(w)) return false;
+    rb_joints_drop_body(w, id); /* its joints and path go with it */
+    rb_path_drop_body(w, id);
     rb_world_data *d = &w->d;
     uint32_t first = d->body_first_particle[b], count = d->body_first_particle[b + 1] - first;
     uint32_t later_bodies = d->body_count - b - 1, later_particles = d->particle_count - first - count;
@@ -674,12 +467,12 @@ void rb_world_clear(rb_world *w) {
 /* ---- loads ---- */
 
 static bool body_for_edit(rb_world *w, rb_body_id id, uint32_t *b, const float *v1, const float *v2) {
-    if (!index_of(w, id, b)) return false;
-    if ((v1 && !all_finite(v1, 3)) || (v2 && !all_finite(v2, 3))) {
+    if (!rb_body_index(w, id, b)) return false;
+    if ((v1 && !rb_all_finite(v1, 3)) || (v2 && !rb_all_finite(v2, 3))) {
         rb_log(RB_LOG_ERROR, "world: non-finite impulse, force, point or velocity ignored");
         return false;
     }
-    if (!host_current(w)) return false;
+    if (!rb_host_current(w)) return false;
     /* any edit wakes the body, a dormant one too; an anchored one stays held */
     if (!rb_timer_anchored(w->d.body_pos[*b].w)) w->d.body_pos[*b].w = 0.0f;
     w->host_dirty = true;
@@ -720,7 +513,8 @@ bool rb_world_apply_force(rb_world *w, rb_body_id id, const float force[3], cons
 
 bool rb_world_add_load(rb_world *w, rb_body_id id, const float force[3], const float torque[3]) {
     uint32_t b;
-    if (!index_of(w, id, &b) || !all_finite(force, 3) || !all_finite(torque, 3) || !host_current(w)) return false;
+    if (!rb_body_index(w, id, &b) || !rb_all_finite(force, 3) || !rb_all_finite(torque, 3) || !rb_host_current(w))
+        return false;
     rb_world_data *d = &w->d;
     if (d->body_kind[b] != RB_BODY_DYNAMIC || anchored(w, b)) return true;
     if (rb_timer_dormant(d->body_pos[b].w)) d->body_pos[b].w = 0.0f; /* a field reached it: it wakes */
@@ -732,7 +526,7 @@ bool rb_world_add_load(rb_world *w, rb_body_id id, const float force[3], const f
 
 bool rb_world_set_velocity(rb_world *w, rb_body_id id, const float velocity[3], const float angular_velocity[3]) {
     uint32_t b;
-    if (index_of(w, id, &b) && (w->d.body_kind[b] == RB_BODY_STATIC || anchored(w, b))) {
+    if (rb_body_index(w, id, &b) && (w->d.body_kind[b] == RB_BODY_STATIC || anchored(w, b))) {
         rb_log(RB_LOG_ERROR, "world: set_velocity on a static or anchored body, which never moves");
         return false;
     }
@@ -745,13 +539,15 @@ bool rb_world_set_velocity(rb_world *w, rb_body_id id, const float velocity[3], 
 
 bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) {
     uint32_t b;
-    if (!st || !index_of(w, id, &b)) return false;
+    if (!st || !rb_body_index(w, id, &b)) return false;
     const rb_body_kind kind = (rb_body_kind)w->d.body_kind[b];
     const float *q = st->orientation;
     const float q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    if (!all_finite(st->position, 3) || !all_finite(q, 4) || !all_finite(st->velocity, 3) ||
-        !all_finite(st->angular_momentum, 3) || !all_finite(st->angular_velocity, 3) || !isfinite(st->sleep_timer) ||
-        !(st->sleep_timer >= 0.0f || st->sleep_timer == RB_TIMER_DORMANT || st->sleep_timer == RB_TIMER_ANCHORED) || !(fabsf(q2 - 1.0f) <= 1e-3f) || !(st->support >= 0.0f && isfinite(st->support))) {
+    if (!rb_all_finite(st->position, 3) || !rb_all_finite(q, 4) || !rb_all_finite(st->velocity, 3) ||
+        !rb_all_finite(st->angular_momentum, 3) || !rb_all_finite(st->angular_velocity, 3) ||
+        !isfinite(st->sleep_timer) ||
+        !(st->sleep_timer >= 0.0f || st->sleep_timer == RB_TIMER_DORMANT || st->sleep_timer == RB_TIMER_ANCHORED) ||
+        !(fabsf(q2 - 1.0f) <= 1e-3f) || !(st->support >= 0.0f && isfinite(st->support))) {
         rb_log(RB_LOG_ERROR, "world: restore_body with a non-finite value, a negative sleep timer or support, or an "
                              "orientation that is not a unit quaternion: ignored");
         return false;
@@ -760,7 +556,7 @@ bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) 
         rb_log(RB_LOG_ERROR, "world: restore_body gave a static body a velocity: ignored");
         return false;
     }
-    if (!host_current(w)) return false;
+    if (!rb_host_current(w)) return false;
     rb_world_data *d = &w->d;
     const float timer = kind == RB_BODY_DYNAMIC ? st->sleep_timer : 0.0f; /* the others never sleep */
     d->body_pos[b] = (rb_float4){st->position[0], st->position[1], st->position[2], timer};
@@ -784,7 +580,7 @@ bool rb_world_restore_body(rb_world *w, rb_body_id id, const rb_body_state *st) 
 /* ---- contact history ---- */
 
 uint32_t rb_world_read_contacts(rb_world *w, rb_contact_memory *out, uint32_t max) {
-    if (!host_slots_current(w)) return 0;
+    if (!rb_host_slots_current(w)) return 0;
     const rb_world_data *d = &w->d;
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->particle_count; i++)
@@ -801,7 +597,7 @@ uint32_t rb_world_read_contacts(rb_world *w, rb_contact_memory *out, uint32_t ma
 
 bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_t count) {
     rb_world_data *d = &w->d;
-    if (!contact_slots_current(w)) return false;
+    if (!rb_contact_slots_current(w)) return false;
     const uint32_t slots = d->contact_slots;
     for (uint32_t n = 0; n < count; n++) { /* everything checked before anything changes */
         const rb_contact_memory *m = &in[n];
@@ -811,8 +607,8 @@ bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_
             : !plane &&
                     (m->partner >= d->particle_count || d->particle_body[m->partner] == d->particle_body[m->particle])
                 ? "a partner that is neither another body's particle nor a plane"
-            : !all_finite(m->displacement, 3)                     ? "a non-finite displacement"
-            : !all_finite(m->rolling, 3)                          ? "a non-finite rolling angle"
+            : !rb_all_finite(m->displacement, 3)                  ? "a non-finite displacement"
+            : !rb_all_finite(m->rolling, 3)                       ? "a non-finite rolling angle"
             : n >= slots && in[n - slots].particle == m->particle ? "more contacts for one particle than it keeps"
                                                                   : NULL;
         if (!bad && n > 0 && in[n - 1].particle > m->particle) bad = "entries out of particle order";
@@ -822,7 +618,7 @@ bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_
             return false;
         }
     }
-    if (!host_current(w) || !host_slots_current(w)) return false;
+    if (!rb_host_current(w) || !rb_host_slots_current(w)) return false;
     for (size_t k = 0; k < (size_t)d->particle_count * slots; k++) d->particle_keys[k] = RB_SLOT_FREE;
     uint32_t used = 0;
     for (uint32_t n = 0; n < count; n++) {
@@ -839,15 +635,13 @@ bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_
 
 /* ---- stepping ---- */
 
-static bool step_paths(rb_world *w, uint32_t steps);
-
 bool rb_world_step(rb_world *w, uint32_t steps) {
     if (steps == 0) return true;
     if (w->path_count) {
         w->params.rest_sleepers = 0; /* paths steer kinematic bodies between steps (sleepers_may_rest) */
-        if (!step_paths(w, steps)) return false;
+        if (!rb_paths_step(w, steps)) return false;
     } else {
-        if (!backend_current(w)) return false;
+        if (!rb_backend_current(w)) return false;
         if (!w->backend->vtbl->step(w->backend, &w->d, &w->params, steps)) {
             rb_log(RB_LOG_ERROR, "%s backend: step failed", w->backend->vtbl->name);
             return false;
@@ -855,7 +649,7 @@ bool rb_world_step(rb_world *w, uint32_t steps) {
     }
     w->device_ahead = w->slots_ahead = true;
     if (w->loads_applied) { /* external loads last one step call */
-        if (!host_current(w)) return false;
+        if (!rb_host_current(w)) return false;
         memset(w->d.body_force, 0, w->d.body_count * sizeof(rb_float4));
         memset(w->d.body_torque, 0, w->d.body_count * sizeof(rb_float4));
         w->loads_applied = false;
@@ -866,7 +660,7 @@ bool rb_world_step(rb_world *w, uint32_t steps) {
 
 bool rb_world_warm(rb_world *w) {
     if (!w->backend->vtbl->warm || w->d.body_count == 0) return false;
-    if (!backend_current(w)) return false;
+    if (!rb_backend_current(w)) return false;
     return w->backend->vtbl->warm(w->backend, &w->d, &w->params);
 }
 
@@ -877,7 +671,7 @@ uint32_t rb_world_particle_count(const rb_world *w) { return w->d.particle_count
 const uint32_t *rb_world_body_first_particle(const rb_world *w) { return w->d.body_first_particle; }
 
 bool rb_world_get_body(rb_world *w, uint32_t b, rb_body_state *out) {
-    if (b >= w->d.body_count || !host_current(w)) return false;
+    if (b >= w->d.body_count || !rb_host_current(w)) return false;
     const rb_world_data *d = &w->d;
     *out = (rb_body_state){
         .id = rb_world_body_id(w, b),
@@ -902,7 +696,7 @@ bool rb_world_get_body(rb_world *w, uint32_t b, rb_body_state *out) {
 
 bool rb_world_get_body_by_id(rb_world *w, rb_body_id id, rb_body_state *out) {
     uint32_t b;
-    return index_of(w, id, &b) && rb_world_get_body(w, b, out);
+    return rb_body_index(w, id, &b) && rb_world_get_body(w, b, out);
 }
 
 rb_body_id rb_world_body_id(const rb_world *w, uint32_t b) {
@@ -917,7 +711,7 @@ bool rb_world_read_transforms(rb_world *w, rb_transform *out) {
     /* after steps the backend's copy is the newer one: read only what is drawn */
     if (w->device_ahead && w->backend->vtbl->read_transforms)
         return w->backend->vtbl->read_transforms(w->backend, &w->d, out);
-    if (!host_current(w)) return false;
+    if (!rb_host_current(w)) return false;
     const rb_world_data *d = &w->d;
     for (uint32_t b = 0; b < d->body_count; b++) {
         out[b] = (rb_transform){
@@ -929,17 +723,17 @@ bool rb_world_read_transforms(rb_world *w, rb_transform *out) {
 }
 
 bool rb_world_read_particles(rb_world *w, float *out) {
-    return host_current(w) && backend_current(w) &&
+    return rb_host_current(w) && rb_backend_current(w) &&
            w->backend->vtbl->read_particles(w->backend, &w->d, &w->params, out);
 }
 
 bool rb_world_particle_forces(rb_world *w, float *out) {
-    return host_current(w) && backend_current(w) &&
+    return rb_host_current(w) && rb_backend_current(w) &&
            w->backend->vtbl->particle_forces(w->backend, &w->d, &w->params, out);
 }
 
 uint32_t rb_world_contact_pairs(rb_world *w, uint32_t *pairs, uint32_t max_pairs) {
-    if (!host_current(w)) return 0;
+    if (!rb_host_current(w)) return 0;
     if (w->backend->vtbl->contact_pairs)
         return w->backend->vtbl->contact_pairs(w->backend, &w->d, &w->params, pairs, max_pairs);
     /* the backend has no grid of its own to ask: the reference's, made for the call */
@@ -954,7 +748,7 @@ uint32_t rb_world_contact_pairs(rb_world *w, uint32_t *pairs, uint32_t max_pairs
 /* FNV-1a over the bit patterns of every body's state, in body order. */
 uint64_t rb_world_digest(rb_world *w) {
     uint64_t h = 1469598103934665603ull;
-    if (!host_current(w)) return 0;
+    if (!rb_host_current(w)) return 0;
     const rb_world_data *d = &w->d;
     const rb_float4 *arrays[] = {d->body_pos, d->body_quat, d->body_vel, d->body_angmom};
     for (uint32_t b = 0; b < d->body_count; b++)
@@ -1008,9 +802,9 @@ static bool set_desc(rb_world *w, rb_world_desc nd) {
         rb_log(RB_LOG_ERROR, "world: %s (kept the old settings)", err);
         return false;
     }
-    if (!host_current(w)) return false;
+    if (!rb_host_current(w)) return false;
     if (params.rolling_any) {
-        if (!host_slots_current(w)) return false;
+        if (!rb_host_slots_current(w)) return false;
         forget_rolling_angles(w, &w->params, &params);
         w->slots_dirty = true;
     }
@@ -1036,7 +830,7 @@ bool rb_world_set_gravity(rb_world *w, const float g[3]) {
         rb_log(RB_LOG_ERROR, "world: %s (kept the old settings)", err);
         return false;
     }
-    if (!host_current(w)) return false;
+    if (!rb_host_current(w)) return false;
     w->desc = nd;
     memcpy(w->params.gravity, g, sizeof w->params.gravity); /* the materials' calibration does not depend on it */
     w->host_dirty = true;
@@ -1051,7 +845,7 @@ bool rb_world_set_sleeping(rb_world *w, float sleep_speed, float sleep_time) {
         rb_log(RB_LOG_ERROR, "world: %s (kept the old settings)", err);
         return false;
     }
-    if (!host_current(w)) return false;
+    if (!rb_host_current(w)) return false;
     w->desc = nd;
     /* the materials' calibration does not depend on it; a body's timer past
      * the new sleep_time puts it to sleep at the next step, as it would have */
@@ -1075,7 +869,7 @@ int rb_world_add_material(rb_world *w, rb_material m) {
         rb_log(RB_LOG_ERROR, "world: add_material: %s", err);
         return -1;
     }
-    if (!host_current(w)) return -1;
+    if (!rb_host_current(w)) return -1;
     w->params = params;
     w->materials[w->material_count] = m;
     w->host_dirty = true;
@@ -1103,7 +897,7 @@ size_t rb_world_device_bytes(const rb_world *w) { return w->backend->vtbl->devic
 bool rb_world_set_pieces(rb_world *w, rb_body_id id, uint32_t piece_count, const uint32_t *piece_of,
                          const rb_piece_desc *pieces) {
     uint32_t b;
-    if (!index_of(w, id, &b) || !host_current(w)) return false;
+    if (!rb_body_index(w, id, &b) || !rb_host_current(w)) return false;
     rb_world_data *d = &w->d;
     const uint32_t first = d->body_first_particle[b], n = d->body_first_particle[b + 1] - first;
     if (d->body_kind[b] != RB_BODY_DYNAMIC || piece_count < 2 || piece_count > n) {
@@ -1117,7 +911,7 @@ bool rb_world_set_pieces(rb_world *w, rb_body_id id, uint32_t piece_count, const
             return false;
         }
     for (uint32_t p = 0; p < piece_count; p++)
-        if (!all_finite(pieces[p].centre, 3) || !(pieces[p].mass > 0.0f) || !isfinite(pieces[p].mass) ||
+        if (!rb_all_finite(pieces[p].centre, 3) || !(pieces[p].mass > 0.0f) || !isfinite(pieces[p].mass) ||
             !(pieces[p].holds >= 0.0f) || !isfinite(pieces[p].holds)) {
             rb_log(RB_LOG_ERROR, "world: piece %u has a non-finite, zero or negative value", p);
             return false;
@@ -1159,7 +953,7 @@ bool rb_world_set_pieces(rb_world *w, rb_body_id id, uint32_t piece_count, const
 
 uint32_t rb_world_piece_loads(rb_world *w, rb_body_id id, float *out, uint32_t max) {
     uint32_t b;
-    if (!index_of(w, id, &b) || !host_current(w)) return 0;
+    if (!rb_body_index(w, id, &b) || !rb_host_current(w)) return 0;
     const uint32_t pf = w->d.body_first_piece[b], pc = w->d.body_first_piece[b + 1] - pf;
     for (uint32_t p = 0; p < pc && p < max; p++) out[p] = w->d.piece_load[pf + p];
     return pc;
@@ -1168,7 +962,7 @@ uint32_t rb_world_piece_loads(rb_world *w, rb_body_id id, float *out, uint32_t m
 uint32_t rb_world_get_pieces(const rb_world *w, rb_body_id id, rb_piece_desc *out, uint32_t max, bool *taken) {
     uint32_t b;
     if (taken) *taken = false;
-    if (!index_of(w, id, &b)) return 0;
+    if (!rb_body_index(w, id, &b)) return 0;
     const rb_world_data *d = &w->d;
     const uint32_t pf = d->body_first_piece[b], pc = d->body_first_piece[b + 1] - pf;
     for (uint32_t p = 0; p < pc && p < max; p++) {
@@ -1181,7 +975,7 @@ uint32_t rb_world_get_pieces(const rb_world *w, rb_body_id id, rb_piece_desc *ou
 
 bool rb_world_restore_piece_loads(rb_world *w, rb_body_id id, const float *loads, uint32_t count, bool taken) {
     uint32_t b;
-    if (!index_of(w, id, &b) || !host_current(w)) return false;
+    if (!rb_body_index(w, id, &b) || !rb_host_current(w)) return false;
     rb_world_data *d = &w->d;
     const uint32_t pf = d->body_first_piece[b], pc = d->body_first_piece[b + 1] - pf;
     if (pc == 0 || count != pc) {
@@ -1205,7 +999,7 @@ bool rb_world_restore_piece_loads(rb_world *w, rb_body_id id, const float *loads
 
 uint32_t rb_world_particle_pieces(const rb_world *w, rb_body_id id, uint32_t *piece_of, uint32_t max) {
     uint32_t b;
-    if (!index_of(w, id, &b)) return 0;
+    if (!rb_body_index(w, id, &b)) return 0;
     const rb_world_data *d = &w->d;
     const uint32_t pf = d->body_first_piece[b], pc = d->body_first_piece[b + 1] - pf;
     /* each piece's members are local indices, listed at its span */
@@ -1220,7 +1014,7 @@ uint32_t rb_world_particle_pieces(const rb_world *w, rb_body_id id, uint32_t *pi
 uint32_t rb_world_take_breaks(rb_world *w, rb_body_id *out, uint32_t max) {
     if (!w->d.piece_count) return 0;
     if (!w->breaks_left && !w->backend->vtbl->take_break_count(w->backend)) return 0;
-    if (!host_current(w)) return 0;
+    if (!rb_host_current(w)) return 0;
     rb_world_data *d = &w->d;
     uint32_t found = 0;
     for (uint32_t b = 0; b < d->body_count; b++) {
@@ -1254,296 +1048,4 @@ uint32_t rb_world_kernel_times(const rb_world *w, const char *const **names, dou
     *names = NULL;
     if (!w->backend->vtbl->kernel_times) return 0;
     return w->backend->vtbl->kernel_times(w->backend, names, ms, capacity);
-}
-
-/* ---- joints (world.h; docs/joints.md) ---- */
-
-static bool joint_end_index(const rb_world *w, rb_body_id id, uint32_t *index) {
-    if (id.generation == 0) return *index = RB_JOINT_WORLD, true;
-    return index_of(w, id, index);
-}
-
-/* The joints' device side before an upload: each end's body index (bodies
- * move when others go), the spring and damper from the pair's contact time,
- * and every body's list of joints. The spring rings at a period of 4
- * contact times, w_j = pi / (2 t_c), critically damped (2 zeta w_j, zeta 1):
- * a quarter of the contact's own rate, so a body on a few joints stays well
- * inside what the step resolves (docs/joints.md). */
-static bool prepare_joints(rb_world *w) {
-    rb_world_data *d = &w->d;
-    if (d->joint_count == 0) return true;
-    uint32_t cap = w->joint_index_capacity;
-    if (!grow((void **)&d->body_first_joint, sizeof(uint32_t), &cap, d->body_count + 1)) return false;
-    w->joint_index_capacity = cap;
-    memset(d->body_first_joint, 0, (d->body_count + 1) * sizeof(uint32_t));
-    for (uint32_t j = 0; j < d->joint_count; j++) {
-        uint32_t a, b;
-        if (!joint_end_index(w, w->joints[j].a, &a) || !joint_end_index(w, w->joints[j].b, &b)) return false;
-        d->joint_body[2 * j] = a, d->joint_body[2 * j + 1] = b;
-        const rb_material ma = w->materials[d->body_material[a]];
-        const rb_material mb = b == RB_JOINT_WORLD ? ma : w->materials[d->body_material[b]];
-        const double tc = rb_material_mix(ma, mb).contact_time, rate = 3.14159265358979323846 / (2.0 * tc);
-        const float wj = (float)rate;
-        d->joint_anchor_a[j].w = wj * wj;
-        d->joint_anchor_b[j].w = 2.0f * wj;
-        d->body_first_joint[a + 1]++;
-        if (b != RB_JOINT_WORLD) d->body_first_joint[b + 1]++;
-    }
-    for (uint32_t b = 0; b < d->body_count; b++) d->body_first_joint[b + 1] += d->body_first_joint[b];
-    /* filled in joint order, so each body's list is in joint order: body b's
-     * start serves as its cursor and ends at b + 1's start, then all move back */
-    for (uint32_t j = 0; j < d->joint_count; j++)
-        for (uint32_t end = 0; end < 2; end++) {
-            const uint32_t b = d->joint_body[2 * j + end];
-            if (b != RB_JOINT_WORLD) d->joint_list[d->body_first_joint[b]++] = 2 * j + end;
-        }
-    for (uint32_t b = d->body_count; b > 0; b--) d->body_first_joint[b] = d->body_first_joint[b - 1];
-    d->body_first_joint[0] = 0;
-    return true;
-}
-
-static bool reserve_joints(rb_world *w, uint32_t need) {
-    rb_world_data *d = &w->d;
-    uint32_t cap = d->joint_capacity;
-    if (need <= cap) return true;
-    uint32_t c[8] = {cap, cap, cap, cap, cap, cap, cap, cap};
-    if (!grow((void **)&d->joint_body, 2 * sizeof(uint32_t), &c[0], need) ||
-        !grow((void **)&d->joint_anchor_a, sizeof(rb_float4), &c[1], need) ||
-        !grow((void **)&d->joint_anchor_b, sizeof(rb_float4), &c[2], need) ||
-        !grow((void **)&d->joint_limit, sizeof(float), &c[3], need) ||
-        !grow((void **)&d->joint_broken, sizeof(uint32_t), &c[4], need) ||
-        !grow((void **)&d->joint_peak, sizeof(float), &c[5], need) ||
-        !grow((void **)&d->joint_list, 2 * sizeof(uint32_t), &c[6], need) ||
-        !grow((void **)&w->joints, sizeof(world_joint), &c[7], need))
-        return false;
-    d->joint_capacity = c[0];
-    return true;
-}
-
-/* A joint added or removed changes its bodies' loads: they wake. */
-static void wake_joint_ends(rb_world *w, uint32_t j) {
-    uint32_t b;
-    if (index_of(w, w->joints[j].a, &b)) w->d.body_pos[b].w = 0.0f;
-    if (index_of(w, w->joints[j].b, &b)) w->d.body_pos[b].w = 0.0f;
-}
-
-uint32_t rb_world_add_joint(rb_world *w, const rb_joint_desc *jd) {
-    uint32_t a, b;
-    if (!jd || !index_of(w, jd->a, &a) || (jd->b.generation != 0 && !index_of(w, jd->b, &b))) {
-        rb_log(RB_LOG_ERROR, "world: add_joint with a stale body id");
-        return 0;
-    }
-    if (rb_body_same(jd->a, jd->b)) {
-        rb_log(RB_LOG_ERROR, "world: add_joint with the same body at both ends");
-        return 0;
-    }
-    if (!all_finite(jd->anchor_a, 3) || !all_finite(jd->anchor_b, 3) || !isfinite(jd->breaking_force) ||
-        jd->breaking_force < 0.0f) {
-        rb_log(RB_LOG_ERROR, "world: add_joint with a non-finite anchor or a negative or non-finite breaking force");
-        return 0;
-    }
-    rb_world_data *d = &w->d;
-    if (!host_current(w) || !reserve_joints(w, d->joint_count + 1)) {
-        rb_log(RB_LOG_ERROR, "world: cannot add a joint (out of memory or backend failure)");
-        return 0;
-    }
-    const uint32_t j = d->joint_count++;
-    w->joints[j] = (world_joint){.id = ++w->next_joint_id, .a = jd->a, .b = jd->b};
-    d->joint_anchor_a[j] = (rb_float4){jd->anchor_a[0], jd->anchor_a[1], jd->anchor_a[2], 0.0f};
-    d->joint_anchor_b[j] = (rb_float4){jd->anchor_b[0], jd->anchor_b[1], jd->anchor_b[2], 0.0f};
-    d->joint_limit[j] = jd->breaking_force > 0.0f ? jd->breaking_force : INFINITY;
-    d->joint_broken[j] = 0;
-    d->joint_peak[j] = 0.0f;
-    wake_joint_ends(w, j);
-    w->host_dirty = true;
-    return w->joints[j].id;
-}
-
-/* Joint j out of the arrays, later joints moving down. */
-static void drop_joint(rb_world *w, uint32_t j) {
-    rb_world_data *d = &w->d;
-    const uint32_t later = d->joint_count - j - 1;
-    memmove(&w->joints[j], &w->joints[j + 1], later * sizeof *w->joints);
-    memmove(&d->joint_anchor_a[j], &d->joint_anchor_a[j + 1], later * sizeof *d->joint_anchor_a);
-    memmove(&d->joint_anchor_b[j], &d->joint_anchor_b[j + 1], later * sizeof *d->joint_anchor_b);
-    memmove(&d->joint_limit[j], &d->joint_limit[j + 1], later * sizeof *d->joint_limit);
-    memmove(&d->joint_broken[j], &d->joint_broken[j + 1], later * sizeof *d->joint_broken);
-    memmove(&d->joint_peak[j], &d->joint_peak[j + 1], later * sizeof *d->joint_peak);
-    d->joint_count--;
-    w->host_dirty = true;
-}
-
-bool rb_world_remove_joint(rb_world *w, uint32_t id) {
-    for (uint32_t j = 0; id && j < w->d.joint_count; j++) {
-        if (w->joints[j].id != id) continue;
-        if (!host_current(w)) return false;
-        wake_joint_ends(w, j);
-        drop_joint(w, j);
-        return true;
-    }
-    return false;
-}
-
-static void remove_joints_of(rb_world *w, rb_body_id id) {
-    for (uint32_t j = w->d.joint_count; j-- > 0;)
-        if (rb_body_same(w->joints[j].a, id) || rb_body_same(w->joints[j].b, id)) {
-            wake_joint_ends(w, j);
-            drop_joint(w, j);
-        }
-}
-
-uint32_t rb_world_joint_count(const rb_world *w) { return w->d.joint_count; }
-
-bool rb_world_get_joint(rb_world *w, uint32_t index, rb_joint_state *out) {
-    if (index >= w->d.joint_count || !host_current(w)) return false;
-    const rb_world_data *d = &w->d;
-    const rb_float4 aa = d->joint_anchor_a[index], ab = d->joint_anchor_b[index];
-    *out = (rb_joint_state){.id = w->joints[index].id,
-                            .desc = {.a = w->joints[index].a,
-                                     .b = w->joints[index].b,
-                                     .anchor_a = {aa.x, aa.y, aa.z},
-                                     .anchor_b = {ab.x, ab.y, ab.z},
-                                     .breaking_force = isinf(d->joint_limit[index]) ? 0.0f : d->joint_limit[index]},
-                            .broken = d->joint_broken[index] != 0,
-                            .peak_force = d->joint_peak[index]};
-    return true;
-}
-
-uint32_t rb_world_take_joint_breaks(rb_world *w, uint32_t *out, uint32_t max) {
-    if (!w->d.joint_count) return 0;
-    if (!w->joint_breaks_left && !w->backend->vtbl->take_joint_break_count(w->backend)) return 0;
-    if (!host_current(w)) return 0;
-    uint32_t found = 0;
-    for (uint32_t j = 0; j < w->d.joint_count; j++) {
-        if (!w->d.joint_broken[j] || w->joints[j].taken) continue;
-        if (found == max) return w->joint_breaks_left = true, found;
-        w->joints[j].taken = true;
-        out[found++] = w->joints[j].id;
-    }
-    w->joint_breaks_left = false;
-    return found;
-}
-
-/* ---- paths (world.h; docs/joints.md, "Paths") ---- */
-
-static world_path *path_of(const rb_world *w, rb_body_id id) {
-    for (uint32_t k = 0; k < w->path_count; k++)
-        if (rb_body_same(w->paths[k].body, id)) return &w->paths[k];
-    return NULL;
-}
-
-static void remove_path_of(rb_world *w, rb_body_id id) {
-    world_path *p = path_of(w, id);
-    if (!p) return;
-    free(p->keys);
-    *p = w->paths[--w->path_count];
-}
-
-bool rb_world_set_path(rb_world *w, rb_body_id id, const rb_path_desc *pd) {
-    uint32_t b;
-    if (!index_of(w, id, &b)) return false;
-    if (!pd) return remove_path_of(w, id), true;
-    if (w->d.body_kind[b] != RB_BODY_KINEMATIC) {
-        rb_log(RB_LOG_ERROR, "world: set_path on a body that is not kinematic");
-        return false;
-    }
-    if (!pd->keys || pd->key_count == 0 || !isfinite(pd->time)) {
-        rb_log(RB_LOG_ERROR, "world: set_path without keys, or with a non-finite clock");
-        return false;
-    }
-    for (uint32_t k = 0; k < pd->key_count; k++) {
-        const rb_path_key *key = &pd->keys[k];
-        const float *q = key->orientation;
-        if (!isfinite(key->time) || !all_finite(key->position, 3) || !all_finite(q, 4) ||
-            (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) ||
-            (k > 0 && !(key->time > pd->keys[k - 1].time))) {
-            rb_log(RB_LOG_ERROR,
-                   "world: set_path key %u: a non-finite value, a zero orientation, or a time not "
-                   "after the key before",
-                   k);
-            return false;
-        }
-    }
-    rb_path_key *keys = malloc((size_t)pd->key_count * sizeof *keys);
-    if (!keys) return false;
-    memcpy(keys, pd->keys, (size_t)pd->key_count * sizeof *keys);
-    world_path *p = path_of(w, id);
-    if (!p) {
-        uint32_t cap = w->path_capacity, cap2 = cap;
-        if (!grow((void **)&w->paths, sizeof *w->paths, &cap, w->path_count + 1) ||
-            !grow((void **)&w->path_bodies, sizeof *w->path_bodies, &cap2, w->path_count + 1)) {
-            free(keys);
-            return false;
-        }
-        w->path_capacity = cap;
-        p = &w->paths[w->path_count++];
-    } else {
-        free(p->keys);
-    }
-    *p = (world_path){
-        .body = id, .keys = keys, .key_count = pd->key_count, .smooth = pd->smooth, .loop = pd->loop, .time = pd->time};
-    return true;
-}
-
-bool rb_world_get_path(const rb_world *w, rb_body_id id, rb_path_desc *out) {
-    const world_path *p = path_of(w, id);
-    if (!p) return false;
-    *out = (rb_path_desc){.keys = p->keys,
-                          .key_count = p->key_count,
-                          .smooth = p->smooth,
-                          .loop = p->loop,
-                          .time = p->time + (double)p->steps * w->params.dt};
-    return true;
-}
-
-/* The velocities that take body b from its pose (p->x, p->q) onto the
- * path's pose one step on, and that pose as the step will make it. */
-static void steer(rb_world *w, world_path *p, uint32_t b) {
-    const float dt = w->params.dt;
-    const rb_path_desc pd = {.keys = p->keys, .key_count = p->key_count, .smooth = p->smooth, .loop = p->loop};
-    double pos[3], q[4];
-    rb_path_pose(&pd, p->time + (double)(p->steps + 1) * dt, pos, q);
-    const rb_float4 v = {((float)pos[0] - p->x.x) / dt, ((float)pos[1] - p->x.y) / dt, ((float)pos[2] - p->x.z) / dt,
-                         w->d.body_vel[b].w};
-    /* the turn from q now to the path's: r = q_path q^-1, the short way */
-    const double c[4] = {-(double)p->q.x, -(double)p->q.y, -(double)p->q.z, p->q.w};
-    double r[4] = {
-        q[3] * c[0] + q[0] * c[3] + q[1] * c[2] - q[2] * c[1], q[3] * c[1] - q[0] * c[2] + q[1] * c[3] + q[2] * c[0],
-        q[3] * c[2] + q[0] * c[1] - q[1] * c[0] + q[2] * c[3], q[3] * c[3] - q[0] * c[0] - q[1] * c[1] - q[2] * c[2]};
-    if (r[3] < 0.0) r[0] = -r[0], r[1] = -r[1], r[2] = -r[2], r[3] = -r[3];
-    const double s = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), angle = 2.0 * atan2(s, r[3]);
-    const double f = s > 0.0 ? angle / (s * dt) : 0.0;
-    const rb_float4 omega = {(float)(r[0] * f), (float)(r[1] * f), (float)(r[2] * f), 0.0f};
-    w->d.body_vel[b] = v;
-    w->d.body_omega[b] = omega;
-    /* as the step moves a kinematic body (reference.c, integrate.cl) */
-    p->x = (rb_float4){p->x.x + v.x * dt, p->x.y + v.y * dt, p->x.z + v.z * dt, p->x.w};
-    p->q = rb_quat_turn(p->q, omega, dt);
-    p->steps++;
-}
-
-/* Steps one at a time, each path's body steered first: its velocities
- * written to the backend alone (or with the upload an edit needs). */
-static bool step_paths(rb_world *w, uint32_t steps) {
-    const rb_backend_vtbl *vt = w->backend->vtbl;
-    for (uint32_t s = 0; s < steps; s++) {
-        const bool host_is_truth = !w->device_ahead;
-        for (uint32_t k = 0; k < w->path_count; k++) {
-            world_path *p = &w->paths[k];
-            uint32_t b;
-            if (!index_of(w, p->body, &b)) return false;
-            if (host_is_truth) p->x = w->d.body_pos[b], p->q = w->d.body_quat[b];
-            w->path_bodies[k] = b;
-            steer(w, p, b);
-        }
-        const bool upload = w->host_dirty;
-        if (!backend_current(w) || (!upload && !vt->write_velocities(w->backend, &w->d, w->path_bodies, w->path_count)))
-            return false;
-        if (!vt->step(w->backend, &w->d, &w->params, 1)) {
-            rb_log(RB_LOG_ERROR, "%s backend: step failed", vt->name);
-            return false;
-        }
-        w->device_ahead = w->slots_ahead = true;
-    }
-    return true;
 }

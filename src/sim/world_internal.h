@@ -76,7 +76,7 @@ typedef struct rb_step_params {
      * step is left out of the force pass and the integration (its forces
      * cannot have changed: nothing around it moved). The world sets it
      * where nothing moves a body unseen by the force pass: no joints, no
-     * paths, no kinematic body with a velocity (world.c, sleepers_may_rest). */
+     * paths, no kinematic body with a velocity (world_sync.c, sleepers_may_rest). */
     uint32_t rest_sleepers;
     uint32_t plane_count;
     rb_float4 planes[RB_MAX_PLANES]; /* xyz normal, w offset */
