@@ -2,7 +2,8 @@
  * about the body's centre.
  *
  * One work-item a particle, in one of two orders with the same results
- * (by_particle, set by the host with the kernel set, src/sim/opencl.c):
+ * (by_particle, set by the host for the kernel set it chose:
+ * src/sim/opencl_args.c, src/sim/opencl_build.c):
  * - slot order, on a GPU: work-item s takes sorted slot s, in bucket order:
  *   neighbouring work-items sit in one cell or in the next cell of its row
  *   along x (rb_cell_hash), so they read the same neighbour runs, and the

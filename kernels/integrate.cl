@@ -43,7 +43,8 @@
 
 /* ---- eight bodies at a time: what rb_integrate computes with ----
  * A work-item of rb_integrate takes RB_INTEGRATE_LANES (8: the host's,
- * src/sim/opencl.c, which launches a work-item for eight bodies) bodies,
+ * src/sim/opencl_backend.h; src/sim/opencl.c launches a work-item for
+ * eight bodies) bodies,
  * one a lane of float8 vectors: the vectors hold one value of each body
  * (the bodies' float4s are taken apart by lane on loading and put together
  * on storing), and every operation is its scalar's, lane by lane, so each

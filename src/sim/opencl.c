@@ -15,7 +15,6 @@
 #include "contact.h"
 #include "opencl.h"
 #include "opencl_backend.h"
-#include "opencl_kernels.h"
 
 /* Particles a work-group of the force pass on a CPU where the bodies
  * average at most RB_SMALL_BODY (8) particles (the 2x2x2 cube's). PoCL 3.1's

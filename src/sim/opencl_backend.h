@@ -70,7 +70,7 @@ typedef struct ocl_buffers {
     ocl_buffer transforms;      /* 32 B: what the renderer reads */
     ocl_buffer particle_offset; /* 16 B */
     /* 4 B each; sorted_index also holds the ranks from the count to the scatter (grid.cl) */
-    ocl_buffer particle_body, particle_hash, members, sorted_index;
+    ocl_buffer particle_body, particle_hash, members, sorted_index; /* members padded as the sorted copies */
     ocl_buffer particle_key; /* 4 B: the cell key (grid.cl, rb_hash_particles), for rb_reorder */
     ocl_buffer sorted_x, sorted_y, sorted_z, sorted_body; /* 4 B each, bucket order, padded */
     ocl_buffer sorted_vel;                                /* 16 B, bucket order */
@@ -175,6 +175,7 @@ typedef struct ocl {
 #define RB_SCAN_GROUP 256u
 #define RB_SCAN_BLOCK (4u * RB_SCAN_GROUP)
 
+/* n rounded up to a whole number of m. */
 static inline size_t rb_ocl_round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
 /* rb_cl_check, a failure logged with the call named. */
@@ -190,26 +191,39 @@ static inline int rb_ocl_reorder_kernel(const ocl *o) { return o->gpu_kernels ? 
  * when they changed, and the pair table's rows of the materials in use. */
 bool rb_ocl_set_args(ocl *o, const rb_step_params *p, cl_uint commit);
 
-/* Device memory (opencl_buffers.c). Each returns false on failure, logged
- * with the buffer named. The reserves grow the buffers of bodies and of
- * particles (keeping the contact history) to hold n; the uploads write the
- * pieces and the joints as the host has them. */
+/* Memory (opencl_buffers.c). Those that return bool return false on a
+ * failure, which they log. */
+/* The buffer released (nothing if none). */
 void rb_ocl_release_buffer(ocl_buffer *b);
+/* The buffer made anew at bytes (16 if 0), its contents undefined. */
 bool rb_ocl_make_buffer(ocl *o, ocl_buffer *b, size_t bytes, const char *what);
+/* A 4-byte counter made and zeroed if it is not there yet (kept as it is if it is). */
 bool rb_ocl_make_counter(ocl *o, ocl_buffer *b, const char *what);
+/* The bodies' buffers grown to hold n bodies, their contents undefined. */
 bool rb_ocl_reserve_bodies(ocl *o, uint32_t n);
+/* The particles' buffers grown to hold n particles (the contact history
+ * kept across growth; laid out anew, for the world to upload, where the
+ * slots a particle change), and the grid's table sized for n. */
 bool rb_ocl_reserve_particles(ocl *o, uint32_t n, uint32_t slots);
+/* The host scratch (o->staging) grown to bytes. */
 bool rb_ocl_reserve_staging(ocl *o, size_t bytes);
+/* A write or read of the buffer's first bytes queued, not waited for: src
+ * must stay as it is, and dst is not filled, until the queue is finished. */
 bool rb_ocl_write_buffer(ocl *o, ocl_buffer *b, const void *src, size_t bytes, const char *what);
 bool rb_ocl_read_buffer(ocl *o, ocl_buffer *b, void *dst, size_t bytes, const char *what);
+/* The breakable bodies' pieces, and the joints, written as the host has them
+ * (their buffers made or grown first). */
 bool rb_ocl_upload_pieces(ocl *o, const rb_world_data *d);
 bool rb_ocl_upload_joints(ocl *o, const rb_world_data *d);
+/* far.cl's coarse table sized for nb bodies, zeroed where it is made anew. */
 bool rb_ocl_size_coarse(ocl *o, uint32_t nb);
 
 /* The program (opencl_build.c): the device asked for (an index across all
  * platforms, or the first GPU where index < 0, else the first device), the
- * kernel set for it, and the kernels built. Each returns false with err
- * filled. */
+ * kernel set for it (o->gpu_kernels, RUBBLE_OPENCL_KERNELS), and the kernels
+ * built with each one's work-group size (o->group; a GPU whose scan allows
+ * too small a work-group turns to the CPU kernels there). Each returns false
+ * with err filled. */
 bool rb_ocl_pick_device(int index, rb_cl_device *out, char *err, size_t err_size);
 bool rb_ocl_choose_kernels(ocl *o, bool is_gpu, char *err, size_t err_size);
 bool rb_ocl_build_program(ocl *o, char *err, size_t err_size);

@@ -1,7 +1,7 @@
-/* opencl_buffers.c - the OpenCL backend's device memory (opencl.c): the
- * buffers made, grown with the world (never a fixed cap) and written or
- * read, and the uploads of the breakable bodies' pieces and of the joints.
- * Every failure is logged with the buffer named. */
+/* opencl_buffers.c - the memory of the OpenCL backend (opencl.c): its
+ * buffers made, grown with the world (never a fixed cap), written and read;
+ * the uploads of the breakable bodies' pieces and of the joints; far.cl's
+ * coarse table; and the host scratch. Every failure is logged. */
 #include <stddef.h>
 #include <stdlib.h>
 

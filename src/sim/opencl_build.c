@@ -1,4 +1,4 @@
-/* opencl_build.c - the OpenCL backend's program (opencl.c): the device
+/* opencl_build.c - the program of the OpenCL backend (opencl.c): the device
  * picked, the kernel set chosen for it, and the kernels built from the
  * embedded sources in kernels/, with each kernel's work-group size. */
 #include <stdio.h>

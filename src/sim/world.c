@@ -415,7 +415,7 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
     uint32_t b;
     if (!rb_body_index(w, id, &b) || !rb_host_current(w) || !rb_host_slots_current(w)) return false;
     rb_joints_drop_body(w, id); /* its joints and path go with it */
-    rb_path_drop_body(w, id);
+    rb_paths_drop_body(w, id);
     rb_world_data *d = &w->d;
     uint32_t first = d->body_first_particle[b], count = d->body_first_particle[b + 1] - first;
     uint32_t later_bodies = d->body_count - b - 1, later_particles = d->particle_count - first - count;
@@ -638,7 +638,7 @@ bool rb_world_restore_contacts(rb_world *w, const rb_contact_memory *in, uint32_
 bool rb_world_step(rb_world *w, uint32_t steps) {
     if (steps == 0) return true;
     if (w->path_count) {
-        w->params.rest_sleepers = 0; /* paths steer kinematic bodies between steps (sleepers_may_rest) */
+        w->params.rest_sleepers = 0; /* paths steer kinematic bodies between steps (world_sync.c, sleepers_may_rest) */
         if (!rb_paths_step(w, steps)) return false;
     } else {
         if (!rb_backend_current(w)) return false;

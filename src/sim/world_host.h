@@ -1,8 +1,10 @@
 /* world_host.h - the world (world.h's rb_world) as its host side keeps
  * it, shared by the files that keep it: world.c (shapes, bodies, loads,
- * stepping and reading), world_sync.c (the host copy and the backend kept
- * in step) and world_joints.c (joints and kinematic paths). Private to
- * src/sim. */
+ * materials and settings, the contact history, stepping, reading, breakable
+ * bodies), world_sync.c (the host copy and the backend kept in step) and
+ * world_joints.c (joints and kinematic paths). Private to src/sim; its
+ * functions are the world's, not the backends' (rb_backend_vtbl,
+ * world_internal.h). */
 #ifndef RB_WORLD_HOST_H
 #define RB_WORLD_HOST_H
 
@@ -103,9 +105,11 @@ static inline bool rb_body_index(const rb_world *w, rb_body_id id, uint32_t *ind
 
 /* The host copy and the backend in step (world_sync.c). rb_host_current
  * reads the state back after steps, rb_host_slots_current the contact
- * history; rb_backend_current uploads what the host changed (the joints'
- * device side made first) and the history where the host renumbered it.
- * Each logs and returns false on a backend failure. */
+ * history; rb_backend_current uploads what the host changed (the contact
+ * slots and the joints' device side made ready first) and the history
+ * where the host renumbered it. Each returns false on a failure: a
+ * backend's, which it logs, or (rb_backend_current) no memory for the
+ * joints' lists. */
 bool rb_host_current(rb_world *w);
 bool rb_host_slots_current(rb_world *w);
 bool rb_backend_current(rb_world *w);
@@ -115,10 +119,13 @@ bool rb_backend_current(rb_world *w);
 uint32_t rb_wanted_slots(const rb_world *w);
 bool rb_contact_slots_current(rb_world *w);
 
-/* Joints and paths (world_joints.c): a body's joints and path dropped
- * with it, and steps with the paths' bodies steered before each. */
+/* Joints and paths (world_joints.c). A body that goes takes its joints
+ * (their other ends woken, the host marked changed) and its path with it.
+ * rb_paths_step runs the steps one at a time, each path's body steered
+ * first (its velocities written to the backend, or uploaded with what the
+ * host changed), and leaves the device ahead of the host. */
 void rb_joints_drop_body(rb_world *w, rb_body_id id);
-void rb_path_drop_body(rb_world *w, rb_body_id id);
+void rb_paths_drop_body(rb_world *w, rb_body_id id);
 bool rb_paths_step(rb_world *w, uint32_t steps);
 
 #endif

@@ -141,7 +141,7 @@ static world_path *path_of(const rb_world *w, rb_body_id id) {
     return NULL;
 }
 
-void rb_path_drop_body(rb_world *w, rb_body_id id) {
+void rb_paths_drop_body(rb_world *w, rb_body_id id) {
     world_path *p = path_of(w, id);
     if (!p) return;
     free(p->keys);
@@ -151,7 +151,7 @@ void rb_path_drop_body(rb_world *w, rb_body_id id) {
 bool rb_world_set_path(rb_world *w, rb_body_id id, const rb_path_desc *pd) {
     uint32_t b;
     if (!rb_body_index(w, id, &b)) return false;
-    if (!pd) return rb_path_drop_body(w, id), true;
+    if (!pd) return rb_paths_drop_body(w, id), true;
     if (w->d.body_kind[b] != RB_BODY_KINEMATIC) {
         rb_log(RB_LOG_ERROR, "world: set_path on a body that is not kinematic");
         return false;

@@ -1,14 +1,12 @@
 /* world_sync.c - the world's host copy and its backend kept in step
- * (world.c): the state read back after steps, what the host changed
+ * (the world: world.c): the state read back after steps, what the host changed
  * uploaded before the next (the joints' device side and the contact
  * history's slots made ready first), so that callers never see which
  * backend runs. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
-#include "base/rb_math.h"
 #include "world_host.h"
 
 /* ---- the joints' device side ---- */
@@ -122,7 +120,7 @@ static bool lay_out_slots(rb_world_data *d, uint32_t slots) {
     return true;
 }
 
-/* The slots as wanted_slots says, the history laid out again (from the
+/* The slots as rb_wanted_slots says, the history laid out again (from the
  * backend's copy) when they change. */
 bool rb_contact_slots_current(rb_world *w) {
     const uint32_t slots = rb_wanted_slots(w);
