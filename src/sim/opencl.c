@@ -215,18 +215,24 @@ static void choose_strides(ocl *o, const rb_world_data *d, const rb_step_params 
     o->stride_y = (o->stride_z * nz) | 1u;
 }
 
-static uint32_t ocl_take_joint_break_count(rb_backend *base) {
-    ocl *o = (ocl *)base;
+/* A counter of breaks (rb_ocl_make_counter) read, and zeroed where it
+ * counted any: 0 if it was never made. */
+static uint32_t take_count(ocl *o, ocl_buffer *b, const char *what) {
     cl_uint n = 0;
-    if (!o->buf.joint_breaks.mem || !rb_ocl_read_buffer(o, &o->buf.joint_breaks, &n, sizeof n, "joint_breaks") ||
-        !RB_CL_CHECK("clFinish", clFinish(o->queue)))
+    if (!b->mem || !rb_ocl_read_buffer(o, b, &n, sizeof n, what) || !RB_CL_CHECK("clFinish", clFinish(o->queue)))
         return 0;
     if (n) {
         const cl_uint zero = 0;
-        RB_CL_CHECK("clEnqueueFillBuffer(joint_breaks)",
-                    clEnqueueFillBuffer(o->queue, o->buf.joint_breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL));
+        char call[64];
+        snprintf(call, sizeof call, "clEnqueueFillBuffer(%s)", what);
+        rb_cl_check(clEnqueueFillBuffer(o->queue, b->mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL), call, NULL, 0);
     }
     return n;
+}
+
+static uint32_t ocl_take_joint_break_count(rb_backend *base) {
+    ocl *o = (ocl *)base;
+    return take_count(o, &o->buf.joint_breaks, "joint_breaks");
 }
 
 /* A path's steering (world_joints.c): the listed bodies' velocities, 16 B each of
@@ -248,16 +254,7 @@ static bool ocl_write_velocities(rb_backend *base, const rb_world_data *d, const
 
 static uint32_t ocl_take_break_count(rb_backend *base) {
     ocl *o = (ocl *)base;
-    cl_uint n = 0;
-    if (!o->buf.breaks.mem || !rb_ocl_read_buffer(o, &o->buf.breaks, &n, sizeof n, "breaks") ||
-        !RB_CL_CHECK("clFinish", clFinish(o->queue)))
-        return 0;
-    if (n) {
-        const cl_uint zero = 0;
-        RB_CL_CHECK("clEnqueueFillBuffer(breaks)",
-                    clEnqueueFillBuffer(o->queue, o->buf.breaks.mem, &zero, sizeof zero, 0, 4u, 0, NULL, NULL));
-    }
-    return n;
+    return take_count(o, &o->buf.breaks, "breaks");
 }
 
 /* The force pass's work-group for small bodies: RB_CPU_FORCE_GROUP, or the
