@@ -1,8 +1,9 @@
 /* world_host.h - the world (world.h's rb_world) as its host side keeps
  * it, shared by the files that keep it: world.c (shapes, bodies, loads,
- * materials and settings, the contact history, stepping, reading, breakable
- * bodies), world_sync.c (the host copy and the backend kept in step) and
- * world_joints.c (joints and kinematic paths). Private to src/sim; its
+ * materials and settings, the contact history, stepping, reading),
+ * world_sync.c (the host copy and the backend kept in step),
+ * world_joints.c (joints and kinematic paths) and world_pieces.c
+ * (breakable bodies' pieces and breaks). Private to src/sim; its
  * functions are the world's, not the backends' (rb_backend_vtbl,
  * world_internal.h). */
 #ifndef RB_WORLD_HOST_H
