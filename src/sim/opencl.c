@@ -563,35 +563,59 @@ static bool ocl_read_transforms(rb_backend *b, const rb_world_data *d, rb_transf
     return rb_opencl_read_transforms(b, out, d->body_count);
 }
 
-/* rb_world_warm: one step with every buffer kept (rb_cl_snapshot) and put
- * back after, and the one flag a step changes (counts_dirty): PoCL compiles
- * a kernel at its first launch, and that launch leaves nothing behind. What
- * a step writes once and remembers it wrote (the roll buffer, the planes
- * and the pair table rb_ocl_set_args writes when they change) is written before
- * the copies are taken, so that they keep it. */
+/* rb_world_warm: every kernel a step runs, launched once with nothing to
+ * do, so that PoCL builds each now (it compiles a kernel at its first
+ * launch for each work-group size) and not in the first steps. Each kernel
+ * that takes a count (particles, bodies, chunks, blocks, joints) is given
+ * zero, so its work-items return at once; the ones that take none write
+ * only what a step makes anew before reading it (the hash pass its keys,
+ * buckets and stage-1 values, the block scan its sums and starts, and zero
+ * counts as zero). The force pass is launched at both of its work-group
+ * sizes (force_group). No buffer is copied, so a world that fits without
+ * the warm-up fits with it, and the next step's arguments are set anew
+ * (ocl_step). */
 static bool ocl_warm(rb_backend *base, rb_world_data *d, const rb_step_params *p) {
     ocl *o = (ocl *)base;
     if (!same_counts(o, d) || o->body_count == 0 || !ensure_roll(o, d, p) || !rb_ocl_set_args(o, p, 1)) return false;
-    ocl_buffer *all = (ocl_buffer *)&o->buf;
-    cl_mem mems[RB_BUFFER_COUNT], copies[RB_BUFFER_COUNT];
-    size_t bytes[RB_BUFFER_COUNT];
-    for (size_t i = 0; i < RB_BUFFER_COUNT; i++) mems[i] = all[i].mem, bytes[i] = all[i].bytes;
-    if (!rb_cl_snapshot(o->context, o->queue, mems, bytes, RB_BUFFER_COUNT, copies)) return false;
-    const bool counts_dirty = o->counts_dirty;
-    bool ok = ocl_step(base, d, p, 1);
-    /* and a step with the force pass's other work-group (force_group), which
-     * PoCL builds on its first launch: a world whose bodies get smaller or
-     * larger on average as it runs does not wait for that build then */
-    const size_t size = o->group[K_FORCES],
-                 other = size != o->force_group_most ? o->force_group_most : small_force_group(o);
-    if (ok && !o->gpu_kernels && other != size) {
-        o->group[K_FORCES] = other;
-        ok = ocl_step(base, d, p, 1);
-        o->group[K_FORCES] = size;
-    }
-    ok = rb_cl_restore(o->queue, mems, bytes, RB_BUFFER_COUNT, copies) && ok;
-    o->counts_dirty = counts_dirty;
-    return ok;
+    if (o->counts_dirty && !clear_counts(o)) return false;
+    static const struct {
+        int kernel;
+        cl_uint arg;
+    } counts[] = {{K_HASH_COUNT, 0},    {K_COUNT_PARTICLES, 0}, {K_CHUNK_SUMS, 2}, {K_CHUNK_OFFSETS, 1}, {K_CHUNKS, 2},
+                  {K_BLOCK_OFFSETS, 1}, {K_SCATTER, 0},         {K_REORDER, 0},    {K_REORDER_SLOTS, 0}, {K_FORCES, 0},
+                  {K_SUM_BODIES, 0},    {K_INTEGRATE, 0},       {K_STAMP_NEAR, 0}, {K_MARK_FAR, 0},      {K_PIECES, 0},
+                  {K_JOINTS, 0},        {K_JOINT_LOADS, 0}};
+    const cl_uint zero = 0;
+    bool ok = true;
+    for (size_t i = 0; i < sizeof counts / sizeof *counts && ok; i++)
+        ok = RB_CL_CHECK("clSetKernelArg(warm)",
+                         clSetKernelArg(o->kernels[counts[i].kernel], counts[i].arg, sizeof zero, &zero));
+    const size_t *g = o->group;
+    const int kr = rb_ocl_reorder_kernel(o);
+    if (o->gpu_kernels)
+        ok = ok && launch(o, K_HASH_COUNT, g[K_HASH_COUNT], g[K_HASH_COUNT], false) &&
+             launch(o, K_BLOCK_SUMS, RB_SCAN_GROUP, RB_SCAN_GROUP, false) &&
+             launch(o, K_BLOCK_OFFSETS, o->offsets_group, o->offsets_group, false) &&
+             launch(o, K_BLOCKS, RB_SCAN_GROUP, RB_SCAN_GROUP, false);
+    else
+        ok = ok && launch(o, K_STAMP_NEAR, g[K_STAMP_NEAR], g[K_STAMP_NEAR], false) &&
+             launch(o, K_MARK_FAR, g[K_MARK_FAR], g[K_MARK_FAR], false) &&
+             launch(o, K_HASH, g[K_HASH], g[K_HASH], false) &&
+             launch(o, K_COUNT_PARTICLES, g[K_COUNT_PARTICLES], g[K_COUNT_PARTICLES], false) &&
+             launch(o, K_CHUNK_SUMS, g[K_CHUNK_SUMS], g[K_CHUNK_SUMS], false) &&
+             launch(o, K_CHUNK_OFFSETS, 1, 1, false) && launch(o, K_CHUNKS, g[K_CHUNKS], g[K_CHUNKS], false);
+    ok = ok && launch(o, K_SCATTER, g[K_SCATTER], g[K_SCATTER], false) && launch(o, kr, g[kr], g[kr], false) &&
+         launch(o, K_FORCES, g[K_FORCES], g[K_FORCES], false) &&
+         launch(o, K_SUM_BODIES, g[K_SUM_BODIES], g[K_SUM_BODIES], false) &&
+         launch(o, K_INTEGRATE, g[K_INTEGRATE], g[K_INTEGRATE], false) &&
+         (o->piece_count == 0 || launch(o, K_PIECES, g[K_PIECES], g[K_PIECES], false)) &&
+         (o->joint_count == 0 || (launch(o, K_JOINTS, g[K_JOINTS], g[K_JOINTS], false) &&
+                                  launch(o, K_JOINT_LOADS, g[K_JOINT_LOADS], g[K_JOINT_LOADS], false)));
+    /* the force pass's other work-group, which a world whose bodies get
+     * smaller or larger on average as it runs takes up later */
+    const size_t other = g[K_FORCES] != o->force_group_most ? o->force_group_most : small_force_group(o);
+    if (ok && !o->gpu_kernels && other != g[K_FORCES]) ok = launch(o, K_FORCES, other, other, false);
+    return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
 static const rb_backend_vtbl opencl_vtbl = {

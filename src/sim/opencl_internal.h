@@ -30,14 +30,4 @@ bool rb_cl_enumerate(rb_cl_device **out, uint32_t *count, char *err, size_t err_
  * goes into err, or to the log when err is NULL. */
 bool rb_cl_check(int code, const char *call, char *err, size_t err_size);
 
-/* Copies of count buffers (bytes[i] each; a NULL mem: none, copies[i]
- * NULL) made in context and filled on queue, finished before it returns:
- * a backend's state kept through a step it takes back (rb_cl_restore).
- * False, every copy released and copies[] NULL, on a failure (logged). */
-bool rb_cl_snapshot(cl_context context, cl_command_queue queue, const cl_mem *mems, const size_t *bytes,
-                    uint32_t count, cl_mem *copies);
-/* Writes the copies back into mems and releases them. False on a failure
- * (logged); the copies are released either way. */
-bool rb_cl_restore(cl_command_queue queue, const cl_mem *mems, const size_t *bytes, uint32_t count, cl_mem *copies);
-
 #endif

@@ -243,13 +243,13 @@ bool rb_world_restore_body(rb_world *world, rb_body_id id, const rb_body_state *
 
 /* Advances the world by steps fixed steps. False on a backend failure (logged). */
 bool rb_world_step(rb_world *world, uint32_t steps);
-/* Runs one step's kernels and takes the step back whole: bodies, contact
- * history, pieces' peak loads, joints, counters, everything a step changes,
- * as if it never ran (the OpenCL backend keeps a copy of every buffer
- * through it). PoCL compiles a kernel at its first launch; a run that times
- * its steps warms first. True if it warmed; false where there is nothing to
- * warm (the reference, no bodies) or a copy could not be made (logged), the
- * world unchanged either way. */
+/* Launches every kernel a step runs once, with nothing to do: bodies,
+ * contact history, pieces' peak loads, joints and counters are untouched,
+ * and no memory is taken (the OpenCL backend gives each kernel counts of
+ * zero). PoCL compiles a kernel at its first launch; a run that times its
+ * steps warms first. True if it warmed; false where there is nothing to
+ * warm (the reference, no bodies) or a launch failed (logged), the world
+ * unchanged either way. */
 bool rb_world_warm(rb_world *world);
 
 uint32_t rb_world_body_count(const rb_world *world);
