@@ -4,7 +4,7 @@
  * each in a folder of its own under the build folder's tests/.
  *
  * - a screenshot on a full disk (a file size limit, RLIMIT_FSIZE) keeps the
- *   old file, says so and fails the scripted run;
+ *   old file, says so and why, and fails the scripted run;
  * - an output that is an input or another output, by any name, is refused
  *   with exit 2 before anything is read or written;
  * - an output that is not a regular file (a pipe, a link to a device) is
@@ -158,9 +158,10 @@ static void test_screenshot_full_disk_keeps_the_old_file(void **state) {
                                   "--script f12.txt --screenshot shot.png",
                                   4096));
     if (code != 1) fail_msg("a screenshot that could not be written: exit %d, expected 1: %s", code, err);
-    /* said once, naming the file */
-    const char *said = strstr(err, "screenshot shot.png not saved: cannot write");
-    if (!said || strstr(said + 1, "screenshot shot.png not saved")) fail_msg("should say it once: %s", err);
+    /* said once, naming the file and why (the write's error: past the
+     * limit, EFBIG, as a full disk's is ENOSPC) */
+    const char *said = strstr(err, "screenshot shot.png not saved: cannot write: File too large");
+    if (!said || strstr(said + 1, "screenshot shot.png not saved")) fail_msg("should say it once, and why: %s", err);
     assert_null(strstr(err, "screenshot saved"));
     size_t n;
     char *kept = read_all(old, &n);

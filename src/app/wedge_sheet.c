@@ -114,7 +114,7 @@ static bool draw_shot(image *im, const char *path, int x, int y, int tw, int th)
 
 /* Where each variant goes: rows and columns of the grid, and each row's cell. */
 typedef struct grid {
-    bool two;       /* a row a value of the first key, a column a value of the second */
+    bool two; /* a row a value of the first key, a column a value of the second */
     int cols, rows;
     int *cell;      /* per variant: row * cols + col */
     int *row_value; /* two: per grid row, the first variant of its value */
@@ -160,8 +160,6 @@ static bool lay_out(const rb_wedge_table *t, grid *g) {
     for (int i = 0; i < n; i++) g->cell[i] = i;
     return true;
 }
-
-static void write_bytes(void *file, void *data, int size) { fwrite(data, 1, (size_t)size, file); }
 
 static const uint8_t *status_colour(const char *status) {
     return !strcmp(status, "ok") ? OK : !strcmp(status, "failed") ? FAILED : MISSING;
@@ -261,7 +259,7 @@ bool rb_wedge_sheet_write(const rb_wedge_table *t, const char *path, char *err, 
     rb_replace out;
     char why[512] = "";
     FILE *f = rb_replace_open(&out, path, "wb", why, sizeof why);
-    bool ok = f && stbi_write_png_to_func(write_bytes, f, W, H, 3, im.rgb, W * 3) != 0;
+    bool ok = f && stbi_write_png_to_func(rb_replace_put, &out, W, H, 3, im.rgb, W * 3) != 0;
     free(im.rgb);
     if (f && !ok) snprintf(why, sizeof why, "the PNG cannot be made");
     if (f && rb_replace_close(&out, ok, why, sizeof why)) return true;

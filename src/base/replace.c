@@ -14,9 +14,9 @@ bool rb_replace_allowed(const char *path, char *why, size_t why_size) {
     if (stat(path, &st) != 0) return true; /* nothing there (or a dangling link: the rename replaces the link) */
     if (S_ISREG(st.st_mode)) return true;
     snprintf(why, why_size, "is not a regular file (%s): only a file is written over",
-             S_ISDIR(st.st_mode)   ? "a folder"
-             : S_ISCHR(st.st_mode) ? "a character device"
-             : S_ISBLK(st.st_mode) ? "a block device"
+             S_ISDIR(st.st_mode)    ? "a folder"
+             : S_ISCHR(st.st_mode)  ? "a character device"
+             : S_ISBLK(st.st_mode)  ? "a block device"
              : S_ISFIFO(st.st_mode) ? "a pipe"
                                     : "a socket or other special file");
     return false;
@@ -27,6 +27,7 @@ FILE *rb_replace_open(rb_replace *r, const char *path, const char *mode, char *w
     r->f = NULL;
     r->slot = -1;
     r->keep_existing = false;
+    r->error = 0;
     if (!rb_replace_allowed(path, why, why_size)) return NULL;
     if (snprintf(r->tmp, sizeof r->tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof r->tmp) {
         snprintf(why, why_size, "the path is too long");
@@ -42,6 +43,13 @@ FILE *rb_replace_open(rb_replace *r, const char *path, const char *mode, char *w
         return NULL;
     }
     return r->f;
+}
+
+void rb_replace_put(void *r, void *data, int size) {
+    rb_replace *out = r;
+    errno = 0;
+    if (size > 0 && fwrite(data, 1, (size_t)size, out->f) != (size_t)size && !out->error)
+        out->error = errno ? errno : EIO;
 }
 
 /* Puts the file that has been written in place of path; errno on failure. */
@@ -65,7 +73,7 @@ bool rb_replace_close(rb_replace *r, bool ok, char *why, size_t why_size) {
     const bool closed = fclose(r->f) == 0;
     r->f = NULL;
     if (ok && !(wrote && closed)) {
-        const int e = !wrote ? after_write : errno;
+        const int e = !wrote ? (after_write ? after_write : r->error) : errno;
         snprintf(why, why_size, "cannot write: %s", e ? strerror(e) : "an error writing");
         ok = false;
     }
@@ -96,8 +104,7 @@ static bool write_whole(const char *path, const char *mode, bool keep_existing, 
     return ok;
 }
 
-bool rb_replace_write(const char *path, const char *mode, rb_replace_fn write, void *user, char *err,
-                      size_t err_size) {
+bool rb_replace_write(const char *path, const char *mode, rb_replace_fn write, void *user, char *err, size_t err_size) {
     return write_whole(path, mode, false, write, user, err, err_size);
 }
 

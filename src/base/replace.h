@@ -22,6 +22,7 @@ typedef struct rb_replace {
     /* Set before rb_replace_close: a file already at the name is kept and
      * the close fails ("... already exists") instead of replacing it. */
     bool keep_existing;
+    int error; /* errno of the first write through rb_replace_put that failed, 0 if none */
 } rb_replace;
 
 /* True if path may be written by replacing: nothing there, or a regular
@@ -39,13 +40,19 @@ FILE *rb_replace_open(rb_replace *r, const char *path, const char *mode, char *w
  * it is when the caller passed false). */
 bool rb_replace_close(rb_replace *r, bool ok, char *why, size_t why_size);
 
+/* Writes size bytes of data to the file of r (an rb_replace, opened),
+ * keeping the errno of the first write that fails, so that
+ * rb_replace_close names the reason ("No space left on device") where the
+ * buffer's flush alone could not: stb_image_write's callback
+ * (stbi_write_func), for writers that hand it their rb_replace. */
+void rb_replace_put(void *r, void *data, int size);
+
 /* A writer of a file's whole content to f: false with the reason in why. */
 typedef bool (*rb_replace_fn)(FILE *f, void *user, char *why, size_t why_size);
 
 /* Writes path whole or not at all with write (open, write, close as
  * above); false with "PATH: reason" in err. */
-bool rb_replace_write(const char *path, const char *mode, rb_replace_fn write, void *user, char *err,
-                      size_t err_size);
+bool rb_replace_write(const char *path, const char *mode, rb_replace_fn write, void *user, char *err, size_t err_size);
 
 /* The same, but a file already at path is kept: false ("... already
  * exists (not written over)") instead (saves named by the time). */

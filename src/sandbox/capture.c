@@ -31,9 +31,6 @@ bool rb_capture_read(rb_renderer *r, int w, int h, uint8_t **rgba) {
     return true;
 }
 
-/* stb's writer hands the PNG over in pieces; a short write shows in ferror. */
-static void put_bytes(void *f, void *data, int size) { fwrite(data, 1, (size_t)size, f); }
-
 bool rb_capture_save_png(rb_renderer *r, int w, int h, const char *path) {
     return rb_capture_save_png_named(r, w, h, path, false);
 }
@@ -54,7 +51,7 @@ bool rb_capture_save_png_named(rb_renderer *r, int w, int h, const char *path, b
     bool ok = rb_replace_open(&out, path, "wb", why, sizeof why) != NULL;
     if (ok) {
         out.keep_existing = keep_existing;
-        const bool encoded = stbi_write_png_to_func(put_bytes, out.f, w, h, 3, img, w * 3) != 0;
+        const bool encoded = stbi_write_png_to_func(rb_replace_put, &out, w, h, 3, img, w * 3) != 0;
         if (!encoded) snprintf(why, sizeof why, "cannot encode the PNG (out of memory)");
         ok = rb_replace_close(&out, encoded, why, sizeof why);
     }

@@ -24,7 +24,7 @@ struct rb_shots {
     rb_run *run;
     rb_shots_desc desc;
     long steps[RB_MAX_SHOTS]; /* the step each time falls on */
-    int next; /* the next time due */
+    int next;                 /* the next time due */
     SDL_Window *window;
     SDL_GLContext gl;
     rb_renderer *renderer;
@@ -58,16 +58,14 @@ static void mesh_shapes(rb_shots *s) {
         if (rb_debris_piece_mesh(rb_stage_debris(stage), ws, &m) ||
             (p && count == rb_world_shape_particles(w, ws, p, count, NULL) &&
              rb_cell_mesh(p, count, rb_world_shape_radius(w, ws), &m))) {
-            const int mesh = rb_renderer_add_mesh_marked(s->renderer, m.positions, m.normals, m.inside,
-                                                         m.vertex_count, m.indices, m.index_count);
+            const int mesh = rb_renderer_add_mesh_marked(s->renderer, m.positions, m.normals, m.inside, m.vertex_count,
+                                                         m.indices, m.index_count);
             if (mesh >= 0) rb_entities_set_shape_mesh(table, ws, mesh);
             rb_mesh_free(&m);
         } /* else drawn as its particles */
         free(p);
     }
 }
-
-static void write_bytes(void *file, void *data, int size) { fwrite(data, 1, (size_t)size, file); }
 
 /* The frame just drawn, as an opaque RGB PNG at path, whole or not at all. */
 static bool write_png(rb_shots *s, const char *path) {
@@ -82,7 +80,7 @@ static bool write_png(rb_shots *s, const char *path) {
     rb_replace out;
     char why[512] = "";
     FILE *f = rb_replace_open(&out, path, "wb", why, sizeof why);
-    bool ok = f && stbi_write_png_to_func(write_bytes, f, w, h, 3, img, w * 3) != 0;
+    bool ok = f && stbi_write_png_to_func(rb_replace_put, &out, w, h, 3, img, w * 3) != 0;
     if (f && !ok) snprintf(why, sizeof why, "the PNG cannot be made");
     ok = f && rb_replace_close(&out, ok, why, sizeof why);
     free(img);
