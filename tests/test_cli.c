@@ -437,6 +437,35 @@ static void test_wall_seconds_exclude_build(void **state) {
     cJSON_Delete(h), cJSON_Delete(b);
 }
 
+/* rubble-bench --save on a full disk (a file size limit: past it a write
+ * fails with EFBIG, as with ENOSPC) says why, once, and exits 1: the
+ * stepping did not fail and is not said to have. */
+static void test_bench_save_full_disk(void **state) {
+    (void)state;
+    char saved[512], err_path[512], cmd[2048];
+    snprintf(saved, sizeof saved, "%s/tests/cli-full-save.json", RB_TEST_BUILD_DIR);
+    snprintf(err_path, sizeof err_path, "%s/tests/cli-full-save.txt", RB_TEST_BUILD_DIR);
+    remove(saved);
+    snprintf(cmd, sizeof cmd,
+             "sh -c \"trap '' XFSZ; ulimit -f 2; exec '%s' pile 20 --backend reference --warmup 0 --time 0.0016 "
+             "--quiet --save '%s'\" >/dev/null 2>'%s'",
+             RB_TEST_BENCH, saved, err_path);
+    const int status = system(cmd);
+    FILE *e = fopen(err_path, "r");
+    assert_non_null(e);
+    const size_t n = fread(err, 1, sizeof err - 1, e);
+    err[n] = '\0';
+    fclose(e);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 1) fail_msg("exit %d: %s", status, err);
+    const char *said = strstr(err, "rubble-bench: --save ");
+    if (!said || !strstr(said, "File too large") || strstr(said + 1, "rubble-bench: --save"))
+        fail_msg("should say why, once: %s", err);
+    if (strstr(err, "stepping failed")) fail_msg("the stepping did not fail: %s", err);
+    struct stat st;
+    assert_int_not_equal(stat(saved, &st), 0); /* nothing half written */
+    remove(err_path);
+}
+
 /* --scene: a shipped scene runs headless and in the bench; a broken one is
  * refused with the file, the key and the problem, exit 2. */
 static void test_scene_files(void **state) {
@@ -475,6 +504,16 @@ static void test_scene_files(void **state) {
     snprintf(args, sizeof args, "--headless --scene '%s/no-such-scene.json'", RB_TEST_BUILD_DIR);
     assert_int_equal(run(args, out, sizeof out, err, sizeof err), 2);
     assert_non_null(strstr(err, "no-such-scene.json: cannot open: No such file or directory"));
+    /* rubble-bench alike: exit 2, the file named once */
+    snprintf(args, sizeof args, "'%s' --backend reference --quiet", bad);
+    assert_int_equal(run_program(RB_TEST_BENCH, args, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "rubble-bench: "));
+    const char *named = strstr(err, "cli-bad-scene.json: generators[0].rows: 1e+09 is more than the limit");
+    if (!named || strstr(err, "cli-bad-scene.json") != named) fail_msg("the file named once: %s", err);
+    snprintf(args, sizeof args, "'%s/no-such-scene.json' --backend reference --quiet", RB_TEST_BUILD_DIR);
+    assert_int_equal(run_program(RB_TEST_BENCH, args, out, sizeof out, err, sizeof err), 2);
+    named = strstr(err, "no-such-scene.json: cannot open: No such file or directory");
+    if (!named || strstr(named + 1, "no-such-scene.json")) fail_msg("the file named once: %s", err);
     remove(bad);
 }
 
@@ -663,6 +702,7 @@ int main(void) {
         cmocka_unit_test(test_bench_and_headless_agree),
         cmocka_unit_test(test_wall_seconds_exclude_build),
         cmocka_unit_test(test_warm_up_takes_no_memory),
+        cmocka_unit_test(test_bench_save_full_disk),
         cmocka_unit_test(test_scene_files),
         cmocka_unit_test(test_no_sleep),
         cmocka_unit_test(test_repose),

@@ -117,8 +117,12 @@ static void print_json(const char *name, const char *shape, rb_run *run, const r
     cJSON_Delete(j);
 }
 
-static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_run_scene *scene,
-                        rb_backend_kind backend) {
+/* Runs one scene on one backend and prints its figures: 0, or as rubble's
+ * headless run exits (src/app/main.c), 2 where the scene cannot be read or
+ * had here (the command line asked for it) and 1 where the run failed (a
+ * backend call, NaN, a --save that could not be written). */
+static int bench_scene(const rb_options *o, const rb_registry *reg, const rb_run_scene *scene,
+                       rb_backend_kind backend) {
     char name[256], err[4096 + 256];
     scene_name(scene, name, sizeof name);
     rb_world_desc desc = rb_app_world_desc(o);
@@ -132,9 +136,11 @@ static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_ru
         if (sc && why.added < bodies)
             fprintf(stderr, "rubble-bench: %s: only %u of %u bodies could be added: %s\n", name, why.added, bodies,
                     err);
+        else if (scene->file) /* a scene file's message starts with its name */
+            fprintf(stderr, "rubble-bench: %s\n", err);
         else
             fprintf(stderr, "rubble-bench: %s: %s\n", name, err);
-        return false;
+        return !sc || why.scene ? 2 : 1;
     }
     rb_world *w = rb_run_world(run);
     const double dt = rb_world_get_desc(w)->dt;
@@ -142,24 +148,24 @@ static bool bench_scene(const rb_options *o, const rb_registry *reg, const rb_ru
     char label[400];
     snprintf(label, sizeof label, "%s %s warm-up", name, rb_world_backend_name(w));
     rb_run_stats r;
-    bool ok = rb_run_steps(run, warm_steps, label, !o->quiet, &r);
-    if (ok && o->save) { /* the state where timing starts: `rubble-bench FILE --warmup 0` times the same steps */
+    bool stepped = rb_run_steps(run, warm_steps, label, !o->quiet, &r), saved = true;
+    if (stepped && o->save) { /* the state where timing starts: `rubble-bench FILE --warmup 0` times the same steps */
         const rb_scene_source source = rb_stage_source(rb_run_stage(run));
-        ok = rb_scene_save_source(o->save, &source, err, sizeof err);
-        if (!ok) fprintf(stderr, "rubble-bench: --save %s\n", err);
+        saved = rb_scene_save_source(o->save, &source, err, sizeof err);
+        if (!saved) fprintf(stderr, "rubble-bench: --save %s\n", err);
     }
     snprintf(label, sizeof label, "%s %s timed", name, rb_world_backend_name(w));
-    ok = ok && rb_run_steps(run, timed_steps > 0 ? timed_steps : 1, label, !o->quiet, &r);
+    stepped = stepped && saved && rb_run_steps(run, timed_steps > 0 ? timed_steps : 1, label, !o->quiet, &r);
     /* as a headless run (src/app/main.c): a run that went NaN is reported, and fails */
-    const bool nan = ok && rb_run_summarize(run).nan;
-    if (ok)
+    const bool nan = stepped && rb_run_summarize(run).nan;
+    if (stepped)
         (o->json ? print_json : print_text)(name, rb_scene_shape_name(rb_run_get_scene(run)), run, &r, warm_steps * dt,
                                             nan);
-    else
+    else if (saved)
         fprintf(stderr, "rubble-bench: %s: stepping failed\n", name);
     if (nan) fprintf(stderr, "rubble-bench: %s: the run went NaN (a body's state is not finite)\n", name);
     rb_run_destroy(run);
-    return ok && !nan;
+    return stepped && !nan ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
@@ -179,14 +185,14 @@ int main(int argc, char **argv) {
     }
     const rb_backend_kind backends[2] = {RB_BACKEND_OPENCL, RB_BACKEND_REFERENCE};
     const int backend_count = o.both_backends ? 2 : 1;
-    bool ok = true;
+    int status = 0; /* the worst of the runs': 2, a scene that cannot be had; 1, a run that failed */
     for (int s = 0; s < o.scene_count; s++)
         for (int b = 0; b < backend_count; b++) {
             const rb_backend_kind backend = o.both_backends ? backends[b] : o.backend;
-            const bool done = o.scenes[s].repose ? rb_bench_repose(&o, &o.scenes[s], backend)
-                                                 : bench_scene(&o, reg, &o.scenes[s], backend);
-            ok = done && ok;
+            const int run_code = o.scenes[s].repose ? (rb_bench_repose(&o, &o.scenes[s], backend) ? 0 : 1)
+                                                    : bench_scene(&o, reg, &o.scenes[s], backend);
+            if (run_code > status) status = run_code;
         }
     rb_registry_destroy(reg);
-    return ok ? 0 : 1;
+    return status;
 }
