@@ -310,6 +310,41 @@ static void test_collect(void **state) {
     free(sheet), free(at0), free(at48);
 }
 
+/* A wedge without shots (assets/wedges/wall_ball.json's "outputs": [] and
+ * none) gets tiles a thumbnail wide for its names and values, over a band
+ * saying "no shots": at 16 pixels wide (a shot's default size) the text was
+ * cut to nothing. */
+static void test_collect_without_shots(void **state) {
+    (void)state;
+    char dir[512], args[1024], path[1024];
+    fresh_folder(dir, sizeof dir, "noshots");
+    shell("mkdir -p '%s/0000' '%s/0001'", dir, dir);
+    write_file(dir, "wedge.json",
+               "{\"scene\": \"/somewhere/wall.json\", \"steps\": 100, \"outputs\": [], \"keys\": [\"world.gravity\"],"
+               " \"variants\": [{\"name\": \"0000\", \"values\": {\"world.gravity\": -9.81}},"
+               "{\"name\": \"0001\", \"values\": {\"world.gravity\": -1.62}}]}");
+    write_file(dir, "0000/summary.json",
+               "{\"variant\": \"0000\", \"values\": {}, \"status\": \"ok\", \"bodies\": 24, \"breaks\": 0, "
+               "\"max_speed\": 4.25, \"nan\": false, \"digest\": \"00112233aabbccdd\", \"wall_s\": 1.5, \"steps\": 100}");
+    write_file(dir, "0001/summary.json",
+               "{\"variant\": \"0001\", \"values\": {}, \"status\": \"ok\", \"bodies\": 24, \"breaks\": 0, "
+               "\"max_speed\": 1.5, \"nan\": false, \"digest\": \"ffeeddccbbaa9988\", \"wall_s\": 1.5, \"steps\": 100}");
+    snprintf(args, sizeof args, "wedge --collect '%s'", dir);
+    if (run(args) != 0) fail_msg("%s: %s", args, err);
+    int sw, sh;
+    snprintf(path, sizeof path, "%s/sheet.png", dir);
+    uint8_t *sheet = load(path, &sw, &sh);
+    /* two tiles side by side (one key: a square grid), each RB_SHEET_THUMB
+     * wide: a band of a line, the name and status and the value under it;
+     * the header's three lines (scene, keys, times) */
+    assert_int_equal(sw, PAD + 2 * (RB_SHEET_THUMB + PAD));
+    assert_int_equal(sh, PAD + 3 * LINE + (LINE + 2 * LINE + PAD));
+    /* the first tile's band is grey (no shots) */
+    const double m = block_mean(sheet, sw, PAD + 2, PAD + 3 * LINE + 1, 8, 8, 0);
+    if (m != 128.0) fail_msg("the band's corner is %.2f, not grey", m);
+    free(sheet);
+}
+
 /* A summary that is huge, or not JSON, is a failed row saying so; the
  * collection goes on. A wedge.json of 10^6 variants, or not JSON, or
  * naming a variant out of its folder, is refused naming the file and the
@@ -372,6 +407,7 @@ int main(void) {
         cmocka_unit_test(test_shots_leave_the_run_alone),
         cmocka_unit_test(test_shots_refused),
         cmocka_unit_test(test_collect),
+        cmocka_unit_test(test_collect_without_shots),
         cmocka_unit_test(test_collect_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -178,6 +178,9 @@ bool rb_wedge_sheet_write(const rb_wedge_table *t, const char *path, char *err, 
     for (int r = 0, found = 0; r < t->row_count && !found; r++)
         for (int s = 0; s < t->shot_count && !found; s++)
             found = rb_wedge_shot_path(t, &t->rows[r], t->shots[s], shot, sizeof shot) && shot_size(shot, &sw, &sh);
+    /* no shots asked for: a band a line high saying so, the tile as wide as a
+     * thumbnail, for its name, status and values (16 pixels cut them) */
+    if (t->shot_count == 0) sw = RB_SHEET_THUMB, sh = RB_SHEET_LINE;
     const int ns = t->shot_count > 0 ? t->shot_count : 1, head_lines = 2 + (g.two ? 1 : 0) + 1;
     int tw = sw < RB_SHEET_THUMB ? sw : RB_SHEET_THUMB, th, tile_w, tile_h, band_h, W, H;
     for (;; tw = tw * 3 / 4) {
