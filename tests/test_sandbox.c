@@ -1086,6 +1086,7 @@ static void test_save_drop_and_load_scenes(void **state) {
     assert_true(rb_world_digest(w) == digest);
     assert_non_null(
         strstr(rb_log_last_error(), "test-sandbox-bad-scene.json: bodies[0].position: expected 3 numbers, got 2"));
+    assert_false(rb_log_last_was_warning());
     assert_string_equal(stats(sb).scene_file, "");
 
     /* the saved scene, dropped: the same world, bit for bit */
@@ -1102,6 +1103,21 @@ static void test_save_drop_and_load_scenes(void **state) {
     script(sb, "0 key down Left Ctrl\n0 key O\n0 key up Left Ctrl\n0 key Space\n");
     run_frames(sb, 1);
     assert_true(rb_world_digest(rb_sandbox_world(sb)) == digest);
+    /* a scene with a typo'd key loads, and says so as a warning (the HUD
+     * shows it as one, not in an error's red) */
+    const char *typo = "test-sandbox-typo-scene.json";
+    FILE *t = fopen(typo, "w");
+    assert_non_null(t);
+    fputs("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"colour\": 1}]}", t);
+    fclose(t);
+    char typo_text[700];
+    snprintf(typo_text, sizeof typo_text, "0 drop %s\n", typo);
+    script(sb, typo_text);
+    run_frames(sb, 2);
+    assert_string_equal(stats(sb).scene_file, typo);
+    assert_non_null(strstr(rb_log_last_error(), "test-sandbox-typo-scene.json: bodies[0].colour: unknown key"));
+    assert_true(rb_log_last_was_warning());
+    remove(typo);
     assert_int_equal(stats(sb).gl_errors, 0);
     remove(bad), remove(saved);
     rb_sandbox_destroy(sb);

@@ -15,6 +15,7 @@
 static rb_log_fn g_fn;
 static void *g_user;
 static char g_last_error[1024];
+static bool g_last_warning; /* g_last_error was a warning */
 
 static char g_repeat_text[1024]; /* the last message passed on */
 static rb_log_level g_repeat_level;
@@ -56,7 +57,7 @@ void rb_log(rb_log_level level, const char *fmt, ...) {
     va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
-    if (level >= RB_LOG_WARN) memcpy(g_last_error, message, sizeof message);
+    if (level >= RB_LOG_WARN) memcpy(g_last_error, message, sizeof message), g_last_warning = level == RB_LOG_WARN;
     if (g_repeat_text[0] && level == g_repeat_level && strcmp(message, g_repeat_text) == 0) {
         if (++g_seen > RB_LOG_REPEATS) {
             if (!g_flush_at_exit) g_flush_at_exit = atexit(flush_at_exit) == 0;
@@ -72,4 +73,5 @@ void rb_log(rb_log_level level, const char *fmt, ...) {
 }
 
 const char *rb_log_last_error(void) { return g_last_error; }
+bool rb_log_last_was_warning(void) { return g_last_warning; }
 void rb_log_clear_last_error(void) { g_last_error[0] = '\0'; }

@@ -5,6 +5,8 @@
 #ifndef RB_LOG_H
 #define RB_LOG_H
 
+#include <stdbool.h>
+
 /* How bad a message is. Plugins have levels of their own with the same
  * values (rb_plugin_log_level, plugins/rubble_plugin.h); the shape registry,
  * which passes a plugin's lines on to rb_log, checks that they agree. */
@@ -29,6 +31,8 @@ void rb_log(rb_log_level level, const char *fmt, ...) __attribute__((format(prin
 void rb_log_flush(void);
 /* The last warning or error said, "" if none. For the HUD. */
 const char *rb_log_last_error(void);
+/* Whether that message was a warning (else an error). */
+bool rb_log_last_was_warning(void);
 void rb_log_clear_last_error(void);
 
 #endif

@@ -79,6 +79,7 @@ static const float g_white[4] = {1.0f, 1.0f, 1.0f, 1.0f};
 static const float g_dim[4] = {0.80f, 0.86f, 0.92f, 1.0f};
 static const float g_warn[4] = {1.0f, 0.78f, 0.30f, 1.0f};
 static const float g_error[4] = {1.0f, 0.42f, 0.36f, 1.0f};
+static const float g_warning[4] = {1.0f, 0.78f, 0.35f, 1.0f};
 static const float g_panel[4] = {0.05f, 0.07f, 0.10f, 0.55f};
 
 /* A line of text over a dark strip, so it reads on sky and ground alike. */
@@ -206,7 +207,8 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
     if (in->shader_error && *in->shader_error)
         y = wrapped(r, x, y, (float)width - 40.0f, g_error, "shader: ", in->shader_error, 6);
     else if (in->error && *in->error)
-        y = wrapped(r, x, y, (float)width - 40.0f, g_error, "error: ", in->error, 3);
+        y = wrapped(r, x, y, (float)width - 40.0f, in->warning ? g_warning : g_error,
+                    in->warning ? "warning: " : "error: ", in->error, 3);
     if (in->message && *in->message) y = line(r, x, y, g_white, in->message);
 
     /* The throw's charge: a bar that fills while the button is held. */

@@ -48,6 +48,7 @@ typedef struct rb_hud_info {
     bool grabbing;
     float grab_anchor[2], grab_target[2]; /* pixels, when grabbing */
     const char *error;                    /* the last warning or error, "" if none */
+    bool warning;                         /* error is a warning */
     const char *shader_error;             /* the last failed shader reload, "" if none */
     const char *message;                  /* a short notice (screenshot saved...), "" if none */
     const rb_hud_replay *replay;          /* --replay: the replay's line and timeline; NULL in a live run */

@@ -162,6 +162,7 @@ static void draw_hud(rb_sandbox *sb, const rb_render_view *view) {
         .throw_charge = sb->hands.throwing ? (float)fmin(1.0, (sb->clock - sb->hands.throw_start) / 1.5) : -1.0f,
         .grabbing = sb->hands.grab.active,
         .error = sb->clock - sb->error_since < 10.0 ? rb_log_last_error() : "",
+        .warning = rb_log_last_was_warning(),
         .shader_error = sb->shader_error,
         .message = rb_notice_text(&sb->notice, sb->clock),
         .debris = rb_stage_debris(sb->stage) != NULL,
