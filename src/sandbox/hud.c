@@ -79,7 +79,6 @@ static const float g_white[4] = {1.0f, 1.0f, 1.0f, 1.0f};
 static const float g_dim[4] = {0.80f, 0.86f, 0.92f, 1.0f};
 static const float g_warn[4] = {1.0f, 0.78f, 0.30f, 1.0f};
 static const float g_error[4] = {1.0f, 0.42f, 0.36f, 1.0f};
-static const float g_warning[4] = {1.0f, 0.78f, 0.35f, 1.0f};
 static const float g_panel[4] = {0.05f, 0.07f, 0.10f, 0.55f};
 
 /* A line of text over a dark strip, so it reads on sky and ground alike. */
@@ -119,10 +118,11 @@ float rb_hud_lines_height(int width) { return (6.0f + 5.0f * 11.0f) * rb_hud_sca
 
 /* A live run: bodies, backend, tool, shape, scene, debris, paused or slowed. */
 static float live_lines(rb_renderer *r, float x, float y, const rb_hud_info *in) {
-    char buf[256];
-    /* Device names run long ("pthread-skylake-avx512-Intel(R) Xeon(R) ..."): the start says enough. */
-    snprintf(buf, sizeof buf, "%u bodies  %u particles   %s on %.40s", in->bodies, in->particles, in->backend,
-             in->device);
+    char buf[256], device[48];
+    /* Device names run long ("pthread-skylake-avx512-Intel(R) Xeon(R) ..."): the start says enough, cut with "..." */
+    snprintf(device, sizeof device, strlen(in->device) > 40 ? "%.37s..." : "%s", in->device);
+    snprintf(buf, sizeof buf, "%u %s  %u %s   %s on %s", in->bodies, in->bodies == 1 ? "body" : "bodies", in->particles,
+             in->particles == 1 ? "particle" : "particles", in->backend, device);
     y = line(r, x, y, g_dim, buf);
     if (in->formation > 0)
         snprintf(buf, sizeof buf, "tool %s   shape %s (%d/%d)   formation %d: %s", in->tool, in->shape,
@@ -171,10 +171,11 @@ static float replay_lines(rb_renderer *r, float x, float y, const rb_hud_replay 
              rp->speed);
     y = line(r, x, y, g_white, buf);
     if (rp->key_frame >= 0)
-        snprintf(buf, sizeof buf, "%u bodies   Enter: simulate from the keyframe at frame %d", rp->bodies,
-                 rp->key_frame);
+        snprintf(buf, sizeof buf, "%u %s   Enter: simulate from the keyframe at frame %d", rp->bodies,
+                 rp->bodies == 1 ? "body" : "bodies", rp->key_frame);
     else
-        snprintf(buf, sizeof buf, "%u bodies   no keyframe to simulate from", rp->bodies);
+        snprintf(buf, sizeof buf, "%u %s   no keyframe to simulate from", rp->bodies,
+                 rp->bodies == 1 ? "body" : "bodies");
     y = line(r, x, y, g_dim, buf);
     if (rp->cut_short) y = line(r, x, y, g_warn, "cut short: the recording ends without its end mark");
     if (!rp->playing) y = line(r, x, y, g_warn, "PAUSED   (Space plays, . and , step a frame)");
@@ -207,7 +208,7 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
     if (in->shader_error && *in->shader_error)
         y = wrapped(r, x, y, (float)width - 40.0f, g_error, "shader: ", in->shader_error, 6);
     else if (in->error && *in->error)
-        y = wrapped(r, x, y, (float)width - 40.0f, in->warning ? g_warning : g_error,
+        y = wrapped(r, x, y, (float)width - 40.0f, in->warning ? g_warn : g_error,
                     in->warning ? "warning: " : "error: ", in->error, 3);
     if (in->message && *in->message) y = line(r, x, y, g_white, in->message);
 
