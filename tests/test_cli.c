@@ -160,6 +160,10 @@ static void test_bad_command_lines(void **state) {
         {"--headless --steps 1 --render-scale 75%", "--render-scale takes"},
         {"--headless --steps 1 --render-scale", "option --render-scale needs a value"},
         {"--headless --steps 1 --frame-stats=1", "--frame-stats takes no value (remove '=1')"},
+        /* the window's own: a headless run has none to drive (it ran and ignored them) */
+        {"--headless --steps 1 --frames 2", "--screenshot, --script and --frames drive the sandbox's window"},
+        {"--headless --steps 1 --screenshot x.png", "--screenshot, --script and --frames drive the sandbox's window"},
+        {"--headless --steps 1 --script s.txt", "--screenshot, --script and --frames drive the sandbox's window"},
     };
     for (size_t i = 0; i < sizeof quality / sizeof *quality; i++) {
         int code = run(quality[i].args, out, sizeof out, err, sizeof err);

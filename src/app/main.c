@@ -451,8 +451,6 @@ int main(int argc, char **argv) {
     }
 #ifdef RB_HAVE_SANDBOX
     if (!o.headless) return rb_sandbox_run(&o, &paths);
-    if (o.screenshot || o.script || o.frames)
-        fprintf(stderr, "rubble: --screenshot, --script and --frames are for the sandbox; --headless ignores them\n");
 #else
     if (o.replay) {
         fprintf(stderr, "rubble: --replay needs the sandbox window, which this build has not (RB_BUILD_APP=OFF)\n");

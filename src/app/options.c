@@ -388,6 +388,9 @@ bool rb_options_parse(rb_options *o, rb_program program, int argc, char **argv, 
         if (others[k] && rb_path_same(o->events, others[k]))
             return FAIL("--events %s is also %s's file: give each output a file of its own", o->events, names[k]);
     if (o->video && o->headless) return FAIL("--video records the sandbox's frames; --headless draws none");
+    if (o->headless && (o->screenshot || o->script || o->frames))
+        return FAIL("--screenshot, --script and --frames drive the sandbox's window; --headless has none (--steps N "
+                    "runs it, --shots T,... draws it at simulated times)");
     if ((o->save || o->save_every > 0) && program == RB_PROGRAM_RUBBLE && !o->headless && !o->help && !o->list_shapes &&
         !o->list_devices)
         return FAIL("--save and --save-every write a --headless run's state; in the window, Ctrl+S saves the scene");
