@@ -282,15 +282,12 @@ bool rb_sandbox_frame(rb_sandbox *sb) {
     draw(sb);
     double draw_s = rb_seconds() - draw_start;
     if (sb->pending_shot[0]) {
-        /* A person's F12 is said on the HUD; a scripted run's (--script,
-         * --screenshot, --frames) only in the log, so its next screenshot
-         * does not show the notice of this one. */
+        /* A person's F12 is said on the HUD too; a scripted run's (--script,
+         * --screenshot, --frames) only in the log (rb_capture_save_png_named
+         * says it), so its next screenshot does not show the notice of this one. */
         const bool scripted = sb->script || sb->opts.screenshot || sb->opts.frames > 0;
         if (save_shot(sb, sb->pending_shot, sb->pending_shot_new)) {
-            if (scripted)
-                rb_log(RB_LOG_INFO, "saved %s", sb->pending_shot);
-            else
-                rb_sandbox_notice(sb, "saved %s", sb->pending_shot);
+            if (!scripted) rb_sandbox_notice(sb, "saved %s", sb->pending_shot);
         } else if (!scripted) {
             rb_sandbox_notice(sb, "%.900s", rb_log_last_error());
         }
