@@ -24,7 +24,11 @@ static void listen(rb_log_level level, const char *message, void *user) {
         const size_t len = strcspn(p, "\n");
         char pattern[RB_WEDGE_KEY_SIZE + 32];
         snprintf(pattern, sizeof pattern, ": %.*s: unknown key", (int)len, p);
-        if (strstr(message, pattern)) snprintf(h->refused, sizeof h->refused, "%s", message);
+        if (strstr(message, pattern)) {
+            snprintf(h->refused, sizeof h->refused, "%s", message);
+            char *ignored = strstr(h->refused, ": unknown key, ignored"); /* not ignored here: the wedge is refused */
+            if (ignored) ignored[strlen(": unknown key")] = '\0';
+        }
         p += len + (p[len] == '\n');
     }
     if (h->pass_on && !h->refused[0]) fprintf(stderr, "%s\n", message);
@@ -45,7 +49,9 @@ static bool check_variant(const rb_wedge *w, const rb_registry *registry, uint32
     base.backend = RB_BACKEND_REFERENCE;
     bool ok = scene != NULL;
     if (ok && h.refused[0]) {
-        snprintf(err, err_size, "%s (a key missing from the scene is added only where the scene reader takes it)",
+        snprintf(err, err_size,
+                 "%s, which the wedge cannot set (a key missing from the scene is added only where the scene reader "
+                 "takes it)",
                  h.refused);
         rb_scene_destroy(scene);
         ok = false;
