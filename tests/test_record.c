@@ -408,10 +408,12 @@ static void test_bad_caches(void **state) {
     expect_refused(path, "not a Rubble cache");
     memcpy(bad, whole, n), bad[8] = 7;
     spit(build_path(path, sizeof path, "version.rbc"), bad, n);
-    expect_refused(path, "cache format version 7; this build reads versions 2 to 5");
+    expect_refused(path,
+                   "cache format version 7; this build reads versions 2 to 5 (a newer build's cache, or a damaged byte)");
     memcpy(bad, whole, n), bad[8] = 1; /* no scene in its keyframes */
     spit(path, bad, n);
-    expect_refused(path, "cache format version 1; this build reads versions 2 to 5");
+    expect_refused(path,
+                   "cache format version 1; this build reads versions 2 to 5 (an older build's cache, or a damaged byte)");
     memcpy(bad, whole, n), bad[36 + 20 + 5] ^= 0x10; /* a byte in the first chunk's data */
     spit(build_path(path, sizeof path, "crc.rbc"), bad, n);
     expect_refused(path, "damaged chunk at byte 36");

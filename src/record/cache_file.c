@@ -172,8 +172,10 @@ const char *rb_cache_file_open(rb_cache_file *f, const char *path, char *detail,
     f->version = le32(h + 8);
     const uint32_t header_bytes = f->version >= 5 ? RB_CACHE_HEADER_BYTES : RB_CACHE_OLD_HEADER_BYTES;
     if (f->version < RB_CACHE_OLDEST_VERSION || f->version > RB_CACHE_VERSION) {
-        snprintf(detail, detail_size, "cache format version %u; this build reads versions %d to %d", f->version,
-                 RB_CACHE_OLDEST_VERSION, RB_CACHE_VERSION);
+        snprintf(detail, detail_size,
+                 "cache format version %u; this build reads versions %d to %d (%s, or a damaged byte)", f->version,
+                 RB_CACHE_OLDEST_VERSION, RB_CACHE_VERSION,
+                 f->version > RB_CACHE_VERSION ? "a newer build's cache" : "an older build's cache");
         why = detail;
     } else if (have < header_bytes) {
         snprintf(detail, detail_size, "cut short inside its header (%zu of %u bytes)", have, header_bytes);
