@@ -172,7 +172,11 @@ static void decimate(const rb_gen_mesh *in, rb_gen_mesh *out, int cells) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: %s OUT_DIR [BUNNY.off]\nWrites the debris meshes of assets/meshes into OUT_DIR.\n", argv[0]);
+        return 0;
+    }
+    if (argc < 2 || argv[1][0] == '-') {
         fprintf(stderr, "usage: %s OUT_DIR [BUNNY.off]\n", argv[0]);
         return 2;
     }

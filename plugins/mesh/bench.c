@@ -45,7 +45,13 @@ static int check(const rb_mesh_data *m, const rb_voxels *v, int stride) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: %s FILE [RESOLUTION] [--surface] [--repeat N] [--check STRIDE]\n"
+               "Times the mesh loader and the voxelizer on FILE: the best of N runs of each, in ms.\n",
+               argv[0]);
+        return 0;
+    }
+    if (argc < 2 || argv[1][0] == '-') {
         fprintf(stderr, "usage: %s FILE [RESOLUTION] [--surface] [--repeat N] [--check STRIDE]\n", argv[0]);
         return 2;
     }
