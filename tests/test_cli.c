@@ -508,6 +508,21 @@ static void test_scene_files(void **state) {
     snprintf(args, sizeof args, "--headless --scene '%s/no-such-scene.json'", RB_TEST_BUILD_DIR);
     assert_int_equal(run(args, out, sizeof out, err, sizeof err), 2);
     assert_non_null(strstr(err, "no-such-scene.json: cannot open: No such file or directory"));
+    /* a warning from rubble-bench's scene reader says whose it is */
+    f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"colour\": 1}]}", f);
+    fclose(f);
+    snprintf(args, sizeof args, "'%s' --backend reference --warmup 0 --time 0.0016 --quiet", bad);
+    code = run_program(RB_TEST_BENCH, args, out, sizeof out, err, sizeof err);
+    if (code != 0 || !strstr(err, "rubble-bench: warning: ") || strstr(err, "rubble: "))
+        fail_msg("exit %d: %s", code, err);
+    f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("{\"rubble_scene\": 1, \"generators\": [{\"type\": \"wall\", \"shape\": \"cube\", \"rows\": 1e9, "
+          "\"columns\": 1}]}",
+          f);
+    fclose(f);
     /* rubble-bench alike: exit 2, the file named once */
     snprintf(args, sizeof args, "'%s' --backend reference --quiet", bad);
     assert_int_equal(run_program(RB_TEST_BENCH, args, out, sizeof out, err, sizeof err), 2);

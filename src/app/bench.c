@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "app.h"
+#include "base/log.h"
 #include "bench.h"
 #include "run.h"
 #include "scenes/stage.h"
@@ -169,6 +170,7 @@ static int bench_scene(const rb_options *o, const rb_registry *reg, const rb_run
 }
 
 int main(int argc, char **argv) {
+    rb_log_set_program("rubble-bench");
     rb_options o;
     int code = rb_options_read(&o, RB_PROGRAM_BENCH, argc, argv);
     if (code >= 0) return code;

@@ -14,6 +14,7 @@
 
 static rb_log_fn g_fn;
 static void *g_user;
+static const char *g_program = "rubble"; /* the default sink's prefix */
 static char g_last_error[1024];
 static bool g_last_warning; /* g_last_error was a warning */
 
@@ -28,8 +29,10 @@ static void emit(rb_log_level level, const char *message) {
         return;
     }
     static const char *const prefix[] = {"", "warning: ", "error: "};
-    fprintf(stderr, "rubble: %s%s\n", prefix[level], message);
+    fprintf(stderr, "%s: %s%s\n", g_program, prefix[level], message);
 }
+
+void rb_log_set_program(const char *name) { g_program = name ? name : "rubble"; }
 
 void rb_log_flush(void) {
     if (g_seen > RB_LOG_REPEATS) {

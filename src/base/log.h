@@ -25,6 +25,9 @@ typedef void (*rb_log_fn)(rb_log_level level, const char *message, void *user);
 /* Replaces the sink (NULL restores the default: stderr), after saying any
  * count of repeats still owed to the old one. */
 void rb_set_log_fn(rb_log_fn fn, void *user);
+/* The name the default sink puts before each line ("rubble" unless set; a
+ * string that outlives the logging, such as a literal). */
+void rb_log_set_program(const char *name);
 void rb_log(rb_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Says the count of repeats not yet said ("(the message above came N more
  * times)"); also done at exit. */
