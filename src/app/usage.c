@@ -37,7 +37,8 @@ void rb_options_usage(rb_program program, FILE *out) {
                      "  --json             one JSON object per run on stdout\n"
                      "  --quiet            no progress on stderr\n"
                      "  --help             this screen\n"
-                     "example: rubble-bench pile 3000 pile 1000 formation1 --backend both\n");
+                     "example: rubble-bench pile 3000 pile 1000 formation1 --backend both\n"
+                     "Exit status: 0 done, 1 a run failed, 2 the command line asked for what cannot be had.\n");
         return;
     }
     fprintf(out, "usage: rubble [options]\n"
