@@ -1055,6 +1055,19 @@ static void test_l_loads_a_new_plugin(void **state) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* Writes json to the file name and drops it on the window (a script
+ * line), two frames on. */
+static void drop_written(rb_sandbox *sb, const char *name, const char *json) {
+    FILE *f = fopen(name, "w");
+    assert_non_null(f);
+    fputs(json, f);
+    fclose(f);
+    char line[700];
+    snprintf(line, sizeof line, "0 drop %s\n", name);
+    script(sb, line);
+    run_frames(sb, 2);
+}
+
 /* Ctrl+S saves the world; a broken scene dropped on the window is refused
  * and changes nothing; the saved file dropped on the window (or Ctrl+O)
  * loads exactly the world that was saved. */
@@ -1074,14 +1087,8 @@ static void test_save_drop_and_load_scenes(void **state) {
 
     /* a broken scene: refused, named, and the world is the one it was */
     const char *bad = "test-sandbox-bad-scene.json";
-    FILE *f = fopen(bad, "w");
-    assert_non_null(f);
-    fputs("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1]}]}", f);
-    fclose(f);
+    drop_written(sb, bad, "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1]}]}");
     char text[700];
-    snprintf(text, sizeof text, "0 drop %s\n", bad);
-    script(sb, text);
-    run_frames(sb, 2);
     assert_ptr_equal(rb_sandbox_world(sb), w);
     assert_true(rb_world_digest(w) == digest);
     assert_non_null(
@@ -1106,14 +1113,8 @@ static void test_save_drop_and_load_scenes(void **state) {
     /* a scene with a typo'd key loads, and says so as a warning (the HUD
      * shows it as one, not in an error's red) */
     const char *typo = "test-sandbox-typo-scene.json";
-    FILE *t = fopen(typo, "w");
-    assert_non_null(t);
-    fputs("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"colour\": 1}]}", t);
-    fclose(t);
-    char typo_text[700];
-    snprintf(typo_text, sizeof typo_text, "0 drop %s\n", typo);
-    script(sb, typo_text);
-    run_frames(sb, 2);
+    drop_written(sb, typo,
+                 "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 1, 0], \"colour\": 1}]}");
     assert_string_equal(stats(sb).scene_file, typo);
     assert_non_null(strstr(rb_log_last_error(), "test-sandbox-typo-scene.json: bodies[0].colour: unknown key"));
     assert_true(rb_log_last_was_warning());
