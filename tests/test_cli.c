@@ -700,7 +700,11 @@ static void test_warm_up_takes_no_memory(void **state) {
                                     "--bodies",   "50000",     "--steps", "1",           NULL};
     const char *const bench[] = {"formation1", "50000",  "--backend", "opencl",  "--warmup",
                                  "0",          "--time", "0.0016",    "--quiet", NULL};
-    const double with = peak_bytes(RB_TEST_RUBBLE, headless), without = peak_bytes(RB_TEST_BENCH, bench);
+    /* first a run that fills PoCL's kernel cache: a program that compiles
+     * kernels holds the compiler's memory too (400 MB more on the sanitized
+     * build, whichever program it is) */
+    assert_true(peak_bytes(RB_TEST_RUBBLE, headless) > 0.0);
+    const double without = peak_bytes(RB_TEST_BENCH, bench), with = peak_bytes(RB_TEST_RUBBLE, headless);
     printf("50,000 cubes, one step on OpenCL: peak %.0f MB headless, %.0f MB in rubble-bench\n", with / 1e6,
            without / 1e6);
     assert_true(with > 0.0 && without > 0.0);
