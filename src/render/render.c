@@ -5,6 +5,7 @@
 #include "base/color.h"
 #include "base/log.h"
 #include "gl_check.h"
+#include "render_target.h"
 #include "shader.h"
 
 #include <cglm/cglm.h>
@@ -109,11 +110,8 @@ struct rb_renderer {
      * is multisampled or scaled (then blitted to the window's framebuffer,
      * under the overlay); none while neither is asked for. */
     rb_render_quality quality;
-    int max_samples; /* GL_MAX_SAMPLES */
-    GLuint scene_fbo, scene_color, scene_depth;
-    GLuint resolve_fbo, resolve_color; /* multisampled and scaled: resolved here at the scene's size, then scaled */
-    int fbo_width, fbo_height, fbo_samples;
-    int samples_said; /* the driver's own sample count, logged once */
+    int max_samples;        /* GL_MAX_SAMPLES */
+    rb_scene_target target; /* render_target.h */
 
     /* cglm reads the view's matrices as mat4 with aligned SSE loads: they
      * must not move off 16 bytes as fields come and go above. */
@@ -242,117 +240,6 @@ static void create_line_vaos(rb_renderer *r) {
     }
 }
 
-/* ---- the scene's framebuffer: multisampling and the render scale ---- */
-
-static void free_scene_target(rb_renderer *r) {
-    const GLuint fbos[2] = {r->scene_fbo, r->resolve_fbo};
-    const GLuint buffers[3] = {r->scene_color, r->scene_depth, r->resolve_color};
-    RB_GL(glDeleteFramebuffers(2, fbos)); /* names 0 are ignored */
-    RB_GL(glDeleteRenderbuffers(3, buffers));
-    r->scene_fbo = r->resolve_fbo = r->scene_color = r->scene_depth = r->resolve_color = 0;
-    r->fbo_width = r->fbo_height = r->fbo_samples = 0;
-}
-
-/* A renderbuffer attached to the bound framebuffer. */
-static GLuint attach_renderbuffer(GLenum attachment, GLenum format, int samples, int w, int h) {
-    GLuint buffer;
-    RB_GL(glGenRenderbuffers(1, &buffer));
-    RB_GL(glBindRenderbuffer(GL_RENDERBUFFER, buffer));
-    RB_GL(glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, format, w, h));
-    RB_GL(glFramebufferRenderbuffer(GL_FRAMEBUFFER, attachment, GL_RENDERBUFFER, buffer));
-    return buffer;
-}
-
-static bool framebuffer_complete(const char *what) {
-    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    RB_GL_CHECK("glCheckFramebufferStatus");
-    if (status == GL_FRAMEBUFFER_COMPLETE) return true;
-    rb_log(RB_LOG_ERROR, "render: the %s framebuffer is incomplete (status 0x%04x)", what, (unsigned)status);
-    return false;
-}
-
-/* The scene's framebuffer, w x h with `samples` samples (0: one), and where
- * it is multisampled and scaled, a plain one of the same size to resolve it
- * into (a multisampled blit cannot change the size). False, logged, if the
- * driver cannot make them. */
-static bool make_scene_target(rb_renderer *r, int w, int h, int samples, bool resolve) {
-    free_scene_target(r);
-    RB_GL(glGenFramebuffers(1, &r->scene_fbo));
-    RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, r->scene_fbo));
-    r->scene_color = attach_renderbuffer(GL_COLOR_ATTACHMENT0, GL_RGBA8, samples, w, h);
-    r->scene_depth = attach_renderbuffer(GL_DEPTH_ATTACHMENT, GL_DEPTH_COMPONENT24, samples, w, h);
-    bool ok = framebuffer_complete("scene");
-    GLint given = 0; /* a driver may give more samples than asked for (llvmpipe has 4 only) */
-    RB_GL(glGetRenderbufferParameteriv(GL_RENDERBUFFER, GL_RENDERBUFFER_SAMPLES, &given));
-    if (ok && given != samples && given != r->samples_said) {
-        rb_log(RB_LOG_INFO, "render: %d samples asked for, the driver gives %d", samples, given);
-        r->samples_said = given;
-    }
-    if (ok && resolve) {
-        RB_GL(glGenFramebuffers(1, &r->resolve_fbo));
-        RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, r->resolve_fbo));
-        r->resolve_color = attach_renderbuffer(GL_COLOR_ATTACHMENT0, GL_RGBA8, 0, w, h);
-        ok = framebuffer_complete("resolved scene");
-    }
-    RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, 0));
-    if (!ok) {
-        free_scene_target(r);
-        return false;
-    }
-    r->fbo_width = w, r->fbo_height = h, r->fbo_samples = samples;
-    return true;
-}
-
-/* Pixels of the scene along a side of `full` pixels at the render scale. */
-static int scaled(int full, float scale) {
-    int n = (int)lroundf((float)full * scale);
-    return n < 1 ? 1 : n > full ? full : n;
-}
-
-/* Binds what the scene is drawn into and gives its size: the window's own
- * framebuffer when neither multisampling nor scaling is asked for (no copy
- * at all), else the scene's framebuffer. Returns true for the latter. */
-static bool bind_scene_target(rb_renderer *r, int *w, int *h) {
-    const int samples = r->quality.msaa > 1 ? r->quality.msaa : 0;
-    *w = scaled(r->view.width, r->quality.scale), *h = scaled(r->view.height, r->quality.scale);
-    const bool smaller = *w != r->view.width || *h != r->view.height;
-    if (samples == 0 && !smaller) {
-        if (r->scene_fbo) free_scene_target(r);
-        RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, 0));
-        return false;
-    }
-    const bool resolve = samples > 0 && smaller;
-    if ((r->fbo_width != *w || r->fbo_height != *h || r->fbo_samples != samples || (r->resolve_fbo != 0) != resolve) &&
-        !make_scene_target(r, *w, *h, samples, resolve)) {
-        /* Drawn as it can be: one sample, the window's size. */
-        rb_log(RB_LOG_WARN, "render: multisampling and scaling turned off");
-        r->quality.msaa = 0, r->quality.scale = 1.0f;
-        *w = r->view.width, *h = r->view.height;
-        RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, 0));
-        return false;
-    }
-    RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, r->scene_fbo));
-    return true;
-}
-
-/* The scene's framebuffer (w x h) onto the window's: the samples resolved,
- * then scaled up with linear filtering. */
-static void present_scene(rb_renderer *r, int w, int h) {
-    GLuint from = r->scene_fbo;
-    if (r->resolve_fbo) {
-        RB_GL(glBindFramebuffer(GL_READ_FRAMEBUFFER, r->scene_fbo));
-        RB_GL(glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->resolve_fbo));
-        RB_GL(glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST));
-        from = r->resolve_fbo;
-    }
-    const bool same = w == r->view.width && h == r->view.height;
-    RB_GL(glBindFramebuffer(GL_READ_FRAMEBUFFER, from));
-    RB_GL(glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0));
-    RB_GL(glBlitFramebuffer(0, 0, w, h, 0, 0, r->view.width, r->view.height, GL_COLOR_BUFFER_BIT,
-                            same ? GL_NEAREST : GL_LINEAR));
-    RB_GL(glBindFramebuffer(GL_FRAMEBUFFER, 0));
-}
-
 bool rb_renderer_set_quality(rb_renderer *r, const rb_render_quality *q) {
     if (!rb_quality_valid(q)) {
         rb_log(RB_LOG_WARN,
@@ -465,7 +352,7 @@ void rb_renderer_destroy(rb_renderer *r) {
     RB_GL(glDeleteBuffers(1, &r->quad_buffer));
     if (r->shadow_fbo) RB_GL(glDeleteFramebuffers(1, &r->shadow_fbo));
     if (r->shadow_texture) RB_GL(glDeleteTextures(1, &r->shadow_texture));
-    free_scene_target(r);
+    rb_scene_target_free(&r->target);
     free(r);
 }
 
@@ -853,7 +740,8 @@ bool rb_renderer_end(rb_renderer *r) {
     if (r->quality.shadow_size > 0) shadow_pass(r);
 
     int scene_w, scene_h;
-    const bool offscreen = bind_scene_target(r, &scene_w, &scene_h);
+    const bool offscreen =
+        rb_scene_target_bind(&r->target, r->view.width, r->view.height, &r->quality, &scene_w, &scene_h);
     RB_GL(glViewport(0, 0, scene_w, scene_h));
     RB_GL(glClearColor(0.6f, 0.7f, 0.8f, 1.0f));
     RB_GL(glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT));
@@ -906,7 +794,7 @@ bool rb_renderer_end(rb_renderer *r) {
     draw_lines(r, 1);
 
     /* The overlay after the scene is scaled up: the HUD's text stays sharp. */
-    if (offscreen) present_scene(r, scene_w, scene_h);
+    if (offscreen) rb_scene_target_present(&r->target, scene_w, scene_h, r->view.width, r->view.height);
     RB_GL(glViewport(0, 0, r->view.width, r->view.height));
     draw_overlay(r);
     RB_GL(glBindVertexArray(0));
