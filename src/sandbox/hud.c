@@ -116,12 +116,15 @@ float rb_hud_scale(int width) { return width >= 900 ? 2.0f : 1.0f; }
 
 float rb_hud_lines_height(int width) { return (6.0f + 5.0f * 11.0f) * rb_hud_scale(width); }
 
+/* "body" or "bodies", for a count of n. */
+static const char *bodies_word(unsigned n) { return n == 1 ? "body" : "bodies"; }
+
 /* A live run: bodies, backend, tool, shape, scene, debris, paused or slowed. */
 static float live_lines(rb_renderer *r, float x, float y, const rb_hud_info *in) {
     char buf[256], device[48];
     /* Device names run long ("pthread-skylake-avx512-Intel(R) Xeon(R) ..."): the start says enough, cut with "..." */
     snprintf(device, sizeof device, strlen(in->device) > 40 ? "%.37s..." : "%s", in->device);
-    snprintf(buf, sizeof buf, "%u %s  %u %s   %s on %s", in->bodies, in->bodies == 1 ? "body" : "bodies", in->particles,
+    snprintf(buf, sizeof buf, "%u %s  %u %s   %s on %s", in->bodies, bodies_word(in->bodies), in->particles,
              in->particles == 1 ? "particle" : "particles", in->backend, device);
     y = line(r, x, y, g_dim, buf);
     if (in->formation > 0)
@@ -172,10 +175,9 @@ static float replay_lines(rb_renderer *r, float x, float y, const rb_hud_replay 
     y = line(r, x, y, g_white, buf);
     if (rp->key_frame >= 0)
         snprintf(buf, sizeof buf, "%u %s   Enter: simulate from the keyframe at frame %d", rp->bodies,
-                 rp->bodies == 1 ? "body" : "bodies", rp->key_frame);
+                 bodies_word(rp->bodies), rp->key_frame);
     else
-        snprintf(buf, sizeof buf, "%u %s   no keyframe to simulate from", rp->bodies,
-                 rp->bodies == 1 ? "body" : "bodies");
+        snprintf(buf, sizeof buf, "%u %s   no keyframe to simulate from", rp->bodies, bodies_word(rp->bodies));
     y = line(r, x, y, g_dim, buf);
     if (rp->cut_short) y = line(r, x, y, g_warn, "cut short: the recording ends without its end mark");
     if (!rp->playing) y = line(r, x, y, g_warn, "PAUSED   (Space plays, . and , step a frame)");

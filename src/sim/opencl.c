@@ -574,6 +574,9 @@ static bool ocl_read_transforms(rb_backend *b, const rb_world_data *d, rb_transf
  * sizes (force_group). No buffer is copied, so a world that fits without
  * the warm-up fits with it, and the next step's arguments are set anew
  * (ocl_step). */
+/* Kernel k launched as one work-group of its size, not timed (ocl_warm). */
+static bool launch_group(ocl *o, int k) { return launch(o, k, o->group[k], o->group[k], false); }
+
 static bool ocl_warm(rb_backend *base, rb_world_data *d, const rb_step_params *p) {
     ocl *o = (ocl *)base;
     if (!same_counts(o, d) || o->body_count == 0 || !ensure_roll(o, d, p) || !rb_ocl_set_args(o, p, 1)) return false;
@@ -590,31 +593,24 @@ static bool ocl_warm(rb_backend *base, rb_world_data *d, const rb_step_params *p
     for (size_t i = 0; i < sizeof counts / sizeof *counts && ok; i++)
         ok = RB_CL_CHECK("clSetKernelArg(warm)",
                          clSetKernelArg(o->kernels[counts[i].kernel], counts[i].arg, sizeof zero, &zero));
-    const size_t *g = o->group;
     const int kr = rb_ocl_reorder_kernel(o);
     if (o->gpu_kernels)
-        ok = ok && launch(o, K_HASH_COUNT, g[K_HASH_COUNT], g[K_HASH_COUNT], false) &&
-             launch(o, K_BLOCK_SUMS, RB_SCAN_GROUP, RB_SCAN_GROUP, false) &&
+        ok = ok && launch_group(o, K_HASH_COUNT) && launch(o, K_BLOCK_SUMS, RB_SCAN_GROUP, RB_SCAN_GROUP, false) &&
              launch(o, K_BLOCK_OFFSETS, o->offsets_group, o->offsets_group, false) &&
              launch(o, K_BLOCKS, RB_SCAN_GROUP, RB_SCAN_GROUP, false);
     else
-        ok = ok && launch(o, K_STAMP_NEAR, g[K_STAMP_NEAR], g[K_STAMP_NEAR], false) &&
-             launch(o, K_MARK_FAR, g[K_MARK_FAR], g[K_MARK_FAR], false) &&
-             launch(o, K_HASH, g[K_HASH], g[K_HASH], false) &&
-             launch(o, K_COUNT_PARTICLES, g[K_COUNT_PARTICLES], g[K_COUNT_PARTICLES], false) &&
-             launch(o, K_CHUNK_SUMS, g[K_CHUNK_SUMS], g[K_CHUNK_SUMS], false) &&
-             launch(o, K_CHUNK_OFFSETS, 1, 1, false) && launch(o, K_CHUNKS, g[K_CHUNKS], g[K_CHUNKS], false);
-    ok = ok && launch(o, K_SCATTER, g[K_SCATTER], g[K_SCATTER], false) && launch(o, kr, g[kr], g[kr], false) &&
-         launch(o, K_FORCES, g[K_FORCES], g[K_FORCES], false) &&
-         launch(o, K_SUM_BODIES, g[K_SUM_BODIES], g[K_SUM_BODIES], false) &&
-         launch(o, K_INTEGRATE, g[K_INTEGRATE], g[K_INTEGRATE], false) &&
-         (o->piece_count == 0 || launch(o, K_PIECES, g[K_PIECES], g[K_PIECES], false)) &&
-         (o->joint_count == 0 || (launch(o, K_JOINTS, g[K_JOINTS], g[K_JOINTS], false) &&
-                                  launch(o, K_JOINT_LOADS, g[K_JOINT_LOADS], g[K_JOINT_LOADS], false)));
+        ok = ok && launch_group(o, K_STAMP_NEAR) && launch_group(o, K_MARK_FAR) && launch_group(o, K_HASH) &&
+             launch_group(o, K_COUNT_PARTICLES) && launch_group(o, K_CHUNK_SUMS) &&
+             launch(o, K_CHUNK_OFFSETS, 1, 1, false) && launch_group(o, K_CHUNKS);
+    ok = ok && launch_group(o, K_SCATTER) && launch_group(o, kr) && launch_group(o, K_FORCES) &&
+         launch_group(o, K_SUM_BODIES) && launch_group(o, K_INTEGRATE) &&
+         (o->piece_count == 0 || launch_group(o, K_PIECES)) &&
+         (o->joint_count == 0 || (launch_group(o, K_JOINTS) && launch_group(o, K_JOINT_LOADS)));
     /* the force pass's other work-group, which a world whose bodies get
      * smaller or larger on average as it runs takes up later */
-    const size_t other = g[K_FORCES] != o->force_group_most ? o->force_group_most : small_force_group(o);
-    if (ok && !o->gpu_kernels && other != g[K_FORCES]) ok = launch(o, K_FORCES, other, other, false);
+    const size_t size = o->group[K_FORCES],
+                 other = size != o->force_group_most ? o->force_group_most : small_force_group(o);
+    if (ok && !o->gpu_kernels && other != size) ok = launch(o, K_FORCES, other, other, false);
     return RB_CL_CHECK("clFinish", clFinish(o->queue)) && ok;
 }
 
