@@ -167,10 +167,17 @@ void take_input(rb_panels *p, double frame_dt) {
     memset(p->key_pressed, 0, sizeof p->key_pressed);
 }
 
-// Key releases that came in the frame of their press, given now that ImGui has seen the press.
+// Key releases that came in the frame of their press, given now that ImGui
+// has seen the press. This runs within the frame, after ImGui took its
+// modifiers: the backend would set them again from SDL's, and ImGui's
+// check that they did not change within a frame (its text fields') aborts.
+// They keep this frame's; take_input sets them from the keys next frame.
 void release_deferred(rb_panels *p) {
+    ImGuiIO &io = ImGui::GetIO();
+    const bool ctrl = io.KeyCtrl, shift = io.KeyShift, alt = io.KeyAlt, super = io.KeySuper;
     for (int i = 0; i < p->deferred_count; i++) ImGui_ImplSDL2_ProcessEvent(&p->deferred[i]);
     p->deferred_count = 0;
+    io.KeyCtrl = ctrl, io.KeyShift = shift, io.KeyAlt = alt, io.KeySuper = super;
 }
 
 int button_index(int sdl_button) {
