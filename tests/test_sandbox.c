@@ -127,6 +127,49 @@ static rb_body_id known_scene(rb_sandbox *sb) {
     return id;
 }
 
+static int pixel_diff(const uint8_t *a, const uint8_t *b);
+
+/* F1's help: drawn at 2, 1.5 or 1 times the font's pixels, never less (at
+ * 0.83 its pixel columns dropped out and "Rubble" read "Pubble"), all of
+ * it where the window holds it and a last line saying how much did not
+ * fit where it does not; and alone, the HUD's lines (which showed through
+ * its backdrop) not drawn under it. */
+static void test_help_is_readable_and_alone(void **state) {
+    (void)state;
+    const int sizes[][2] = {{1920, 1080}, {1280, 720}, {960, 540}, {640, 360}};
+    for (int replay = 0; replay < 2; replay++)
+        for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+            const rb_hud_help_fit f = rb_hud_help_layout(sizes[k][0], sizes[k][1], replay);
+            fprintf(stderr, "help of %s in %dx%d: scale %g, %d of %d lines\n", replay ? "a replay" : "a live run",
+                    sizes[k][0], sizes[k][1], f.scale, f.shown, f.lines);
+            assert_true(f.scale == 1.0f || f.scale == 1.5f || f.scale == 2.0f);
+            assert_true(f.scale * (f.key_w + 16.0f + f.what_w) < (float)sizes[k][0]);
+            if (sizes[k][1] >= 720) assert_int_equal(f.shown, f.lines);
+            assert_true(f.shown >= 20 && f.shown <= f.lines);
+        }
+    assert_true(rb_hud_help_layout(1280, 720, false).scale == 1.5f);
+    assert_true(rb_hud_help_layout(640, 360, false).shown < rb_hud_help_layout(640, 360, false).lines);
+
+    rb_sandbox *sb = make_sandbox(0);
+    known_scene(sb);
+    script(sb, "0 key F1\n");
+    run_frames(sb, 2);
+    int w, h;
+    uint8_t *help, *bare;
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &help));
+    script(sb, "0 key F1\n0 key H\n"); /* no help, no HUD */
+    run_frames(sb, 2);
+    assert_true(rb_sandbox_read_pixels(sb, &w, &h, &bare));
+    rb_sandbox_destroy(sb);
+    /* the HUD's first line, left of the "F1 help" hint and above the help's box */
+    int differ = 0;
+    for (int y = 0; y < 18; y++)
+        for (int x = 0; x < W - 70; x++) differ += pixel_diff(&help[(y * W + x) * 4], &bare[(y * W + x) * 4]) > 8;
+    fprintf(stderr, "%d pixels of the HUD's first line differ from the bare frame under the help\n", differ);
+    assert_int_equal(differ, 0);
+    free(help), free(bare);
+}
+
 static void test_known_scene_has_body_colour_and_ground(void **state) {
     (void)state;
     rb_sandbox *sb = make_sandbox(0);
@@ -2012,6 +2055,7 @@ static void test_bookmarks_stored_recalled_saved_and_loaded(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_scene_has_body_colour_and_ground),
+        cmocka_unit_test(test_help_is_readable_and_alone),
         cmocka_unit_test(test_quality_settings_draw_as_they_should),
         cmocka_unit_test(test_quality_is_chosen_and_f9_cycles),
         cmocka_unit_test(test_frame_stats_json),

@@ -1,6 +1,7 @@
 /* hud.c - the heads-up display and the F1 help overlay, drawn as overlay text (see hud.h). */
 #include "hud.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -184,9 +185,75 @@ static float replay_lines(rb_renderer *r, float x, float y, const rb_hud_replay 
     return y;
 }
 
+/* "F1 help" in the top right corner. */
+static void help_hint(rb_renderer *r, int width) {
+    const char *hint = "F1 help";
+    float w, h;
+    rb_renderer_text_size(hint, RB_HUD_SCALE, &w, &h);
+    line(r, (float)width - w - 7.0f * g_scale, 6.0f * g_scale, g_dim, hint);
+}
+
+/* The top of F1's help: below "F1 help", at the HUD's scale. */
+static float help_top(int width) { return 20.0f * rb_hud_scale(width); }
+
+rb_hud_help_fit rb_hud_help_layout(int width, int height, bool replay) {
+    const char *const(*lines)[2] = replay ? rb_hud_replay_help_lines : rb_hud_help_lines;
+    rb_hud_help_fit fit = {1.0f, 0.0f, 0.0f, 0, 0};
+    float w, h;
+    for (; lines[fit.lines][0]; fit.lines++) {
+        rb_renderer_text_size(lines[fit.lines][0], 1.0f, &w, &h);
+        fit.key_w = fmaxf(fit.key_w, w);
+        rb_renderer_text_size(lines[fit.lines][1], 1.0f, &w, &h);
+        fit.what_w = fmaxf(fit.what_w, w);
+    }
+    /* at scale 1: the columns, their gap and the margins; the title, a blank row, the lines */
+    const float unit_w = fit.key_w + 16.0f + fit.what_w + 20.0f, room = (float)height - help_top(width) - 4.0f;
+    static const float scales[] = {2.0f, 1.5f, 1.0f};
+    for (int k = 0; k < 3; k++)
+        if (scales[k] * unit_w <= (float)width - 8.0f && scales[k] * ((float)(fit.lines + 2) * 11.0f + 10.0f) <= room) {
+            fit.scale = scales[k];
+            break;
+        }
+    fit.shown = fit.lines;
+    while (fit.shown > 0 && ((float)(fit.shown + 3) * 11.0f + 10.0f) * fit.scale > room) fit.shown--;
+    return fit;
+}
+
+/* F1's help over the middle of the window, alone: the HUD's lines would
+ * show through its backdrop (rb_hud_help_layout: its scale, and what fits). */
+static void help_overlay(rb_renderer *r, int width, int height, bool replay) {
+    const char *const(*lines)[2] = replay ? rb_hud_replay_help_lines : rb_hud_help_lines;
+    const rb_hud_help_fit fit = rb_hud_help_layout(width, height, replay);
+    g_scale = fit.scale;
+    const int rows = fit.shown < fit.lines ? fit.shown + 1 : fit.lines; /* the last row: what did not fit */
+    const float gap = 16.0f * g_scale, wmax = (fit.key_w + 16.0f + fit.what_w) * g_scale;
+    const float ph = (float)(rows + 2) * RB_HUD_LINE;
+    const float px = fmaxf(10.0f * g_scale, 0.5f * ((float)width - wmax)),
+                py = fmaxf(help_top(width) + 8.0f * g_scale, 0.5f * ((float)height - ph));
+    const float back[4] = {0.03f, 0.04f, 0.06f, 0.88f};
+    rb_renderer_rect(r, px - 10.0f * g_scale, py - 8.0f * g_scale, wmax + 20.0f * g_scale, ph + 10.0f * g_scale, back);
+    rb_renderer_text(r, px, py, RB_HUD_SCALE, g_warn, replay ? "Rubble replay controls" : "Rubble controls");
+    for (int i = 0; i < fit.shown; i++) {
+        const float ly = py + (float)(i + 2) * RB_HUD_LINE;
+        rb_renderer_text(r, px, ly, RB_HUD_SCALE, g_warn, lines[i][0]);
+        rb_renderer_text(r, px + fit.key_w * g_scale + gap, ly, RB_HUD_SCALE, g_white, lines[i][1]);
+    }
+    if (fit.shown < fit.lines) {
+        char more[96];
+        snprintf(more, sizeof more, "... %d more: a taller window shows them (README, Controls)",
+                 fit.lines - fit.shown);
+        rb_renderer_text(r, px, py + (float)(fit.shown + 2) * RB_HUD_LINE, RB_HUD_SCALE, g_dim, more);
+    }
+}
+
 void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, bool help) {
     g_scale = rb_hud_scale(width);
     char buf[256];
+    if (help) {
+        help_hint(r, width);
+        help_overlay(r, width, height, in->replay != NULL);
+        return;
+    }
     float x = 7.0f * g_scale, y = 6.0f * g_scale;
     if (in->replay) /* nothing is simulated */
         snprintf(buf, sizeof buf, "%.0f fps  %.1f ms", in->fps, in->frame_ms);
@@ -227,38 +294,7 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
         rb_renderer_rect(r, in->grab_target[0] - 3, in->grab_target[1] - 3, 6, 6, t);
     }
 
-    const char *hint = "F1 help";
-    float w, h;
-    rb_renderer_text_size(hint, RB_HUD_SCALE, &w, &h);
-    line(r, (float)width - w - 7.0f * g_scale, 6.0f * g_scale, g_dim, hint);
-
-    if (help) {
-        const char *const(*lines)[2] = in->replay ? rb_hud_replay_help_lines : rb_hud_help_lines;
-        int n = 0;
-        while (lines[n][0]) n++;
-        /* smaller text where the lines would not fit the window's height */
-        const float fit = ((float)height - 16.0f) / ((float)(n + 2) * 11.0f + 10.0f);
-        if (fit < g_scale) g_scale = fit;
-        float key_w = 0.0f, what_w = 0.0f;
-        for (n = 0; lines[n][0]; n++) {
-            rb_renderer_text_size(lines[n][0], RB_HUD_SCALE, &w, &h);
-            if (w > key_w) key_w = w;
-            rb_renderer_text_size(lines[n][1], RB_HUD_SCALE, &w, &h);
-            if (w > what_w) what_w = w;
-        }
-        const float gap = 16.0f * g_scale, wmax = key_w + gap + what_w;
-        float ph = (float)(n + 2) * RB_HUD_LINE;
-        float px = 0.5f * ((float)width - wmax), py = 0.5f * ((float)height - ph);
-        const float back[4] = {0.03f, 0.04f, 0.06f, 0.82f};
-        rb_renderer_rect(r, px - 10.0f * g_scale, py - 8.0f * g_scale, wmax + 20.0f * g_scale, ph + 10.0f * g_scale,
-                         back);
-        rb_renderer_text(r, px, py, RB_HUD_SCALE, g_warn, in->replay ? "Rubble replay controls" : "Rubble controls");
-        for (int i = 0; i < n; i++) {
-            float ly = py + (float)(i + 2) * RB_HUD_LINE;
-            rb_renderer_text(r, px, ly, RB_HUD_SCALE, g_warn, lines[i][0]);
-            rb_renderer_text(r, px + key_w + gap, ly, RB_HUD_SCALE, g_white, lines[i][1]);
-        }
-    }
+    help_hint(r, width);
 }
 
 /* ---- notices ---- */

@@ -83,4 +83,14 @@ float rb_hud_lines_height(int width);
 extern const char *const rb_hud_help_lines[][2];
 extern const char *const rb_hud_replay_help_lines[][2];
 
+/* How F1's help fits a window: its text's scale (2, 1.5 or 1: never less,
+ * where the font's pixel columns would drop out), the widths of its two
+ * columns at scale 1, its lines and how many of them fit (the rest said in
+ * a last line). */
+typedef struct rb_hud_help_fit {
+    float scale, key_w, what_w;
+    int lines, shown;
+} rb_hud_help_fit;
+rb_hud_help_fit rb_hud_help_layout(int width, int height, bool replay);
+
 #endif
