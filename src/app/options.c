@@ -521,8 +521,8 @@ int rb_options_read(rb_options *o, rb_program program, int argc, char **argv) {
     char err[PATH_MAX + 256];
     rb_options_defaults(o, program);
     if (!rb_options_parse(o, program, argc, argv, err, sizeof err)) {
-        fprintf(stderr, "%s: %s\n\n", name, err);
-        rb_options_usage(program, stderr);
+        /* the reason alone, not under the whole usage (69 lines that scrolled it away) */
+        fprintf(stderr, "%s: %s\n%s: '%s --help' lists the options\n", name, err, name, name);
         return 2;
     }
     if (o->help) {

@@ -45,7 +45,13 @@ static bool parse_count(const char *s, long lo, long hi, long *out) {
     return true;
 }
 
-/* Returns -1 to go on, else the exit status (2: refused, with the usage; 0: --help). */
+/* A refused command line: after its reason, where the options are. */
+static int refused(void) {
+    fputs("rubble wedge: 'rubble wedge --help' lists the options\n", stderr);
+    return 2;
+}
+
+/* Returns -1 to go on, else the exit status (2: refused, with a pointer to --help; 0: --help). */
 static int parse_args(wedge_args *a, int argc, char **argv) {
     *a = (wedge_args){.steps = -1};
     const char *bad = NULL;
@@ -77,22 +83,19 @@ static int parse_args(wedge_args *a, int argc, char **argv) {
             else
                 a->run_dir = v, i += 2;
         } else if (o[0] == '-' || a->file) {
-            fprintf(stderr, "rubble wedge: %s: %s\n\n", o, o[0] == '-' ? "unknown option" : "one wedge file only");
-            rb_wedge_usage(stderr);
-            return 2;
+            fprintf(stderr, "rubble wedge: %s: %s\n", o, o[0] == '-' ? "unknown option" : "one wedge file only");
+            return refused();
         } else {
             a->file = o;
         }
         if (bad) {
-            fprintf(stderr, "rubble wedge: %s %s\n\n", o, bad);
-            rb_wedge_usage(stderr);
-            return 2;
+            fprintf(stderr, "rubble wedge: %s %s\n", o, bad);
+            return refused();
         }
     }
     if (!a->file && !a->run_dir) {
-        fprintf(stderr, "rubble wedge: no wedge file\n\n");
-        rb_wedge_usage(stderr);
-        return 2;
+        fprintf(stderr, "rubble wedge: no wedge file\n");
+        return refused();
     }
     return -1;
 }
