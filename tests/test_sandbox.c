@@ -1146,6 +1146,8 @@ static void test_save_drop_and_load_scenes(void **state) {
     assert_string_equal(stats(sb).scene_file, saved);
     assert_int_equal(stats(sb).bodies, 12);
     assert_true(rb_world_digest(rb_sandbox_world(sb)) == digest);
+    /* and the refusal is off the HUD: "the current scene is kept" no longer is */
+    assert_string_equal(rb_log_last_error(), "");
     /* after running on, Ctrl+O loads the last save again */
     script(sb, "0 key Space\n");
     run_frames(sb, 20);
