@@ -420,6 +420,16 @@ static void test_inspector_shows_the_body_under_the_cursor(void **st) {
     assert_string_equal(b.shape, "cube");
     assert_true(fabsf(b.mass - 1728.0f) < 1.0f);
     assert_false(b.grabbed);
+    assert_false(b.kept);
+    /* the cursor on a panel: the body stays, to be read, said to be the last under the cursor */
+    float panel[4];
+    rect_of(sb, RB_PANEL_INSPECTOR, NULL, panel);
+    snprintf(text, sizeof text, "0 move %.0f %.0f\n", panel[0] + 0.5f * panel[2], panel[1] + 0.5f * panel[3]);
+    script(sb, text);
+    run_frames(sb, 3);
+    assert_true(rb_sandbox_inspected(sb, &b));
+    assert_int_equal(b.slot, id.slot);
+    assert_true(b.kept);
     script(sb, "0 move 200 60\n"); /* the sky */
     run_frames(sb, 2);
     assert_false(rb_sandbox_inspected(sb, &b));

@@ -47,10 +47,12 @@ typedef struct rb_panel_shape {
     float mass;            /* kg */
 } rb_panel_shape;
 
-/* The Inspector's body: the grabbed one, else the one under the cursor. */
+/* The Inspector's body: the grabbed one, else the one under the cursor
+ * (kept while the cursor is over a panel: the body last under it). */
 typedef struct rb_panel_body {
     bool valid;
     bool grabbed;
+    bool kept; /* the cursor is over a panel: this was the body last under it */
     uint32_t slot, generation;
     const char *shape; /* its shape's name; a broken body's piece has its own */
     const char *kind;  /* "dynamic", "static", "kinematic" */

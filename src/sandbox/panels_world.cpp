@@ -149,7 +149,11 @@ void inspector_panel(rb_panels *p) {
         text_dim("no body under the cursor (point at one, or grab one)");
         return;
     }
-    ImGui::Text("body %u (%s), %s", b.slot, b.grabbed ? "grabbed" : "under the cursor", b.kind);
+    ImGui::Text("body %u (%s), %s", b.slot,
+                b.grabbed ? "grabbed"
+                : b.kept  ? "last under the cursor"
+                          : "under the cursor",
+                b.kind);
     remember(p, "body");
     ImGui::Text("shape  %s", b.shape);
     if (isfinite(b.mass))

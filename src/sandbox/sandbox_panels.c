@@ -143,10 +143,11 @@ static void fill_body(rb_sandbox *sb, rb_panel_body *b) {
     snprintf(sb->ui->piece_name, sizeof sb->ui->piece_name, "a piece of a broken body (shape %u)", s.shape);
     *b = (rb_panel_body){.valid = true,
                          .grabbed = sb->hands.grab.active,
+                         .kept = !sb->hands.grab.active &&
+                                 rb_panels_over(sb->ui->panels, sb->input.mouse_x, sb->input.mouse_y),
                          .slot = id.slot,
                          .generation = id.generation,
-                         .shape =
-                             row >= 0 ? rb_entities_get(table, (uint32_t)row)->shape->name : sb->ui->piece_name,
+                         .shape = row >= 0 ? rb_entities_get(table, (uint32_t)row)->shape->name : sb->ui->piece_name,
                          .kind = s.kind <= RB_BODY_KINEMATIC ? kinds[s.kind] : "?",
                          .mass = s.mass,
                          .asleep = s.asleep};
