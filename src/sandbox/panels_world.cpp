@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 namespace rb_panel_ui {
 namespace {
@@ -55,7 +56,9 @@ void world_panel(rb_panels *p) {
     if (ImGui::Checkbox("sleeping##World", &sleeping))
         answer(p, rb_settings_set_sleeping(v->settings, sleeping, why, sizeof why), why);
     remember(p, "sleeping");
-    text_dim("%s on %.60s", v->backend, v->device);
+    // the device's whole name, wrapped; an absurdly long one cut where it says so
+    const int room = 120;
+    text_dim("%s on %.*s%s", v->backend, room, v->device, strlen(v->device) > (size_t)room ? "..." : "");
     ImGui::EndDisabled();
     message_line(p);
 }
