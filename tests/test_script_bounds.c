@@ -116,6 +116,38 @@ static void test_reversed_script_in_order(void **state) {
     unlink(path);
 }
 
+/* A screenshot is the last event of its frame: lines of the same time
+ * after it (a key that changes the view) wait for the next frame, so the
+ * shot shows the file's order (it is taken after the frame's events). */
+static void test_screenshot_ends_its_frame(void **state) {
+    (void)state;
+    char err[1024];
+    rb_script *s = rb_script_parse("0 move 1 0\n0.5 screenshot a.png\n0.5 key P\n0.5 move 2 0\n", "shot.script", err,
+                                   sizeof err);
+    if (!s) fail_msg("%s", err);
+    const uint32_t shot = rb_script_screenshot_event();
+    assert_true(shot != 0);
+    int frames[2][3] = {{0}}; /* a frame's motion, screenshot and key events */
+    for (int f = 0; f < 2; f++) {
+        assert_true(rb_script_pump(s, 1.0, 1) >= 0);
+        SDL_Event e;
+        while (SDL_PollEvent(&e)) {
+            if (e.type == SDL_MOUSEMOTION)
+                frames[f][0]++;
+            else if (e.type == shot)
+                frames[f][1]++;
+            else if (e.type == SDL_KEYDOWN)
+                frames[f][2]++;
+        }
+    }
+    fprintf(stderr, "frame 1: %d moves, %d shots, %d keys; frame 2: %d, %d, %d\n", frames[0][0], frames[0][1],
+            frames[0][2], frames[1][0], frames[1][1], frames[1][2]);
+    assert_true(frames[0][0] == 1 && frames[0][1] == 1 && frames[0][2] == 0);
+    assert_true(frames[1][0] == 1 && frames[1][1] == 0 && frames[1][2] == 1);
+    assert_true(rb_script_done(s));
+    rb_script_destroy(s);
+}
+
 /* Lines of one time keep the file's order, however many fall due at once. */
 static void test_ties_keep_file_order(void **state) {
     (void)state;
@@ -141,6 +173,7 @@ int main(void) {
         cmocka_unit_test(test_oversized_refused_with_cap),
         cmocka_unit_test(test_reversed_script_in_order),
         cmocka_unit_test(test_ties_keep_file_order),
+        cmocka_unit_test(test_screenshot_ends_its_frame),
     };
     const char *only = getenv("RUBBLE_TEST_ONLY"); /* one test by name (a glob) */
     if (only && *only) cmocka_set_test_filter(only);

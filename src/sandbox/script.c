@@ -418,6 +418,10 @@ int rb_script_pump(rb_script *s, double t, uint32_t window_id) {
         s->mouse_x = mouse_x, s->mouse_y = mouse_y, s->buttons = buttons;
         s->next++;
         pushed++;
+        /* The frame's picture is taken after all of its events: what the
+         * file says after a screenshot waits for the next frame, so the
+         * shot shows the lines before it and none after. */
+        if (e->op == OP_SCREENSHOT) break;
     }
     return pushed;
 }
