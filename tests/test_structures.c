@@ -168,7 +168,8 @@ static void test_glue_keeps_mass_and_momentum(void **state) {
     fixture f;
     open_world(&f, 0.5f);
     const int row = rb_entities_find(f.entities, "cube");
-    rb_body_desc a = {.position = {0, 3, 0}, .velocity = {1, 0, 0}}, b = {.position = {1.2024f, 3, 0}, .velocity = {3, 0, 0}};
+    rb_body_desc a = {.position = {0, 3, 0}, .velocity = {1, 0, 0}},
+                 b = {.position = {1.2024f, 3, 0}, .velocity = {3, 0, 0}};
     const rb_glue_part parts[2] = {{.id = rb_entities_spawn(f.entities, (uint32_t)row, &a)},
                                    {.id = rb_entities_spawn(f.entities, (uint32_t)row, &b)}};
     const rb_glue_desc glue = {.strength = 1e6f};
@@ -184,7 +185,27 @@ static void test_glue_keeps_mass_and_momentum(void **state) {
     assert_int_equal(rb_world_particle_pieces(f.world, id, piece_of, 54), 2);
     rb_mesh mesh;
     assert_true(rb_debris_piece_mesh(f.debris, s.shape, &mesh)); /* drawn as its parts' meshes */
-    assert_true(mesh.vertex_count > 0);
+    assert_true(mesh.vertex_count > 0 && mesh.vertex_count % 2 == 0);
+    /* which meet, with no gap between them where the parts had one (2.4 mm,
+     * a generator's): the first part's vertices, then the second's, along
+     * the line between their centres */
+    const uint32_t half = mesh.vertex_count / 2;
+    double ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0}, dir[3], len = 0.0;
+    for (uint32_t v = 0; v < half; v++)
+        for (int k = 0; k < 3; k++)
+            ca[k] += mesh.positions[3 * v + k] / half, cb[k] += mesh.positions[3 * (half + v) + k] / half;
+    for (int k = 0; k < 3; k++) dir[k] = cb[k] - ca[k], len += dir[k] * dir[k];
+    len = sqrt(len);
+    double a_far = -1e9, b_near = 1e9;
+    for (uint32_t v = 0; v < half; v++) {
+        double ta = 0.0, tb = 0.0;
+        for (int k = 0; k < 3; k++)
+            ta += mesh.positions[3 * v + k] * dir[k] / len, tb += mesh.positions[3 * (half + v) + k] * dir[k] / len;
+        a_far = fmax(a_far, ta), b_near = fmin(b_near, tb);
+    }
+    print_message("the parts' meshes: centres %.4f m apart, %.4f m of overlap\n", len, a_far - b_near);
+    assert_near(len, 1.2024, 1e-4);
+    assert_true(a_far - b_near > 0.001 && a_far - b_near < 0.006);
     rb_mesh_free(&mesh);
     /* gluing a part twice, or a static body, is refused */
     const rb_glue_part twice[2] = {{.id = id}, {.id = id}};
@@ -273,8 +294,9 @@ static void test_ball_breaks_the_wall_along_its_mortar(void **state) {
         }
         if (crumbs && !freed_first) freed_first = freed ? freed : UINT32_MAX;
     }
-    print_message("after 2 s: %u bricks and half bricks freed whole, %u brick pieces; freed before the first brick broke: %u\n", freed,
-                  crumbs, freed_first);
+    print_message(
+        "after 2 s: %u bricks and half bricks freed whole, %u brick pieces; freed before the first brick broke: %u\n",
+        freed, crumbs, freed_first);
     assert_true(freed >= 3);
     assert_true(crumbs > 0); /* the bricks' own bonds (5 MN) gave way too, later */
     assert_true(freed_first >= 1 && freed_first != UINT32_MAX);
@@ -363,8 +385,9 @@ static void refused(const char *text, const char *expect) {
 
 static void test_bad_structures_are_refused(void **state) {
     (void)state;
-    refused("{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"assembly\": \"x\"}]}",
-            "bad.json: bodies[0].assembly: no assembly 'x'");
+    refused(
+        "{\"rubble_scene\": 1, \"bodies\": [{\"shape\": \"cube\", \"position\": [0, 0.6, 0], \"assembly\": \"x\"}]}",
+        "bad.json: bodies[0].assembly: no assembly 'x'");
     refused("{\"rubble_scene\": 1, \"assemblies\": [{\"name\": \"a\"}]}", "bad.json: assemblies[0]: no body");
     refused("{\"rubble_scene\": 1, \"assemblies\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}",
             "bad.json: assemblies[1].name: 'a' names assemblies[0] already");
