@@ -150,6 +150,21 @@ static void test_help_is_readable_and_alone(void **state) {
     assert_true(rb_hud_help_layout(1280, 720, false).scale == 1.5f);
     assert_true(rb_hud_help_layout(640, 360, false).shown < rb_hud_help_layout(640, 360, false).lines);
 
+    /* and the HUD's lines are cut to the window with "...", the first
+     * beside the "F1 help" hint (in a 321-pixel window "F9: next" ran
+     * into the hint, and the device's line off the edge) */
+    char cut[128];
+    const char *text = "100 bodies  2700 particles   opencl on pthread-skylake-avx512-AMD EPYC (Portable)";
+    assert_ptr_equal(rb_hud_fit("F9: next", 1.0f, 300.0f, cut, sizeof cut), "F9: next");
+    const char *fitted = rb_hud_fit(text, 1.0f, 200.0f, cut, sizeof cut);
+    float fw, fh;
+    rb_renderer_text_size(fitted, 1.0f, &fw, &fh);
+    fprintf(stderr, "fitted to 200 px: '%s' (%.0f px)\n", fitted, fw);
+    assert_true(fw <= 200.0f && fw > 150.0f);
+    const size_t kept = strlen(fitted) - 3;
+    assert_string_equal(fitted + kept, "...");
+    assert_memory_equal(fitted, text, kept);
+
     rb_sandbox *sb = make_sandbox(0);
     known_scene(sb);
     script(sb, "0 key F1\n");

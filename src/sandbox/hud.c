@@ -82,8 +82,29 @@ static const float g_warn[4] = {1.0f, 0.78f, 0.30f, 1.0f};
 static const float g_error[4] = {1.0f, 0.42f, 0.36f, 1.0f};
 static const float g_panel[4] = {0.05f, 0.07f, 0.10f, 0.55f};
 
-/* A line of text over a dark strip, so it reads on sky and ground alike. */
+/* The widest a line may be drawn (pixels): the window's, less the "F1
+ * help" hint beside the first line. */
+static float g_max_w = 1e9f;
+
+const char *rb_hud_fit(const char *text, float scale, float max_w, char *cut, size_t cut_size) {
+    float w, h;
+    rb_renderer_text_size(text, scale, &w, &h);
+    if (w <= max_w || cut_size < 4) return text;
+    for (size_t n = strlen(text); n > 0; n--) {
+        if (n + 4 > cut_size) continue;
+        snprintf(cut, cut_size, "%.*s...", (int)n, text);
+        rb_renderer_text_size(cut, scale, &w, &h);
+        if (w <= max_w) return cut;
+    }
+    snprintf(cut, cut_size, "...");
+    return cut;
+}
+
+/* A line of text over a dark strip, so it reads on sky and ground alike;
+ * cut with "..." where it is wider than g_max_w. */
 static float line(rb_renderer *r, float x, float y, const float color[4], const char *text) {
+    char cut[320];
+    text = rb_hud_fit(text, RB_HUD_SCALE, g_max_w, cut, sizeof cut);
     float w, h;
     rb_renderer_text_size(text, RB_HUD_SCALE, &w, &h);
     rb_renderer_rect(r, x - 3.0f * g_scale, y - 2.0f * g_scale, w + 6.0f * g_scale, RB_HUD_LINE, g_panel);
@@ -187,6 +208,7 @@ static float replay_lines(rb_renderer *r, float x, float y, const rb_hud_replay 
 
 /* "F1 help" in the top right corner. */
 static void help_hint(rb_renderer *r, int width) {
+    g_max_w = 1e9f;
     const char *hint = "F1 help";
     float w, h;
     rb_renderer_text_size(hint, RB_HUD_SCALE, &w, &h);
@@ -248,6 +270,7 @@ static void help_overlay(rb_renderer *r, int width, int height, bool replay) {
 
 void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, bool help) {
     g_scale = rb_hud_scale(width);
+    g_max_w = 1e9f;
     char buf[256];
     if (help) {
         help_hint(r, width);
@@ -260,7 +283,11 @@ void rb_hud_draw(rb_renderer *r, int width, int height, const rb_hud_info *in, b
     else
         snprintf(buf, sizeof buf, "%.0f fps  %.1f ms   sim %.1f ms/frame, %u steps", in->fps, in->frame_ms, in->sim_ms,
                  in->steps);
+    float hint_w, hint_h;
+    rb_renderer_text_size("F1 help", RB_HUD_SCALE, &hint_w, &hint_h);
+    g_max_w = (float)width - x - hint_w - 24.0f * g_scale; /* the first line, beside the hint */
     y = line(r, x, y, g_white, buf);
+    g_max_w = (float)width - x - 7.0f * g_scale;
     if (in->quality && *in->quality) {
         snprintf(buf, sizeof buf, "quality: %s   F9: next", in->quality);
         y = line(r, x, y, g_dim, buf);

@@ -3,6 +3,7 @@
 #define RB_HUD_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -73,6 +74,9 @@ void rb_notice_vsay(rb_notice *n, double now, const char *format, va_list args);
 const char *rb_notice_text(const rb_notice *n, double now);
 /* Pixels per unit of the HUD's text in a window `width` pixels wide: 2, or 1 in a small one. */
 float rb_hud_scale(int width);
+/* text as drawn in at most max_w pixels at scale: itself where it fits,
+ * else its longest start that fits with "..." after it, written into cut. */
+const char *rb_hud_fit(const char *text, float scale, float max_w, char *cut, size_t cut_size);
 /* Pixels from the top of a window `width` wide that the HUD's usual lines
  * (times, quality, bodies, tool and scene, debris) take: what the camera's
  * framing keeps clear (framing.h). */
