@@ -395,7 +395,7 @@ static void test_damaged_whole_refused(void **state) {
     assert_refused(text, bond_past_pieces, "[2].bonds: element 1 is not a whole number from 0 to");
     assert_refused(text, bonds_reversed, "[2].bonds: bond 0");
     assert_refused(text, piece_of_short, "[2].piece_of: expected one for each of its");
-    assert_refused(text, offset_nan, "[2].offsets: element 4 is not a finite number");
+    assert_refused(text, offset_nan, "[2].offsets: element 4 is null, not a number");
     assert_refused(text, holds_missing, "[2]: 'holds' is missing");
     assert_refused(text, mesh_missing, "[2].meshes: expected none or one for each of its");
     assert_refused(text, inner_past_table, "[2].inner: element 0 is not -1 or a pattern of the layer's");

@@ -250,7 +250,11 @@ static void test_saved_contacts_are_read_and_checked(void **state) {
     refused(TWO_CUBES("[[2, 29, 0, 0, 0, {\"rolling\": [0, 0, 1e39]}]]"), /* finite as a double, not as a float */
             "t.json: contacts[0][5].rolling: element 2 is not a finite number");
     refused(TWO_CUBES("[[2, 29, 0, 0, 0, {\"rolling\": [\"0\", 0, 0]}]]"),
-            "t.json: contacts[0][5].rolling: element 0 is not a finite number");
+            "t.json: contacts[0][5].rolling: element 0 is a string, not a number");
+    refused("{\"rubble_scene\": 1, \"world\": {\"gravity\": [0, \"nan\", 0]}}",
+            "t.json: world.gravity: element 1 is a string, not a number");
+    refused("{\"rubble_scene\": 1, \"world\": {\"gravity\": [0, null, 0]}}",
+            "t.json: world.gravity: element 1 is null, not a number");
     refused(TWO_CUBES("[[2, 29, 0, 0, 0, {\"rolling\": [0, 0, 0], \"rolling\": [0, 0, 0]}]]"),
             "t.json: contacts[0][5].rolling: the key is given twice");
     refused("{\"rubble_scene\": 1, \"contacts\": [], \"contacts\": []}", "t.json: contacts: the key is given twice");
@@ -1115,7 +1119,7 @@ static void test_colors_read_written_and_refused(void **state) {
     refused(BODY("\"color\": [0, -0.1, 0]"), "t.json: bodies[0].color: element 1 is -0.1, out of range [0, 1]");
     refused(BODY("\"color\": [0, 1e400, 0]"), "t.json: bodies[0].color: element 1 is not a finite number");
     refused(BODY("\"inside_color\": [0, 0, \"NaN\"]"),
-            "t.json: bodies[0].inside_color: element 2 is not a finite number");
+            "t.json: bodies[0].inside_color: element 2 is a string, not a number");
     refused(BODY("\"color\": \"NaN\""), "t.json: bodies[0].color: 'NaN' is not a colour: expected \"#rrggbb\"");
     refused(BODY("\"color\": \"#12345g\""), "t.json: bodies[0].color: '#12345g' is not a colour");
     refused(BODY("\"color\": \"#fff\""), "t.json: bodies[0].color: '#fff' is not a colour");

@@ -58,8 +58,7 @@ bool rb_scene_put_mesh(FILE *f, const rb_mesh *m) {
 /* ---- reading ---- */
 
 /* The list at key: its length (a multiple of group) or -1, failed. */
-static int list_at(rb_reader *r, const cJSON *obj, const char *key, uint32_t group, bool required,
-                   const cJSON **list) {
+static int list_at(rb_reader *r, const cJSON *obj, const char *key, uint32_t group, bool required, const cJSON **list) {
     *list = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!*list) return required ? (rb_read_fail(r, "'%s' is missing", key), -1) : 0;
     if (!cJSON_IsArray(*list)) return rb_read_fail_at(r, key, "expected a list of numbers"), -1;
@@ -81,7 +80,7 @@ bool rb_read_floats(rb_reader *r, const cJSON *obj, const char *key, uint32_t gr
     for (const cJSON *e = list->child; e; e = e->next, i++) {
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !isfinite((float)e->valuedouble)) {
             free(v);
-            return rb_read_fail_at(r, key, "element %u is not a finite number", i);
+            return rb_read_fail_at(r, key, "element %u %s", i, rb_read_not_finite(e));
         }
         v[i] = (float)e->valuedouble;
     }
@@ -102,8 +101,7 @@ bool rb_read_uints(rb_reader *r, const cJSON *obj, const char *key, uint32_t lim
         const double x = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
         if (!(x >= 0.0 && x < (double)limit && x == floor(x))) {
             free(v);
-            return rb_read_fail_at(r, key, "element %u is not a whole number from 0 to %u", i,
-                                   limit ? limit - 1 : 0);
+            return rb_read_fail_at(r, key, "element %u is not a whole number from 0 to %u", i, limit ? limit - 1 : 0);
         }
         v[i] = (uint32_t)x;
     }

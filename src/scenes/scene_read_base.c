@@ -136,8 +136,7 @@ bool rb_read_number(rb_reader *r, const cJSON *obj, const char *key, double lo, 
         char got[32], low[32], high[32];
         ok = rb_read_fail(r, "%s is out of range [%s, %s]", rb_double_decimal(v->valuedouble, got),
                           rb_read_limit(lo, low), rb_read_limit(hi, high));
-    }
-    else
+    } else
         *out = v->valuedouble;
     rb_read_leave(r, len);
     return ok;
@@ -168,6 +167,15 @@ bool rb_read_count(rb_reader *r, const cJSON *obj, const char *key, double hi, u
     return ok;
 }
 
+const char *rb_read_not_finite(const cJSON *e) {
+    return cJSON_IsString(e)   ? "is a string, not a number"
+           : cJSON_IsObject(e) ? "is an object, not a number"
+           : cJSON_IsArray(e)  ? "is a list, not a number"
+           : cJSON_IsBool(e)   ? "is true or false, not a number"
+           : cJSON_IsNull(e)   ? "is null, not a number"
+                               : "is not a finite number";
+}
+
 bool rb_read_vector(rb_reader *r, const cJSON *obj, const char *key, int n, float *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) return true;
@@ -182,7 +190,7 @@ bool rb_read_vector(rb_reader *r, const cJSON *obj, const char *key, int n, floa
         for (int i = 0; i < n && ok; i++) {
             const cJSON *e = cJSON_GetArrayItem(v, i);
             if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !isfinite((float)e->valuedouble))
-                ok = rb_read_fail(r, "element %d is not a finite number", i);
+                ok = rb_read_fail(r, "element %d %s", i, rb_read_not_finite(e));
             else
                 out[i] = (float)e->valuedouble;
         }
@@ -291,7 +299,7 @@ bool rb_read_color(rb_reader *r, const cJSON *obj, const char *key, bool *has, f
         for (int k = 0; ok && k < 3; k++) {
             const cJSON *e = cJSON_GetArrayItem(v, k);
             if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
-                ok = rb_read_fail(r, "element %d is not a finite number", k);
+                ok = rb_read_fail(r, "element %d %s", k, rb_read_not_finite(e));
             else if (!(e->valuedouble >= 0.0 && e->valuedouble <= 1.0))
                 ok = rb_read_fail(r, "element %d is %g, out of range [0, 1]", k, e->valuedouble);
             else

@@ -44,6 +44,9 @@ void rb_read_leave(rb_reader *r, size_t len);
 bool rb_read_fail(rb_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same at key, one step below the current path. */
 bool rb_read_fail_at(rb_reader *r, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* What a list's element e that is no finite number is, for a message
+ * ("element 1 is a string, not a number"; "... is not a finite number"). */
+const char *rb_read_not_finite(const cJSON *e);
 
 /* Refuses a key given twice in obj (JSON leaves it undefined which one
  * counts); warns about keys not in known (NULL-terminated; NULL: any key). */
