@@ -311,6 +311,22 @@ static void test_typed_bad_friction_is_refused(void **st) {
     rb_sandbox_destroy(sb);
 }
 
+/* A click in the middle of the World panel's step field, then `then`
+ * (script lines timed from the click) and `frames` frames; the panel's
+ * message after, *refused whether it is a refusal. */
+static const char *into_step_field(rb_sandbox *sb, const char *then, int frames, bool *refused) {
+    float r[4];
+    rect_of(sb, RB_PANEL_WORLD, "step", r);
+    char at[64], text[512];
+    point(r, 0.5f, at, sizeof at);
+    snprintf(text, sizeof text, "0 click left %s\n%s", at, then);
+    script(sb, text);
+    run_frames(sb, frames);
+    const char *m = message(sb, RB_PANEL_WORLD, refused);
+    fprintf(stderr, "World says: %s\n", m);
+    return m;
+}
+
 /* A step of 0 typed into the World panel is refused with the reason; a
  * step of 1 ms is taken live. Typing W into the field does not fly the
  * camera: the keys are the panel's. */
@@ -319,19 +335,11 @@ static void test_typed_step(void **st) {
     run_frames(sb, 3);
     const float eye[3] = {rb_sandbox_camera(sb)->position[0], rb_sandbox_camera(sb)->position[1],
                           rb_sandbox_camera(sb)->position[2]};
-    float r[4];
-    rect_of(sb, RB_PANEL_WORLD, "step", r);
-    char at[64], text[512];
-    point(r, 0.5f, at, sizeof at);
-    snprintf(text, sizeof text,
-             "0 click left %s\n+0.05 key down W\n+0.3 key up W\n+0.05 key down Backspace\n+0.05 key up Backspace\n"
-             "+0.05 text 0\n+0.05 key Return\n",
-             at);
-    script(sb, text);
-    run_frames(sb, 40);
     bool refused = false;
-    const char *m = message(sb, RB_PANEL_WORLD, &refused);
-    fprintf(stderr, "World says: %s\n", m);
+    const char *m = into_step_field(sb,
+                                    "+0.05 key down W\n+0.3 key up W\n+0.05 key down Backspace\n+0.05 key up Backspace\n"
+                                    "+0.05 text 0\n+0.05 key Return\n",
+                                    40, &refused);
     assert_true(refused);
     assert_non_null(strstr(m, "step 0 s: must be above 0 s"));
     assert_true(rb_world_get_desc(rb_sandbox_world(sb))->dt == 0.0016f);
@@ -340,11 +348,7 @@ static void test_typed_step(void **st) {
     const uint64_t steps = stats(sb).steps;
     run_frames(sb, 6);
     assert_true(stats(sb).steps >= steps + 60);
-    snprintf(text, sizeof text, "0 click left %s\n+0.05 text 1\n+0.05 key Return\n", at);
-    script(sb, text);
-    run_frames(sb, 12);
-    m = message(sb, RB_PANEL_WORLD, &refused);
-    fprintf(stderr, "World says: %s\n", m);
+    into_step_field(sb, "+0.05 text 1\n+0.05 key Return\n", 12, &refused);
     assert_false(refused);
     assert_true(rb_world_get_desc(rb_sandbox_world(sb))->dt == 0.001f);
     rb_sandbox_destroy(sb);
@@ -358,19 +362,9 @@ static void test_typed_step(void **st) {
 static void test_ctrl_a_in_a_field(void **st) {
     rb_sandbox *sb = make_sandbox(true);
     run_frames(sb, 3);
-    float r[4];
-    rect_of(sb, RB_PANEL_WORLD, "step", r);
-    char at[64], text[512];
-    point(r, 0.5f, at, sizeof at);
-    snprintf(text, sizeof text,
-             "0 click left %s\n+0.3 key down Left Ctrl\n+0.05 key A\n+0.15 key up Left Ctrl\n+0.05 text 2\n"
-             "+0.05 key Return\n",
-             at);
-    script(sb, text);
-    run_frames(sb, 50);
     bool refused = true;
-    const char *m = message(sb, RB_PANEL_WORLD, &refused);
-    fprintf(stderr, "World says: %s\n", m);
+    into_step_field(sb, "+0.3 key down Left Ctrl\n+0.05 key A\n+0.15 key up Left Ctrl\n+0.05 text 2\n+0.05 key Return\n",
+                    50, &refused);
     assert_false(refused);
     assert_true(rb_world_get_desc(rb_sandbox_world(sb))->dt == 0.002f);
     rb_sandbox_destroy(sb);
