@@ -148,6 +148,13 @@ static void test_help_is_readable_and_alone(void **state) {
             assert_true(f.shown >= 20 && f.shown <= f.lines);
         }
     assert_true(rb_hud_help_layout(1280, 720, false).scale == 1.5f);
+    /* no row given up for "... more" where all the lines fit */
+    for (int h = 400; h <= 1100; h++) {
+        const rb_hud_help_fit f = rb_hud_help_layout(1280, h, false);
+        const float room = (float)h - 20.0f * rb_hud_scale(1280) - 4.0f;
+        if (f.scale * ((float)(f.lines + 2) * 11.0f + 10.0f) <= room && f.shown != f.lines)
+            fail_msg("%d pixels tall: %d of %d lines shown at scale %g, where all fit", h, f.shown, f.lines, f.scale);
+    }
     assert_true(rb_hud_help_layout(640, 360, false).shown < rb_hud_help_layout(640, 360, false).lines);
 
     /* and the HUD's lines are cut to the window with "...", the first

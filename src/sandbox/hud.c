@@ -125,7 +125,13 @@ static float wrapped(rb_renderer *r, float x, float y, float max_w, const float 
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
         if (n > cols) n = cols;
-        snprintf(buf, sizeof buf, "%s%.*s", lines == 0 ? prefix : "  ", (int)n, p);
+        /* cols guesses 6 units a character; wide letters (m, w) take 7: measured, so that line() cuts none */
+        float w, h;
+        for (;; n--) {
+            snprintf(buf, sizeof buf, "%s%.*s", lines == 0 ? prefix : "  ", (int)n, p);
+            rb_renderer_text_size(buf, RB_HUD_SCALE, &w, &h);
+            if (n <= 1 || (w <= max_w && w <= g_max_w)) break;
+        }
         y = line(r, x, y, color, buf);
         p += n;
         if (*p == '\n') p++;
@@ -236,8 +242,10 @@ rb_hud_help_fit rb_hud_help_layout(int width, int height, bool replay) {
             fit.scale = scales[k];
             break;
         }
+    /* all of them where they fit; else as many as fit with a row left for what did not */
     fit.shown = fit.lines;
-    while (fit.shown > 0 && ((float)(fit.shown + 3) * 11.0f + 10.0f) * fit.scale > room) fit.shown--;
+    if (fit.scale * ((float)(fit.lines + 2) * 11.0f + 10.0f) > room)
+        while (fit.shown > 0 && ((float)(fit.shown + 3) * 11.0f + 10.0f) * fit.scale > room) fit.shown--;
     return fit;
 }
 
@@ -255,10 +263,14 @@ static void help_overlay(rb_renderer *r, int width, int height, bool replay) {
     const float back[4] = {0.03f, 0.04f, 0.06f, 0.88f};
     rb_renderer_rect(r, px - 10.0f * g_scale, py - 8.0f * g_scale, wmax + 20.0f * g_scale, ph + 10.0f * g_scale, back);
     rb_renderer_text(r, px, py, RB_HUD_SCALE, g_warn, replay ? "Rubble replay controls" : "Rubble controls");
+    /* a window too narrow for the widest line: what does not fit is cut with "..." */
+    const float what_x = px + fit.key_w * g_scale + gap, what_max = (float)width - 4.0f - what_x;
     for (int i = 0; i < fit.shown; i++) {
         const float ly = py + (float)(i + 2) * RB_HUD_LINE;
+        char cut[160];
         rb_renderer_text(r, px, ly, RB_HUD_SCALE, g_warn, lines[i][0]);
-        rb_renderer_text(r, px + fit.key_w * g_scale + gap, ly, RB_HUD_SCALE, g_white, lines[i][1]);
+        rb_renderer_text(r, what_x, ly, RB_HUD_SCALE, g_white,
+                         rb_hud_fit(lines[i][1], RB_HUD_SCALE, what_max, cut, sizeof cut));
     }
     if (fit.shown < fit.lines) {
         char more[96];
