@@ -30,37 +30,60 @@ static void into_assembly(const float p[3], const float q[4], float s, const flo
     for (int k = 0; k < 3; k++) out[k] = R[k] * w[0] + R[3 + k] * w[1] + R[6 + k] * w[2];
 }
 
-/* How much a part's mesh is grown about its centre. Parts stand a gap
- * apart (a generator's 0.2% of the largest shape's size, so that they
- * start out of contact), and parts placed by their own turns meet where
- * rounding leaves hairline cracks: drawn as one body, both showed the
- * faces behind as dark and light speckles. Grown 0.2% a side, neighbours
- * overlap by a few millimetres instead (a 1.2 m cube: 2.4 mm a side). */
-#define RB_GLUE_MESH_GROW 1.004f
+/* How far each face of a part's mesh is moved out, as a share of the
+ * part's largest extent. Parts stand a gap apart (a generator's 0.2% of
+ * the largest shape's size, so that they start out of contact), and parts
+ * placed by their own turns meet where rounding leaves hairline cracks:
+ * drawn as one body, both showed the faces behind as dark and light
+ * speckles. Moved 0.15% a side (1.8 mm for a 1.2 m cube), neighbours of a
+ * shape overlap by 0.1% of its size instead, flat ones too. */
+#define RB_GLUE_MESH_GROW 0.0015f
 
-/* Part k's mesh in the assembly's frame: its registry shape's at its scale,
- * or (a shape with none) its particles' cells; grown by RB_GLUE_MESH_GROW. */
-static bool part_mesh(const rb_debris *d, const rb_body_state *s, const rb_split_child *whole, uint32_t first,
-                      uint32_t count, float r, rb_mesh *out) {
+/* Moves the faces of a mesh about its frame's origin (a part's centre of
+ * mass) out by grow along each axis: a box's faces by exactly that, any
+ * other shape's points by that along each axis they lie off the origin. */
+static void grow_mesh(rb_mesh *m, float grow) {
+    for (uint32_t i = 0; i < 3 * m->vertex_count; i++) {
+        const float x = m->positions[i];
+        m->positions[i] = x > 0.0f ? x + grow : x < 0.0f ? x - grow : x;
+    }
+}
+
+/* The largest extent of a mesh's box. */
+static float mesh_extent(const rb_mesh *m) {
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, most = 0.0f;
+    for (uint32_t v = 0; v < m->vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            lo[k] = fminf(lo[k], m->positions[3 * v + k]), hi[k] = fmaxf(hi[k], m->positions[3 * v + k]);
+    for (int k = 0; k < 3 && m->vertex_count; k++) most = fmaxf(most, hi[k] - lo[k]);
+    return most;
+}
+
+/* Part k's mesh in the assembly's frame, its faces moved out by
+ * RB_GLUE_MESH_GROW: its registry shape's at its scale, or (a shape with
+ * none) its particles' cells. */
+static bool part_mesh(const rb_debris *d, const rb_body_state *s, const rb_split_child *whole, uint32_t count, float r,
+                      rb_mesh *out) {
     memset(out, 0, sizeof *out);
     const rb_shape *shape = rb_entities_shape_of_world_shape(d->entities, s->shape);
-    const float scale = rb_entities_scale_of_world_shape(d->entities, s->shape), origin[3] = {0.0f, 0.0f, 0.0f};
+    float scale = rb_entities_scale_of_world_shape(d->entities, s->shape);
     if (!shape || shape->mesh.vertex_count == 0) {
-        if (!rb_cell_mesh(&whole->particles[3 * first], count, r, out)) return false;
-    } else {
-        if (!rb_debris_append_mesh(out, &shape->mesh)) return false;
-        for (uint32_t v = 0; v < out->vertex_count; v++) {
-            float *p = &out->positions[3 * v], *n = &out->normals[3 * v];
-            const float x[3] = {p[0], p[1], p[2]}, y[3] = {n[0], n[1], n[2]};
-            into_assembly(s->position, s->orientation, scale, whole->centre, whole->axes, x, false, p);
-            into_assembly(s->position, s->orientation, scale, whole->centre, whole->axes, y, true, n);
-        }
+        float *offsets = malloc(sizeof *offsets * 3 * (count ? count : 1)); /* in its own frame, at its scale */
+        const bool ok = offsets && rb_world_shape_particles(d->world, s->shape, offsets, count, NULL) == count &&
+                        rb_cell_mesh(offsets, count, r, out);
+        free(offsets);
+        if (!ok) return false;
+        scale = 1.0f;
+    } else if (!rb_debris_append_mesh(out, &shape->mesh)) {
+        return false;
     }
-    float c[3];
-    into_assembly(s->position, s->orientation, scale, whole->centre, whole->axes, origin, false, c);
-    for (uint32_t v = 0; v < out->vertex_count; v++)
-        for (int k = 0; k < 3; k++)
-            out->positions[3 * v + k] = c[k] + RB_GLUE_MESH_GROW * (out->positions[3 * v + k] - c[k]);
+    grow_mesh(out, RB_GLUE_MESH_GROW * mesh_extent(out));
+    for (uint32_t v = 0; v < out->vertex_count; v++) {
+        float *p = &out->positions[3 * v], *n = &out->normals[3 * v];
+        const float x[3] = {p[0], p[1], p[2]}, y[3] = {n[0], n[1], n[2]};
+        into_assembly(s->position, s->orientation, scale, whole->centre, whole->axes, x, false, p);
+        into_assembly(s->position, s->orientation, scale, whole->centre, whole->axes, y, true, n);
+    }
     return true;
 }
 
@@ -160,7 +183,7 @@ rb_body_id rb_debris_glue(rb_debris *d, const rb_glue_part *parts, uint32_t coun
     bool ok = meshes && anchored && inner;
     for (uint32_t k = 0, at = 0; ok && k < count; k++) {
         const uint32_t m_k = rb_world_shape_particles(d->world, states[k].shape, NULL, 0, NULL);
-        ok = part_mesh(d, &states[k], &whole, at, m_k, r, &meshes[k]) && rb_debris_append_mesh(&all, &meshes[k]);
+        ok = part_mesh(d, &states[k], &whole, m_k, r, &meshes[k]) && rb_debris_append_mesh(&all, &meshes[k]);
         at += m_k;
         anchored[k] = parts[k].anchored;
         inner[k] = -1;
