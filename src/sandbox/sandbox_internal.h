@@ -150,6 +150,7 @@ struct rb_sandbox {
     rb_sandbox_look look;                            /* seeing what happens (sandbox_view.c) */
 
     char last_error[512]; /* the log's last error as last seen, and when it changed */
+    char load_refusal[1024]; /* the last scene load's refusal, taken off the HUD by the next load that works */
     double error_since;
     char shader_error[2048];
     char pending_shot[512]; /* a screenshot asked for during this frame's events */

@@ -79,15 +79,17 @@ void rb_sandbox_reset(rb_sandbox *sb, int formation) {
 
 bool rb_sandbox_load_file(rb_sandbox *sb, const char *path) {
     char err[1024];
-    /* An earlier load's refusal ("the current scene is kept") is not this
-     * load's: the HUD shows what this one says, or nothing. */
-    rb_log_clear_last_error();
     rb_scene *scene = rb_scene_load(path, sb->registry, err, sizeof err);
     if (!scene) {
         rb_log(RB_LOG_ERROR, "%s%s", err, rb_stage_scene(sb->stage) ? " (the current scene is kept)" : "");
+        snprintf(sb->load_refusal, sizeof sb->load_refusal, "%s", rb_log_last_error());
         return false;
     }
     if (!rb_sandbox_install_scene(sb, scene, path, err, sizeof err)) return false;
+    /* an earlier load's refusal, if the HUD still shows it, no longer holds
+     * ("the current scene is kept"); any other error or warning stays */
+    if (sb->load_refusal[0] && strcmp(rb_log_last_error(), sb->load_refusal) == 0) rb_log_clear_last_error();
+    sb->load_refusal[0] = '\0';
     rb_sandbox_notice(sb, "loaded %.600s", path);
     rb_log(RB_LOG_INFO, "scene loaded from %s", path);
     return true;
