@@ -380,7 +380,7 @@ static void test_bench_and_headless_agree(void **state) {
     assert_true(cJSON_IsObject(cJSON_GetObjectItem(b, "stage_ms_per_step")));
     assert_string_equal(cJSON_GetObjectItem(b, "digest")->valuestring, cJSON_GetObjectItem(h, "digest")->valuestring);
     cJSON_Delete(h), cJSON_Delete(b);
-    /* the bench's own command line: refused with the reason and its usage, exit 2 */
+    /* the bench's own command line: refused with the reason, exit 2 */
     static const struct {
         const char *args, *says;
     } cases[] = {

@@ -246,6 +246,8 @@ static void test_refusals(void **state) {
     /* a bad command line */
     assert_int_equal(wedge("'" DIR "/small.json' --jobs 0"), 2);
     assert_non_null(strstr(err, "--jobs"));
+    assert_non_null(strstr(err, "'rubble wedge --help' lists the options")); /* not the whole usage over the reason */
+    assert_null(strstr(err, "usage:"));
     assert_int_equal(wedge("--run-one '" DIR "/nowhere' 0"), 2);
 }
 

@@ -100,8 +100,9 @@ bool rb_options_shot_name(const char *prefix, double t, char *name, size_t size)
 void rb_options_usage(rb_program program, FILE *out);
 /* rubble wedge's usage screen (usage.c; the command is in wedge.c). */
 void rb_wedge_usage(FILE *out);
-/* Defaults, then argv: a bad command line prints what is wrong and the usage
- * (returns 2), --help prints the usage (returns 0). Returns -1 to go on. */
+/* Defaults, then argv: a bad command line prints what is wrong and that
+ * --help lists the options (returns 2), --help prints the usage (returns
+ * 0). Returns -1 to go on. */
 int rb_options_read(rb_options *o, rb_program program, int argc, char **argv);
 
 #endif
