@@ -336,10 +336,11 @@ static void test_typed_step(void **st) {
     const float eye[3] = {rb_sandbox_camera(sb)->position[0], rb_sandbox_camera(sb)->position[1],
                           rb_sandbox_camera(sb)->position[2]};
     bool refused = false;
-    const char *m = into_step_field(sb,
-                                    "+0.05 key down W\n+0.3 key up W\n+0.05 key down Backspace\n+0.05 key up Backspace\n"
-                                    "+0.05 text 0\n+0.05 key Return\n",
-                                    40, &refused);
+    const char *m =
+        into_step_field(sb,
+                        "+0.05 key down W\n+0.3 key up W\n+0.05 key down Backspace\n+0.05 key up Backspace\n"
+                        "+0.05 text 0\n+0.05 key Return\n",
+                        40, &refused);
     assert_true(refused);
     assert_non_null(strstr(m, "step 0 s: must be above 0 s"));
     assert_true(rb_world_get_desc(rb_sandbox_world(sb))->dt == 0.0016f);
@@ -427,6 +428,17 @@ static void test_inspector_shows_the_body_under_the_cursor(void **st) {
     assert_true(rb_sandbox_inspected(sb, &b));
     assert_int_equal(b.slot, id.slot);
     assert_true(b.kept);
+    assert_false(b.kept_grabbed);
+    /* grabbed, and let go with the cursor on the panel: the body last grabbed */
+    snprintf(text, sizeof text,
+             "0 move %.0f %.0f\n+0.05 key G\n+0.05 button down left\n+0.2 move %.0f %.0f\n+0.2 button up left\n", x, y,
+             panel[0] + 0.5f * panel[2], panel[1] + 0.5f * panel[3]);
+    script(sb, text);
+    run_frames(sb, 40);
+    assert_true(rb_sandbox_inspected(sb, &b));
+    assert_int_equal(b.slot, id.slot);
+    fprintf(stderr, "after the grab: kept %d, kept_grabbed %d, grabbed %d\n", b.kept, b.kept_grabbed, b.grabbed);
+    assert_true(b.kept && b.kept_grabbed && !b.grabbed);
     script(sb, "0 move 200 60\n"); /* the sky */
     run_frames(sb, 2);
     assert_false(rb_sandbox_inspected(sb, &b));

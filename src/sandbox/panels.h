@@ -52,7 +52,8 @@ typedef struct rb_panel_shape {
 typedef struct rb_panel_body {
     bool valid;
     bool grabbed;
-    bool kept; /* the cursor is over a panel: this was the body last under it */
+    bool kept;         /* the cursor is over a panel: this was the body last under it... */
+    bool kept_grabbed; /* ... or, after a grab let go over a panel, the body last grabbed */
     uint32_t slot, generation;
     const char *shape; /* its shape's name; a broken body's piece has its own */
     const char *kind;  /* "dynamic", "static", "kinematic" */

@@ -154,7 +154,7 @@ void inspector_panel(rb_panels *p) {
     }
     ImGui::Text("body %u (%s), %s", b.slot,
                 b.grabbed ? "grabbed"
-                : b.kept  ? "last under the cursor"
+                : b.kept  ? (b.kept_grabbed ? "last grabbed" : "last under the cursor")
                           : "under the cursor",
                 b.kind);
     remember(p, "body");

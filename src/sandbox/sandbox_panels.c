@@ -23,8 +23,9 @@ struct rb_sandbox_ui {
     rb_panel_shape *shapes;
     uint32_t shape_capacity;
     bool emitter_active[RB_DEBRIS_MAX_EMITTERS], field_active[RB_DEBRIS_MAX_FIELDS];
-    bool simulate_asked;  /* "simulate from here" was asked for: the next frame says if it was refused */
-    rb_body_id inspected; /* the body the Inspector shows */
+    bool simulate_asked;    /* "simulate from here" was asked for: the next frame says if it was refused */
+    rb_body_id inspected;   /* the body the Inspector shows */
+    bool inspected_grabbed; /* ... and it was last grabbed, not pointed at */
     char piece_name[64];
     rb_panel_body body; /* what the Inspector showed last */
     /* the material's largest step, kept for the material it was found for */
@@ -127,9 +128,9 @@ static void fill_shapes(rb_sandbox *sb, rb_panel_view *v) {
 static rb_body_id inspected(rb_sandbox *sb) {
     rb_sandbox_ui *ui = sb->ui;
     if (sb->hands.grab.active)
-        ui->inspected = sb->hands.grab.body;
+        ui->inspected = sb->hands.grab.body, ui->inspected_grabbed = true;
     else if (!rb_panels_over(ui->panels, sb->input.mouse_x, sb->input.mouse_y))
-        ui->inspected = sb->look.hover;
+        ui->inspected = sb->look.hover, ui->inspected_grabbed = false;
     return ui->inspected;
 }
 
@@ -145,6 +146,7 @@ static void fill_body(rb_sandbox *sb, rb_panel_body *b) {
                          .grabbed = sb->hands.grab.active,
                          .kept = !sb->hands.grab.active &&
                                  rb_panels_over(sb->ui->panels, sb->input.mouse_x, sb->input.mouse_y),
+                         .kept_grabbed = sb->ui->inspected_grabbed,
                          .slot = id.slot,
                          .generation = id.generation,
                          .shape = row >= 0 ? rb_entities_get(table, (uint32_t)row)->shape->name : sb->ui->piece_name,
