@@ -87,6 +87,12 @@ static void test_world_kept_or_replaced(void **state) {
     assert_int_equal(rb_world_body_count(rb_stage_world(s)), 8);
 
     assert_true(rb_world_step(rb_stage_world(s), 50));
+    rb_paint before[8], after;
+    rb_body_id ids[8];
+    for (uint32_t k = 0; k < 8; k++) {
+        ids[k] = rb_world_body_id(rb_stage_world(s), k);
+        rb_color_table_paint(rb_stage_colors(s), ids[k], &before[k]);
+    }
     how = how_for(s, moon, true, false); /* R: the same scene again, in the same world */
     assert_true(rb_stage_install(s, rb_stage_scene(s), &how, &added, err, sizeof err));
     assert_int_equal(rb_stage_world_number(s), 2);
@@ -94,6 +100,15 @@ static void test_world_kept_or_replaced(void **state) {
     rb_body_state b;
     assert_true(rb_world_get_body(rb_stage_world(s), 0, &b));
     assert_near(b.velocity[1], 0.0, 0.0); /* as built, not as stepped */
+    /* new bodies in the same slots, drawn in the same colours (the palette
+     * took the generation too, and every R gave every body a new colour) */
+    for (uint32_t k = 0; k < 8; k++) {
+        const rb_body_id id = rb_world_body_id(rb_stage_world(s), k);
+        assert_int_equal(id.slot, ids[k].slot);
+        assert_int_not_equal(id.generation, ids[k].generation);
+        rb_color_table_paint(rb_stage_colors(s), id, &after);
+        assert_memory_equal(&after, &before[k], sizeof after);
+    }
     rb_stage_destroy(s);
 }
 

@@ -10,9 +10,12 @@
 #define SHADES 256u
 
 /* The palette's colour of body id's piece'th piece as a number below
- * PALETTE * SHADES: its colour in the palette and its shade. */
+ * PALETTE * SHADES: its colour in the palette and its shade. By the slot
+ * alone (as a first generation's, 1): a reset, which refills the slots of
+ * the world it keeps with new generations, once gave every body a new
+ * colour at each R. */
 static uint32_t palette_key(rb_body_id id, uint32_t piece) {
-    uint32_t h = id.slot * 2654435761u ^ id.generation * 40503u;
+    uint32_t h = id.slot * 2654435761u ^ 40503u;
     h ^= h >> 15, h *= 0x2c1b3c6du, h ^= h >> 12;
     return (h + 3u * piece) % PALETTE * SHADES + ((h >> 8) & 0xff);
 }

@@ -39,7 +39,8 @@ typedef struct rb_paint {
 
 /* The palette's colour (sRGB) of body id, its piece'th piece's in the
  * particle view (0: the body's own colour): saturated, not garish, distinct
- * from the grey ground and the blue sky, fixed by the id. Pieces step 3
+ * from the grey ground and the blue sky, fixed by the id's slot (a reset
+ * that fills the same slots keeps the colours). Pieces step 3
  * places through the palette's 8 colours, so a body's first 8 pieces all
  * differ. */
 void rb_palette_color(rb_body_id id, uint32_t piece, float rgb[3]);

@@ -437,7 +437,10 @@ bool rb_world_remove_body(rb_world *w, rb_body_id id) {
 }
 
 void rb_world_clear(rb_world *w) {
-    for (uint32_t b = 0; b < w->d.body_count; b++) { /* every id goes stale, every slot is free */
+    /* every id goes stale, every slot is free; pushed last body first, so
+     * that bodies added again in the same order take the same slots (a
+     * reset's bodies keep their slots, and the colours drawn by them) */
+    for (uint32_t b = w->d.body_count; b-- > 0;) {
         uint32_t slot = w->d.body_slot[b];
         if (++w->slot_generation[slot] == 0) w->slot_generation[slot] = 1;
         w->free_slots[w->free_count++] = slot;
