@@ -26,8 +26,9 @@ static void simulate_from_here(rb_sandbox *sb) {
     if (!rb_sandbox_install_scene(sb, scene, NULL, err, sizeof err)) return; /* logged; the replay goes on */
     sb->formation = 0;                                                       /* R: the keyframe again */
     sb->paused = !rb_replay_playing(sb->replay);
-    rb_sandbox_notice(sb, "simulating from the keyframe at frame %u (%.3f s)%s", c->keys[key].frame, c->keys[key].time,
-                      sb->paused ? ", paused" : "");
+    /* whether it is paused is the HUD's PAUSED line's to say: a notice stays
+     * its few seconds, and "paused" in it went stale at the first Space */
+    rb_sandbox_notice(sb, "simulating from the keyframe at frame %u (%.3f s)", c->keys[key].frame, c->keys[key].time);
     rb_replay_destroy(sb->replay);
     sb->replay = NULL;
     sb->input.replay = false;
