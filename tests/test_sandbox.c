@@ -1212,6 +1212,32 @@ static void test_dropped_mesh_becomes_a_shape(void **state) {
     run_frames(sb, 2);
     assert_int_equal(stats(sb).shape_count, shapes + 1);
     assert_non_null(strstr(rb_log_last_error(), "sphere966.off: no new shape"));
+    /* a broken mesh: refused, the file dropped named with the plugin's
+     * reason (which named the session's link to it), and not read again */
+    const char *broken = RB_TEST_BUILD_DIR "/tests/sandbox-broken.off";
+    FILE *f = fopen(broken, "w");
+    assert_non_null(f);
+    fputs("OFF\n8 6 0\n0 0 0\n1 0\n", f); /* cut short */
+    fclose(f);
+    char text[600];
+    snprintf(text, sizeof text, "0 drop %s\n", broken);
+    script(sb, text);
+    run_frames(sb, 2);
+    fprintf(stderr, "said: %s\n", rb_log_last_error());
+    assert_int_equal(stats(sb).shape_count, shapes + 1);
+    assert_false(rb_log_last_was_warning());
+    assert_true(strncmp(rb_log_last_error(), broken, strlen(broken)) == 0);
+    assert_non_null(strstr(rb_log_last_error(), "(no shape added)"));
+    assert_null(strstr(rb_log_last_error(), "rubble-drops"));
+    /* its link left the session's folder, which every drop reads again */
+    const char *tmp = getenv("TMPDIR");
+    char link[600];
+    snprintf(link, sizeof link, "%s/rubble-drops-%ld/sandbox-broken.off", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    struct stat st_link;
+    assert_int_not_equal(lstat(link, &st_link), 0);
+    snprintf(link, sizeof link, "%s/rubble-drops-%ld/sphere966.off", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    assert_int_equal(lstat(link, &st_link), 0); /* the good one's stays */
+    remove(broken);
     rb_sandbox_destroy(sb);
 }
 

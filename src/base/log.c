@@ -16,7 +16,10 @@ static rb_log_fn g_fn;
 static void *g_user;
 static const char *g_program = "rubble"; /* the default sink's prefix */
 static char g_last_error[1024];
-static bool g_last_warning; /* g_last_error was a warning */
+static bool g_last_warning;          /* g_last_error was a warning */
+static const char *g_capture_needle; /* rb_log_capture's */
+static char *g_capture_out;
+static size_t g_capture_size;
 
 static char g_repeat_text[1024]; /* the last message passed on */
 static rb_log_level g_repeat_level;
@@ -61,6 +64,8 @@ void rb_log(rb_log_level level, const char *fmt, ...) {
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
     if (level >= RB_LOG_WARN) memcpy(g_last_error, message, sizeof message), g_last_warning = level == RB_LOG_WARN;
+    if (level == RB_LOG_ERROR && g_capture_needle && !g_capture_out[0] && strstr(message, g_capture_needle))
+        snprintf(g_capture_out, g_capture_size, "%s", message);
     if (g_repeat_text[0] && level == g_repeat_level && strcmp(message, g_repeat_text) == 0) {
         if (++g_seen > RB_LOG_REPEATS) {
             if (!g_flush_at_exit) g_flush_at_exit = atexit(flush_at_exit) == 0;
@@ -78,3 +83,9 @@ void rb_log(rb_log_level level, const char *fmt, ...) {
 const char *rb_log_last_error(void) { return g_last_error; }
 bool rb_log_last_was_warning(void) { return g_last_warning; }
 void rb_log_clear_last_error(void) { g_last_error[0] = '\0'; }
+
+void rb_log_capture(const char *needle, char *out, size_t out_size) {
+    g_capture_needle = needle && out && out_size ? needle : NULL;
+    g_capture_out = out, g_capture_size = out_size;
+    if (g_capture_needle) out[0] = '\0';
+}

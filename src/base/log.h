@@ -6,6 +6,7 @@
 #define RB_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* How bad a message is. Plugins have levels of their own with the same
  * values (rb_plugin_log_level, plugins/rubble_plugin.h); the shape registry,
@@ -37,5 +38,10 @@ const char *rb_log_last_error(void);
 /* Whether that message was a warning (else an error). */
 bool rb_log_last_was_warning(void);
 void rb_log_clear_last_error(void);
+/* Until called again with needle NULL: the first error said whose text
+ * holds needle is copied into out (emptied now), whatever comes after it.
+ * For a caller that must know what one call of many said about one thing
+ * (the mesh plugin on one file of a folder it reads whole). */
+void rb_log_capture(const char *needle, char *out, size_t out_size);
 
 #endif

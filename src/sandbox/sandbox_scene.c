@@ -149,9 +149,12 @@ static bool ends_with(const char *s, const char *tail) {
     return n >= m && strcasecmp(s + n - m, tail) == 0;
 }
 
+/* The longest path of a link in the drop folder, and the buffers for it. */
+#define RB_DROP_LINK_MAX (sizeof((rb_sandbox *)0)->drop_dir + PATH_MAX)
+
 /* Links file (and its side file FILE.json, if any) into the session's drop
- * folder, one the mesh plugin searches. */
-static bool link_into_drops(rb_sandbox *sb, const char *file) {
+ * folder, one the mesh plugin searches; the link's path into link. */
+static bool link_into_drops(rb_sandbox *sb, const char *file, char *link, size_t link_size) {
     if (!sb->drop_dir[0]) {
         const char *tmp = getenv("TMPDIR");
         snprintf(sb->drop_dir, sizeof sb->drop_dir, "%s/rubble-drops-%ld", tmp && *tmp ? tmp : "/tmp", (long)getpid());
@@ -162,13 +165,17 @@ static bool link_into_drops(rb_sandbox *sb, const char *file) {
         }
         if (!rb_registry_add_mesh_dir(sb->registry, sb->drop_dir)) return false;
     }
-    char real[PATH_MAX], side[PATH_MAX + 8], link[sizeof sb->drop_dir + PATH_MAX + 8];
+    char real[PATH_MAX], side[PATH_MAX + 8], side_link[RB_DROP_LINK_MAX + 8];
     if (!realpath(file, real)) {
         rb_log(RB_LOG_ERROR, "%s: cannot open: %s", file, strerror(errno));
         return false;
     }
     const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
-    snprintf(link, sizeof link, "%s/%s", sb->drop_dir, base);
+    const int n = snprintf(link, link_size, "%s/%s", sb->drop_dir, base);
+    if (n < 0 || (size_t)n >= link_size) {
+        rb_log(RB_LOG_ERROR, "%s: its name is too long to link into %s", file, sb->drop_dir);
+        return false;
+    }
     unlink(link);
     if (symlink(real, link) != 0) {
         rb_log(RB_LOG_ERROR, "%s: cannot link it into %s: %s", file, sb->drop_dir, strerror(errno));
@@ -176,11 +183,21 @@ static bool link_into_drops(rb_sandbox *sb, const char *file) {
     }
     snprintf(side, sizeof side, "%s.json", real);
     if (access(side, R_OK) == 0) {
-        snprintf(link, sizeof link, "%s/%s.json", sb->drop_dir, base);
-        unlink(link);
-        if (symlink(side, link) != 0) rb_log(RB_LOG_WARN, "%s: its side file is not used: %s", file, strerror(errno));
+        snprintf(side_link, sizeof side_link, "%s.json", link);
+        unlink(side_link);
+        if (symlink(side, side_link) != 0)
+            rb_log(RB_LOG_WARN, "%s: its side file is not used: %s", file, strerror(errno));
     }
     return true;
+}
+
+/* A dropped mesh the plugin refused leaves the drop folder, so that later
+ * drops do not read it again and say its error again. */
+static void unlink_drop(const char *link) {
+    char side_link[RB_DROP_LINK_MAX + 8];
+    snprintf(side_link, sizeof side_link, "%s.json", link);
+    unlink(link);
+    unlink(side_link);
 }
 
 void rb_sandbox_forget_drops(rb_sandbox *sb) {
@@ -199,15 +216,22 @@ void rb_sandbox_forget_drops(rb_sandbox *sb) {
 /* A mesh dropped on the window becomes a shape, voxelized by the mesh plugin
  * (with its side file's settings, if it has one), and the one to throw. */
 static void drop_mesh(rb_sandbox *sb, const char *path) {
-    if (!link_into_drops(sb, path)) return;
+    char link[RB_DROP_LINK_MAX], why[1024];
+    if (!link_into_drops(sb, path, link, sizeof link)) return;
     const uint32_t before = rb_entities_count(rb_sandbox_table(sb));
+    rb_log_capture(link, why, sizeof why); /* the plugin reads the folder whole: what it says of this file */
     rb_registry_reload(sb->registry);
+    rb_log_capture(NULL, NULL, 0);
     rb_sandbox_sync_shapes(sb);
     if (rb_entities_count(rb_sandbox_table(sb)) == before) {
-        rb_log(RB_LOG_WARN,
-               "%s: no new shape (a shape of that name is loaded already, or the mesh was refused: the "
-               "log says why)",
-               path);
+        /* the plugin's reason names the link in the session's folder: said again of the file dropped */
+        const char *at = why[0] ? strstr(why, link) : NULL;
+        if (at) {
+            rb_log(RB_LOG_ERROR, "%s%s (no shape added)", path, at + strlen(link));
+            unlink_drop(link);
+        } else {
+            rb_log(RB_LOG_WARN, "%s: no new shape: a shape of that name is loaded already", path);
+        }
         return;
     }
     sb->selected_shape = (int)before;
