@@ -172,6 +172,18 @@ static void test_help_is_readable_and_alone(void **state) {
     assert_string_equal(fitted + kept, "...");
     assert_memory_equal(fitted, text, kept);
 
+    /* long messages break after a word, and the last line allowed ends with "..." */
+    const char *said = "error: the quick brown fox jumps over the lazy dog and keeps running far away";
+    const size_t taken = rb_hud_piece(said, "", 1.0f, 180.0f, false, cut, sizeof cut);
+    fprintf(stderr, "a line of 180 px: '%s'\n", cut);
+    assert_true(taken > 10 && said[taken - 1] == ' ');
+    rb_renderer_text_size(cut, 1.0f, &fw, &fh);
+    assert_true(fw <= 180.0f);
+    const size_t rest = rb_hud_piece(said + taken, "  ", 1.0f, 180.0f, true, cut, sizeof cut);
+    fprintf(stderr, "the last line: '%s'\n", cut);
+    assert_true(taken + rest < strlen(said));
+    assert_string_equal(cut + strlen(cut) - 3, "...");
+
     rb_sandbox *sb = make_sandbox(0);
     known_scene(sb);
     script(sb, "0 key F1\n");

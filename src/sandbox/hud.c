@@ -112,30 +112,40 @@ static float line(rb_renderer *r, float x, float y, const float color[4], const 
     return y + RB_HUD_LINE;
 }
 
-/* Long messages (shader logs) are cut into lines that fit the window. */
+size_t rb_hud_piece(const char *p, const char *lead, float scale, float max_w, bool last, char *buf, size_t size) {
+    size_t cols = (size_t)(max_w / (6.0f * scale));
+    if (cols < 20) cols = 20;
+    if (cols > size - 16) cols = size - 16;
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    if (n > cols) n = cols;
+    /* cols guesses 6 units a character; wide letters (m, w) take 7: measured */
+    float w, h;
+    for (;; n--) {
+        const bool more = p[n] != '\0' && p[n] != '\n';
+        snprintf(buf, size, "%s%.*s%s", lead, (int)n, p, last && more ? "..." : "");
+        rb_renderer_text_size(buf, scale, &w, &h);
+        if (n <= 1 || w <= max_w) break;
+    }
+    if (!last && p[n] != '\0' && p[n] != '\n') { /* after its last space, if in its second half */
+        size_t k = n;
+        while (k > n / 2 && p[k - 1] != ' ') k--;
+        if (k > n / 2) n = k, snprintf(buf, size, "%s%.*s", lead, (int)n, p);
+    }
+    return n;
+}
+
+/* Long messages (shader logs) are cut into lines that fit the window
+ * (rb_hud_piece), at most max_lines. */
 static float wrapped(rb_renderer *r, float x, float y, float max_w, const float color[4], const char *prefix,
                      const char *text, int max_lines) {
     char buf[160];
-    int lines = 0;
     const char *p = text;
-    while (*p && lines < max_lines) {
-        size_t cols = (size_t)(max_w / (6.0f * RB_HUD_SCALE));
-        if (cols < 20) cols = 20;
-        if (cols > sizeof buf - 16) cols = sizeof buf - 16;
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        if (n > cols) n = cols;
-        /* cols guesses 6 units a character; wide letters (m, w) take 7: measured, so that line() cuts none */
-        float w, h;
-        for (;; n--) {
-            snprintf(buf, sizeof buf, "%s%.*s", lines == 0 ? prefix : "  ", (int)n, p);
-            rb_renderer_text_size(buf, RB_HUD_SCALE, &w, &h);
-            if (n <= 1 || (w <= max_w && w <= g_max_w)) break;
-        }
+    for (int lines = 0; *p && lines < max_lines; lines++) {
+        p += rb_hud_piece(p, lines == 0 ? prefix : "  ", RB_HUD_SCALE, fminf(max_w, g_max_w), lines + 1 == max_lines,
+                          buf, sizeof buf);
         y = line(r, x, y, color, buf);
-        p += n;
         if (*p == '\n') p++;
-        lines++;
     }
     return y;
 }

@@ -77,6 +77,12 @@ float rb_hud_scale(int width);
 /* text as drawn in at most max_w pixels at scale: itself where it fits,
  * else its longest start that fits with "..." after it, written into cut. */
 const char *rb_hud_fit(const char *text, float scale, float max_w, char *cut, size_t cut_size);
+/* One line of a long message p: lead, then as much of p as fits in max_w
+ * pixels at scale, up to its next newline, broken after its last space
+ * (in the line's second half) where it goes on; with last, the whole rest
+ * cut with "..." instead. Written into buf; returns the characters of p
+ * taken. */
+size_t rb_hud_piece(const char *p, const char *lead, float scale, float max_w, bool last, char *buf, size_t size);
 /* Pixels from the top of a window `width` wide that the HUD's usual lines
  * (times, quality, bodies, tool and scene, debris) take: what the camera's
  * framing keeps clear (framing.h). */
