@@ -338,6 +338,10 @@ static void test_keys_drive_the_replay(void **state) {
     assert_int_equal(stats(sb).drawn_particle_bodies, g_c->frames[14].body_count);
     assert_non_null(strstr(stats(sb).message, "Enter"));
     assert_int_equal(stats(sb).bodies, 0);
+    /* the debug views read a live world's state: refused, said (they said "on" and drew nothing) */
+    script(sb, "0 key F6\n");
+    run_frames(sb, 1);
+    assert_non_null(strstr(stats(sb).message, "the views F3 F4 F6 F7 F8 show a live world"));
     assert_int_equal(stats(sb).gl_errors, 0);
     rb_sandbox_destroy(sb);
 }

@@ -67,6 +67,9 @@ bool rb_sandbox_replay_do(rb_sandbox *sb, const rb_action *a) {
     case RB_ACT_TOOL_RELEASE:
         rb_replay_release(r);
         return true;
+    case RB_ACT_DEBUG_VIEW: /* they read the world's sleep, contacts, grid and fields: a cache has none */
+        rb_sandbox_notice(sb, "replaying: the views F3 F4 F6 F7 F8 show a live world (Enter simulates from here)");
+        return true;
     case RB_ACT_RESET:
     case RB_ACT_SAVE_SCENE:
     case RB_ACT_LOAD_SCENE:
