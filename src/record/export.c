@@ -143,6 +143,11 @@ int rb_export_main(int argc, char **argv) {
                 cache, c->frame_count);
     const bool ok = rb_cache_export_all(c, csv, gltf, events, fps, err, sizeof err);
     if (!ok) fprintf(stderr, "rubble export: %s\n", err);
+    if (ok && events && c->event_count == 0) /* an empty file is the truth, but say why it is empty */
+        fprintf(stderr,
+                "rubble export: %s holds no events, so %s is empty (a window's recording keeps none: "
+                "docs/events.md)\n",
+                cache, events);
     rb_cache_close(c);
     return ok ? 0 : 2;
 }
