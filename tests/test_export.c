@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
@@ -284,6 +286,37 @@ static void test_bad_fps(void **state) {
     assert_false(exists(path));
 }
 
+/* A cache with no events (recorded as the sandbox's window records: no
+ * event record): --events writes the empty file JSON lines make of none,
+ * and says why it is empty. */
+static void test_events_none_said(void **state) {
+    (void)state;
+    assert_int_equal(g_breaking->event_count, 0);
+    char path[512], said[512], text[1024] = "";
+    out_path(path, sizeof path, "no-events.jsonl");
+    out_path(said, sizeof said, "no-events-said.txt");
+    remove(path);
+    fflush(stderr);
+    const int saved = dup(2), fd = open(said, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 2), close(fd);
+    char *argv[] = {"export", g_breaking->path, "--events", path};
+    const int status = rb_export_main(4, argv);
+    fflush(stderr);
+    dup2(saved, 2), close(saved);
+    FILE *f = fopen(said, "r");
+    assert_non_null(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    fprintf(stderr, "export said: %s", text);
+    assert_int_equal(status, 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_size, 0);
+    assert_non_null(strstr(text, "holds no events"));
+    remove(path), remove(said);
+}
+
 /* The same turn: q or -q. */
 static void same_turn(const float *a, const float *b, double tol) {
     const double sign = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0 ? -1.0 : 1.0;
@@ -531,6 +564,7 @@ static void test_headless_bookmark(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fps_24),       cmocka_unit_test(test_bad_fps),
+        cmocka_unit_test(test_events_none_said),
         cmocka_unit_test(test_resample),     cmocka_unit_test(test_csv_parents),
         cmocka_unit_test(test_csv_velocity), cmocka_unit_test(test_headless_bookmark),
     };
