@@ -181,10 +181,9 @@ rb_body_id rb_debris_glue(rb_debris *d, const rb_glue_part *parts, uint32_t coun
     anchored = calloc(count, 1);
     inner = malloc(sizeof *inner * count);
     bool ok = meshes && anchored && inner;
-    for (uint32_t k = 0, at = 0; ok && k < count; k++) {
+    for (uint32_t k = 0; ok && k < count; k++) {
         const uint32_t m_k = rb_world_shape_particles(d->world, states[k].shape, NULL, 0, NULL);
         ok = part_mesh(d, &states[k], &whole, m_k, r, &meshes[k]) && rb_debris_append_mesh(&all, &meshes[k]);
-        at += m_k;
         anchored[k] = parts[k].anchored;
         inner[k] = -1;
         if (ok && parts[k].breakable) {
