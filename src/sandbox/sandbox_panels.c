@@ -25,6 +25,7 @@ struct rb_sandbox_ui {
     bool emitter_active[RB_DEBRIS_MAX_EMITTERS], field_active[RB_DEBRIS_MAX_FIELDS];
     bool simulate_asked;    /* "simulate from here" was asked for: the next frame says if it was refused */
     rb_body_id inspected;   /* the body the Inspector shows */
+    bool inspected_kept;    /* ... kept this frame, the cursor on a panel */
     bool inspected_grabbed; /* ... and it was last grabbed, not pointed at */
     char piece_name[64];
     rb_panel_body body; /* what the Inspector showed last */
@@ -127,9 +128,10 @@ static void fill_shapes(rb_sandbox *sb, rb_panel_view *v) {
  * shows, to be read. */
 static rb_body_id inspected(rb_sandbox *sb) {
     rb_sandbox_ui *ui = sb->ui;
+    ui->inspected_kept = !sb->hands.grab.active && rb_panels_over(ui->panels, sb->input.mouse_x, sb->input.mouse_y);
     if (sb->hands.grab.active)
         ui->inspected = sb->hands.grab.body, ui->inspected_grabbed = true;
-    else if (!rb_panels_over(ui->panels, sb->input.mouse_x, sb->input.mouse_y))
+    else if (!ui->inspected_kept)
         ui->inspected = sb->look.hover, ui->inspected_grabbed = false;
     return ui->inspected;
 }
@@ -144,8 +146,7 @@ static void fill_body(rb_sandbox *sb, rb_panel_body *b) {
     snprintf(sb->ui->piece_name, sizeof sb->ui->piece_name, "a piece of a broken body (shape %u)", s.shape);
     *b = (rb_panel_body){.valid = true,
                          .grabbed = sb->hands.grab.active,
-                         .kept = !sb->hands.grab.active &&
-                                 rb_panels_over(sb->ui->panels, sb->input.mouse_x, sb->input.mouse_y),
+                         .kept = sb->ui->inspected_kept,
                          .kept_grabbed = sb->ui->inspected_grabbed,
                          .slot = id.slot,
                          .generation = id.generation,

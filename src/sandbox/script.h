@@ -20,8 +20,9 @@ void rb_script_destroy(rb_script *s);
  * RB_SCRIPT_PUMP_BATCH a call, the rest due left for the next call (the
  * next frame), so that SDL's queue of 65535 events never fills and drops
  * one. A screenshot ends a call too: the lines after it wait for the next
- * frame, so the shot shows only what came before it. Returns how many were pushed, -1 if SDL refused one (logged; that
- * event is kept and pushed again at the next call). */
+ * frame, so the shot shows only what came before it. Returns how many were
+ * pushed, -1 if SDL refused one (logged; that event is kept and pushed
+ * again at the next call). */
 #define RB_SCRIPT_PUMP_BATCH 4096
 int rb_script_pump(rb_script *s, double t, uint32_t window_id);
 bool rb_script_done(const rb_script *s);
